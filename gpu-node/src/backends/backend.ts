@@ -1,0 +1,73 @@
+/**
+ * The contract between the node's model machinery and a backend (onnxruntime, typescript, ...).
+ * Backends are chosen by name from a registry; a backend makes execution instances, and each instance
+ * executes a list of requests at once (a batch), as Triton's TRITONBACKEND_ModelInstanceExecute does.
+ */
+import type { Parameters, Tensor } from '../../../shared/src/tensors/index.js';
+import type { TesseraError } from '../../../shared/src/errors/index.js';
+import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
+import type { ModelIoMetadata } from '../../../shared/src/model-config/model-io-metadata.js';
+
+/** One version of one model, as found in the repository, with its normalized, validated config. */
+export interface ModelSource {
+  readonly name: string;
+  readonly version: number;
+  /** `<repository>/<model>` */
+  readonly modelDir: string;
+  /** `<repository>/<model>/<version>` */
+  readonly versionDir: string;
+  /** `<versionDir>/<default_model_filename or the backend's default>` */
+  readonly modelPath: string;
+  readonly config: ModelConfig;
+}
+
+export type InstanceKind = 'cpu' | 'gpu';
+
+export interface InstanceSpec {
+  /** Triton's naming: `<group name>_<index>` (group name defaults to the model name). */
+  readonly name: string;
+  readonly groupName: string;
+  readonly kind: InstanceKind;
+  /** GPU ordinal for kind 'gpu'; -1 for CPU. */
+  readonly device: number;
+  /** Whether KIND_AUTO chose this kind (so a backend may fall back to CPU and say so). */
+  readonly auto: boolean;
+}
+
+export interface ExecutionRequest {
+  /** Inputs with their full shapes (batch dimension included when the model batches). */
+  readonly inputs: readonly Tensor[];
+  /** Output names to return; every model output when empty. */
+  readonly requestedOutputs: readonly string[];
+  readonly parameters: Parameters;
+}
+
+export type ExecutionResult = { readonly outputs: readonly Tensor[] } | { readonly error: TesseraError };
+
+export interface ExecutionTiming {
+  readonly computeInputNs: number;
+  readonly computeInferNs: number;
+  readonly computeOutputNs: number;
+}
+
+export interface ExecutionBatchResult {
+  /** One result per request, in the order given. */
+  readonly results: readonly ExecutionResult[];
+  readonly timing: ExecutionTiming;
+}
+
+export interface BackendInstance {
+  readonly spec: InstanceSpec;
+  execute(requests: readonly ExecutionRequest[]): Promise<ExecutionBatchResult>;
+  close(): Promise<void>;
+}
+
+export interface Backend {
+  /** Registry name: 'onnxruntime', 'typescript'. */
+  readonly name: string;
+  /** The file a version folder holds when `default_model_filename` is empty (e.g. 'model.onnx'). */
+  readonly defaultModelFilename: string;
+  /** Metadata read from the model file, for auto-complete; undefined when the backend cannot tell. */
+  describe?(source: Omit<ModelSource, 'config'> & { readonly config: ModelConfig }): Promise<ModelIoMetadata | undefined>;
+  createInstance(source: ModelSource, spec: InstanceSpec): Promise<BackendInstance>;
+}

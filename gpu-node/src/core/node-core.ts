@@ -1,0 +1,101 @@
+/**
+ * The façade the node's protocol servers (HTTP, gRPC) call. It is the only thing they know about the
+ * node's inside: servers translate wire formats to these calls and the results back, nothing more.
+ * Every method throws TesseraError (shared/src/errors) for anything that is not a success.
+ */
+import type { InferRequest, InferResponse, Datatype } from '../../../shared/src/tensors/index.js';
+import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
+
+export interface ServerMetadata {
+  readonly name: string;
+  readonly version: string;
+  readonly extensions: readonly string[];
+}
+
+export interface TensorMetadata {
+  readonly name: string;
+  readonly datatype: Datatype;
+  /** Config dims, prefixed with -1 when the model batches (max_batch_size >= 1). */
+  readonly shape: readonly number[];
+}
+
+export interface ModelMetadata {
+  readonly name: string;
+  readonly versions: readonly string[];
+  readonly platform: string;
+  readonly inputs: readonly TensorMetadata[];
+  readonly outputs: readonly TensorMetadata[];
+}
+
+export type ModelState = 'UNKNOWN' | 'LOADING' | 'READY' | 'UNLOADING' | 'UNAVAILABLE';
+
+export interface RepositoryIndexEntry {
+  readonly name: string;
+  /** Omitted for models that were never loaded. */
+  readonly version?: string;
+  readonly state?: ModelState;
+  readonly reason?: string;
+}
+
+export interface DurationStat {
+  readonly count: number;
+  readonly ns: number;
+}
+
+/** Triton's statistics extension, one entry per model version (field names as in the HTTP JSON). */
+export interface ModelStatistics {
+  readonly name: string;
+  readonly version: string;
+  readonly last_inference: number;
+  readonly inference_count: number;
+  readonly execution_count: number;
+  readonly inference_stats: {
+    readonly success: DurationStat;
+    readonly fail: DurationStat;
+    readonly queue: DurationStat;
+    readonly compute_input: DurationStat;
+    readonly compute_infer: DurationStat;
+    readonly compute_output: DurationStat;
+    readonly cache_hit: DurationStat;
+    readonly cache_miss: DurationStat;
+  };
+  readonly batch_stats: readonly {
+    readonly batch_size: number;
+    readonly compute_input: DurationStat;
+    readonly compute_infer: DurationStat;
+    readonly compute_output: DurationStat;
+  }[];
+}
+
+export interface InferOptions {
+  /** Aborted when the client goes away or its deadline passes: the request is dropped, not executed. */
+  readonly signal?: AbortSignal;
+}
+
+export interface LoadOptions {
+  /** A ModelConfig in JSON (the repository API's `config` parameter) overriding config.pbtxt. */
+  readonly configJson?: string;
+  /** `file:<version>/<name>` overrides, already base64-decoded. */
+  readonly files?: ReadonlyMap<string, Uint8Array>;
+}
+
+export interface NodeCore {
+  isLive(): boolean;
+  /** Ready when the server is not exiting and every model it was asked to load is READY (Triton's strict readiness). */
+  isReady(): boolean;
+  serverMetadata(): ServerMetadata;
+  modelMetadata(name: string, version?: string): ModelMetadata;
+  /** The normalized config of the given (or latest ready) version. */
+  modelConfig(name: string, version?: string): ModelConfig;
+  isModelReady(name: string, version?: string): boolean;
+  infer(request: InferRequest, options?: InferOptions): Promise<InferResponse>;
+  /** Omitting `name` gives every model; a named model with no ready version throws INVALID_ARG. */
+  statistics(name?: string, version?: string): readonly ModelStatistics[];
+  repositoryIndex(readyOnly: boolean): Promise<readonly RepositoryIndexEntry[]>;
+  /** Blocks until the load succeeded or failed. UNAVAILABLE outside explicit mode. */
+  loadModel(name: string, options?: LoadOptions): Promise<void>;
+  /** Returns without waiting for the unload to finish. UNAVAILABLE outside explicit mode. */
+  unloadModel(name: string, options?: { unloadDependents?: boolean }): Promise<void>;
+  /** Queue depth and in-flight count, for load reports and gRPC trailing metadata. */
+  modelLoad(name: string): { readonly queued: number; readonly inflight: number };
+}

@@ -1,0 +1,2 @@
+export * from './tessera-error.js';
+export * from './status-map.js';

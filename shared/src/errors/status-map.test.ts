@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_CODES, TesseraError, toTesseraError } from './tessera-error.js';
+import { errorBody, errorCodeFromGrpc, grpcStatusOf, GrpcStatus, httpStatusOf } from './status-map.js';
+
+describe('error status mapping', () => {
+  it('follows Triton for its own codes', () => {
+    expect(httpStatusOf('INVALID_ARG')).toBe(400);
+    expect(httpStatusOf('NOT_FOUND')).toBe(404);
+    expect(httpStatusOf('UNAVAILABLE')).toBe(503);
+    expect(httpStatusOf('UNSUPPORTED')).toBe(501);
+    expect(httpStatusOf('INTERNAL')).toBe(500);
+    expect(httpStatusOf('CANCELLED')).toBe(400);
+    expect(httpStatusOf('ALREADY_EXISTS')).toBe(400);
+    expect(grpcStatusOf('UNSUPPORTED')).toBe(GrpcStatus.UNIMPLEMENTED);
+    expect(grpcStatusOf('INVALID_ARG')).toBe(GrpcStatus.INVALID_ARGUMENT);
+  });
+
+  it('round-trips every code through gRPC except the catch-all', () => {
+    for (const code of ERROR_CODES) {
+      expect(errorCodeFromGrpc(grpcStatusOf(code))).toBe(code);
+    }
+  });
+
+  it('builds the KServe error body and wraps foreign throwables as INTERNAL', () => {
+    expect(errorBody(TesseraError.notFound("Request for unknown model: 'x' is not found"))).toEqual({
+      error: "Request for unknown model: 'x' is not found",
+    });
+    const wrapped = toTesseraError(new RangeError('boom'));
+    expect(wrapped.code).toBe('INTERNAL');
+    expect(wrapped.message).toBe('boom');
+  });
+});

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// Integration suites start real servers (redis-server, node HTTP/gRPC), so allow generous timeouts
+// on a busy 2-core CI box; timing *targets* live in loadtests/, never here.
+export default defineConfig({
+  test: {
+    include: ['shared/**/*.test.ts', 'gpu-node/**/*.test.ts', 'gateway/**/*.test.ts', 'loadtests/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
