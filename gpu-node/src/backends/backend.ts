@@ -32,6 +32,11 @@ export interface InstanceSpec {
   readonly device: number;
   /** Whether KIND_AUTO chose this kind (so a backend may fall back to CPU and say so). */
   readonly auto: boolean;
+  /**
+   * How many instances the model has in all groups, so a backend can share the cores among them
+   * (onnxruntime's default intra-op threads). Backends count the config's groups when it is absent.
+   */
+  readonly instanceCount?: number;
 }
 
 export interface ExecutionRequest {
@@ -57,7 +62,12 @@ export interface ExecutionBatchResult {
 }
 
 export interface BackendInstance {
+  /** The spec the instance really runs with (a KIND_AUTO instance that fell back to CPU says 'cpu'). */
   readonly spec: InstanceSpec;
+  /**
+   * Runs one batch. Resolves with one result per request even when the whole batch fails (a crashed
+   * worker, a model that throws): each request then carries the error. Never rejects.
+   */
   execute(requests: readonly ExecutionRequest[]): Promise<ExecutionBatchResult>;
   close(): Promise<void>;
 }

@@ -1,0 +1,175 @@
+/**
+ * Turning a list of requests into session runs and the runs' outputs back into per-request results.
+ *
+ * A batching model (max_batch_size > 0) gets one run: each input is the requests' tensors concatenated
+ * along dim 0 (one copy, into a fresh buffer that is then transferred to the worker), and each output is
+ * cut back into the requests' rows (views, no copy). A non-batching model gets one run per request.
+ * Requests that cannot join the batch (unknown or missing inputs, wrong datatype, bytes that do not
+ * match the shape, non-batch dimensions that differ from the batch's) fail alone with INVALID_ARG;
+ * the scheduler should never send them, so this is a safety net, not the main validation.
+ */
+import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
+import {
+  concatBatch,
+  formatShape,
+  splitBatch,
+  validateTensorData,
+  type Tensor,
+} from '../../../../shared/src/tensors/index.js';
+import type { ExecutionRequest, ExecutionResult } from '../backend.js';
+import type { WireTensor } from '../worker/protocol.js';
+import { copiedTensorToWire, ownedTensorToWire, wireToTensor } from '../worker/wire-tensor.js';
+import { datatypeOfOrt } from './element-types.js';
+import type { OrtIoInfo, OrtRun } from './protocol.js';
+
+export interface ModelIo {
+  readonly modelName: string;
+  /** max_batch_size > 0: requests are concatenated along dim 0. */
+  readonly batching: boolean;
+  readonly inputs: readonly OrtIoInfo[];
+  readonly outputs: readonly OrtIoInfo[];
+}
+
+export interface PlannedRun {
+  /** Indexes (into the execute() list) of the requests this run serves, in order. */
+  readonly requestIndexes: readonly number[];
+  /** Each request's rows along dim 0 (batching runs only). */
+  readonly batchSizes: readonly number[];
+  readonly body: OrtRun;
+}
+
+export interface BatchPlan {
+  readonly runs: readonly PlannedRun[];
+  /** Requests refused before any run, by index. */
+  readonly rejected: ReadonlyMap<number, TesseraError>;
+}
+
+/** Checks one request on its own; returns its batch size (1 for non-batching models). */
+function checkRequest(request: ExecutionRequest, io: ModelIo): number {
+  const model = `model '${io.modelName}'`;
+  const expected = new Map(io.inputs.map((i) => [i.name, i]));
+  const seen = new Set<string>();
+  let batchSize: number | undefined;
+  for (const input of request.inputs) {
+    const info = expected.get(input.name);
+    if (info === undefined) throw TesseraError.invalidArg(`unexpected inference input '${input.name}' for ${model}`);
+    if (seen.has(input.name)) throw TesseraError.invalidArg(`input '${input.name}' appears twice in a request for ${model}`);
+    seen.add(input.name);
+    const what = `input '${input.name}' for ${model}`;
+    const modelType = datatypeOfOrt(info.type, what);
+    if (input.datatype !== modelType) {
+      throw TesseraError.invalidArg(`${what} has datatype ${input.datatype}, the model expects ${modelType}`);
+    }
+    validateTensorData(input, what);
+    if (!io.batching) continue;
+    const rows = input.shape[0];
+    if (rows === undefined || rows < 1) {
+      throw TesseraError.invalidArg(`${what} has shape ${formatShape(input.shape)}, which has no batch dimension`);
+    }
+    if (batchSize !== undefined && rows !== batchSize) {
+      throw TesseraError.invalidArg(`inputs for ${model} disagree on the batch size (${batchSize} and ${rows})`);
+    }
+    batchSize = rows;
+  }
+  for (const name of expected.keys()) {
+    if (!seen.has(name)) throw TesseraError.invalidArg(`${model} needs input '${name}', which the request does not have`);
+  }
+  const outputNames = new Set(io.outputs.map((o) => o.name));
+  for (const name of request.requestedOutputs) {
+    if (!outputNames.has(name)) throw TesseraError.invalidArg(`unexpected inference output '${name}' for ${model}`);
+  }
+  return batchSize ?? 1;
+}
+
+/** Outputs a run must fetch: every output when some request wants all, else the union, in model order. */
+function outputsFor(requests: readonly ExecutionRequest[], io: ModelIo): string[] {
+  if (requests.some((r) => r.requestedOutputs.length === 0)) return io.outputs.map((o) => o.name);
+  const wanted = new Set(requests.flatMap((r) => r.requestedOutputs));
+  return io.outputs.map((o) => o.name).filter((n) => wanted.has(n));
+}
+
+function innerShape(tensor: Tensor): string {
+  return formatShape(tensor.shape.slice(1));
+}
+
+export function planBatch(requests: readonly ExecutionRequest[], io: ModelIo): BatchPlan {
+  const rejected = new Map<number, TesseraError>();
+  const accepted: { index: number; request: ExecutionRequest; rows: number }[] = [];
+  // The first acceptable request fixes the non-batch dimensions every later one must match.
+  const reference = new Map<string, string>();
+  requests.forEach((request, index) => {
+    try {
+      const rows = checkRequest(request, io);
+      if (io.batching) {
+        for (const input of request.inputs) {
+          const want = reference.get(input.name);
+          if (want !== undefined && want !== innerShape(input)) {
+            throw TesseraError.invalidArg(
+              `input '${input.name}' for model '${io.modelName}' has shape ${formatShape(input.shape)}, ` +
+                `but the batch it was scheduled into has ${want} after the batch dimension`,
+            );
+          }
+        }
+        for (const input of request.inputs) reference.set(input.name, innerShape(input));
+      }
+      accepted.push({ index, request, rows });
+    } catch (error) {
+      rejected.set(index, toTesseraError(error));
+    }
+  });
+  if (accepted.length === 0) return { runs: [], rejected };
+
+  if (!io.batching) {
+    const runs = accepted.map(({ index, request }) => ({
+      requestIndexes: [index],
+      batchSizes: [],
+      body: { inputs: request.inputs.map(copiedTensorToWire), outputNames: outputsFor([request], io) },
+    }));
+    return { runs, rejected };
+  }
+
+  const inputs: WireTensor[] = io.inputs.map((info) => {
+    const parts = accepted.map(({ request }) => request.inputs.find((t) => t.name === info.name) as Tensor);
+    return ownedTensorToWire(concatBatch(parts));
+  });
+  const run: PlannedRun = {
+    requestIndexes: accepted.map((a) => a.index),
+    batchSizes: accepted.map((a) => a.rows),
+    body: { inputs, outputNames: outputsFor(accepted.map((a) => a.request), io) },
+  };
+  return { runs: [run], rejected };
+}
+
+/** Only the outputs a request asked for (all when it named none), in the order it asked. */
+function selectOutputs(request: ExecutionRequest, outputs: readonly Tensor[]): Tensor[] {
+  if (request.requestedOutputs.length === 0) return [...outputs];
+  return request.requestedOutputs.map((name) => outputs.find((o) => o.name === name) as Tensor);
+}
+
+/** The results of one run, one per request of the run (same order as run.requestIndexes). */
+export function splitRunOutputs(
+  run: PlannedRun,
+  wireOutputs: readonly WireTensor[],
+  requests: readonly ExecutionRequest[],
+  io: ModelIo,
+): ExecutionResult[] {
+  const own = run.requestIndexes.map((i) => requests[i] as ExecutionRequest);
+  const outputs = wireOutputs.map(wireToTensor);
+  if (!io.batching) return own.map((request) => ({ outputs: selectOutputs(request, outputs) }));
+  const total = run.batchSizes.reduce((a, b) => a + b, 0);
+  try {
+    const pieces = outputs.map((output) => {
+      if (output.shape[0] !== total) {
+        throw new Error(
+          `output '${output.name}' has shape ${formatShape(output.shape)}, but the batch holds ${total} rows along dimension 0`,
+        );
+      }
+      return splitBatch(output, run.batchSizes);
+    });
+    return own.map((request, r) => ({ outputs: selectOutputs(request, pieces.map((p) => p[r] as Tensor)) }));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const failure = TesseraError.internal(`model '${io.modelName}': ${message}`);
+    return own.map(() => ({ error: failure }));
+  }
+}

@@ -1,0 +1,215 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeBytesElements, type Tensor } from '../../../../shared/src/tensors/index.js';
+import type { LogFields, Logger } from '../../../../shared/src/logging/index.js';
+import { silentLogger } from '../../../../shared/src/logging/index.js';
+import { encodeModel, OnnxDataType, type OnnxDataType as OnnxType } from '../../example-models/onnx-writer.js';
+import type { BackendInstance, ExecutionResult, ModelSource } from '../backend.js';
+import {
+  bytesTensor,
+  cpuSpec,
+  int32Tensor,
+  int32Values,
+  modelConfig,
+  request,
+  tempRepo,
+  typedTensor,
+  type TempRepo,
+} from '../test-support.js';
+import { createOnnxRuntimeBackend } from './onnxruntime-backend.js';
+
+/** INPUT0, INPUT1 INT32 [batch, 4] → OUTPUT0 = sum, OUTPUT1 = difference. */
+function addSubOnnx(): Uint8Array {
+  const io = (name: string) => ({ name, elemType: OnnxDataType.INT32, shape: ['batch', 4] });
+  return encodeModel({
+    graph: {
+      name: 'add_sub',
+      nodes: [
+        { opType: 'Add', inputs: ['INPUT0', 'INPUT1'], outputs: ['OUTPUT0'] },
+        { opType: 'Sub', inputs: ['INPUT0', 'INPUT1'], outputs: ['OUTPUT1'] },
+      ],
+      inputs: [io('INPUT0'), io('INPUT1')],
+      outputs: [io('OUTPUT0'), io('OUTPUT1')],
+    },
+  });
+}
+
+/** One Identity per element type: IN_<T> → OUT_<T>, each [batch, 2]. */
+function identitiesOnnx(types: Record<string, OnnxType>): Uint8Array {
+  const names = Object.keys(types);
+  const io = (prefix: string) =>
+    names.map((n) => ({ name: `${prefix}_${n}`, elemType: types[n] as OnnxType, shape: ['batch', 2] }));
+  return encodeModel({
+    graph: {
+      name: 'identities',
+      nodes: names.map((n) => ({ opType: 'Identity', inputs: [`IN_${n}`], outputs: [`OUT_${n}`] })),
+      inputs: io('IN'),
+      outputs: io('OUT'),
+    },
+  });
+}
+
+function outputsOf(result: ExecutionResult | undefined): readonly Tensor[] {
+  if (result === undefined || 'error' in result) throw new Error(`expected outputs, got ${JSON.stringify(result)}`);
+  return result.outputs;
+}
+
+function find(outputs: readonly Tensor[], name: string): Tensor | undefined {
+  return outputs.find((o) => o.name === name);
+}
+
+const addSubConfig = (name: string, maxBatchSize = 8) =>
+  modelConfig({ name, backend: 'onnxruntime', maxBatchSize });
+
+describe('onnxruntime backend', () => {
+  let repo: TempRepo;
+  let addSub: ModelSource;
+  const backend = createOnnxRuntimeBackend();
+  const open: BackendInstance[] = [];
+
+  beforeAll(async () => {
+    repo = await tempRepo();
+    addSub = await repo.source(addSubConfig('add_sub'), 'model.onnx', addSubOnnx());
+  });
+  afterAll(async () => {
+    await Promise.all(open.map((i) => i.close()));
+    await repo.remove();
+  });
+
+  async function instance(source: ModelSource, name: string): Promise<BackendInstance> {
+    const created = await backend.createInstance(source, cpuSpec(name));
+    open.push(created);
+    return created;
+  }
+
+  it('describes the graph: names, config types and -1 for symbolic dims', async () => {
+    expect(backend.defaultModelFilename).toBe('model.onnx');
+    const metadata = await backend.describe?.(addSub);
+    expect(metadata).toEqual({
+      inputs: [
+        { name: 'INPUT0', dataType: 'TYPE_INT32', dims: [-1, 4] },
+        { name: 'INPUT1', dataType: 'TYPE_INT32', dims: [-1, 4] },
+      ],
+      outputs: [
+        { name: 'OUTPUT0', dataType: 'TYPE_INT32', dims: [-1, 4] },
+        { name: 'OUTPUT1', dataType: 'TYPE_INT32', dims: [-1, 4] },
+      ],
+    });
+  });
+
+  it('batches requests of sizes 1, 2, 1 and gives each its own rows and requested outputs', async () => {
+    const inst = await instance(addSub, 'add_sub_0');
+    const rows = (start: number, n: number) => Array.from({ length: n * 4 }, (_, i) => start + i);
+    const ones = (n: number) => Array.from({ length: n * 4 }, () => 1);
+    const result = await inst.execute([
+      request([int32Tensor('INPUT0', [1, 4], rows(0, 1)), int32Tensor('INPUT1', [1, 4], ones(1))]),
+      request([int32Tensor('INPUT0', [2, 4], rows(100, 2)), int32Tensor('INPUT1', [2, 4], ones(2))], ['OUTPUT1']),
+      request([int32Tensor('INPUT0', [1, 4], rows(200, 1)), int32Tensor('INPUT1', [1, 4], ones(1))], ['OUTPUT0']),
+    ]);
+    const [a, b, c] = result.results.map(outputsOf);
+    expect(a?.map((o) => o.name)).toEqual(['OUTPUT0', 'OUTPUT1']);
+    expect(int32Values(find(a ?? [], 'OUTPUT0'))).toEqual([1, 2, 3, 4]);
+    expect(int32Values(find(a ?? [], 'OUTPUT1'))).toEqual([-1, 0, 1, 2]);
+    expect(b?.map((o) => o.name)).toEqual(['OUTPUT1']);
+    expect(b?.[0]?.shape).toEqual([2, 4]);
+    expect(int32Values(b?.[0])).toEqual(rows(99, 2));
+    expect(c?.map((o) => o.name)).toEqual(['OUTPUT0']);
+    expect(int32Values(c?.[0])).toEqual([201, 202, 203, 204]);
+    expect(result.timing.computeInferNs).toBeGreaterThan(0);
+    expect(result.timing.computeInputNs).toBeGreaterThan(0);
+    expect(result.timing.computeOutputNs).toBeGreaterThan(0);
+  });
+
+  it('fails only the request whose shape does not fit the batch', async () => {
+    const inst = await instance(addSub, 'add_sub_1');
+    const good = request([int32Tensor('INPUT0', [1, 4], [1, 2, 3, 4]), int32Tensor('INPUT1', [1, 4], [1, 1, 1, 1])]);
+    const wide = request([int32Tensor('INPUT0', [1, 2], [1, 2]), int32Tensor('INPUT1', [1, 2], [1, 1])]);
+    const short = request([int32Tensor('INPUT0', [1, 4], [1, 2, 3, 4])]);
+    const { results } = await inst.execute([good, wide, short, good]);
+    expect(int32Values(find(outputsOf(results[0]), 'OUTPUT0'))).toEqual([2, 3, 4, 5]);
+    expect(results[1]).toMatchObject({ error: { code: 'INVALID_ARG' } });
+    expect(String((results[1] as { error: Error }).error.message)).toMatch(/shape \[1,2\].*\[4\] after the batch dimension/);
+    expect(results[2]).toMatchObject({ error: { code: 'INVALID_ARG', message: expect.stringMatching(/needs input 'INPUT1'/) } });
+    expect(int32Values(find(outputsOf(results[3]), 'OUTPUT0'))).toEqual([2, 3, 4, 5]);
+  });
+
+  it('runs a non-batching model once per request', async () => {
+    const source = await repo.source(addSubConfig('add_sub_nobatch', 0), 'model.onnx', addSubOnnx());
+    const inst = await instance(source, 'add_sub_nobatch_0');
+    const { results } = await inst.execute([
+      request([int32Tensor('INPUT0', [1, 4], [1, 1, 1, 1]), int32Tensor('INPUT1', [1, 4], [1, 1, 1, 1])]),
+      request([int32Tensor('INPUT0', [3, 4], new Array(12).fill(5)), int32Tensor('INPUT1', [3, 4], new Array(12).fill(2))]),
+    ]);
+    expect(int32Values(find(outputsOf(results[0]), 'OUTPUT0'))).toEqual([2, 2, 2, 2]);
+    expect(find(outputsOf(results[1]), 'OUTPUT1')?.shape).toEqual([3, 4]);
+    expect(int32Values(find(outputsOf(results[1]), 'OUTPUT1'))).toEqual(new Array(12).fill(3));
+  });
+
+  it('round-trips BYTES, BOOL, INT64, FP16, UINT8 and FP64 through a batch', async () => {
+    const types = {
+      S: OnnxDataType.STRING,
+      B: OnnxDataType.BOOL,
+      I: OnnxDataType.INT64,
+      H: OnnxDataType.FLOAT16,
+      U: OnnxDataType.UINT8,
+      D: OnnxDataType.DOUBLE,
+    };
+    const source = await repo.source(modelConfig({ name: 'identities', maxBatchSize: 4 }), 'model.onnx', identitiesOnnx(types));
+    const inst = await instance(source, 'identities_0');
+    const make = (k: number) =>
+      request([
+        bytesTensor('IN_S', [1, 2], [`héllo ${k}`, '']),
+        typedTensor('IN_B', 'BOOL', [1, 2], new Uint8Array([1, k % 2])),
+        typedTensor('IN_I', 'INT64', [1, 2], new BigInt64Array([2n ** 40n + BigInt(k), -1n])),
+        typedTensor('IN_H', 'FP16', [1, 2], new Uint16Array([0x3c00, 0xc000 + k])),
+        typedTensor('IN_U', 'UINT8', [1, 2], new Uint8Array([k, 255])),
+        typedTensor('IN_D', 'FP64', [1, 2], new Float64Array([Math.PI, k])),
+      ]);
+    const batch = [make(0), make(1)];
+    const { results } = await inst.execute(batch);
+    batch.forEach((req, k) => {
+      const outputs = outputsOf(results[k]);
+      for (const input of req.inputs) {
+        const out = find(outputs, input.name.replace('IN_', 'OUT_'));
+        expect(out?.datatype).toBe(input.datatype);
+        expect(out?.shape).toEqual([1, 2]);
+        expect([...(out?.data ?? [])]).toEqual([...input.data]);
+      }
+      const strings = decodeBytesElements(find(outputs, 'OUT_S')?.data ?? new Uint8Array());
+      expect(strings.map((s) => new TextDecoder().decode(s))).toEqual([`héllo ${k}`, '']);
+    });
+  });
+
+  it('refuses KIND_GPU with a clear error when CUDA cannot load', async () => {
+    await expect(backend.createInstance(addSub, cpuSpec('add_sub_gpu_0', { kind: 'gpu', device: 0 }))).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringMatching(/^instance add_sub_gpu_0: KIND_GPU needs the CUDA execution provider, which could not be loaded: /),
+    });
+  });
+
+  it('runs KIND_AUTO GPU instances on the CPU when CUDA cannot load, and says so once', async () => {
+    const warnings: LogFields[] = [];
+    const logger: Logger = { ...silentLogger, warn: (_m, fields) => void warnings.push(fields ?? {}) };
+    const autoBackend = createOnnxRuntimeBackend({ logger });
+    const specs = [0, 1].map((i) => cpuSpec(`add_sub_auto_${i}`, { kind: 'gpu', device: 0, auto: true }));
+    const instances = await Promise.all(specs.map((s) => autoBackend.createInstance(addSub, s)));
+    open.push(...instances);
+    expect(instances.map((i) => [i.spec.kind, i.spec.device, i.spec.auto])).toEqual([
+      ['cpu', -1, true],
+      ['cpu', -1, true],
+    ]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ model: 'add_sub', reason: expect.any(String) });
+    const { results } = await instances[0]!.execute([
+      request([int32Tensor('INPUT0', [1, 4], [1, 2, 3, 4]), int32Tensor('INPUT1', [1, 4], [4, 3, 2, 1])], ['OUTPUT0']),
+    ]);
+    expect(int32Values(outputsOf(results[0])[0])).toEqual([5, 5, 5, 5]);
+  });
+
+  it('fails a load with a message naming the model file when it is not ONNX', async () => {
+    const source = await repo.source(addSubConfig('broken'), 'model.onnx', 'not a model');
+    await expect(backend.createInstance(source, cpuSpec('broken_0'))).rejects.toMatchObject({
+      code: 'INVALID_ARG',
+      message: expect.stringMatching(/instance broken_0: onnxruntime could not load '.*broken\/1\/model\.onnx'/),
+    });
+  });
+});

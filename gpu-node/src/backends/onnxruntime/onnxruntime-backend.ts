@@ -1,0 +1,173 @@
+/**
+ * The `onnxruntime` backend: each instance is a worker thread owning one onnxruntime-node session (the
+ * main thread never loads onnxruntime at all). The execution provider follows the instance spec: CPU,
+ * or CUDA on the spec's GPU; a KIND_GPU instance whose CUDA provider cannot load fails the load, and a
+ * KIND_AUTO one falls back to the CPU (logged once per backend).
+ */
+import type { ModelConfig } from '../../../../shared/src/gen/model_config_pb.js';
+import { silentLogger, type Logger } from '../../../../shared/src/logging/index.js';
+import type { ModelIoMetadata } from '../../../../shared/src/model-config/model-io-metadata.js';
+import type {
+  Backend,
+  BackendInstance,
+  ExecutionBatchResult,
+  ExecutionRequest,
+  ExecutionResult,
+  InstanceSpec,
+  ModelSource,
+} from '../backend.js';
+import { countInstances } from '../instance-specs.js';
+import { InstanceWorker } from '../worker/instance-worker.js';
+import { transferListOf } from '../worker/wire-tensor.js';
+import { siblingModule } from '../worker/worker-entry.js';
+import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { planBatch, splitRunOutputs, type ModelIo } from './batch-plan.js';
+import { configTypeOfOrt } from './element-types.js';
+import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit } from './protocol.js';
+import { sessionSettingsFromConfig } from './session-settings.js';
+
+export interface OnnxRuntimeBackendOptions {
+  readonly logger?: Logger;
+  /** Cores shared by the instances of one model; default os.availableParallelism(). */
+  readonly cores?: number;
+}
+
+type OrtWorker = InstanceWorker<OrtInfo, OrtExecuteBody, OrtExecuteReply>;
+
+const WORKER_ENTRY = siblingModule(import.meta.url, 'onnxruntime-worker');
+
+function elapsedNs(since: bigint): number {
+  return Number(process.hrtime.bigint() - since);
+}
+
+class OnnxRuntimeInstance implements BackendInstance {
+  private readonly io: ModelIo;
+
+  constructor(
+    readonly spec: InstanceSpec,
+    private readonly worker: OrtWorker,
+    config: ModelConfig,
+    modelName: string,
+  ) {
+    this.io = {
+      modelName,
+      batching: config.maxBatchSize > 0,
+      inputs: worker.info.inputs,
+      outputs: worker.info.outputs,
+    };
+  }
+
+  async execute(requests: readonly ExecutionRequest[]): Promise<ExecutionBatchResult> {
+    const start = process.hrtime.bigint();
+    const plan = planBatch(requests, this.io);
+    const results: ExecutionResult[] = requests.map((_, i) => ({
+      error: plan.rejected.get(i) ?? TesseraError.internal('request was not executed'),
+    }));
+    if (plan.runs.length === 0) return { results, timing: { computeInputNs: elapsedNs(start), computeInferNs: 0, computeOutputNs: 0 } };
+
+    let reply: OrtExecuteReply;
+    try {
+      const body: OrtExecuteBody = { runs: plan.runs.map((r) => r.body) };
+      reply = await this.worker.call(body, transferListOf(plan.runs.flatMap((r) => r.body.inputs)));
+    } catch (error) {
+      const failure = error instanceof TesseraError ? error : TesseraError.internal(String(error));
+      for (const run of plan.runs) for (const i of run.requestIndexes) results[i] = { error: failure };
+      return { results, timing: { computeInputNs: elapsedNs(start), computeInferNs: 0, computeOutputNs: 0 } };
+    }
+
+    const received = process.hrtime.bigint();
+    plan.runs.forEach((run, r) => {
+      const outcome = reply.runs[r];
+      const runResults: ExecutionResult[] =
+        outcome === undefined
+          ? run.requestIndexes.map(() => ({ error: TesseraError.internal(`instance ${this.spec.name}: a run got no result`) }))
+          : 'error' in outcome
+            ? run.requestIndexes.map(() => ({ error: new TesseraError(outcome.error.code, outcome.error.message) }))
+            : splitRunOutputs(run, outcome.outputs, requests, this.io);
+      run.requestIndexes.forEach((requestIndex, k) => {
+        results[requestIndex] = runResults[k] as ExecutionResult;
+      });
+    });
+    // compute_infer is session.run alone; compute_output is the worker's output conversion plus the
+    // split here; compute_input is everything else (concatenation, transfer both ways, input conversion).
+    const computeOutputNs = reply.outputNs + elapsedNs(received);
+    const totalNs = elapsedNs(start);
+    return {
+      results,
+      timing: {
+        computeInputNs: Math.max(0, totalNs - reply.inferNs - computeOutputNs),
+        computeInferNs: reply.inferNs,
+        computeOutputNs,
+      },
+    };
+  }
+
+  close(): Promise<void> {
+    return this.worker.close();
+  }
+}
+
+export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}): Backend {
+  const logger = options.logger ?? silentLogger;
+  let fallbackLogged = false;
+
+  const startWorker = (init: OrtInit): Promise<OrtWorker> =>
+    InstanceWorker.start<OrtInfo, OrtExecuteBody, OrtExecuteReply, OrtInit>({
+      instanceName: init.instanceName,
+      entry: WORKER_ENTRY,
+      init,
+    });
+
+  return {
+    name: 'onnxruntime',
+    defaultModelFilename: 'model.onnx',
+
+    /** Reads the graph's inputs and outputs in a short-lived CPU worker (loading can take a while). */
+    async describe(source): Promise<ModelIoMetadata> {
+      const worker = await startWorker({
+        instanceName: `${source.name}_describe`,
+        modelPath: source.modelPath,
+        cpuFallback: false,
+        settings: { intraOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'disabled' },
+      });
+      try {
+        const convert = (kind: string) => (io: OrtInfo['inputs'][number]) => ({
+          name: io.name,
+          dataType: configTypeOfOrt(io.type, `model ${kind} '${io.name}'`),
+          dims: io.dims,
+        });
+        return { inputs: worker.info.inputs.map(convert('input')), outputs: worker.info.outputs.map(convert('output')) };
+      } finally {
+        await worker.close();
+      }
+    },
+
+    async createInstance(source: ModelSource, spec: InstanceSpec): Promise<BackendInstance> {
+      const settings = sessionSettingsFromConfig(
+        source.config,
+        spec.instanceCount ?? countInstances(source.config),
+        options.cores,
+      );
+      const worker = await startWorker({
+        instanceName: spec.name,
+        modelPath: source.modelPath,
+        ...(spec.kind === 'gpu' ? { cudaDevice: spec.device } : {}),
+        cpuFallback: spec.auto,
+        settings,
+      });
+      let effective = spec;
+      if (worker.info.cudaError !== undefined) {
+        effective = { ...spec, kind: 'cpu', device: -1 };
+        if (!fallbackLogged) {
+          fallbackLogged = true;
+          logger.warn('KIND_AUTO instances run on the CPU: the CUDA execution provider could not be loaded', {
+            model: source.name,
+            instance: spec.name,
+            reason: worker.info.cudaError,
+          });
+        }
+      }
+      return new OnnxRuntimeInstance(effective, worker, source.config, source.name);
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export { createTypescriptBackend, TYPESCRIPT_DEFAULT_FILENAME } from './typescript-backend.js';
+export type * from './contract.js';

@@ -1,0 +1,129 @@
+/**
+ * Worker-thread entry of one typescript-backend instance: imports the model module, calls its
+ * initialize/execute/finalize, and checks what execute returns.
+ */
+import { extname } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { TesseraError } from '../../../../shared/src/errors/index.js';
+import type { WireTensor } from '../worker/protocol.js';
+import { serveWorker } from '../worker/worker-runtime.js';
+import type { ModelModule, ModelRequest, ModelResponse } from './contract.js';
+import { inputForModel, outputFromModel } from './model-tensors.js';
+import type { TsExecuteBody, TsExecuteReply, TsInit, TsWireResponse } from './protocol.js';
+
+const TYPESCRIPT_EXTENSIONS = new Set(['.ts', '.mts', '.cts']);
+
+let model: ModelModule | undefined;
+let modelName = '';
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Named exports, or the same functions on a default export (CommonJS module.exports lands there). */
+function moduleFunctions(namespace: Record<string, unknown>, path: string): ModelModule {
+  const candidates = [namespace, namespace.default as Record<string, unknown> | undefined];
+  for (const candidate of candidates) {
+    if (candidate !== undefined && candidate !== null && typeof candidate.execute === 'function') {
+      return candidate as unknown as ModelModule;
+    }
+  }
+  throw TesseraError.invalidArg(`model '${modelName}': '${path}' does not export an execute(requests) function`);
+}
+
+async function importModel(path: string): Promise<ModelModule> {
+  // This worker already runs under tsx when Tessera itself runs from source; a compiled node needs
+  // tsx's hooks only for TypeScript model files.
+  const runningFromSource = import.meta.url.endsWith('.ts');
+  if (TYPESCRIPT_EXTENSIONS.has(extname(path)) && !runningFromSource) {
+    // Both hook sets, as `--import tsx` installs: a .ts file with no package.json above it is CommonJS to Node.
+    (await import('tsx/cjs/api')).register();
+    (await import('tsx/esm/api')).register();
+  }
+  let namespace: Record<string, unknown>;
+  try {
+    namespace = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw TesseraError.invalidArg(`model '${modelName}': could not import '${path}': ${message(error)}`);
+  }
+  return moduleFunctions(namespace, path);
+}
+
+function responseToWire(response: ModelResponse | undefined, requestedOutputs: readonly string[]): WireTensor[] {
+  if (response === null || typeof response !== 'object') {
+    throw TesseraError.internal(`model '${modelName}': execute() returned ${String(response)} instead of a response object`);
+  }
+  if ('error' in response) throw TesseraError.internal(String(response.error));
+  const outputs = response.outputs as Record<string, unknown> | undefined;
+  if (outputs === null || typeof outputs !== 'object') {
+    throw TesseraError.internal(`model '${modelName}': a response has neither 'outputs' nor 'error'`);
+  }
+  const names = requestedOutputs.length > 0 ? requestedOutputs : Object.keys(outputs);
+  return names.map((name) => {
+    const output = outputs[name];
+    if (output === undefined) {
+      throw TesseraError.internal(`model '${modelName}' did not produce requested output '${name}'`);
+    }
+    return outputFromModel(modelName, name, output as never);
+  });
+}
+
+serveWorker<TsInit, Record<string, never>, TsExecuteBody, TsExecuteReply>({
+  async init(init) {
+    modelName = init.args.modelName;
+    const loaded = await importModel(init.modelPath);
+    try {
+      await loaded.initialize?.(init.args);
+    } catch (error) {
+      throw TesseraError.internal(`model '${modelName}': initialize() failed: ${message(error)}`);
+    }
+    model = loaded;
+    return {};
+  },
+
+  async execute(body) {
+    if (model === undefined) throw TesseraError.internal(`model '${modelName}' is not initialized`);
+    const t0 = process.hrtime.bigint();
+    const requests: ModelRequest[] = body.requests.map((r) => ({
+      inputs: Object.fromEntries(r.inputs.map((t) => [t.name, inputForModel(t)])),
+      requestedOutputs: r.requestedOutputs,
+      parameters: r.parameters,
+    }));
+    const t1 = process.hrtime.bigint();
+    let responses: ModelResponse[];
+    try {
+      responses = await model.execute(requests);
+    } catch (error) {
+      throw TesseraError.internal(`model '${modelName}': execute() failed: ${message(error)}`);
+    }
+    const t2 = process.hrtime.bigint();
+    if (!Array.isArray(responses) || responses.length !== requests.length) {
+      throw TesseraError.internal(
+        `model '${modelName}': execute() must return one response per request (${requests.length}), ` +
+          `got ${Array.isArray(responses) ? responses.length : typeof responses}`,
+      );
+    }
+    const transfer: ArrayBuffer[] = [];
+    // A bad response fails its own request only.
+    const wire: TsWireResponse[] = responses.map((response, i) => {
+      try {
+        const outputs = responseToWire(response, requests[i]?.requestedOutputs ?? []);
+        for (const o of outputs) if (o.data.byteLength > 0) transfer.push(o.data);
+        return { outputs };
+      } catch (error) {
+        const e = error instanceof TesseraError ? error : TesseraError.internal(message(error));
+        return { error: { code: e.code, message: e.message } };
+      }
+    });
+    const t3 = process.hrtime.bigint();
+    return {
+      body: { responses: wire, inputNs: Number(t1 - t0), inferNs: Number(t2 - t1), outputNs: Number(t3 - t2) },
+      transfer,
+    };
+  },
+
+  async close() {
+    await model?.finalize?.();
+    model = undefined;
+  },
+});

@@ -1,0 +1,40 @@
+/**
+ * The messages between an instance's host object (main thread) and its worker thread. One `execute`
+ * message carries a whole batch and is answered by exactly one `reply` or `failed` with the same id;
+ * tensors travel as ArrayBuffers listed in the transfer list, so they move instead of being copied.
+ */
+import type { Datatype } from '../../../../shared/src/tensors/index.js';
+import type { ErrorCode } from '../../../../shared/src/errors/index.js';
+
+/** What `workerData` holds: the module to run in the thread and its init payload. */
+export interface WorkerBoot<Init = unknown> {
+  /** `file:` URL of the worker module (a `.ts` file is imported through tsx-bootstrap.mjs). */
+  readonly entry: string;
+  readonly init: Init;
+}
+
+/** A TesseraError flattened for postMessage (Error subclasses lose their fields in structured clone). */
+export interface WireError {
+  readonly code: ErrorCode;
+  readonly message: string;
+}
+
+/**
+ * A tensor crossing the thread boundary. `data` is a whole ArrayBuffer (offset 0) so it can be
+ * transferred; BYTES data keeps the length-prefixed form.
+ */
+export interface WireTensor {
+  readonly name: string;
+  readonly datatype: Datatype;
+  readonly shape: readonly number[];
+  readonly data: ArrayBuffer;
+}
+
+export type HostMessage = { readonly type: 'execute'; readonly id: number; readonly body: unknown } | { readonly type: 'close' };
+
+export type WorkerMessage =
+  | { readonly type: 'ready'; readonly info: unknown }
+  | { readonly type: 'init-failed'; readonly error: WireError }
+  | { readonly type: 'reply'; readonly id: number; readonly body: unknown }
+  | { readonly type: 'failed'; readonly id: number; readonly error: WireError }
+  | { readonly type: 'closed' };

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { parseNodeArgs } from './node-options.js';
+
+describe('tessera-node command line', () => {
+  it('applies tritonserver defaults', () => {
+    const result = parseNodeArgs(['--model-repository', '/models']);
+    expect(result.kind).toBe('options');
+    if (result.kind !== 'options') return;
+    expect(result.options).toMatchObject({
+      modelRepository: '/models',
+      modelControlMode: 'none',
+      httpPort: 8000,
+      grpcPort: 8001,
+      metricsPort: 8002,
+      strictModelConfig: false,
+      exitTimeoutSecs: 30,
+      repositoryPollSecs: 15,
+      httpMaxInputSize: 67_108_864,
+      id: 'triton',
+      rateLimit: 'off',
+    });
+  });
+
+  it('accepts tritonserver spellings, including --flag=value and --model-store', () => {
+    const result = parseNodeArgs([
+      '--model-store=/m',
+      '--model-control-mode=explicit',
+      '--load-model',
+      'simple',
+      '--load-model=mlp_small',
+      '--http-port=0',
+      '--strict-model-config=true',
+      '--log-verbose=1',
+    ]);
+    expect(result.kind).toBe('options');
+    if (result.kind !== 'options') return;
+    expect(result.options.loadModels).toEqual(['simple', 'mlp_small']);
+    expect(result.options.httpPort).toBe(0);
+    expect(result.options.strictModelConfig).toBe(true);
+    expect(result.options.logVerbose).toBe(1);
+  });
+
+  it('reports every problem at once', () => {
+    const result = parseNodeArgs(['--http-port', '70000', '--model-control-mode', 'sometimes', '--strict-model-config', 'maybe']);
+    expect(result.kind).toBe('error');
+    if (result.kind !== 'error') return;
+    expect(result.problems).toEqual(
+      expect.arrayContaining([
+        '--model-repository is required',
+        "--http-port must be an integer in [0, 65535], got '70000'",
+        "--model-control-mode must be one of none, poll, explicit, got 'sometimes'",
+        "--strict-model-config must be true or false, got 'maybe'",
+      ]),
+    );
+  });
+
+  it('rejects unknown flags and --load-model outside explicit mode', () => {
+    const unknown = parseNodeArgs(['--model-repository', '/m', '--no-such-flag']);
+    expect(unknown.kind).toBe('error');
+    const misplaced = parseNodeArgs(['--model-repository', '/m', '--load-model', 'a']);
+    expect(misplaced).toEqual({ kind: 'error', problems: ['--load-model is only allowed with --model-control-mode=explicit'] });
+  });
+
+  it('reads REDIS_URL from the environment when the flag is absent', () => {
+    const result = parseNodeArgs(['--model-repository', '/m'], { REDIS_URL: 'redis://127.0.0.1:6390' });
+    expect(result.kind === 'options' && result.options.redisUrl).toBe('redis://127.0.0.1:6390');
+    expect(parseNodeArgs(['--help'])).toEqual({ kind: 'help' });
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * The command line of `tessera-node`, using tritonserver's own flag names wherever tritonserver has the
+ * flag, so a Triton deployment's arguments carry over. Parsing is pure (argv in, options or a list of
+ * problems out) so it is unit-tested without starting anything.
+ */
+import { parseArgs } from 'node:util';
+
+export type ModelControlMode = 'none' | 'poll' | 'explicit';
+export type RateLimitMode = 'off' | 'execution_count';
+
+export interface NodeOptions {
+  /** --model-repository (alias --model-store); required. */
+  readonly modelRepository: string;
+  /** --model-control-mode; default 'none'. */
+  readonly modelControlMode: ModelControlMode;
+  /** --load-model (repeatable, explicit mode only; '*' loads all). */
+  readonly loadModels: readonly string[];
+  /** --repository-poll-secs; default 15 (poll mode only). */
+  readonly repositoryPollSecs: number;
+  /** --http-port / --grpc-port / --metrics-port; defaults 8000 / 8001 / 8002; 0 picks a free port. */
+  readonly httpPort: number;
+  readonly grpcPort: number;
+  readonly metricsPort: number;
+  /** --http-address / --grpc-address / --metrics-address; default 0.0.0.0. */
+  readonly httpAddress: string;
+  readonly grpcAddress: string;
+  readonly metricsAddress: string;
+  /** --allow-http / --allow-grpc / --allow-metrics; default true. */
+  readonly allowHttp: boolean;
+  readonly allowGrpc: boolean;
+  readonly allowMetrics: boolean;
+  /** --strict-model-config; default false (auto-complete on), like tritonserver. */
+  readonly strictModelConfig: boolean;
+  /** --exit-timeout-secs; default 30. */
+  readonly exitTimeoutSecs: number;
+  /** --log-verbose; default 0. */
+  readonly logVerbose: number;
+  /** --http-max-input-size in bytes; default 64 MiB (2^26). */
+  readonly httpMaxInputSize: number;
+  /** --id: the server name in metadata; default 'triton' so Triton clients see what they expect. */
+  readonly id: string;
+  /** --rate-limit; default 'off'. */
+  readonly rateLimit: RateLimitMode;
+  /** --redis-url (or REDIS_URL): where load reports go; none by default. */
+  readonly redisUrl: string | undefined;
+  /** --node-id: this node's id in load reports; default the host name and HTTP port. */
+  readonly nodeId: string | undefined;
+  /** --advertise-host: the host other machines reach this node at; default the host name. */
+  readonly advertiseHost: string | undefined;
+}
+
+export type ParseResult =
+  | { readonly kind: 'options'; readonly options: NodeOptions }
+  | { readonly kind: 'help' }
+  | { readonly kind: 'error'; readonly problems: readonly string[] };
+
+export const NODE_USAGE = `Usage: tessera-node --model-repository DIR [options]
+
+Model repository
+  --model-repository DIR        model repository directory (alias --model-store); required
+  --model-control-mode MODE     none | poll | explicit (default none)
+  --load-model NAME             model to load at start in explicit mode; repeatable; '*' loads all
+  --repository-poll-secs N      seconds between repository scans in poll mode (default 15)
+  --strict-model-config BOOL    true: no auto-complete from the model file (default false)
+
+Endpoints
+  --http-port N                 KServe v2 HTTP port (default 8000; 0 picks a free one)
+  --grpc-port N                 gRPC port (default 8001)
+  --metrics-port N              Prometheus port (default 8002)
+  --http-address A, --grpc-address A, --metrics-address A
+                                addresses to bind (default 0.0.0.0)
+  --allow-http BOOL, --allow-grpc BOOL, --allow-metrics BOOL
+                                turn an endpoint off (default true)
+  --http-max-input-size BYTES   largest JSON input accepted (default 67108864)
+  --id NAME                     server name in metadata (default triton)
+
+Scheduling
+  --rate-limit MODE             off | execution_count (default off)
+
+Fleet
+  --redis-url URL               publish load reports to Redis (or env REDIS_URL)
+  --node-id ID                  id in load reports (default <hostname>:<http port>)
+  --advertise-host HOST         host the gateway reaches this node at (default the host name)
+
+Process
+  --exit-timeout-secs N         on SIGTERM, wait at most N s for in-flight work (default 30)
+  --log-verbose N               verbose log level (default 0)
+  --help                        this text
+`;
+
+const BOOL_WORDS: Record<string, boolean> = { true: true, false: false, '1': true, '0': false, on: true, off: false };
+
+export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = {}): ParseResult {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        'model-repository': { type: 'string', multiple: true },
+        'model-store': { type: 'string', multiple: true },
+        'model-control-mode': { type: 'string' },
+        'load-model': { type: 'string', multiple: true },
+        'repository-poll-secs': { type: 'string' },
+        'strict-model-config': { type: 'string' },
+        'http-port': { type: 'string' },
+        'grpc-port': { type: 'string' },
+        'metrics-port': { type: 'string' },
+        'http-address': { type: 'string' },
+        'grpc-address': { type: 'string' },
+        'metrics-address': { type: 'string' },
+        'allow-http': { type: 'string' },
+        'allow-grpc': { type: 'string' },
+        'allow-metrics': { type: 'string' },
+        'http-max-input-size': { type: 'string' },
+        id: { type: 'string' },
+        'rate-limit': { type: 'string' },
+        'redis-url': { type: 'string' },
+        'node-id': { type: 'string' },
+        'advertise-host': { type: 'string' },
+        'exit-timeout-secs': { type: 'string' },
+        'log-verbose': { type: 'string' },
+        help: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    return { kind: 'error', problems: [(error as Error).message] };
+  }
+  const v = parsed.values;
+  if (v.help) return { kind: 'help' };
+
+  const problems: string[] = [];
+  const int = (flag: string, raw: string | undefined, fallback: number, min: number, max: number): number => {
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max) {
+      problems.push(`--${flag} must be an integer in [${min}, ${max}], got '${raw}'`);
+      return fallback;
+    }
+    return n;
+  };
+  const bool = (flag: string, raw: string | undefined, fallback: boolean): boolean => {
+    if (raw === undefined) return fallback;
+    const b = BOOL_WORDS[raw.toLowerCase()];
+    if (b === undefined) {
+      problems.push(`--${flag} must be true or false, got '${raw}'`);
+      return fallback;
+    }
+    return b;
+  };
+  const oneOf = <T extends string>(flag: string, raw: string | undefined, allowed: readonly T[], fallback: T): T => {
+    if (raw === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`--${flag} must be one of ${allowed.join(', ')}, got '${raw}'`);
+    return fallback;
+  };
+
+  const repositories = [...(v['model-repository'] ?? []), ...(v['model-store'] ?? [])];
+  if (repositories.length === 0) problems.push('--model-repository is required');
+  if (repositories.length > 1) problems.push('only one --model-repository is supported for now');
+
+  const modelControlMode = oneOf('model-control-mode', v['model-control-mode'], ['none', 'poll', 'explicit'] as const, 'none');
+  const loadModels = v['load-model'] ?? [];
+  if (loadModels.length > 0 && modelControlMode !== 'explicit') {
+    problems.push('--load-model is only allowed with --model-control-mode=explicit');
+  }
+
+  const options: NodeOptions = {
+    modelRepository: repositories[0] ?? '',
+    modelControlMode,
+    loadModels,
+    repositoryPollSecs: int('repository-poll-secs', v['repository-poll-secs'], 15, 1, 86_400),
+    strictModelConfig: bool('strict-model-config', v['strict-model-config'], false),
+    httpPort: int('http-port', v['http-port'], 8000, 0, 65_535),
+    grpcPort: int('grpc-port', v['grpc-port'], 8001, 0, 65_535),
+    metricsPort: int('metrics-port', v['metrics-port'], 8002, 0, 65_535),
+    httpAddress: v['http-address'] ?? '0.0.0.0',
+    grpcAddress: v['grpc-address'] ?? '0.0.0.0',
+    metricsAddress: v['metrics-address'] ?? '0.0.0.0',
+    allowHttp: bool('allow-http', v['allow-http'], true),
+    allowGrpc: bool('allow-grpc', v['allow-grpc'], true),
+    allowMetrics: bool('allow-metrics', v['allow-metrics'], true),
+    httpMaxInputSize: int('http-max-input-size', v['http-max-input-size'], 2 ** 26, 1, 2 ** 31 - 1),
+    id: v.id ?? 'triton',
+    rateLimit: oneOf('rate-limit', v['rate-limit'], ['off', 'execution_count'] as const, 'off'),
+    redisUrl: v['redis-url'] ?? (env.REDIS_URL || undefined),
+    nodeId: v['node-id'],
+    advertiseHost: v['advertise-host'],
+    exitTimeoutSecs: int('exit-timeout-secs', v['exit-timeout-secs'], 30, 0, 86_400),
+    logVerbose: int('log-verbose', v['log-verbose'], 0, 0, 10),
+  };
+  if (problems.length > 0) return { kind: 'error', problems };
+  return { kind: 'options', options };
+}

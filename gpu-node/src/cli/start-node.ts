@@ -1,0 +1,102 @@
+/**
+ * Wires one node agent together from its parsed options: the core (repository, models, schedulers),
+ * the HTTP, gRPC and metrics servers, and the Redis load reporter. Kept apart from `main.ts` so tests
+ * start a real node in-process on port 0 and stop it without signals.
+ */
+import os from 'node:os';
+import type { Logger } from '../../../shared/src/logging/index.js';
+import { createDefaultBackendRegistry } from '../backends/index.js';
+import { createNodeCore, type TesseraNodeCore } from '../core/index.js';
+import { createGrpcServer, type GrpcServer } from '../server/grpc/index.js';
+import { createHttpServer, type HttpServer } from '../server/http/index.js';
+import { createMetricsServer, type MetricsServer } from '../server/metrics/index.js';
+import type { NodeOptions } from './node-options.js';
+
+export interface RunningNode {
+  readonly core: TesseraNodeCore;
+  /** Bound ports (undefined for an endpoint turned off with --allow-*=false). */
+  readonly httpPort: number | undefined;
+  readonly grpcPort: number | undefined;
+  readonly metricsPort: number | undefined;
+  /**
+   * Triton's shutdown: stop taking new work (infer answers UNAVAILABLE, readiness turns false),
+   * finish what is in flight within --exit-timeout-secs, then close the listeners.
+   */
+  stop(): Promise<void>;
+}
+
+/** The Triton release whose protocol we follow; reported as the server version in metadata. */
+export const TRITON_PROTOCOL_VERSION = '2.73.0dev';
+
+export async function startNode(options: NodeOptions, logger: Logger): Promise<RunningNode> {
+  // Our own registry (not the process-wide one) so the onnxruntime backend logs KIND_AUTO fallbacks here.
+  const registry = createDefaultBackendRegistry({ logger });
+  const core = createNodeCore({
+    repositoryPath: options.modelRepository,
+    controlMode: options.modelControlMode,
+    loadModels: options.loadModels,
+    pollSecs: options.repositoryPollSecs,
+    strict: options.strictModelConfig,
+    serverId: options.id,
+    version: TRITON_PROTOCOL_VERSION,
+    platform: undefined,
+    backends: (name) => (registry.names().includes(name) ? registry.get(name) : undefined),
+    onError: (message) => logger.error(message),
+  });
+
+  // Like tritonserver with --exit-on-error=false: a model that fails to load stays UNAVAILABLE with its
+  // reason (shown by /v2/repository/index) and the node serves the others, but is not ready.
+  await core.start();
+  for (const entry of await core.repositoryIndex(false)) {
+    if (entry.state === 'READY') logger.info(`model '${entry.name}' version ${entry.version} is READY`);
+    else if (entry.state !== undefined) {
+      logger.error(`model '${entry.name}' version ${entry.version ?? '?'} is ${entry.state}`, { reason: entry.reason });
+    }
+  }
+
+  let http: HttpServer | undefined;
+  let grpc: GrpcServer | undefined;
+  let metrics: MetricsServer | undefined;
+  let httpPort: number | undefined;
+  let grpcPort: number | undefined;
+  let metricsPort: number | undefined;
+  try {
+    if (options.allowHttp) {
+      http = createHttpServer(core, { maxInputSize: options.httpMaxInputSize, logger });
+      httpPort = (await http.listen(options.httpPort, options.httpAddress)).port;
+    }
+    if (options.allowGrpc) {
+      grpc = createGrpcServer(core);
+      grpcPort = (await grpc.listen(options.grpcPort, options.grpcAddress)).port;
+    }
+    if (options.allowMetrics) {
+      metrics = createMetricsServer(core);
+      metricsPort = (await metrics.listen(options.metricsPort, options.metricsAddress)).port;
+    }
+  } catch (error) {
+    await Promise.allSettled([http?.close(), grpc?.close(0), metrics?.close(0)]);
+    await core.shutdown({ timeoutMs: 0 });
+    throw error;
+  }
+  logger.info('tessera-node started', {
+    host: os.hostname(),
+    httpPort,
+    grpcPort,
+    metricsPort,
+    repository: options.modelRepository,
+    controlMode: options.modelControlMode,
+  });
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      logger.info('shutting down: no new work, finishing requests in flight', { exitTimeoutSecs: options.exitTimeoutSecs });
+      await core.shutdown({ timeoutMs: options.exitTimeoutSecs * 1000 });
+      await Promise.allSettled([http?.close({ graceMs: 1000 }), grpc?.close(1000), metrics?.close(1000)]);
+      logger.info('tessera-node stopped');
+    })();
+    return stopping;
+  };
+
+  return { core, httpPort, grpcPort, metricsPort, stop };
+}

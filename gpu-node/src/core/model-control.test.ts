@@ -1,0 +1,225 @@
+import { utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { InferRequest } from '../../../shared/src/tensors/index.js';
+import { FakeBackend } from '../models/test-support/fake-backend.js';
+import { TestRepository, fakeConfig, fakePlatform, int32Input } from '../models/test-support/test-repository.js';
+import { createNodeCore, type NodeCoreOptions, type TesseraNodeCore } from './node-core-impl.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function node(build: (repo: TestRepository) => Promise<void>, options: Partial<NodeCoreOptions>) {
+  const repo = await TestRepository.create();
+  cleanups.push(() => repo.dispose());
+  await build(repo);
+  const backend = new FakeBackend();
+  const errors: string[] = [];
+  const core: TesseraNodeCore = createNodeCore({
+    repositoryPath: repo.path,
+    platform: fakePlatform(backend),
+    pollSecs: 0, // tests drive poll() themselves
+    onError: (message) => errors.push(message),
+    ...options,
+  });
+  cleanups.push(() => {
+    backend.gate = false;
+    backend.holdCreates = false;
+    backend.releaseAll();
+    return core.shutdown({ timeoutMs: 1_000 });
+  });
+  await core.start();
+  return { core, backend, repo, errors };
+}
+
+function request(model: string, version?: string): InferRequest {
+  return {
+    id: 'r',
+    modelName: model,
+    ...(version === undefined ? {} : { modelVersion: version }),
+    inputs: [int32Input('IN', [1, 2, 3, 4])],
+    parameters: {},
+  };
+}
+
+const rows = async (core: TesseraNodeCore) =>
+  (await core.repositoryIndex(false)).map((e) => `${e.name}:${e.version ?? '-'}:${e.state ?? '-'}:${e.reason ?? ''}`);
+
+/** Files written within one mtime tick must still look changed to the poller. */
+async function touchLater(path: string): Promise<void> {
+  const later = new Date(Date.now() + 60_000);
+  await utimes(path, later, later);
+}
+
+describe('explicit model control', () => {
+  it('loads only the startup models, then loads and unloads through the API', async () => {
+    const { core, backend } = await node(
+      async (repo) => {
+        await repo.addModel('simple', fakeConfig(), [1]);
+        await repo.addModel('other', fakeConfig(), [1]);
+      },
+      { controlMode: 'explicit', loadModels: ['simple'] },
+    );
+    expect(await rows(core)).toEqual(['other:-:-:', 'simple:1:READY:']);
+    expect(core.isReady()).toBe(true);
+
+    await core.loadModel('other');
+    expect(core.isModelReady('other')).toBe(true);
+
+    // Unload returns at once; the request in flight finishes, new ones are refused.
+    backend.gate = true;
+    const inflight = core.infer(request('other'));
+    await backend.waitForHeld(1);
+    await core.unloadModel('other');
+    expect(await rows(core)).toContain('other:1:UNLOADING:');
+    await expect(core.infer(request('other'))).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: "Request for unknown model: 'other' has no available versions",
+    });
+    await expect(core.infer(request('other', '1'))).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: "Request for unknown model: 'other' version 1 is not at ready state",
+    });
+    backend.releaseAll();
+    await expect(inflight).resolves.toMatchObject({ modelVersion: '1' });
+    await backend.until(() => backend.isClosed('other', 1));
+    expect(await rows(core)).toContain('other:1:UNAVAILABLE:unloaded');
+    expect(core.isReady()).toBe(true); // unloaded versions do not count against readiness
+    await expect(core.unloadModel('never-heard-of')).resolves.toBeUndefined();
+  });
+
+  it('`*` loads everything; a failed load throws and names the config file', async () => {
+    const { core } = await node(
+      async (repo) => {
+        await repo.addModel('a', fakeConfig(), [1]);
+        await repo.addModel('broken', 'max_batch_size: "x"', [1]);
+      },
+      { controlMode: 'explicit', loadModels: ['*'] },
+    );
+    expect(core.isModelReady('a')).toBe(true);
+    expect(core.isReady()).toBe(false);
+    const failure = core.loadModel('broken');
+    await expect(failure).rejects.toMatchObject({ code: 'INVALID_ARG' });
+    await expect(failure).rejects.toThrow(/broken\/config\.pbtxt/);
+    await expect(core.loadModel('missing')).rejects.toThrow("failed to load 'missing', failed to poll from model repository");
+  });
+
+  it('applies a config JSON override and file overrides written to a temporary model folder', async () => {
+    const { core, backend, repo } = await node(
+      async (r) => {
+        await r.addModel('simple', fakeConfig(), [1]);
+      },
+      { controlMode: 'explicit', loadModels: ['simple'] },
+    );
+    const json = JSON.stringify({
+      backend: 'fake',
+      max_batch_size: 2,
+      input: [{ name: 'IN', data_type: 'TYPE_INT32', dims: [4] }],
+      output: [{ name: 'OUT', data_type: 'TYPE_INT32', dims: [4] }],
+    });
+    await core.loadModel('simple', { configJson: json });
+    expect(core.modelConfig('simple').maxBatchSize).toBe(2);
+    expect(backend.created.at(-1)?.modelDir).toBe(join(repo.path, 'simple'));
+
+    const files = new Map([['3/model.fake', new TextEncoder().encode('override weights')]]);
+    await core.loadModel('simple', { configJson: json, files });
+    expect(core.modelMetadata('simple').versions).toEqual(['3']);
+    expect(backend.created.at(-1)).toMatchObject({ version: 3 });
+    expect(backend.created.at(-1)?.modelDir).not.toContain(repo.path);
+    expect((await core.infer(request('simple'))).modelVersion).toBe('3');
+
+    await expect(core.loadModel('simple', { files })).rejects.toMatchObject({ code: 'INVALID_ARG' });
+
+    // A plain load serves the repository folder again, swapping back to version 1.
+    await core.loadModel('simple');
+    expect(core.modelMetadata('simple').versions).toEqual(['1']);
+    expect(core.modelConfig('simple').maxBatchSize).toBe(8);
+  });
+
+  it('refuses --load-model outside explicit mode', () => {
+    expect(() => createNodeCore({ repositoryPath: '/nowhere', platform: fakePlatform(new FakeBackend()), loadModels: ['a'] })).toThrow(
+      "Use of '--load-model' requires setting '--model-control-mode=explicit' as well.",
+    );
+  });
+});
+
+describe('poll model control', () => {
+  it('loads added models, swaps a new version in only when READY, and lets the old one finish', async () => {
+    const { core, backend, repo } = await node(
+      async (r) => {
+        await r.addModel('simple', fakeConfig('instance_group [ { kind: KIND_CPU count: 2 } ]'), [1]);
+      },
+      { controlMode: 'poll' },
+    );
+    await repo.addModel('added', fakeConfig(), [1]);
+    await core.poll();
+    expect(core.isModelReady('added')).toBe(true);
+
+    // A request is in flight on version 1 when version 2 appears.
+    backend.gate = true;
+    const onOld = core.infer(request('simple'));
+    await backend.waitForHeld(1);
+    backend.holdCreates = true;
+    await repo.addVersion('simple', 2);
+    const polled = core.poll();
+    await backend.until(() => backend.heldCreates.length === 2); // both instances of version 2
+    // Version 2 is LOADING: version 1 still serves new requests.
+    expect(await rows(core)).toContain('simple:1:READY:');
+    expect(await rows(core)).toContain('simple:2:LOADING:');
+    const alsoOld = core.infer(request('simple'));
+    await backend.waitForHeld(2);
+    expect(backend.held.map((h) => h.version)).toEqual([1, 1]);
+
+    backend.holdCreates = false;
+    for (const held of backend.heldCreates.splice(0)) held.release();
+    await polled;
+    expect(await rows(core)).toEqual(
+      expect.arrayContaining(['simple:1:UNLOADING:', 'simple:2:READY:', 'added:1:READY:']),
+    );
+    const onNew = core.infer(request('simple'));
+    await backend.waitForHeld(3);
+    expect(backend.held[2]?.version).toBe(2);
+    expect(backend.isClosed('simple', 1)).toBe(false);
+
+    backend.releaseAll();
+    await expect(onOld).resolves.toMatchObject({ modelVersion: '1' });
+    await expect(alsoOld).resolves.toMatchObject({ modelVersion: '1' });
+    await expect(onNew).resolves.toMatchObject({ modelVersion: '2' });
+    await backend.until(() => backend.isClosed('simple', 1));
+    expect(await rows(core)).toContain('simple:1:UNAVAILABLE:unloaded');
+    expect(core.isReady()).toBe(true);
+  });
+
+  it('reloads a changed config side by side, keeps the old model when the reload fails, unloads removed models', async () => {
+    const { core, backend, repo, errors } = await node(
+      async (r) => {
+        await r.addModel('simple', fakeConfig(), [1]);
+      },
+      { controlMode: 'poll' },
+    );
+    const createdBefore = backend.created.length;
+    await core.poll(); // nothing changed: nothing reloads
+    expect(backend.created).toHaveLength(createdBefore);
+
+    await repo.writeConfig('simple', fakeConfig('', 4));
+    await touchLater(join(repo.path, 'simple', 'config.pbtxt'));
+    await core.poll();
+    expect(core.modelConfig('simple').maxBatchSize).toBe(4);
+    await backend.until(() => backend.isClosed('simple', 1));
+    expect(core.isModelReady('simple', '1')).toBe(true);
+
+    await writeFile(join(repo.path, 'simple', 'config.pbtxt'), 'max_batch_size: [');
+    await touchLater(join(repo.path, 'simple', 'config.pbtxt'));
+    await core.poll();
+    expect(errors.at(-1)).toContain('simple/config.pbtxt');
+    expect((await core.infer(request('simple'))).modelVersion).toBe('1');
+
+    await repo.removeModel('simple');
+    await core.poll();
+    await expect(core.infer(request('simple'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await core.repositoryIndex(false)).toEqual([]);
+    await expect(core.loadModel('simple')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * Triton's classic `simple` and `simple_identity` examples, rebuilt as ONNX: the models Triton's
+ * client examples (simple_http_infer_client, simple_grpc_string_infer_client, ...) are written against.
+ */
+import { configText } from './config-text.js';
+import type { ExampleModel } from './example-model.js';
+import { encodeModel, OnnxDataType } from './onnx-writer.js';
+
+const PRODUCER = 'tessera-example-models';
+
+/** INPUT0, INPUT1 INT32 [16] → OUTPUT0 = INPUT0 + INPUT1, OUTPUT1 = INPUT0 − INPUT1. */
+export function buildSimpleOnnx(): Uint8Array {
+  const io = (name: string) => ({ name, elemType: OnnxDataType.INT32, shape: ['batch', 16] });
+  return encodeModel({
+    producerName: PRODUCER,
+    graph: {
+      name: 'simple',
+      nodes: [
+        { opType: 'Add', name: 'add', inputs: ['INPUT0', 'INPUT1'], outputs: ['OUTPUT0'] },
+        { opType: 'Sub', name: 'sub', inputs: ['INPUT0', 'INPUT1'], outputs: ['OUTPUT1'] },
+      ],
+      inputs: [io('INPUT0'), io('INPUT1')],
+      outputs: [io('OUTPUT0'), io('OUTPUT1')],
+    },
+  });
+}
+
+/** INPUT0 STRING [1] → OUTPUT0, unchanged. */
+export function buildSimpleIdentityOnnx(): Uint8Array {
+  const io = (name: string) => ({ name, elemType: OnnxDataType.STRING, shape: ['batch', 1] });
+  return encodeModel({
+    producerName: PRODUCER,
+    graph: {
+      name: 'simple_identity',
+      nodes: [{ opType: 'Identity', name: 'identity', inputs: ['INPUT0'], outputs: ['OUTPUT0'] }],
+      inputs: [io('INPUT0')],
+      outputs: [io('OUTPUT0')],
+    },
+  });
+}
+
+export const simpleModel: ExampleModel = {
+  name: 'simple',
+  description: 'INT32 [16] pair → sum and difference (Triton\'s "simple")',
+  build: async () => [
+    {
+      path: 'config.pbtxt',
+      contents: configText({
+        name: 'simple',
+        platform: 'onnxruntime_onnx',
+        maxBatchSize: 8,
+        inputs: [
+          { name: 'INPUT0', dataType: 'TYPE_INT32', dims: [16] },
+          { name: 'INPUT1', dataType: 'TYPE_INT32', dims: [16] },
+        ],
+        outputs: [
+          { name: 'OUTPUT0', dataType: 'TYPE_INT32', dims: [16] },
+          { name: 'OUTPUT1', dataType: 'TYPE_INT32', dims: [16] },
+        ],
+      }),
+    },
+    { path: '1/model.onnx', contents: buildSimpleOnnx() },
+  ],
+};
+
+export const simpleIdentityModel: ExampleModel = {
+  name: 'simple_identity',
+  description: 'BYTES [1] → the same strings (ONNX Identity on a string tensor)',
+  build: async () => [
+    {
+      path: 'config.pbtxt',
+      contents: configText({
+        name: 'simple_identity',
+        platform: 'onnxruntime_onnx',
+        maxBatchSize: 8,
+        inputs: [{ name: 'INPUT0', dataType: 'TYPE_STRING', dims: [1] }],
+        outputs: [{ name: 'OUTPUT0', dataType: 'TYPE_STRING', dims: [1] }],
+      }),
+    },
+    { path: '1/model.onnx', contents: buildSimpleIdentityOnnx() },
+  ],
+};

@@ -1,0 +1,326 @@
+/**
+ * The node's model repository manager (Triton's ModelRepositoryManager): which models load, when, and
+ * how requests find a version. Control modes (Triton's --model-control-mode):
+ * - `none`: every model of the repository loads at start; nothing changes afterwards.
+ * - `explicit`: only `loadModels` load at start (`*` = all); then loadModel / unloadModel.
+ * - `poll`: everything loads at start, and `poll()` (run every `pollSecs`) loads added or changed
+ *   models and versions side by side, and unloads removed ones once their accepted requests finished.
+ */
+import { join } from 'node:path';
+import { TesseraError } from '../../../shared/src/errors/index.js';
+import type { LoadOptions, RepositoryIndexEntry } from '../core/node-core.js';
+import { listModelNames, readModelDirectory, type ModelDirectory } from '../repository/model-directory.js';
+import { writeOverrideDirectory } from '../repository/override-directory.js';
+import {
+  enqueueModelOperation,
+  loadFailedError,
+  newModelEntry,
+  reconcileModel,
+  type ModelEntry,
+  type ReconcileOutcome,
+} from './model-loader.js';
+import type { ModelPlatform } from './model-platform.js';
+import type { ModelVersion } from './model-version.js';
+
+export type ControlMode = 'none' | 'explicit' | 'poll';
+
+export interface ModelManagerOptions {
+  readonly repositoryPath: string;
+  readonly platform: ModelPlatform;
+  /** Default 'none'. */
+  readonly controlMode?: ControlMode;
+  /** Explicit mode only: models to load at start; ['*'] loads all. Default none. */
+  readonly loadModels?: readonly string[];
+  /** Poll mode only: seconds between repository scans; 0 disables the timer (poll() still works). Default 15. */
+  readonly pollSecs?: number;
+  /** Disables auto-complete: a model folder must then hold a config.pbtxt. Default false. */
+  readonly strict?: boolean;
+  /** Told about failures nobody awaits (background polls). Default: ignored. */
+  readonly onError?: (message: string) => void;
+}
+
+export const LOAD_UNLOAD_NOT_ALLOWED = 'explicit model load / unload is not allowed if polling is enabled';
+
+/** Models loaded at once at start and per poll (Triton's --model-load-thread-count default). */
+const LOAD_CONCURRENCY = 4;
+
+/** Runs `task` over `items`, at most `limit` at a time. */
+async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await task(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+export class ModelManager {
+  private readonly entries = new Map<string, ModelEntry>();
+  /** Every version object that may still hold instances, draining ones included. */
+  private readonly live = new Set<ModelVersion>();
+  private readonly mode: ControlMode;
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: ModelManagerOptions) {
+    this.mode = options.controlMode ?? 'none';
+    const names = options.loadModels ?? [];
+    if (names.length > 0 && this.mode !== 'explicit') {
+      throw TesseraError.invalidArg("Use of '--load-model' requires setting '--model-control-mode=explicit' as well.");
+    }
+    if (names.includes('*') && names.length > 1) {
+      throw TesseraError.invalidArg("Wildcard model name '*' must be the ONLY startup model if specified at all.");
+    }
+  }
+
+  get controlMode(): ControlMode {
+    return this.mode;
+  }
+
+  /** Loads the startup models; failures leave those models UNAVAILABLE with a reason (see failures()). */
+  async start(): Promise<void> {
+    const startup = this.options.loadModels ?? [];
+    const all = this.mode !== 'explicit' || (startup.length === 1 && startup[0] === '*');
+    const names = all ? await listModelNames(this.options.repositoryPath) : [...new Set(startup)];
+    await forEachLimited(names, LOAD_CONCURRENCY, (name) => this.loadFromRepository(name, false).catch(() => undefined));
+    const secs = this.options.pollSecs ?? 15;
+    if (this.mode === 'poll' && secs > 0 && !this.stopped) {
+      this.timer = setInterval(() => void this.poll(), secs * 1000);
+      this.timer.unref();
+    }
+  }
+
+  /** One repository scan (poll mode's timer calls it; tests call it directly). Concurrent calls share one scan. */
+  poll(): Promise<void> {
+    this.polling ??= this.scan().finally(() => {
+      this.polling = undefined;
+    });
+    return this.polling;
+  }
+
+  async loadModel(name: string, options: LoadOptions = {}): Promise<void> {
+    if (this.mode !== 'explicit') throw TesseraError.unavailable(LOAD_UNLOAD_NOT_ALLOWED);
+    if (options.files?.size && options.configJson === undefined) {
+      throw TesseraError.invalidArg(`failed to load '${name}': file overrides require a 'config' parameter`);
+    }
+    if (options.configJson === undefined && !options.files?.size) {
+      await this.loadFromRepository(name, true);
+      return;
+    }
+    const entry = this.entry(name);
+    entry.wanted = true;
+    await enqueueModelOperation(entry, async () => {
+      const override = options.files?.size ? await writeOverrideDirectory(name, options.files) : undefined;
+      let directory: ModelDirectory;
+      try {
+        directory = await readModelDirectory(override?.modelPath ?? join(this.options.repositoryPath, name), name);
+      } catch {
+        await override?.remove();
+        throw TesseraError.invalidArg(`failed to load '${name}', failed to poll from model repository`);
+      }
+      const outcome = await this.reconcile(entry, directory, options.configJson, true);
+      if (override && outcome.failures.length === 0) {
+        const previous = entry.override;
+        entry.override = override;
+        void outcome.retired.then(() => previous?.remove());
+      } else if (override) {
+        await override.remove();
+      }
+      if (outcome.failures.length) throw loadFailedError(name, outcome);
+    });
+  }
+
+  /** Marks every version UNLOADING now and returns; they close once their accepted requests finished. */
+  async unloadModel(name: string): Promise<void> {
+    if (this.mode !== 'explicit') throw TesseraError.unavailable(LOAD_UNLOAD_NOT_ALLOWED);
+    const entry = this.entries.get(name);
+    if (!entry) return;
+    entry.wanted = false;
+    void enqueueModelOperation(entry, async () => {
+      entry.failure = undefined;
+      const unloads = [...entry.versions.values()].map((version) => version.unload());
+      const previous = entry.override;
+      entry.override = undefined;
+      void Promise.all(unloads).then(() => previous?.remove());
+    });
+  }
+
+  /** Triton's GetModel: the READY version asked for, or the highest READY one; Triton's errors otherwise. */
+  resolve(name: string, requested?: string): ModelVersion {
+    const entry = this.entries.get(name);
+    if (!entry || entry.versions.size === 0) {
+      throw TesseraError.notFound(`Request for unknown model: '${name}' is not found`);
+    }
+    if (requested === undefined || requested === '') {
+      const ready = this.readyVersions(name);
+      const latest = ready[ready.length - 1];
+      if (!latest) throw TesseraError.notFound(`Request for unknown model: '${name}' has no available versions`);
+      return latest;
+    }
+    if (!/^\d+$/.test(requested)) {
+      throw TesseraError.invalidArg(
+        `failed to get model version from specified version string '${requested}', version should be an integral value > 0`,
+      );
+    }
+    const found = entry.versions.get(Number(requested));
+    if (!found) throw TesseraError.notFound(`Request for unknown model: '${name}' version ${requested} is not found`);
+    if (!found.isReady) {
+      throw TesseraError.unavailable(`Request for unknown model: '${name}' version ${requested} is not at ready state`);
+    }
+    return found;
+  }
+
+  /** READY versions of a model, ascending. */
+  readyVersions(name: string): ModelVersion[] {
+    const entry = this.entries.get(name);
+    if (!entry) return [];
+    return [...entry.versions.values()].filter((v) => v.isReady).sort((a, b) => a.version - b.version);
+  }
+
+  /** Every model known, with its versions ascending. */
+  models(): { name: string; versions: ModelVersion[]; failure: string | undefined; wanted: boolean }[] {
+    return [...this.entries.values()]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((entry) => ({
+        name: entry.name,
+        versions: [...entry.versions.values()].sort((a, b) => a.version - b.version),
+        failure: entry.failure,
+        wanted: entry.wanted,
+      }));
+  }
+
+  /** Triton's strict readiness: every model that should be loaded is, and no version failed. */
+  allReady(): boolean {
+    for (const entry of this.entries.values()) {
+      const versions = [...entry.versions.values()];
+      if (entry.wanted && !versions.some((v) => v.isReady)) return false;
+      if (versions.some((v) => !v.isReady && !v.isUnloaded)) return false;
+    }
+    return true;
+  }
+
+  /** The repository index: every model folder, plus loaded models whose folder went away or was an override. */
+  async repositoryIndex(readyOnly: boolean): Promise<RepositoryIndexEntry[]> {
+    const names = new Set(await listModelNames(this.options.repositoryPath).catch(() => [] as string[]));
+    for (const name of this.entries.keys()) names.add(name);
+    const index: RepositoryIndexEntry[] = [];
+    for (const name of [...names].sort()) {
+      const entry = this.entries.get(name);
+      const versions = entry ? [...entry.versions.values()].sort((a, b) => a.version - b.version) : [];
+      for (const v of versions) {
+        if (readyOnly && !v.isReady) continue;
+        index.push({ name, version: String(v.version), state: v.state, ...(v.reason ? { reason: v.reason } : {}) });
+      }
+      if (versions.length === 0 && !readyOnly) {
+        index.push(entry?.failure ? { name, state: 'UNAVAILABLE', reason: entry.failure } : { name });
+      }
+    }
+    return index;
+  }
+
+  /** Queued and executing requests of a model, summed over its versions (draining ones included). */
+  workload(name: string): { queued: number; inflight: number } {
+    let queued = 0;
+    let inflight = 0;
+    for (const version of this.liveVersions()) {
+      if (version.name !== name) continue;
+      const load = version.workload();
+      queued += load.queued;
+      inflight += load.inflight;
+    }
+    return { queued, inflight };
+  }
+
+  /** Stops polling, then unloads everything; resolves when every accepted request finished. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.polling?.catch(() => undefined);
+    const unloads = this.liveVersions().map((version) => version.unload());
+    for (const entry of this.entries.values()) {
+      const override = entry.override;
+      entry.override = undefined;
+      if (override) void Promise.all(unloads).then(() => override.remove());
+    }
+    await Promise.all(unloads);
+  }
+
+  private liveVersions(): ModelVersion[] {
+    for (const version of this.live) {
+      if (version.state === 'UNAVAILABLE') this.live.delete(version);
+    }
+    return [...this.live];
+  }
+
+  private entry(name: string): ModelEntry {
+    let entry = this.entries.get(name);
+    if (!entry) {
+      entry = newModelEntry(name);
+      this.entries.set(name, entry);
+    }
+    return entry;
+  }
+
+  /** Loads (or reloads what changed of) a model from its repository folder; throws Triton's load error. */
+  private async loadFromRepository(name: string, force: boolean): Promise<void> {
+    const entry = this.entry(name);
+    entry.wanted = true;
+    const outcome = await enqueueModelOperation(entry, async () => {
+      let directory: ModelDirectory;
+      try {
+        directory = await readModelDirectory(join(this.options.repositoryPath, name), name);
+      } catch {
+        entry.failure = `failed to load '${name}', failed to poll from model repository`;
+        return { failures: [{ reason: entry.failure }], retired: Promise.resolve() } satisfies ReconcileOutcome;
+      }
+      if (!force && directory.fingerprint === entry.appliedFingerprint && !entry.override) {
+        return { failures: [], retired: Promise.resolve() } satisfies ReconcileOutcome;
+      }
+      const result = await this.reconcile(entry, directory, undefined, force);
+      if (force && entry.override) {
+        // A plain load after a load with file overrides serves the repository folder again.
+        const previous = entry.override;
+        entry.override = undefined;
+        void result.retired.then(() => previous.remove());
+      }
+      return result;
+    });
+    if (outcome.failures.length) {
+      this.options.onError?.(`failed to load '${name}': ${outcome.failures.map((f) => f.reason).join('; ')}`);
+      throw loadFailedError(name, outcome);
+    }
+  }
+
+  private reconcile(
+    entry: ModelEntry,
+    directory: ModelDirectory,
+    configJson: string | undefined,
+    force: boolean,
+  ): Promise<ReconcileOutcome> {
+    return reconcileModel(
+      entry,
+      { directory, strict: this.options.strict ?? false, configJson, force },
+      this.options.platform,
+      (version) => this.live.add(version),
+    );
+  }
+
+  private async scan(): Promise<void> {
+    if (this.stopped) return;
+    const present = new Set(await listModelNames(this.options.repositoryPath));
+    const work: Promise<unknown>[] = [];
+    // Only models whose folder fingerprint changed reload, so an unchanged model costs a few stats.
+    work.push(forEachLimited([...present], LOAD_CONCURRENCY, (name) => this.loadFromRepository(name, false).catch(() => undefined)));
+    for (const [name, entry] of this.entries) {
+      if (present.has(name)) continue;
+      work.push(
+        enqueueModelOperation(entry, async () => {
+          // Removed from the repository: unload, and drop it from the index once it is gone.
+          await Promise.all([...entry.versions.values()].map((version) => version.unload()));
+          if (this.entries.get(name) === entry) this.entries.delete(name);
+        }),
+      );
+    }
+    await Promise.all(work);
+  }
+}

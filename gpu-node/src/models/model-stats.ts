@@ -1,0 +1,169 @@
+/**
+ * Statistics of one model version, kept as Triton's InferenceStatsAggregator keeps them, in two views:
+ * - `statistics()`: the statistics extension's shape (`ModelStatistics`, durations in ns);
+ * - `snapshot()`: `ModelStatsSnapshot`, the counters a Prometheus exporter turns into Triton's
+ *   `nv_inference_*` series (durations in µs, failures by reason, pending requests).
+ * Rules (Triton's): a request counts once in success or fail; success/queue/compute_* are per request,
+ * the compute_* of a request being those of the execution that carried it; inference_count adds the
+ * batch size of each execution and execution_count one per execution; batch_stats are per execution.
+ * Requests refused by validation before queueing are not counted, as in Triton.
+ */
+import type { ExecutionTiming } from '../backends/backend.js';
+import type { DurationStat, ModelStatistics } from '../core/node-core.js';
+
+/** The `reason` label of `nv_inference_request_failure`. */
+export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
+export const FAILURE_REASONS: readonly FailureReason[] = ['REJECTED', 'CANCELED', 'BACKEND', 'OTHER'];
+
+/**
+ * Read-only counters of one model version for metrics exporters. Every field only grows, except
+ * `pendingRequests` (a gauge). Durations are whole microseconds summed per request, as Triton adds them.
+ */
+export interface ModelStatsSnapshot {
+  readonly model: string;
+  readonly version: string;
+  /** nv_inference_request_success: requests that succeeded (a batched request counts once). */
+  readonly requestSuccess: number;
+  /** nv_inference_request_failure{reason}. */
+  readonly requestFailure: Readonly<Record<FailureReason, number>>;
+  /** nv_inference_count: batch elements executed. */
+  readonly inferenceCount: number;
+  /** nv_inference_exec_count: executions. */
+  readonly executionCount: number;
+  /** nv_inference_pending_request_count: accepted, not yet executing. */
+  readonly pendingRequests: number;
+  /** nv_inference_request_duration_us: end to end, successful requests. */
+  readonly requestDurationUs: number;
+  /** nv_inference_queue_duration_us */
+  readonly queueDurationUs: number;
+  /** nv_inference_compute_input_duration_us */
+  readonly computeInputDurationUs: number;
+  /** nv_inference_compute_infer_duration_us */
+  readonly computeInferDurationUs: number;
+  /** nv_inference_compute_output_duration_us */
+  readonly computeOutputDurationUs: number;
+  /** ms since the epoch of the last request answered; 0 when none. */
+  readonly lastInferenceMs: number;
+}
+
+interface MutableDuration {
+  count: number;
+  ns: number;
+}
+
+interface BatchStat {
+  computeInput: MutableDuration;
+  computeInfer: MutableDuration;
+  computeOutput: MutableDuration;
+}
+
+const duration = (): MutableDuration => ({ count: 0, ns: 0 });
+const frozen = (d: MutableDuration): DurationStat => ({ count: d.count, ns: d.ns });
+const add = (d: MutableDuration, ns: number): void => {
+  d.count += 1;
+  d.ns += ns;
+};
+const micros = (ns: number): number => Math.floor(ns / 1000);
+
+export class ModelStatsCollector {
+  private readonly success = duration();
+  private readonly fail = duration();
+  private readonly queue = duration();
+  private readonly computeInput = duration();
+  private readonly computeInfer = duration();
+  private readonly computeOutput = duration();
+  private readonly batches = new Map<number, BatchStat>();
+  private readonly failures: Record<FailureReason, number> = { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 };
+  private readonly micros = { request: 0, queue: 0, input: 0, infer: 0, output: 0 };
+  private inferenceCount = 0;
+  private executionCount = 0;
+  private lastInferenceMs = 0;
+
+  constructor(
+    readonly model: string,
+    readonly version: string,
+    private readonly pending: () => number = () => 0,
+  ) {}
+
+  recordSuccess(requestNs: number, queueNs: number, timing: ExecutionTiming): void {
+    add(this.success, requestNs);
+    add(this.queue, queueNs);
+    add(this.computeInput, timing.computeInputNs);
+    add(this.computeInfer, timing.computeInferNs);
+    add(this.computeOutput, timing.computeOutputNs);
+    this.micros.request += micros(requestNs);
+    this.micros.queue += micros(queueNs);
+    this.micros.input += micros(timing.computeInputNs);
+    this.micros.infer += micros(timing.computeInferNs);
+    this.micros.output += micros(timing.computeOutputNs);
+    this.lastInferenceMs = Date.now();
+  }
+
+  recordFailure(reason: FailureReason, requestNs: number): void {
+    add(this.fail, requestNs);
+    this.failures[reason] += 1;
+    this.lastInferenceMs = Date.now();
+  }
+
+  /** One execution (batch) finished on an instance. */
+  recordExecution(batchSize: number, timing: ExecutionTiming): void {
+    const size = Math.max(1, batchSize);
+    this.inferenceCount += size;
+    this.executionCount += 1;
+    let stat = this.batches.get(size);
+    if (!stat) {
+      stat = { computeInput: duration(), computeInfer: duration(), computeOutput: duration() };
+      this.batches.set(size, stat);
+    }
+    add(stat.computeInput, timing.computeInputNs);
+    add(stat.computeInfer, timing.computeInferNs);
+    add(stat.computeOutput, timing.computeOutputNs);
+  }
+
+  statistics(): ModelStatistics {
+    return {
+      name: this.model,
+      version: this.version,
+      last_inference: this.lastInferenceMs,
+      inference_count: this.inferenceCount,
+      execution_count: this.executionCount,
+      inference_stats: {
+        success: frozen(this.success),
+        fail: frozen(this.fail),
+        queue: frozen(this.queue),
+        compute_input: frozen(this.computeInput),
+        compute_infer: frozen(this.computeInfer),
+        compute_output: frozen(this.computeOutput),
+        // No response cache yet: both stay zero.
+        cache_hit: { count: 0, ns: 0 },
+        cache_miss: { count: 0, ns: 0 },
+      },
+      batch_stats: [...this.batches.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([size, stat]) => ({
+          batch_size: size,
+          compute_input: frozen(stat.computeInput),
+          compute_infer: frozen(stat.computeInfer),
+          compute_output: frozen(stat.computeOutput),
+        })),
+    };
+  }
+
+  snapshot(): ModelStatsSnapshot {
+    return {
+      model: this.model,
+      version: this.version,
+      requestSuccess: this.success.count,
+      requestFailure: { ...this.failures },
+      inferenceCount: this.inferenceCount,
+      executionCount: this.executionCount,
+      pendingRequests: this.pending(),
+      requestDurationUs: this.micros.request,
+      queueDurationUs: this.micros.queue,
+      computeInputDurationUs: this.micros.input,
+      computeInferDurationUs: this.micros.infer,
+      computeOutputDurationUs: this.micros.output,
+      lastInferenceMs: this.lastInferenceMs,
+    };
+  }
+}

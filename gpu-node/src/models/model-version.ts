@@ -1,0 +1,159 @@
+/**
+ * One loaded (or loading, or failed) version of one model: its lifecycle state, its instances, its
+ * scheduler and its statistics. A request resolved to a version keeps using that object, so unloading
+ * or replacing it never cuts off work already accepted (Triton's shared_ptr<Model> held by requests).
+ */
+import { TesseraError, toTesseraError } from '../../../shared/src/errors/index.js';
+import type { InferRequest, InferResponse } from '../../../shared/src/tensors/index.js';
+import type { Backend, BackendInstance, InstanceSpec, ModelSource } from '../backends/backend.js';
+import type { ModelState } from '../core/node-core.js';
+import { createScheduler } from '../scheduler/create-scheduler.js';
+import type { Scheduler } from '../scheduler/scheduler.js';
+import { ModelStatsCollector, type FailureReason } from './model-stats.js';
+import type { ValidatedRequest } from './request-validator.js';
+
+/** Triton's reason for a version that was unloaded on purpose; readiness ignores such versions. */
+export const UNLOADED_REASON = 'unloaded';
+
+export class ModelVersion {
+  private stateValue: ModelState = 'UNKNOWN';
+  private reasonValue = '';
+  private scheduler: Scheduler | undefined;
+  private instances: BackendInstance[] = [];
+  private loading: Promise<void> | undefined;
+  private unloading: Promise<void> | undefined;
+  readonly stats: ModelStatsCollector;
+
+  constructor(
+    readonly source: ModelSource,
+    private readonly backend: Backend,
+  ) {
+    this.stats = new ModelStatsCollector(source.name, String(source.version), () => this.scheduler?.queued() ?? 0);
+  }
+
+  get name(): string {
+    return this.source.name;
+  }
+  get version(): number {
+    return this.source.version;
+  }
+  get config() {
+    return this.source.config;
+  }
+  get state(): ModelState {
+    return this.stateValue;
+  }
+  get reason(): string {
+    return this.reasonValue;
+  }
+  get isReady(): boolean {
+    return this.stateValue === 'READY';
+  }
+  /** Unloaded on purpose (as opposed to failed): ignored by strict readiness. */
+  get isUnloaded(): boolean {
+    return this.stateValue === 'UNAVAILABLE' && this.reasonValue === UNLOADED_REASON;
+  }
+
+  /** LOADING → READY, or UNAVAILABLE with the failure as reason. Never throws. */
+  load(specs: readonly InstanceSpec[]): Promise<void> {
+    this.stateValue = 'LOADING';
+    this.loading ??= this.createInstances(specs);
+    return this.loading;
+  }
+
+  private async createInstances(specs: readonly InstanceSpec[]): Promise<void> {
+    const made = await Promise.allSettled(specs.map((spec) => this.backend.createInstance(this.source, spec)));
+    const instances = made.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failed = made.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    try {
+      if (failed) throw failed.reason;
+      if (specs.length === 0) throw TesseraError.invalidArg(`model '${this.name}' has no instances to serve it`);
+      this.scheduler = createScheduler(this.config, instances, {
+        executionFinished: (batchSize, timing) => this.stats.recordExecution(batchSize, timing),
+      });
+      this.instances = instances;
+      // An unload requested while loading wins: the version never becomes READY (unload() finishes it).
+      if (this.unloading) return;
+      this.stateValue = 'READY';
+      this.reasonValue = '';
+    } catch (error) {
+      await Promise.allSettled(instances.map((instance) => instance.close()));
+      this.scheduler = undefined;
+      this.stateValue = 'UNAVAILABLE';
+      this.reasonValue = toTesseraError(error).message;
+    }
+  }
+
+  /** Runs a validated request and keeps the statistics; the caller resolved this version as READY. */
+  async infer(request: InferRequest, validated: ValidatedRequest, signal?: AbortSignal): Promise<InferResponse> {
+    const start = process.hrtime.bigint();
+    const elapsed = () => Number(process.hrtime.bigint() - start);
+    const scheduler = this.scheduler;
+    if (!scheduler) {
+      throw TesseraError.unavailable(`Request for unknown model: '${this.name}' version ${this.version} is not at ready state`);
+    }
+    let scheduled;
+    try {
+      scheduled = await scheduler.enqueue({
+        execution: validated.execution,
+        batchSize: validated.batchSize,
+        id: request.id,
+        ...(signal === undefined ? {} : { signal }),
+      });
+    } catch (error) {
+      const failure = toTesseraError(error);
+      this.stats.recordFailure(failureReason(failure), elapsed());
+      throw failure;
+    }
+    if ('error' in scheduled.result) {
+      this.stats.recordFailure('BACKEND', elapsed());
+      throw scheduled.result.error;
+    }
+    this.stats.recordSuccess(elapsed(), scheduled.queueNs, scheduled.timing);
+    const wanted = validated.execution.requestedOutputs;
+    const outputs = wanted.length
+      ? scheduled.result.outputs.filter((output) => wanted.includes(output.name))
+      : scheduled.result.outputs;
+    return { id: request.id, modelName: this.name, modelVersion: String(this.version), outputs };
+  }
+
+  /** Requests waiting and executing, for load reports. */
+  workload(): { queued: number; inflight: number } {
+    return { queued: this.scheduler?.queued() ?? 0, inflight: this.scheduler?.inflight() ?? 0 };
+  }
+
+  /**
+   * UNLOADING now (new requests no longer resolve to it); accepted requests finish, then instances close
+   * and the state becomes UNAVAILABLE "unloaded". Idempotent; the promise settles when it is all done.
+   */
+  unload(): Promise<void> {
+    if (this.unloading) return this.unloading;
+    if (this.stateValue !== 'UNAVAILABLE') this.stateValue = 'UNLOADING';
+    this.unloading = (async () => {
+      await this.loading;
+      const wasFailed = this.stateValue === 'UNAVAILABLE';
+      await this.scheduler?.stop();
+      await Promise.allSettled(this.instances.map((instance) => instance.close()));
+      this.instances = [];
+      if (!wasFailed) {
+        this.stateValue = 'UNAVAILABLE';
+        this.reasonValue = UNLOADED_REASON;
+      }
+    })();
+    return this.unloading;
+  }
+}
+
+/** Scheduler refusals (stopped, queue full, queue timeout) are UNAVAILABLE: Triton's REJECTED. */
+function failureReason(error: TesseraError): FailureReason {
+  switch (error.code) {
+    case 'CANCELLED':
+      return 'CANCELED';
+    case 'UNAVAILABLE':
+      return 'REJECTED';
+    case 'INTERNAL':
+      return 'BACKEND';
+    default:
+      return 'OTHER';
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * Checks an inference request against the model config before it is queued, in the order and with the
+ * messages of Triton's InferenceRequest::Normalize / ValidateRequestInputs (core/src/infer_request.cc).
+ * Request-level messages carry Triton's `[request id: <id>] ` prefix; the two model-level lookups
+ * (unknown input / output) do not, as in Triton. On success it yields what the backend executes: inputs
+ * with their full shapes (batch dimension included, `reshape` applied) and the requested output names.
+ */
+import { TesseraError } from '../../../shared/src/errors/index.js';
+import { DataType, type ModelConfig, type ModelInput } from '../../../shared/src/gen/model_config_pb.js';
+import { configTypeToDatatype, datatypeByteSize } from '../../../shared/src/tensors/datatype.js';
+import { formatShape } from '../../../shared/src/tensors/shape.js';
+import type { Datatype, InferRequest, Tensor } from '../../../shared/src/tensors/index.js';
+import type { ExecutionRequest } from '../backends/backend.js';
+
+export interface ValidatedRequest {
+  readonly execution: ExecutionRequest;
+  /** Batch elements (1 when the model does not batch). */
+  readonly batchSize: number;
+}
+
+const IMPLICIT_BATCH_NOTE =
+  'NOTE: Setting a non-zero max_batch_size in the model config requires a batch dimension to be prepended ' +
+  'to each input shape. If you want to specify the full shape including the batch dim in your input dims ' +
+  'config, try setting max_batch_size to zero. See the model configuration docs for more info on max_batch_size.';
+
+/** Triton's LogRequest(): every request-level message starts with it. */
+export function requestPrefix(id: string): string {
+  return `[request id: ${id === '' ? '<id_unknown>' : id}] `;
+}
+
+export function configDatatype(dataType: DataType): Datatype | null {
+  return configTypeToDatatype(DataType[dataType] ?? '');
+}
+
+export function validateInferRequest(request: InferRequest, config: ModelConfig, modelName: string): ValidatedRequest {
+  const log = requestPrefix(request.id);
+  const invalid = (message: string) => TesseraError.invalidArg(log + message);
+  const inputConfigs = new Map(config.input.map((input) => [input.name, input]));
+  const outputNames = new Set(config.output.map((output) => output.name));
+
+  const seen = new Set<string>();
+  for (const input of request.inputs) {
+    if (seen.has(input.name)) throw invalid(`input '${input.name}' already exists in request`);
+    seen.add(input.name);
+  }
+
+  const requestedOutputs = (request.outputs ?? []).map((output) => output.name);
+  for (const name of requestedOutputs) {
+    if (!outputNames.has(name)) {
+      throw TesseraError.invalidArg(`unexpected inference output '${name}' for model '${modelName}'`);
+    }
+  }
+
+  checkInputCount(request, config, modelName, log);
+
+  const maxBatchSize = config.maxBatchSize;
+  const inputConfig = (name: string): ModelInput => {
+    const found = inputConfigs.get(name);
+    if (!found) throw TesseraError.invalidArg(`unexpected inference input '${name}' for model '${modelName}'`);
+    return found;
+  };
+
+  let batchSize = 0;
+  if (maxBatchSize > 0) {
+    for (const input of request.inputs) {
+      if (inputConfig(input.name).isShapeTensor) continue;
+      if (input.shape.length === 0) {
+        throw invalid(`input '${input.name}' has no shape but model requires batch dimension for '${modelName}'`);
+      }
+      const first = input.shape[0] as number;
+      if (batchSize === 0) batchSize = first;
+      else if (first !== batchSize) {
+        throw invalid(`input '${input.name}' batch size does not match other inputs for '${modelName}'`);
+      }
+    }
+  }
+  if (batchSize > maxBatchSize) {
+    throw invalid(`inference request batch-size must be <= ${maxBatchSize} for '${modelName}'`);
+  }
+
+  const inputs: Tensor[] = [];
+  for (const input of request.inputs) {
+    const cfg = inputConfig(input.name);
+    const expected = configDatatype(cfg.dataType);
+    if (input.datatype !== expected) {
+      throw invalid(
+        `inference input '${input.name}' data-type is '${input.datatype}', but model '${modelName}' expects '${expected ?? 'INVALID'}'`,
+      );
+    }
+    const batched = maxBatchSize > 0 && !cfg.isShapeTensor;
+    if (input.shape.some((dim) => dim < 0)) {
+      throw invalid(
+        `All input dimensions should be specified for input '${input.name}' for model '${modelName}', got ${formatShape(input.shape)}`,
+      );
+    }
+    const dims = batched ? input.shape.slice(1) : [...input.shape];
+    const configDims = cfg.dims.map(Number);
+    const matches = configDims.length === dims.length && configDims.every((d, i) => d === -1 || d === dims[i]);
+    if (!matches) {
+      const expectedDims = maxBatchSize > 0 ? [-1, ...configDims] : configDims;
+      throw invalid(
+        `unexpected shape for input '${input.name}' for model '${modelName}'. Expected ${formatShape(expectedDims)}, ` +
+          `got ${formatShape(input.shape)}. ${maxBatchSize > 0 ? IMPLICIT_BATCH_NOTE : ''}`,
+      );
+    }
+    const reshaped = cfg.reshape ? applyReshape(dims, configDims, cfg.reshape.shape.map(Number)) : dims;
+    const shape = batched ? [input.shape[0] as number, ...reshaped] : reshaped;
+    inputs.push(shape === input.shape ? input : { ...input, shape });
+  }
+
+  for (const input of inputs) checkByteSize(input, modelName, log);
+
+  return {
+    execution: { inputs, requestedOutputs, parameters: request.parameters },
+    batchSize: Math.max(1, batchSize),
+  };
+}
+
+function checkInputCount(request: InferRequest, config: ModelConfig, modelName: string, log: string): void {
+  const required = config.input.filter((input) => !input.optional);
+  const given = request.inputs.length;
+  if (given <= config.input.length && given >= required.length) return;
+  const names = new Set(request.inputs.map((input) => input.name));
+  const quoted = (list: readonly string[]) => `[${list.map((n) => `'${n}'`).join(',')}]`;
+  const missing = quoted(required.filter((input) => !names.has(input.name)).map((input) => input.name));
+  const got = quoted(request.inputs.map((input) => input.name));
+  const expected =
+    required.length === config.input.length
+      ? `expected ${config.input.length} inputs but got ${given} inputs`
+      : `expected number of inputs between ${required.length} and ${config.input.length} but got ${given} inputs`;
+  throw TesseraError.invalidArg(
+    `${log}${expected} for model '${modelName}'. Got input(s) ${got}, but missing required input(s) ${missing}. ` +
+      'Please provide all required input(s).',
+  );
+}
+
+/** Variable dimensions of `dims` fill the -1s of the reshape, in order (Triton's Normalize). */
+function applyReshape(dims: readonly number[], configDims: readonly number[], reshape: readonly number[]): number[] {
+  const variable = dims.filter((_, i) => configDims[i] === -1);
+  return reshape.map((d) => (d === -1 ? (variable.shift() ?? -1) : d));
+}
+
+function checkByteSize(input: Tensor, modelName: string, log: string): void {
+  let count = 1;
+  for (const dim of input.shape) count *= dim;
+  const elementSize = datatypeByteSize(input.datatype);
+  if (elementSize !== null) {
+    const expected = count * elementSize;
+    if (input.data.byteLength !== expected) {
+      throw TesseraError.invalidArg(
+        `${log}input byte size mismatch for input '${input.name}' for model '${modelName}'. Expected ${expected}, got ${input.data.byteLength}`,
+      );
+    }
+    return;
+  }
+  // BYTES: every element is a 4-byte little-endian length followed by that many bytes.
+  const data = input.data;
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  let offset = 0;
+  let elements = 0;
+  while (offset < data.byteLength) {
+    const left = data.byteLength - offset;
+    if (left < 4) {
+      throw TesseraError.invalidArg(
+        `${log}incomplete string length indicator for inference input '${input.name}' for model '${modelName}', ` +
+          `expecting 4 bytes but only ${left} bytes available. Please make sure the string length indicator is in one buffer.`,
+      );
+    }
+    const length = view.getUint32(offset, true);
+    offset += 4;
+    if (data.byteLength - offset < length) {
+      throw TesseraError.invalidArg(
+        `${log}incomplete string data for inference input '${input.name}' for model '${modelName}', ` +
+          `expecting string of length ${length} but only ${data.byteLength - offset} bytes available.`,
+      );
+    }
+    offset += length;
+    elements += 1;
+  }
+  if (elements !== count) {
+    throw TesseraError.invalidArg(
+      `${log}expected ${count} string elements for inference input '${input.name}' for model '${modelName}', got ${elements}`,
+    );
+  }
+}

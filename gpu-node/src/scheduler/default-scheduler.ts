@@ -1,0 +1,137 @@
+/**
+ * Triton's default scheduler (no scheduling_choice in the config): every request is its own payload,
+ * payloads wait in one FIFO queue with no timeout, size limit or priority, and the first idle instance
+ * pulls the next one (work pulling, not round-robin).
+ */
+import { TesseraError, toTesseraError } from '../../../shared/src/errors/index.js';
+import type { BackendInstance, ExecutionBatchResult } from '../backends/backend.js';
+import {
+  REQUEST_CANCELLED_MESSAGE,
+  SCHEDULER_STOPPED_MESSAGE,
+  type ExecutionObserver,
+  type ScheduledRequest,
+  type ScheduledResult,
+  type Scheduler,
+} from './scheduler.js';
+
+interface Entry {
+  readonly request: ScheduledRequest;
+  readonly enqueuedAt: bigint;
+  readonly resolve: (value: ScheduledResult) => void;
+  readonly reject: (error: TesseraError) => void;
+  settled: boolean;
+  onAbort?: () => void;
+}
+
+export class DefaultScheduler implements Scheduler {
+  private readonly waiting: Entry[] = [];
+  /** Idle instances in the order they became idle, so the longest-idle one takes the next request. */
+  private readonly idle: BackendInstance[];
+  private executing = 0;
+  private stopped = false;
+  private drainWaiters: (() => void)[] = [];
+
+  constructor(
+    instances: readonly BackendInstance[],
+    private readonly observer?: ExecutionObserver,
+  ) {
+    if (instances.length === 0) throw TesseraError.internal('the default scheduler needs at least one instance');
+    this.idle = [...instances];
+  }
+
+  enqueue(request: ScheduledRequest): Promise<ScheduledResult> {
+    if (this.stopped) return Promise.reject(TesseraError.unavailable(SCHEDULER_STOPPED_MESSAGE));
+    if (request.signal?.aborted) return Promise.reject(TesseraError.cancelled(REQUEST_CANCELLED_MESSAGE));
+    return new Promise<ScheduledResult>((resolve, reject) => {
+      const entry: Entry = { request, enqueuedAt: process.hrtime.bigint(), resolve, reject, settled: false };
+      if (request.signal) {
+        entry.onAbort = () => this.abort(entry);
+        request.signal.addEventListener('abort', entry.onAbort, { once: true });
+      }
+      this.waiting.push(entry);
+      this.dispatch();
+    });
+  }
+
+  inflight(): number {
+    return this.executing;
+  }
+
+  queued(): number {
+    return this.waiting.length;
+  }
+
+  stop(): Promise<void> {
+    this.stopped = true;
+    if (this.isDrained()) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  private dispatch(): void {
+    while (this.idle.length > 0 && this.waiting.length > 0) {
+      const entry = this.waiting.shift() as Entry;
+      const instance = this.idle.shift() as BackendInstance;
+      void this.execute(instance, entry);
+    }
+  }
+
+  private async execute(instance: BackendInstance, entry: Entry): Promise<void> {
+    this.executing += 1;
+    const queueNs = Number(process.hrtime.bigint() - entry.enqueuedAt);
+    let batch: ExecutionBatchResult | undefined;
+    let failure: TesseraError | undefined;
+    try {
+      batch = await instance.execute([entry.request.execution]);
+    } catch (error) {
+      failure = toTesseraError(error);
+    }
+    this.executing -= 1;
+    this.idle.push(instance);
+
+    if (batch) {
+      this.observer?.executionFinished(entry.request.batchSize, batch.timing);
+      const result = batch.results[0];
+      if (batch.results.length !== 1 || !result) {
+        failure = TesseraError.internal(
+          `backend returned ${batch.results.length} results for an execution of 1 request on '${instance.spec.name}'`,
+        );
+      } else {
+        this.settle(entry, () => entry.resolve({ result, queueNs, timing: batch.timing }));
+      }
+    }
+    if (failure) {
+      const error = failure;
+      this.settle(entry, () => entry.reject(error));
+    }
+    // A request aborted while executing was answered already; settle() drops its late result.
+    this.dispatch();
+    this.checkDrained();
+  }
+
+  private abort(entry: Entry): void {
+    const index = this.waiting.indexOf(entry);
+    // Still queued: it leaves the queue and never runs. Executing: the caller is answered now and the
+    // backend's result, when it comes, is dropped (Triton does not interrupt a running execution).
+    if (index >= 0) this.waiting.splice(index, 1);
+    this.settle(entry, () => entry.reject(TesseraError.cancelled(REQUEST_CANCELLED_MESSAGE)));
+    this.checkDrained();
+  }
+
+  private settle(entry: Entry, answer: () => void): void {
+    if (entry.settled) return;
+    entry.settled = true;
+    if (entry.onAbort) entry.request.signal?.removeEventListener('abort', entry.onAbort);
+    answer();
+  }
+
+  private isDrained(): boolean {
+    return this.waiting.length === 0 && this.executing === 0;
+  }
+
+  private checkDrained(): void {
+    if (!this.stopped || !this.isDrained()) return;
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}

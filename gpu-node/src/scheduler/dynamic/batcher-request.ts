@@ -1,0 +1,62 @@
+/**
+ * What the dynamic batcher needs to know about one inference request. The payload is opaque: the
+ * batcher only hands it to an instance, so the same batcher serves backend ExecutionRequests and test
+ * doubles alike.
+ */
+import type { Parameters, ParameterValue } from '../../../../shared/src/tensors/index.js';
+
+export interface InputShape {
+  readonly name: string;
+  /** Full shape, batch dimension included when the model batches. */
+  readonly shape: readonly number[];
+}
+
+export interface BatcherRequest<P> {
+  /** Client request id; used in error messages ("[request id: <id>] ..."). May be empty. */
+  readonly id: string;
+  readonly payload: P;
+  /** Leading (batch) dimension; 1 for a model with max_batch_size 0. */
+  readonly batchSize: number;
+  /** Only requests whose inputs agree (see `batchSignature`) share a batch. */
+  readonly inputs: readonly InputShape[];
+  /** The `priority` request parameter; 0 or absent = the default level. */
+  readonly priority?: number;
+  /** The `timeout` request parameter, in microseconds; 0 or absent = the policy's default. */
+  readonly timeoutUs?: number;
+  /** Aborting cancels the request: dropped from the queue, or its result discarded if already running. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A key that is equal for two requests exactly when Triton would let them share a batch: the same input
+ * set (optional inputs may be missing) and equal shapes beyond the batch dimension, except for inputs
+ * with `allow_ragged_batch`. Triton only compares when a variable dimension makes a difference possible;
+ * fixed dimensions always agree after validation, so comparing everything gives the same result.
+ */
+export function batchSignature(
+  inputs: readonly InputShape[],
+  raggedInputs: ReadonlySet<string>,
+  hasBatchDim: boolean,
+): string {
+  return inputs
+    .map((input) => {
+      const dims = hasBatchDim ? input.shape.slice(1) : input.shape;
+      return raggedInputs.has(input.name) ? `${input.name}:*` : `${input.name}:${dims.join(',')}`;
+    })
+    .sort()
+    .join(';');
+}
+
+function nonNegativeNumber(value: ParameterValue | undefined): number {
+  if (value === undefined || typeof value === 'boolean') return 0;
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+/**
+ * The schedule-policy extension's parameters (`priority`, `timeout` in µs) read leniently: the protocol
+ * frontends reject malformed values (e.g. negative gRPC int64) before a request gets here.
+ */
+export function schedulingParameters(parameters: Parameters): { priority: number; timeoutUs: number } {
+  return { priority: nonNegativeNumber(parameters['priority']), timeoutUs: nonNegativeNumber(parameters['timeout']) };
+}

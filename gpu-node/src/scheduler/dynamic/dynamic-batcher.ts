@@ -1,0 +1,345 @@
+/**
+ * Triton's dynamic batcher (reference 4.3): requests wait in a priority queue; whenever an instance is
+ * idle, a batch is formed from the head of the queue (batch-former.ts) and started on that instance.
+ *
+ * Instances pull work: nothing is formed while every instance is busy, so requests pile up and the next
+ * batch is as large as the queue allows — Triton's "a batch keeps growing until an instance starts it".
+ * A batch is committed only at the instant it starts executing, so there is no formed-but-waiting batch
+ * that could have grown, and Triton's prefetch (which only adds such waiting batches) is not needed.
+ *
+ * Work is evaluated on the event loop: arrivals in one turn are coalesced (one evaluation per turn), a
+ * single timer wakes the batcher for the queue delay or the nearest request deadline, and finishing a
+ * batch re-evaluates at once. With a FakeClock every decision is deterministic.
+ */
+import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
+import type { ExecutionTiming } from '../../backends/backend.js';
+import { formBatch, formerSettings } from './batch-former.js';
+import type { FormerSettings } from './batch-former.js';
+import type { DynamicBatcherOptions } from './batcher-options.js';
+import { notify } from './batcher-observer.js';
+import type { BatcherObserver, BatchInfo } from './batcher-observer.js';
+import { batchSignature } from './batcher-request.js';
+import type { BatcherRequest } from './batcher-request.js';
+import { realClock } from './clock.js';
+import type { CancelTimer, Clock } from './clock.js';
+import type { InstanceGate, InstanceGateFactory } from './instance-gate.js';
+import { OrderedRelease } from './ordered-release.js';
+import { PriorityQueue } from './priority-queue.js';
+import type { QueueEntry } from './priority-queue.js';
+
+/** One model instance as the batcher uses it; a BackendInstance satisfies this directly. */
+export interface BatchExecutor<P, R> {
+  /** Runs a batch; one result per request, in the order given. */
+  execute(requests: readonly P[]): Promise<{ readonly results: readonly R[]; readonly timing?: ExecutionTiming }>;
+}
+
+export interface DynamicBatcherDeps<P, R> {
+  readonly options: DynamicBatcherOptions;
+  readonly instances: readonly BatchExecutor<P, R>[];
+  readonly clock?: Clock;
+  readonly observer?: BatcherObserver;
+  /** Rate limiting (execution_count); absent = off. */
+  readonly gate?: InstanceGateFactory;
+}
+
+export const STOPPING_MESSAGE =
+  'Server is stopping, scheduler for model has stopped accepting new inference requests';
+export const TIMEOUT_MESSAGE = 'Request timeout expired';
+export const CANCELLED_MESSAGE = 'Request was cancelled';
+
+type EntryState = 'queued' | 'running' | 'done';
+
+type BatchOutcome<R> =
+  | { readonly results: readonly R[]; readonly timing?: ExecutionTiming }
+  | { readonly error: TesseraError };
+
+interface Entry<P, R> extends QueueEntry {
+  readonly payload: P;
+  state: EntryState;
+  ticket: number;
+  readonly resolve: (result: R) => void;
+  readonly reject: (error: TesseraError) => void;
+  /** Stops listening to the request's AbortSignal. */
+  detach: () => void;
+}
+
+interface RunningBatch<P, R> extends BatchInfo {
+  readonly entries: readonly Entry<P, R>[];
+  readonly startUs: number;
+  readonly release: () => void;
+}
+
+export class DynamicBatcher<P, R> {
+  private readonly options: DynamicBatcherOptions;
+  private readonly settings: FormerSettings;
+  private readonly clock: Clock;
+  private readonly observer: BatcherObserver | undefined;
+  private readonly instances: readonly BatchExecutor<P, R>[];
+  private readonly busy: boolean[];
+  private readonly gate: InstanceGate | undefined;
+  private readonly queue: PriorityQueue<Entry<P, R>>;
+  private readonly ordered = new OrderedRelease();
+  private running = 0;
+  private stopping = false;
+  private pumpScheduled = false;
+  private pumping = false;
+  private pumpAgain = false;
+  private timer: { readonly atUs: number; readonly cancel: CancelTimer } | undefined;
+  private drained: (() => void)[] = [];
+
+  constructor(deps: DynamicBatcherDeps<P, R>) {
+    if (deps.instances.length === 0) throw TesseraError.internal('dynamic batcher needs at least one instance');
+    this.options = deps.options;
+    this.settings = formerSettings(deps.options);
+    this.clock = deps.clock ?? realClock;
+    this.observer = deps.observer;
+    this.instances = deps.instances;
+    this.busy = deps.instances.map(() => false);
+    this.queue = new PriorityQueue(deps.options);
+    this.gate = deps.gate?.(() => this.pump());
+  }
+
+  /** Requests waiting in the queue (delayed ones included). */
+  queued(): number {
+    return this.queue.size;
+  }
+
+  /** Requests in batches that are executing. */
+  inflight(): number {
+    return this.running;
+  }
+
+  /**
+   * Queues a request. Rejects with UNAVAILABLE at once when its priority level is full or the batcher
+   * is stopping; later with UNAVAILABLE "Request timeout expired" (REJECT policy) or CANCELLED.
+   */
+  enqueue(request: BatcherRequest<P>): Promise<R> {
+    if (this.stopping) return Promise.reject(TesseraError.unavailable(STOPPING_MESSAGE));
+    const now = this.clock.now();
+    let admission;
+    try {
+      admission = this.queue.admit(request.id, request.priority, request.timeoutUs, now);
+    } catch (err) {
+      return Promise.reject(toTesseraError(err));
+    }
+    return new Promise<R>((resolve, reject) => {
+      const entry: Entry<P, R> = {
+        id: request.id,
+        payload: request.payload,
+        batchSize: Math.max(1, request.batchSize),
+        signature: batchSignature(request.inputs, this.options.raggedInputs, this.options.maxBatchSize > 0),
+        enqueuedUs: now,
+        level: admission.level,
+        deadlineUs: admission.deadlineUs,
+        state: 'queued',
+        ticket: -1,
+        resolve,
+        reject,
+        detach: () => {},
+      };
+      this.queue.push(entry);
+      notify(this.observer, 'requestQueued', { id: entry.id, level: entry.level });
+      const signal = request.signal;
+      if (signal !== undefined) {
+        if (signal.aborted) {
+          this.cancel(entry);
+          return;
+        }
+        const onAbort = (): void => this.cancel(entry);
+        signal.addEventListener('abort', onAbort, { once: true });
+        entry.detach = () => signal.removeEventListener('abort', onAbort);
+      }
+      this.schedulePump();
+    });
+  }
+
+  /**
+   * Stops accepting requests. Requests already queued still run (as in Triton, where a stopping model
+   * finishes its in-flight work); resolves once the queue is empty and no batch is executing.
+   */
+  stop(): Promise<void> {
+    this.stopping = true;
+    if (this.isDrained()) return Promise.resolve();
+    return new Promise((resolve) => this.drained.push(resolve));
+  }
+
+  private isDrained(): boolean {
+    return this.queue.size === 0 && this.running === 0;
+  }
+
+  private checkDrained(): void {
+    if (!this.stopping || !this.isDrained()) return;
+    const waiters = this.drained;
+    this.drained = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** A queued request leaves without running; a running one has its result dropped. */
+  private cancel(entry: Entry<P, R>): void {
+    if (entry.state === 'queued') {
+      this.queue.remove(entry);
+      notify(this.observer, 'requestLeftQueue', {
+        id: entry.id,
+        reason: 'cancelled',
+        queueUs: this.clock.now() - entry.enqueuedUs,
+      });
+      this.settle(entry, () => entry.reject(TesseraError.cancelled(CANCELLED_MESSAGE)));
+      // The oldest pending request may be gone: the queue-delay wake-up can change.
+      this.schedulePump();
+      this.checkDrained();
+    } else if (entry.state === 'running') {
+      notify(this.observer, 'requestCancelledRunning', { id: entry.id });
+      // Rejected now; under preserve_ordering its slot is released so later responses are not held.
+      if (this.options.preserveOrdering) this.ordered.release(entry.ticket, () => {});
+      this.settle(entry, () => entry.reject(TesseraError.cancelled(CANCELLED_MESSAGE)));
+    }
+  }
+
+  private settle(entry: Entry<P, R>, fn: () => void): void {
+    entry.state = 'done';
+    entry.detach();
+    fn();
+  }
+
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    queueMicrotask(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Expires timed-out requests, starts every batch that can start now, and re-arms the wake-up timer. */
+  private pump(): void {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    try {
+      do {
+        this.pumpAgain = false;
+        this.pumpOnce();
+      } while (this.pumpAgain);
+    } finally {
+      this.pumping = false;
+    }
+    this.checkDrained();
+  }
+
+  private pumpOnce(): void {
+    const now = this.clock.now();
+    for (const entry of this.queue.expire(now)) {
+      notify(this.observer, 'requestLeftQueue', { id: entry.id, reason: 'rejected', queueUs: now - entry.enqueuedUs });
+      this.settle(entry, () => entry.reject(TesseraError.unavailable(TIMEOUT_MESSAGE)));
+    }
+    let waitUntil: number | undefined;
+    let staged = false;
+    for (;;) {
+      const idle = this.idleInstances();
+      if (idle.length === 0 || this.queue.size === 0) break;
+      const decision = formBatch(this.queue, now, this.settings);
+      if (decision.kind === 'none') break;
+      if (decision.kind === 'wait') {
+        waitUntil = decision.untilUs;
+        break;
+      }
+      const grant = this.gate === undefined ? { instance: idle[0] ?? 0, release: () => {} } : this.gate.tryAcquire(idle);
+      if (grant === undefined) {
+        staged = true;
+        break;
+      }
+      this.start(grant.instance, this.queue.take(decision.count), now, grant.release);
+    }
+    if (!staged) this.gate?.withdraw();
+    this.arm(now, waitUntil);
+  }
+
+  private idleInstances(): number[] {
+    const idle: number[] = [];
+    this.busy.forEach((b, i) => {
+      if (!b) idle.push(i);
+    });
+    return idle;
+  }
+
+  /** One timer for the earlier of the queue-delay expiry and the nearest request deadline. */
+  private arm(now: number, waitUntil: number | undefined): void {
+    const deadline = this.queue.nextDeadline();
+    const at = Math.min(waitUntil ?? Infinity, deadline ?? Infinity);
+    if (this.timer !== undefined && this.timer.atUs === at) return;
+    this.timer?.cancel();
+    this.timer = undefined;
+    if (at === Infinity) return;
+    const cancel = this.clock.setTimer(
+      () => {
+        this.timer = undefined;
+        this.pump();
+      },
+      Math.max(0, at - now),
+    );
+    this.timer = { atUs: at, cancel };
+  }
+
+  private start(instance: number, entries: Entry<P, R>[], now: number, release: () => void): void {
+    this.busy[instance] = true;
+    this.running += entries.length;
+    for (const entry of entries) {
+      entry.state = 'running';
+      if (this.options.preserveOrdering) entry.ticket = this.ordered.ticket();
+      notify(this.observer, 'requestLeftQueue', { id: entry.id, reason: 'scheduled', queueUs: now - entry.enqueuedUs });
+    }
+    const batch: RunningBatch<P, R> = {
+      instance,
+      requests: entries.length,
+      batchSize: entries.reduce((sum, e) => sum + e.batchSize, 0),
+      entries,
+      startUs: now,
+      release,
+    };
+    notify(this.observer, 'batchStarted', { instance, requests: batch.requests, batchSize: batch.batchSize });
+    let execution: ReturnType<BatchExecutor<P, R>['execute']>;
+    try {
+      execution = this.instances[instance]!.execute(entries.map((e) => e.payload));
+    } catch (err) {
+      execution = Promise.reject(err);
+    }
+    execution.then(
+      (out) =>
+        this.finish(
+          batch,
+          out.results.length === entries.length
+            ? out
+            : { error: TesseraError.internal(`instance returned ${out.results.length} results for ${entries.length} requests`) },
+        ),
+      (err: unknown) => this.finish(batch, { error: toTesseraError(err) }),
+    );
+  }
+
+  private finish(batch: RunningBatch<P, R>, outcome: BatchOutcome<R>): void {
+    batch.release();
+    this.busy[batch.instance] = false;
+    this.running -= batch.entries.length;
+    const { instance, requests, batchSize } = batch;
+    notify(this.observer, 'batchFinished', {
+      instance,
+      requests,
+      batchSize,
+      durationUs: this.clock.now() - batch.startUs,
+      ...('error' in outcome ? { error: outcome.error } : outcome.timing !== undefined ? { timing: outcome.timing } : {}),
+    });
+    batch.entries.forEach((entry, i) => {
+      if (entry.state !== 'running') return; // cancelled while running: already answered
+      const respond =
+        'error' in outcome ? () => entry.reject(outcome.error) : () => entry.resolve(outcome.results[i] as R);
+      if (this.options.preserveOrdering) {
+        const ticket = entry.ticket;
+        this.settle(entry, () => this.ordered.release(ticket, respond));
+      } else {
+        this.settle(entry, respond);
+      }
+    });
+    this.pump();
+  }
+}

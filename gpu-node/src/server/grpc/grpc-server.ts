@@ -1,0 +1,81 @@
+/**
+ * The node's gRPC endpoint (Triton's port 8001): GRPCInferenceService plus grpc.health.v1.Health,
+ * both served from definitions built off the protobuf-es schemas (no proto-loader).
+ */
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import type { ChannelOptions } from '@grpc/grpc-js';
+import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb.js';
+import { Health } from '../../../../shared/src/gen/health_pb.js';
+import { serverServiceDefinition } from '../../../../shared/src/grpc/index.js';
+import type { NodeCore } from '../../core/index.js';
+import { healthServiceImplementation } from './health-service.js';
+import { inferenceServiceImplementation } from './inference-service.js';
+
+export const DEFAULT_GRPC_PORT = 8001;
+/**
+ * 64 MiB both ways: the same bound as Triton's `--http-max-input-size` default, so a request the HTTP
+ * endpoint accepts is accepted here too. grpc-js's own default (4 MiB in) is too small for image batches.
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+export interface GrpcServerOptions {
+  /** Largest request and response message, in bytes (default 64 MiB). */
+  readonly maxMessageBytes?: number;
+  /** ModelStreamInfer requests of one stream executing at once before the stream stops reading (default 64). */
+  readonly maxInflightPerStream?: number;
+  /**
+   * Server keepalive pings. Defaults are gRPC's and Triton's: a ping after 2 h idle, 20 s to answer.
+   * Short intervals here would make idle clients' connections churn behind NATs for no benefit.
+   */
+  readonly keepaliveTimeMs?: number;
+  readonly keepaliveTimeoutMs?: number;
+  /** Extra grpc-js server options, applied last. */
+  readonly channelOptions?: ChannelOptions;
+}
+
+export interface GrpcServer {
+  /** Binds and starts serving; port 0 picks a free port, which the result reports. */
+  listen(port?: number, host?: string): Promise<{ port: number }>;
+  /** Stops accepting calls, lets running ones finish for up to `graceMs`, then cancels the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+function bindAddress(host: string, port: number): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}): GrpcServer {
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const server = new Server({
+    'grpc.max_receive_message_length': maxMessageBytes,
+    'grpc.max_send_message_length': maxMessageBytes,
+    'grpc.keepalive_time_ms': options.keepaliveTimeMs ?? 7_200_000,
+    'grpc.keepalive_timeout_ms': options.keepaliveTimeoutMs ?? 20_000,
+    ...options.channelOptions,
+  });
+  server.addService(
+    serverServiceDefinition(GRPCInferenceService),
+    inferenceServiceImplementation(core, { maxInflightPerStream: options.maxInflightPerStream ?? 64 }),
+  );
+  server.addService(serverServiceDefinition(Health), healthServiceImplementation(core));
+
+  return {
+    listen(port = DEFAULT_GRPC_PORT, host = '0.0.0.0') {
+      return new Promise((resolve, reject) => {
+        server.bindAsync(bindAddress(host, port), ServerCredentials.createInsecure(), (err, boundPort) => {
+          if (err) reject(err);
+          else resolve({ port: boundPort });
+        });
+      });
+    },
+    close(graceMs = 5_000) {
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => server.forceShutdown(), graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * ModelInfer and ModelStreamInfer: wire conversion around `core.infer`, cancellation, trailing load
+ * metadata, and in-band stream errors.
+ */
+import { create } from '@bufbuild/protobuf';
+import { Metadata } from '@grpc/grpc-js';
+import type { ServerDuplexStream, handleBidiStreamingCall, handleUnaryCall } from '@grpc/grpc-js';
+import { toTesseraError } from '../../../../shared/src/errors/index.js';
+import {
+  ModelInferResponseSchema,
+  ModelStreamInferResponseSchema,
+} from '../../../../shared/src/gen/grpc_service_pb.js';
+import type {
+  ModelInferRequest,
+  ModelInferResponse,
+  ModelStreamInferResponse,
+} from '../../../../shared/src/gen/grpc_service_pb.js';
+import { MalformedMessage, inferRequestFromProto, inferResponseToProto } from '../../../../shared/src/grpc/index.js';
+import type { Incoming } from '../../../../shared/src/grpc/index.js';
+import type { NodeCore } from '../../core/index.js';
+import { callSignal, toServiceError } from './call-status.js';
+import { unary } from './unary.js';
+
+/** Trailing metadata keys a gateway routes on (the model's load right after this request). */
+export const QUEUE_DEPTH_KEY = 'tessera-queue-depth';
+export const INFLIGHT_KEY = 'tessera-inflight';
+/** Triton's opt-in for ending a stream with a real status on the first error (section 2.4). */
+export const STREAM_ERROR_HEADER = 'triton_grpc_error';
+
+export function loadTrailer(core: NodeCore, modelName: string): Metadata {
+  const md = new Metadata();
+  let load = { queued: 0, inflight: 0 };
+  try {
+    load = core.modelLoad(modelName);
+  } catch {
+    // Unknown or unloaded model: it carries no load, and the answer's status already says why.
+  }
+  md.set(QUEUE_DEPTH_KEY, String(load.queued));
+  md.set(INFLIGHT_KEY, String(load.inflight));
+  return md;
+}
+
+export function modelInferHandler(core: NodeCore): handleUnaryCall<Incoming<ModelInferRequest>, ModelInferResponse> {
+  return unary<ModelInferRequest, ModelInferResponse>(
+    async (msg, call) => {
+      const request = inferRequestFromProto(msg);
+      const { signal, dispose } = callSignal(call);
+      try {
+        return inferResponseToProto(await core.infer(request, { signal }));
+      } finally {
+        dispose();
+      }
+    },
+    { trailer: (msg) => loadTrailer(core, msg?.modelName ?? '') },
+  );
+}
+
+export interface StreamOptions {
+  /** Requests of one stream running at once; past it the stream stops reading (gRPC flow control). */
+  readonly maxInflightPerStream: number;
+}
+
+/** Marks an error that must end the stream with a status instead of travelling in-band. */
+class StreamFailure {
+  constructor(readonly error: unknown) {}
+}
+
+type Stream = ServerDuplexStream<Incoming<ModelInferRequest>, ModelStreamInferResponse>;
+
+function errorResponse(err: unknown, msg: ModelInferRequest | undefined): ModelStreamInferResponse {
+  return create(ModelStreamInferResponseSchema, {
+    errorMessage: toTesseraError(err).message,
+    // Triton echoes the request's identity so a client can tell which of its requests failed.
+    inferResponse: create(ModelInferResponseSchema, {
+      id: msg?.id ?? '',
+      modelName: msg?.modelName ?? '',
+      modelVersion: msg?.modelVersion ?? '',
+    }),
+  });
+}
+
+/**
+ * Requests on one stream run concurrently (so the dynamic batcher can combine them) but their answers
+ * are written in arrival order. An error is written in-band and the stream goes on, unless the client
+ * opened it with `triton_grpc_error: true`, in which case the first error ends it with a real status.
+ */
+export function modelStreamInferHandler(
+  core: NodeCore,
+  options: StreamOptions,
+): handleBidiStreamingCall<Incoming<ModelInferRequest>, ModelStreamInferResponse> {
+  return (call: Stream) => {
+    const { signal, dispose } = callSignal(call);
+    const statusOnError = call.metadata.get(STREAM_ERROR_HEADER).some((v) => String(v).toLowerCase() === 'true');
+    let tail: Promise<void> = Promise.resolve();
+    let inflight = 0;
+    let inputEnded = false;
+    let closed = false;
+
+    const finish = (err?: unknown): void => {
+      if (closed) return;
+      closed = true;
+      dispose();
+      if (err === undefined) call.end();
+      else call.emit('error', toServiceError(err));
+    };
+
+    const settle = (): void => {
+      inflight--;
+      if (inflight < options.maxInflightPerStream && call.isPaused()) call.resume();
+      if (inputEnded && inflight === 0) finish();
+    };
+
+    const run = async (incoming: Incoming<ModelInferRequest>): Promise<ModelStreamInferResponse | StreamFailure> => {
+      const msg = incoming instanceof MalformedMessage ? undefined : incoming;
+      try {
+        if (incoming instanceof MalformedMessage) throw incoming.error;
+        const request = inferRequestFromProto(incoming);
+        const response = await core.infer(request, { signal });
+        return create(ModelStreamInferResponseSchema, { inferResponse: inferResponseToProto(response) });
+      } catch (err) {
+        return statusOnError ? new StreamFailure(err) : errorResponse(err, msg);
+      }
+    };
+
+    call.on('data', (incoming: Incoming<ModelInferRequest>) => {
+      if (closed) return;
+      inflight++;
+      if (inflight >= options.maxInflightPerStream) call.pause();
+      const result = run(incoming);
+      // Chaining on `tail` keeps answers in request order however the inferences finish.
+      tail = tail.then(async () => {
+        const answer = await result;
+        if (!closed) {
+          if (answer instanceof StreamFailure) finish(answer.error);
+          else call.write(answer);
+        }
+        settle();
+      });
+    });
+    call.on('end', () => {
+      inputEnded = true;
+      if (inflight === 0) finish();
+    });
+    call.on('cancelled', () => {
+      closed = true;
+      dispose();
+    });
+    call.on('error', () => {
+      // A write to a torn-down stream; the 'cancelled' path above already stopped the work.
+    });
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The node's HTTP server (tritonserver's port 8000). Hono routes the requests; @hono/node-server adapts
+ * them to node:http and aborts each Request's `signal` when its client disconnects before the answer
+ * is written, which is what lets an abandoned inference be dropped (the signal goes to `core.infer`).
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createAdaptorServer } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { createLogger } from '../../../../shared/src/logging/index.js';
+import type { NodeCore } from '../../core/index.js';
+import { buildApp } from './routes.js';
+import { DEFAULT_LOG_SETTINGS, resolveLimits, type HttpServerOptions } from './server-options.js';
+import { LogSettingsStore } from './settings-routes.js';
+
+export interface HttpServer {
+  /** The Hono app; `app.fetch(request)` serves a request without a socket (tests, embedding). */
+  readonly app: Hono;
+  /** Starts listening; port 0 picks a free port, reported back. */
+  listen(port: number, host?: string): Promise<{ port: number; host: string }>;
+  /**
+   * Stops accepting connections and waits for in-flight requests; connections still open after
+   * `graceMs` (default 5 s) are cut, so shutdown never hangs on a stuck client.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+export function createHttpServer(core: NodeCore, options: HttpServerOptions = {}): HttpServer {
+  const limits = resolveLimits(options);
+  const logger = options.logger ?? createLogger({ fields: { component: 'http' } });
+  const logSettings = new LogSettingsStore(
+    { ...DEFAULT_LOG_SETTINGS, ...options.logSettings },
+    options.onLogSettingsChange,
+  );
+  const app = buildApp({ core, limits, logger, logSettings });
+  let server: Server | undefined;
+
+  return {
+    app,
+    listen(port, host = '0.0.0.0') {
+      if (server !== undefined) return Promise.reject(new Error('the HTTP server is already listening'));
+      const created = createAdaptorServer({ fetch: app.fetch }) as Server;
+      server = created;
+      return new Promise((resolve, reject) => {
+        created.once('error', reject);
+        created.listen(port, host, () => {
+          created.off('error', reject);
+          const address = created.address() as AddressInfo;
+          resolve({ port: address.port, host: address.address });
+        });
+      });
+    },
+    close({ graceMs = 5000 } = {}) {
+      const current = server;
+      server = undefined;
+      if (current === undefined) return Promise.resolve();
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => current.closeAllConnections(), graceMs);
+        timer.unref();
+        current.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        current.closeIdleConnections();
+      });
+    },
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Building HTTP answers: JSON bodies, Triton's empty health bodies, and the mapping of anything thrown
+ * to a status. TesseraErrors go through `httpStatusOf` / `errorBody` (shared/src/errors, the one place
+ * for that mapping); anything else is a bug of ours, so it is logged with its stack and becomes a 500.
+ */
+import type { Logger } from '../../../../shared/src/logging/index.js';
+import { SUPPORTED_REQUEST_ENCODINGS, UNSUPPORTED_COMPRESSION } from './body-reader.js';
+import { errorBody, httpStatusOf, isTesseraError, TesseraError } from '../../../../shared/src/errors/index.js';
+
+/** The slice of the shared Logger the server uses, so tests can pass a recorder. */
+export type HttpLogger = Pick<Logger, 'error' | 'warn'>;
+
+const JSON_TYPE = 'application/json';
+
+export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': JSON_TYPE, ...headers } });
+}
+
+/** Health and readiness answers: Triton sends 200 or 400 with no body at all. */
+export function emptyResponse(status: number, headers: Record<string, string> = {}): Response {
+  return new Response(null, { status, headers });
+}
+
+/** Triton's `{"error": "..."}` body with the status its code maps to. */
+export function tesseraErrorResponse(error: TesseraError, headers: Record<string, string> = {}): Response {
+  const extra: Record<string, string> = { ...headers };
+  // A 501 for an unknown Content-Encoding tells the client what would have worked (Triton does this too).
+  if (error.code === 'UNSUPPORTED' && error.message === UNSUPPORTED_COMPRESSION) {
+    extra['Accept-Encoding'] = SUPPORTED_REQUEST_ENCODINGS;
+  }
+  return jsonResponse(errorBody(error), httpStatusOf(error.code), extra);
+}
+
+/**
+ * The catch-all for a route. `request` is used only for the log line, so a 500 can be traced back to
+ * the call that triggered it.
+ */
+export function errorResponse(error: unknown, logger: HttpLogger, request?: Request): Response {
+  if (isTesseraError(error)) {
+    if (error.code === 'INTERNAL') {
+      logger.error('internal error while serving an HTTP request', logDetails(error, request));
+    }
+    return tesseraErrorResponse(error);
+  }
+  logger.error('unexpected exception while serving an HTTP request', logDetails(error, request));
+  const message = error instanceof Error ? error.message : String(error);
+  return tesseraErrorResponse(TesseraError.internal(message || 'internal error'));
+}
+
+function logDetails(error: unknown, request: Request | undefined): Record<string, unknown> {
+  const details: Record<string, unknown> = {
+    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+  };
+  if (request !== undefined) {
+    details['method'] = request.method;
+    details['url'] = request.url;
+  }
+  return details;
+}
+
+export const NOT_FOUND_BODY = { error: 'Not Found' } as const;
+export const METHOD_NOT_ALLOWED_BODY = { error: 'Method Not Allowed' } as const;

@@ -1,0 +1,153 @@
+/**
+ * The route table of the node's HTTP endpoint (port 8000): KServe v2 plus Triton's extensions.
+ *
+ * What we answer, route by route (Triton's status codes unless noted):
+ * - GET  /v2/health/live, /v2/health/ready        200 or 400, empty body (503 + error while exiting)
+ * - GET  /v2                                       server metadata
+ * - GET  /v2/models/{m}[/versions/{v}]            model metadata
+ * - GET  /v2/models/{m}[/versions/{v}]/ready      200 or 400, empty body; unknown model → 404
+ * - GET  /v2/models/{m}[/versions/{v}]/config     normalized ModelConfig as Triton JSON
+ * - POST /v2/models/{m}[/versions/{v}]/infer      JSON, binary, mixed, raw (Inference-Header-Content-Length: 0)
+ * - POST /v2/models/{m}[/versions/{v}]/generate[_stream]   501: Tessera does not implement the
+ *        provisional generate extension (decoupled/LLM models are served through gRPC streaming).
+ * - GET  /v2/models/stats, /v2/models/{m}[/versions/{v}]/stats   {"model_stats":[...]}
+ * - POST /v2/repository/index                      [{name, version?, state?, reason?}]
+ * - POST /v2/repository/models/{m}/load|unload     200, empty body
+ * - POST /v2/repository/{repo}/...                 501 "'repository_name' specification is not supported"
+ * - GET  /v2/trace/setting, /v2/models/{m}/trace/setting   tracing is OFF; POST → 501 (settings-routes.ts)
+ * - GET/POST /v2/logging                           real settings (settings-routes.ts)
+ * - /v2/{system,cuda}sharedmemory/...              status [] (named region 404), register 501,
+ *                                                  unregister 200 (shared-memory-routes.ts)
+ * - a known path with another method → 405 {"error":"Method Not Allowed"}; anything else → 404
+ *   {"error":"Not Found"}. A version segment is digits only (anything else is an unknown path → 404).
+ * - request bodies may be gzip/deflate; another Content-Encoding → 501 "Unsupported compression type"
+ *   plus `Accept-Encoding: gzip, deflate`.
+ */
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { modelConfigToTritonJson } from '../../../../shared/src/model-config/index.js';
+import type { NodeCore } from '../../core/index.js';
+import { handleInfer } from './infer-route.js';
+import { handleLoad, handleRepositoryIndex, handleUnload } from './repository-routes.js';
+import {
+  emptyResponse,
+  errorResponse,
+  jsonResponse,
+  METHOD_NOT_ALLOWED_BODY,
+  NOT_FOUND_BODY,
+  type HttpLogger,
+} from './responses.js';
+import type { HttpLimits } from './server-options.js';
+import { handleGetTrace, handlePostLogging, handlePostTrace, type LogSettingsStore } from './settings-routes.js';
+import {
+  handleSharedMemoryRegister,
+  handleSharedMemoryStatus,
+  handleSharedMemoryUnregister,
+  type SharedMemoryKind,
+} from './shared-memory-routes.js';
+
+export interface RoutesContext {
+  readonly core: NodeCore;
+  readonly limits: HttpLimits;
+  readonly logger: HttpLogger;
+  readonly logSettings: LogSettingsStore;
+}
+
+type Handler = (c: Context) => Response | Promise<Response>;
+type Methods = Partial<Record<'GET' | 'POST', Handler>>;
+
+const MODEL = '/v2/models/:model';
+const VERSIONED = '/v2/models/:model/versions/:version{[0-9]+}';
+
+export function buildApp(context: RoutesContext): Hono {
+  const { core } = context;
+  const app = new Hono();
+  const route = (path: string, methods: Methods): void => {
+    for (const [method, handler] of Object.entries(methods)) app.on(method, path, handler);
+    // Registered after the real handlers, so it only answers the methods they do not take.
+    app.all(path, () => jsonResponse(METHOD_NOT_ALLOWED_BODY, 405));
+  };
+  // Both spellings of every model route: without a version (latest ready) and with one.
+  const modelRoute = (suffix: string, methods: Methods): void => {
+    route(`${MODEL}${suffix}`, methods);
+    route(`${VERSIONED}${suffix}`, methods);
+  };
+
+  route('/v2/health/live', { GET: () => emptyResponse(core.isLive() ? 200 : 400) });
+  route('/v2/health/ready', { GET: () => emptyResponse(core.isReady() ? 200 : 400) });
+  route('/v2', { GET: () => jsonResponse(core.serverMetadata()) });
+
+  // Before `/v2/models/:model`, so "stats" is not taken for a model name.
+  route('/v2/models/stats', { GET: () => jsonResponse({ model_stats: core.statistics() }) });
+  modelRoute('', { GET: (c) => jsonResponse(core.modelMetadata(...modelOf(c))) });
+  modelRoute('/ready', { GET: (c) => emptyResponse(core.isModelReady(...modelOf(c)) ? 200 : 400) });
+  modelRoute('/config', { GET: (c) => configResponse(core, ...modelOf(c)) });
+  modelRoute('/stats', { GET: (c) => jsonResponse({ model_stats: core.statistics(...modelOf(c)) }) });
+  modelRoute('/infer', { POST: (c) => handleInfer(context, c.req.raw, ...modelOf(c)) });
+  for (const name of ['/generate', '/generate_stream']) {
+    modelRoute(name, {
+      POST: () => {
+        throw TesseraError.unsupported('the generate extension is not supported by Tessera; use the infer endpoint');
+      },
+    });
+  }
+
+  route('/v2/repository/index', { POST: (c) => handleRepositoryIndex(context, c.req.raw) });
+  route('/v2/repository/models/:model/load', { POST: (c) => handleLoad(context, c.req.raw, c.req.param('model') ?? '') });
+  route('/v2/repository/models/:model/unload', {
+    POST: (c) => handleUnload(context, c.req.raw, c.req.param('model') ?? ''),
+  });
+  const namedRepository = (): Response => {
+    throw TesseraError.unsupported("'repository_name' specification is not supported");
+  };
+  route('/v2/repository/:repo/index', { POST: namedRepository });
+  route('/v2/repository/:repo/models/:model/load', { POST: namedRepository });
+  route('/v2/repository/:repo/models/:model/unload', { POST: namedRepository });
+
+  route('/v2/trace/setting', { GET: () => handleGetTrace(context), POST: (c) => handlePostTrace(context, c.req.raw) });
+  route(`${MODEL}/trace/setting`, {
+    GET: (c) => handleGetTrace(context, c.req.param('model') ?? ''),
+    POST: (c) => handlePostTrace(context, c.req.raw, c.req.param('model') ?? ''),
+  });
+  route('/v2/logging', {
+    GET: () => jsonResponse(context.logSettings.current),
+    POST: (c) => handlePostLogging(context, context.logSettings, c.req.raw),
+  });
+
+  for (const kind of ['system', 'cuda'] as const) sharedMemoryRoutes(route, kind);
+
+  app.notFound(() => jsonResponse(NOT_FOUND_BODY, 404));
+  app.onError((error, c) => cancelledOr(error, c.req.raw, context.logger));
+  return app;
+}
+
+function sharedMemoryRoutes(route: (path: string, methods: Methods) => void, kind: SharedMemoryKind): void {
+  const base = `/v2/${kind}sharedmemory`;
+  route(`${base}/status`, { GET: () => handleSharedMemoryStatus(kind) });
+  route(`${base}/region/:region/status`, { GET: (c) => handleSharedMemoryStatus(kind, c.req.param('region') ?? '') });
+  route(`${base}/region/:region/register`, { POST: () => handleSharedMemoryRegister(kind) });
+  route(`${base}/unregister`, { POST: () => handleSharedMemoryUnregister() });
+  route(`${base}/region/:region/unregister`, { POST: () => handleSharedMemoryUnregister() });
+}
+
+/** The model name and the optional version; a version keeps its value but not its leading zeros. */
+function modelOf(c: Context): [string, string | undefined] {
+  const version = c.req.param('version');
+  return [c.req.param('model') ?? '', version === undefined ? undefined : BigInt(version).toString()];
+}
+
+function configResponse(core: NodeCore, name: string, version: string | undefined): Response {
+  return jsonResponse(modelConfigToTritonJson(core.modelConfig(name, version)));
+}
+
+/**
+ * After the client went away, whatever the core threw (an AbortError, a stream error) is the
+ * consequence of the cancellation, not a bug: answer CANCELLED (nobody reads it) and log nothing.
+ */
+function cancelledOr(error: unknown, request: Request, logger: HttpLogger): Response {
+  if (request.signal.aborted && !(error instanceof TesseraError)) {
+    return errorResponse(TesseraError.cancelled('the client closed the connection'), logger, request);
+  }
+  return errorResponse(error, logger, request);
+}

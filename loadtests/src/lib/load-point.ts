@@ -1,0 +1,40 @@
+/** One measured point of a served model: a closed-loop run joined with the node's statistics delta. */
+import type { ClosedLoopResult } from './closed-loop.js';
+import type { LatencySummary } from './percentiles.js';
+import type { StatsDelta } from './node-stats.js';
+
+export interface LoadPoint {
+  readonly model: string;
+  readonly protocol: 'http' | 'grpc';
+  /** Which server setup served it, e.g. "batched" or "unbatched". */
+  readonly setup: string;
+  readonly concurrency: number;
+  /** Every request carries one batch element, so inferences/s = requests/s. */
+  readonly inferencesPerSec: number;
+  readonly latency: LatencySummary;
+  readonly clientSendUs: number;
+  readonly clientRecvUs: number;
+  readonly errors: number;
+  readonly firstError?: string;
+  readonly windowS: number;
+  readonly server: StatsDelta;
+}
+
+export function loadPoint(
+  what: Pick<LoadPoint, 'model' | 'protocol' | 'setup'>,
+  run: ClosedLoopResult,
+  server: StatsDelta,
+): LoadPoint {
+  return {
+    ...what,
+    concurrency: run.concurrency,
+    inferencesPerSec: run.requestsPerSec,
+    latency: run.latency,
+    clientSendUs: run.clientSendUs,
+    clientRecvUs: run.clientRecvUs,
+    errors: run.errors,
+    ...(run.firstError !== undefined && run.errors > 0 ? { firstError: run.firstError } : {}),
+    windowS: run.windowS,
+    server,
+  };
+}

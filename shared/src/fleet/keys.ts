@@ -1,0 +1,97 @@
+/**
+ * Every Redis key and channel name of Tessera's fleet, in one module: the node writes them, the
+ * gateway reads them, and neither spells a key by hand.
+ *
+ * Layout (default prefix `tessera:`):
+ *
+ * | Name                               | Type              | Written by          | Content                          |
+ * |------------------------------------|-------------------|---------------------|----------------------------------|
+ * | `tessera:{fleet}:node:<nodeId>`    | string, PX ttlMs  | each node, ~1/s     | a `LoadReport` as JSON           |
+ * | `tessera:{fleet}:events`           | pub/sub channel   | each node           | a `FleetEvent` as JSON           |
+ *
+ * - A node SETs its key with `PX ttlMs` on every report (about once a second, ttl about three
+ *   intervals), so a node that dies without saying goodbye disappears by itself after `ttlMs`.
+ * - A gateway lists the fleet with `SCAN 0 MATCH tessera:{fleet}:node:* ...` (see `nodeKeyPattern`)
+ *   and reads the reports with GET/MGET; it learns joins and leaves between scans from the channel.
+ * - On graceful shutdown a node DELetes its key and publishes `leave`.
+ *
+ * Redis Cluster: every fleet name carries the literal hash tag `{fleet}`. Redis hashes only the
+ * part between the first `{` and the next `}`, so all fleet keys (and the channel, for sharded
+ * pub/sub) live in ONE slot. We chose this because the gateway's read path needs it: a SCAN on the
+ * one shard owning that slot finds every node, and one MGET (or a Lua script) can read all reports
+ * at once, which cross-slot commands cannot do. The cost is that one shard carries all node
+ * registrations: a few hundred small SETs per second, well within one Redis. Classic PUBLISH is
+ * broadcast cluster-wide and ignores slots; SPUBLISH would follow the tag to the same shard.
+ *
+ * The prefix is configurable so that several fleets (staging, prod) can share one Redis; it must
+ * not contain `{`, `}` (they would move the hash tag) nor glob characters (they would break SCAN).
+ */
+import { TesseraError } from '../errors/index.js';
+
+/** The default key prefix. */
+export const DEFAULT_KEY_PREFIX = 'tessera:';
+
+/** The Redis Cluster hash tag shared by every fleet key (see the module comment). */
+export const FLEET_HASH_TAG = '{fleet}';
+
+/**
+ * Node ids appear verbatim in key names and logs: letters, digits, `.`, `_`, `-` and `:` (so that
+ * hostnames, pod names and `host:port` all fit), 1 to 128 characters. Glob characters and braces
+ * are refused because they would make `SCAN MATCH` and the hash tag ambiguous.
+ */
+export const NODE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+export const NODE_ID_EXPECTED = "1 to 128 characters among letters, digits, '.', '_', '-', ':'";
+const FORBIDDEN_PREFIX_CHARS = /[{}*?[\]\\\s]/;
+
+export interface FleetKeysOptions {
+  /** Prepended to every name; default `tessera:` (`DEFAULT_KEY_PREFIX`). */
+  readonly prefix?: string;
+}
+
+export interface FleetKeys {
+  readonly prefix: string;
+  /** `tessera:{fleet}:node:<nodeId>`: the node's load report (string, with a TTL). */
+  nodeKey(nodeId: string): string;
+  /** `tessera:{fleet}:node:*`: the SCAN MATCH pattern that finds every node key. */
+  readonly nodeKeyPattern: string;
+  /** The node id of a node key, or undefined when the key is not one of ours. */
+  nodeIdFromKey(key: string): string | undefined;
+  /** `tessera:{fleet}:events`: the pub/sub channel of join and leave events. */
+  readonly eventsChannel: string;
+}
+
+export function isValidNodeId(nodeId: string): boolean {
+  return NODE_ID_PATTERN.test(nodeId);
+}
+
+export function assertValidNodeId(nodeId: string): void {
+  if (!isValidNodeId(nodeId)) {
+    throw TesseraError.invalidArg(
+      `invalid node id ${JSON.stringify(nodeId)}: use ${NODE_ID_EXPECTED}`,
+    );
+  }
+}
+
+export function fleetKeys(options: FleetKeysOptions = {}): FleetKeys {
+  const prefix = options.prefix ?? DEFAULT_KEY_PREFIX;
+  if (FORBIDDEN_PREFIX_CHARS.test(prefix)) {
+    throw TesseraError.invalidArg(
+      `invalid Redis key prefix ${JSON.stringify(prefix)}: braces, glob characters and whitespace are not allowed`,
+    );
+  }
+  const nodePrefix = `${prefix}${FLEET_HASH_TAG}:node:`;
+  return {
+    prefix,
+    nodeKey: (nodeId) => {
+      assertValidNodeId(nodeId);
+      return nodePrefix + nodeId;
+    },
+    nodeKeyPattern: `${nodePrefix}*`,
+    nodeIdFromKey: (key) => {
+      if (!key.startsWith(nodePrefix)) return undefined;
+      const nodeId = key.slice(nodePrefix.length);
+      return isValidNodeId(nodeId) ? nodeId : undefined;
+    },
+    eventsChannel: `${prefix}${FLEET_HASH_TAG}:events`,
+  };
+}

@@ -1,0 +1,7 @@
+// gRPC plumbing shared by the node's server and the gateway's client: service definitions built from
+// the protobuf-es schemas, and the pure ModelInfer conversions.
+export * from './service-definition.js';
+export * from './parameter-codec.js';
+export * from './typed-contents.js';
+export * from './infer-codec.js';
+export * from './unary-client.js';

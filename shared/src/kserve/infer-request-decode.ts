@@ -1,0 +1,195 @@
+/**
+ * Server side: an HTTP `/infer` body (JSON, JSON + binary sections, or a raw binary body) → an
+ * InferRequest plus the caller's choices of binary outputs. Every problem with the body is a
+ * TesseraError (INVALID_ARG, or UNSUPPORTED for shared memory) whose message names it.
+ *
+ * Binary input data is not copied: those tensors' `data` are views into `body`.
+ */
+import { TesseraError } from '../errors/index.js';
+import {
+  DEFAULT_MAX_JSON_INPUT_BYTES,
+  elementCount,
+  jsonDataToTensorBytes,
+  parseDatatype,
+  validateTensorData,
+  type InferRequest,
+  type RequestedOutput,
+  type Tensor,
+} from '../tensors/index.js';
+import { parseHeaderLength, INFERENCE_HEADER_CONTENT_LENGTH } from './header-length.js';
+import { describeJson, isJsonObject, own, parseJsonBytes, type JsonObject } from './json-text.js';
+import { parseInputDataSource, parseOutputParameters, parseRequestParameters } from './parameters.js';
+import { decodeRawInput, type RawInputModel } from './raw-input.js';
+
+export interface DecodeInferRequestOptions {
+  readonly body: Uint8Array;
+  /** The `Inference-Header-Content-Length` header value; absent/null when the request had none. */
+  readonly headerLength?: string | null;
+  /** From the URL; any `model_name` in the body is ignored. */
+  readonly modelName: string;
+  /** From the URL; undefined or '' means the latest ready version. */
+  readonly modelVersion?: string;
+  /** Largest byte size of one input sent as JSON `data` (--http-max-input-size). Default 64 MiB. */
+  readonly maxJsonInputBytes?: number;
+  /**
+   * The model's inputs, needed only for a raw binary body (`Inference-Header-Content-Length: 0`).
+   * Without it such a body is UNSUPPORTED.
+   */
+  readonly rawInputModel?: RawInputModel;
+}
+
+export interface DecodedInferRequest {
+  readonly request: InferRequest;
+  /** Request-level `binary_data_output` (false when absent; true for raw binary requests). */
+  readonly binaryOutputDefault: boolean;
+  /** Per-output `binary_data` the client set explicitly; it overrides binaryOutputDefault. */
+  readonly outputBinary: ReadonlyMap<string, boolean>;
+}
+
+function requireString(obj: JsonObject, key: string, what: string): string {
+  const value = own(obj, key);
+  if (typeof value !== 'string') {
+    throw TesseraError.invalidArg(
+      value === undefined
+        ? `${what} is missing '${key}'`
+        : `'${key}' of ${what} must be a string, got ${describeJson(value)}`,
+    );
+  }
+  return value;
+}
+
+function parseShape(value: unknown, what: string): number[] {
+  if (!Array.isArray(value)) {
+    throw TesseraError.invalidArg(
+      value === undefined ? `${what} is missing 'shape'` : `'shape' of ${what} must be an array, got ${describeJson(value)}`,
+    );
+  }
+  for (const dim of value) {
+    if (typeof dim !== 'number' || !Number.isInteger(dim)) {
+      throw TesseraError.invalidArg(`'shape' of ${what} must hold integers, got ${describeJson(value)}`);
+    }
+  }
+  return value as number[];
+}
+
+function decodeRaw(options: DecodeInferRequestOptions): DecodedInferRequest {
+  if (options.rawInputModel === undefined) {
+    throw TesseraError.unsupported(
+      `raw binary requests (${INFERENCE_HEADER_CONTENT_LENGTH}: 0) are not supported for model '${options.modelName}'`,
+    );
+  }
+  const input = decodeRawInput(options.body, options.rawInputModel, options.modelName);
+  return {
+    request: { id: '', modelName: options.modelName, modelVersion: options.modelVersion, inputs: [input], parameters: {} },
+    binaryOutputDefault: true,
+    outputBinary: new Map(),
+  };
+}
+
+export function decodeInferRequestBody(options: DecodeInferRequestOptions): DecodedInferRequest {
+  const { body, modelName } = options;
+  const maxJsonInputBytes = options.maxJsonInputBytes ?? DEFAULT_MAX_JSON_INPUT_BYTES;
+  const headerLength = parseHeaderLength(options.headerLength, body.length);
+  if (headerLength === 0) return decodeRaw(options);
+
+  const jsonLength = headerLength ?? body.length;
+  const json = parseJsonBytes(body.subarray(0, jsonLength), 'request');
+  if (!isJsonObject(json)) {
+    throw TesseraError.invalidArg(`the request JSON must be an object, got ${describeJson(json)}`);
+  }
+  const id = own(json, 'id') ?? '';
+  if (typeof id !== 'string') throw TesseraError.invalidArg(`request 'id' must be a string, got ${describeJson(id)}`);
+  const { parameters, binaryDataOutput } = parseRequestParameters(own(json, 'parameters'));
+
+  const rawInputs = own(json, 'inputs');
+  if (!Array.isArray(rawInputs)) {
+    throw TesseraError.invalidArg(
+      rawInputs === undefined
+        ? "the request JSON is missing 'inputs'"
+        : `'inputs' must be an array, got ${describeJson(rawInputs)}`,
+    );
+  }
+  const binary = body.subarray(jsonLength);
+  let cursor = 0;
+  const seen = new Set<string>();
+  const inputs: Tensor[] = [];
+  for (const [index, entry] of rawInputs.entries()) {
+    if (!isJsonObject(entry)) {
+      throw TesseraError.invalidArg(`input #${index} must be a JSON object, got ${describeJson(entry)}`);
+    }
+    const name = requireString(entry, 'name', `input #${index}`);
+    const what = `input '${name}' for model '${modelName}'`;
+    if (seen.has(name)) throw TesseraError.invalidArg(`input '${name}' appears more than once in the request`);
+    seen.add(name);
+    const datatype = parseDatatype(own(entry, 'datatype'), `input '${name}'`);
+    const shape = parseShape(own(entry, 'shape'), `input '${name}'`);
+    elementCount(shape, what);
+    const source = parseInputDataSource(entry, name);
+    let data: Uint8Array;
+    if (source.kind === 'binary') {
+      if (headerLength === null) {
+        throw TesseraError.invalidArg(
+          `input '${name}' has 'binary_data_size', so the request must carry a valid ` +
+            `'${INFERENCE_HEADER_CONTENT_LENGTH}' header giving the size of the JSON part`,
+        );
+      }
+      const remaining = binary.length - cursor;
+      if (source.byteSize > remaining) {
+        throw TesseraError.invalidArg(
+          `unexpected size for input '${name}', expecting ${source.byteSize} bytes but only ${remaining} ` +
+            `remain in the request body for model '${modelName}'`,
+        );
+      }
+      data = binary.subarray(cursor, cursor + source.byteSize);
+      cursor += source.byteSize;
+    } else {
+      data = jsonDataToTensorBytes(datatype, shape, own(entry, 'data'), { name, maxBytes: maxJsonInputBytes });
+    }
+    const tensor: Tensor = { name, datatype, shape, data };
+    validateTensorData(tensor, what);
+    inputs.push(tensor);
+  }
+  if (cursor !== binary.length) {
+    throw TesseraError.invalidArg(`unexpected additional input data for model '${modelName}'`);
+  }
+
+  const { outputs, outputBinary } = parseOutputs(own(json, 'outputs'));
+  const request: InferRequest = {
+    id,
+    modelName,
+    modelVersion: options.modelVersion,
+    inputs,
+    parameters,
+    ...(outputs === undefined ? {} : { outputs }),
+  };
+  return { request, binaryOutputDefault: binaryDataOutput ?? false, outputBinary };
+}
+
+function parseOutputs(value: unknown): {
+  outputs: RequestedOutput[] | undefined;
+  outputBinary: Map<string, boolean>;
+} {
+  const outputBinary = new Map<string, boolean>();
+  if (value === undefined) return { outputs: undefined, outputBinary };
+  if (!Array.isArray(value)) {
+    throw TesseraError.invalidArg(`'outputs' must be an array, got ${describeJson(value)}`);
+  }
+  const outputs: RequestedOutput[] = [];
+  const seen = new Set<string>();
+  for (const [index, entry] of value.entries()) {
+    if (!isJsonObject(entry)) {
+      throw TesseraError.invalidArg(`output #${index} must be a JSON object, got ${describeJson(entry)}`);
+    }
+    const name = requireString(entry, 'name', `output #${index}`);
+    if (seen.has(name)) throw TesseraError.invalidArg(`output '${name}' is requested more than once`);
+    seen.add(name);
+    const { binaryData, classification } = parseOutputParameters(own(entry, 'parameters'), name);
+    if (binaryData !== undefined) outputBinary.set(name, binaryData);
+    outputs.push({
+      name,
+      ...(binaryData === undefined ? {} : { binaryData }),
+      ...(classification === undefined ? {} : { classification }),
+    });
+  }
+  return { outputs, outputBinary };
+}

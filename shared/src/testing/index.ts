@@ -1,0 +1,3 @@
+// Test utilities shared by the node's and the gateway's integration suites.
+export * from './redis-server.js';
+export * from './wait-for.js';
