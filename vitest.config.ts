@@ -4,7 +4,14 @@ import { defineConfig } from 'vitest/config';
 // on a busy 2-core CI box; timing *targets* live in loadtests/, never here.
 export default defineConfig({
   test: {
-    include: ['shared/**/*.test.ts', 'gpu-node/**/*.test.ts', 'gateway/**/*.test.ts', 'loadtests/**/*.test.ts'],
+    include: [
+      'shared/**/*.test.ts',
+      'gpu-node/**/*.test.ts',
+      'gateway/**/*.test.ts',
+      'loadtests/**/*.test.ts',
+      'infra/**/*.test.ts',
+      'terraform/**/*.test.ts',
+    ],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -7,6 +7,7 @@
  * repository load/unload routes (which NONE mode refuses with 503).
  */
 import { request as httpRequest } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   decodeInferResponseBody,
@@ -259,6 +260,18 @@ describe('inference', () => {
     ]);
   });
 
+  it('a gzip request body is accepted, and the answer is gzip when the client accepts it', async () => {
+    const answer = await fetch(`${node.http}/v2/models/simple/infer`, {
+      method: 'POST',
+      headers: { 'Content-Encoding': 'gzip', 'Accept-Encoding': 'gzip' },
+      body: gzipSync(simpleJson({ id: 'gz' })),
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-encoding')).toBe('gzip');
+    // fetch inflates the body for us.
+    expect((await answer.json()) as unknown).toMatchObject({ id: 'gz', outputs: [{ name: 'OUTPUT0', data: SUM }, { name: 'OUTPUT1', data: DIFF }] });
+  });
+
   it('raw binary body (Inference-Header-Content-Length: 0) is the single input; outputs come back binary', async () => {
     const answer = await post('/v2/models/ts_scale/infer', fp32Bytes([1.5, -2, 4]), { 'Inference-Header-Content-Length': '0' });
     const response = decoded(answer);
@@ -294,9 +307,10 @@ describe('inference', () => {
     expect(decodeBytesElements(response.outputs[0]?.data ?? new Uint8Array(), 2)).toEqual(elements);
   });
 
-  // BUG (gpu-node/src/backends/onnxruntime/onnxruntime-worker.ts:85, toOrtTensor): BYTES elements are
-  // turned into JS strings with a UTF-8 TextDecoder, so bytes that are not valid UTF-8 come back as
-  // U+FFFD (EF BF BD). Triton's onnxruntime backend hands the bytes to ORT unchanged.
+  // KNOWN LIMITATION (gpu-node/src/backends/onnxruntime/onnxruntime-worker.ts, toOrtTensor):
+  // onnxruntime-node takes string tensors only as JS strings, so BYTES elements are decoded as UTF-8
+  // and bytes that are not valid UTF-8 come back as U+FFFD (EF BF BD). Triton's onnxruntime backend
+  // hands the bytes to ORT unchanged. This test documents the gap; it passes once it is closed.
   it.fails('BYTES that are not UTF-8 go through an ONNX string model unchanged', async () => {
     const elements = [new Uint8Array([0xff, 0x07, 0x80]), new Uint8Array([0x41])];
     const encoded = encodeInferRequestBody(
@@ -362,6 +376,10 @@ describe('bad inference requests: Triton status and a message naming the problem
 
   it('unknown requested output → 400 naming it', async () => {
     expectError(await infer(simpleJson({ outputs: [{ name: 'NOPE' }] })), 400, /'NOPE'/);
+  });
+
+  it("a request parameter starting with 'triton_' → 400 (reserved)", async () => {
+    expectError(await infer(simpleJson({ parameters: { triton_x: 1 } })), 400, /'triton_x'.*reserved/);
   });
 
   it('FP16 in JSON → 400 pointing to the binary format', async () => {
@@ -475,9 +493,7 @@ describe('statistics and metrics agree with the work done', () => {
   });
 
   it('stats of an unknown model or version are an error naming it', async () => {
-    const unknown = await get('/v2/models/nope/stats');
-    expect([400, 404]).toContain(unknown.status);
-    expect(unknown.text).toMatch(/nope/);
+    expectError(await get('/v2/models/nope/stats'), 400, /requested model 'nope' is not available/);
     const version = await get('/v2/models/simple/versions/9/stats');
     expect([400, 404]).toContain(version.status);
     expect(version.text).toMatch(/simple/);
@@ -501,6 +517,9 @@ describe('statistics and metrics agree with the work done', () => {
       expect(failures, s.name).toBe(s.inference_stats['fail']?.count);
     }
     expect(samples.get('nv_inference_count{model="simple",version="1"}')).toBeGreaterThan(0);
+    // Triton serves /metrics/ too; anything else on the metrics port is 404.
+    expect((await fetch(node.metrics + '/')).status).toBe(200);
+    expect((await fetch(node.metrics.replace('/metrics', '/v2'))).status).toBe(404);
   });
 });
 
@@ -527,6 +546,9 @@ describe('repository, trace, logging, shared memory and routing', () => {
       expect(json(answer)).toMatchObject({ trace_level: ['OFF'], trace_rate: '1000', trace_count: '-1', log_frequency: '0' });
     }
     expectError(await post('/v2/trace/setting', '{"trace_level":["TIMESTAMPS"]}'), 501, /trac/);
+    expectError(await post('/v2/models/simple/trace/setting', '{"trace_rate":"10"}'), 501, /trac/);
+    // Triton's per-model trace route takes no version: with one the path is unknown.
+    expect((await get('/v2/models/simple/versions/1/trace/setting')).status).toBe(404);
     expectError(await get('/v2/models/nope/trace/setting'), 404, /nope/);
   });
 
@@ -559,6 +581,7 @@ describe('repository, trace, logging, shared memory and routing', () => {
     expect(unknown.status).toBe(404);
     expect(json(unknown)).toEqual({ error: 'Not Found' });
     expectError(await post('/v2/models/simple/generate', '{}'), 501, /generate/);
+    expectError(await post('/v2/models/simple/versions/1/generate_stream', '{}'), 501, /generate/);
   });
 });
 
@@ -570,7 +593,7 @@ describe('explicit model control (second node)', () => {
   it('nothing is loaded at start: the index names the model without a state', async () => {
     expect(json(await ex('POST', '/v2/repository/index'))).toEqual([{ name: 'ts_scale' }]);
     expect(json(await ex('POST', '/v2/repository/index', '{"ready":true}'))).toEqual([]);
-    expect((await ex('GET', '/v2/models/ts_scale/ready')).status).not.toBe(200);
+    expectError(await ex('GET', '/v2/models/ts_scale/ready'), 404, /'ts_scale'/);
   });
 
   it('load → READY and served; unload → UNAVAILABLE "unloaded" and refused', async () => {
@@ -590,9 +613,9 @@ describe('explicit model control (second node)', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(entry).toMatchObject({ state: 'UNAVAILABLE', reason: 'unloaded' });
-    const refused = await tsInfer();
-    expect([404, 503]).toContain(refused.status);
-    expect(refused.text).toMatch(/ts_scale/);
+    // Triton 7.4: without a version, an unloaded model "has no available versions" (404).
+    expectError(await tsInfer(), 404, /'ts_scale' has no available versions/);
+    expectError(await ex('GET', '/v2/models/ts_scale/ready'), 404, /'ts_scale' has no available versions/);
   });
 
   it('load with a config override applies it (factor 5 instead of 2)', async () => {
@@ -611,9 +634,7 @@ describe('explicit model control (second node)', () => {
   });
 
   it('loading a model that does not exist fails naming it; a bad load parameter → 400', async () => {
-    const missing = await ex('POST', '/v2/repository/models/ghost/load');
-    expect(missing.status).toBeGreaterThanOrEqual(400);
-    expect(missing.text).toMatch(/ghost/);
+    expectError(await ex('POST', '/v2/repository/models/ghost/load'), 400, /load failed for model 'ghost'/);
     expectError(await ex('POST', '/v2/repository/models/ts_scale/load', '{"parameters":{"bogus":"1"}}'), 400, /'bogus'/);
   });
 });

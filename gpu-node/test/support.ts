@@ -106,7 +106,6 @@ export async function writeScriptModel(
     "import { writeFileSync } from 'node:fs';",
     'let params = {};',
     'const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));',
-    'void writeFileSync;',
     'export function initialize(args) { params = args.parameters ?? {}; }',
     `export async function execute(requests) {\n${options.executeBody}\n}`,
     '',

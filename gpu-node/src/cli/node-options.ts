@@ -43,7 +43,7 @@ export interface NodeOptions {
   readonly rateLimit: RateLimitMode;
   /** --redis-url (or REDIS_URL): where load reports go; none by default. */
   readonly redisUrl: string | undefined;
-  /** --node-id: this node's id in load reports; default the host name and HTTP port. */
+  /** --node-id: this node's id in load reports; default `<hostname>-<pid>` (defaultNodeId). */
   readonly nodeId: string | undefined;
   /** --advertise-host: the host other machines reach this node at; default the host name. */
   readonly advertiseHost: string | undefined;
@@ -79,7 +79,7 @@ Scheduling
 
 Fleet
   --redis-url URL               publish load reports to Redis (or env REDIS_URL)
-  --node-id ID                  id in load reports (default <hostname>:<http port>)
+  --node-id ID                  id in load reports (default <hostname>-<pid>)
   --advertise-host HOST         host the gateway reaches this node at (default the host name)
 
 Process

@@ -4,9 +4,12 @@
  * start a real node in-process on port 0 and stop it without signals.
  */
 import os from 'node:os';
+import { assertValidNodeId } from '../../../shared/src/fleet/index.js';
 import type { Logger } from '../../../shared/src/logging/index.js';
 import { createDefaultBackendRegistry } from '../backends/index.js';
 import { createNodeCore, type TesseraNodeCore } from '../core/index.js';
+import { createLoadReporter, defaultNodeId, registerLoadReportMetrics, type LoadReporter } from '../load-report/index.js';
+import { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
 import { createGrpcServer, type GrpcServer } from '../server/grpc/index.js';
 import { createHttpServer, type HttpServer } from '../server/http/index.js';
 import { createMetricsServer, type MetricsServer } from '../server/metrics/index.js';
@@ -18,9 +21,12 @@ export interface RunningNode {
   readonly httpPort: number | undefined;
   readonly grpcPort: number | undefined;
   readonly metricsPort: number | undefined;
+  /** The Redis load reporter, when --redis-url is set. */
+  readonly loadReporter: LoadReporter | undefined;
   /**
-   * Triton's shutdown: stop taking new work (infer answers UNAVAILABLE, readiness turns false),
-   * finish what is in flight within --exit-timeout-secs, then close the listeners.
+   * Triton's shutdown: tell the gateways (draining), stop taking new work (infer answers UNAVAILABLE,
+   * readiness turns false), finish what is in flight within --exit-timeout-secs, deregister from
+   * Redis, then close the listeners.
    */
   stop(): Promise<void>;
 }
@@ -29,6 +35,9 @@ export interface RunningNode {
 export const TRITON_PROTOCOL_VERSION = '2.73.0dev';
 
 export async function startNode(options: NodeOptions, logger: Logger): Promise<RunningNode> {
+  // A bad --node-id is a configuration error: refuse it before anything starts.
+  const nodeId = options.nodeId ?? defaultNodeId();
+  if (options.redisUrl !== undefined) assertValidNodeId(nodeId);
   // Our own registry (not the process-wide one) so the onnxruntime backend logs KIND_AUTO fallbacks here.
   const registry = createDefaultBackendRegistry({ logger });
   const core = createNodeCore({
@@ -42,6 +51,8 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
     platform: undefined,
     backends: (name) => (registry.names().includes(name) ? registry.get(name) : undefined),
     onError: (message) => logger.error(message),
+    // One limiter for the whole node: models compete for the same resources (reference 4.5).
+    ...(options.rateLimit === 'execution_count' ? { rateLimiter: new RateLimiter() } : {}),
   });
 
   // Like tritonserver with --exit-on-error=false: a model that fails to load stays UNAVAILABLE with its
@@ -78,6 +89,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
     await core.shutdown({ timeoutMs: 0 });
     throw error;
   }
+  const loadReporter = startLoadReporter(options, nodeId, core, logger, { httpPort, grpcPort, metrics });
   logger.info('tessera-node started', {
     host: os.hostname(),
     httpPort,
@@ -91,12 +103,59 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       logger.info('shutting down: no new work, finishing requests in flight', { exitTimeoutSecs: options.exitTimeoutSecs });
+      // Gateways stop picking this node first; the key stays (draining) while accepted work finishes.
+      loadReporter?.setDraining(true);
       await core.shutdown({ timeoutMs: options.exitTimeoutSecs * 1000 });
+      await loadReporter?.stop({ deregister: true });
       await Promise.allSettled([http?.close({ graceMs: 1000 }), grpc?.close(1000), metrics?.close(1000)]);
       logger.info('tessera-node stopped');
     })();
     return stopping;
   };
 
-  return { core, httpPort, grpcPort, metricsPort, stop };
+  return { core, httpPort, grpcPort, metricsPort, loadReporter, stop };
+}
+
+/**
+ * With --redis-url: reports this node's models and load to Redis, started once the servers listen so
+ * the advertised ports are the bound ones. Redis is never on the serving path: the reporter connects
+ * and reconnects in the background, and an unreachable Redis only shows as
+ * tessera_node_load_report_connected 0 (and a logged warning).
+ */
+function startLoadReporter(
+  options: NodeOptions,
+  nodeId: string,
+  core: TesseraNodeCore,
+  logger: Logger,
+  bound: { httpPort: number | undefined; grpcPort: number | undefined; metrics: MetricsServer | undefined },
+): LoadReporter | undefined {
+  if (options.redisUrl === undefined) return undefined;
+  if (bound.httpPort === undefined && bound.grpcPort === undefined) {
+    logger.warn('--redis-url is ignored: with HTTP and gRPC both off there is no address to advertise');
+    return undefined;
+  }
+  const host = options.advertiseHost ?? os.hostname();
+  let reporter: LoadReporter;
+  try {
+    reporter = createLoadReporter({
+      redisUrl: options.redisUrl,
+      nodeId,
+      httpAddress: bound.httpPort === undefined ? null : advertisedAddress(host, bound.httpPort),
+      grpcAddress: bound.grpcPort === undefined ? null : advertisedAddress(host, bound.grpcPort),
+      source: () => core.loadSnapshot(),
+      logger,
+    });
+  } catch (error) {
+    // The node serves without reports rather than not at all.
+    logger.error('load reports are off: could not set up the Redis client', { error: error instanceof Error ? error.message : String(error) });
+    return undefined;
+  }
+  if (bound.metrics) registerLoadReportMetrics(bound.metrics.registry, reporter);
+  reporter.start();
+  return reporter;
+}
+
+/** `host:port` as load reports carry addresses (shared/src/fleet/load-report.ts); IPv6 in brackets. */
+export function advertisedAddress(host: string, port: number): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
 }

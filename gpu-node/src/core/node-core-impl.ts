@@ -4,6 +4,7 @@
  * the repository API and graceful shutdown.
  */
 import { TesseraError } from '../../../shared/src/errors/index.js';
+import type { ModelLoad } from '../../../shared/src/fleet/index.js';
 import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
 import type { InferRequest, InferResponse } from '../../../shared/src/tensors/index.js';
 import type { Backend } from '../backends/backend.js';
@@ -14,6 +15,7 @@ import type { ModelPlatform } from '../models/model-platform.js';
 import type { ModelStatsSnapshot } from '../models/model-stats.js';
 import type { ModelVersion } from '../models/model-version.js';
 import { configDatatype, validateInferRequest } from '../models/request-validator.js';
+import type { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
 import type {
   InferOptions,
   LoadOptions,
@@ -57,6 +59,8 @@ export interface NodeCoreOptions {
   readonly backends?: (name: string) => Backend | undefined;
   /** Told about background failures (poll reloads). Default: ignored. */
   readonly onError?: (message: string) => void;
+  /** `--rate-limit=execution_count`: the node's one rate limiter, used by every model. Default off. */
+  readonly rateLimiter?: RateLimiter;
 }
 
 export interface TesseraNodeCore extends NodeCore {
@@ -69,6 +73,11 @@ export interface TesseraNodeCore extends NodeCore {
   shutdown(options?: { timeoutMs?: number }): Promise<void>;
   /** Counters of every loaded version for the metrics exporter. */
   statsSnapshots(): readonly ModelStatsSnapshot[];
+  /**
+   * Per model with a READY version, what the load reporter's `source()` returns: its READY versions,
+   * queued and in-flight requests (draining versions included), capacity and execution-time EMA.
+   */
+  loadSnapshot(): readonly ModelLoad[];
   /** One repository scan now (poll mode). */
   poll(): Promise<void>;
 }
@@ -105,6 +114,7 @@ class NodeCoreImpl implements TesseraNodeCore {
       ...(options.pollSecs === undefined ? {} : { pollSecs: options.pollSecs }),
       ...(options.strict === undefined ? {} : { strict: options.strict }),
       ...(options.onError === undefined ? {} : { onError: options.onError }),
+      ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
     });
   }
 
@@ -213,6 +223,20 @@ class NodeCoreImpl implements TesseraNodeCore {
 
   modelLoad(name: string): { readonly queued: number; readonly inflight: number } {
     return this.manager.workload(name);
+  }
+
+  loadSnapshot(): readonly ModelLoad[] {
+    return this.manager.servingModels().map((model) => {
+      const { queued, inflight } = this.manager.workload(model.name);
+      return {
+        name: model.name,
+        versions: model.versions.map((v) => String(v.version)),
+        queued,
+        inflight,
+        capacity: model.capacity,
+        execTimeEmaMs: model.execTimeEmaMs,
+      };
+    });
   }
 
   /** Triton reports statistics of READY versions only. */

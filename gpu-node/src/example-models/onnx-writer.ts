@@ -242,3 +242,30 @@ function writeValueInfo(w: BinaryWriter, info: OnnxValueInfo): void {
   w.join();
   w.join();
 }
+
+/**
+ * The encoded bytes of single graph parts, for tools that splice new parts into an existing model's
+ * graph at the wire level (see silero-vad.ts) instead of building the whole graph here.
+ */
+export function encodeNode(node: OnnxNode): Uint8Array {
+  const w = new BinaryWriter();
+  writeNode(w, node);
+  return w.finish();
+}
+
+export function encodeValueInfo(info: OnnxValueInfo): Uint8Array {
+  const w = new BinaryWriter();
+  writeValueInfo(w, info);
+  return w.finish();
+}
+
+export function encodeInitializer(init: OnnxInitializer): Uint8Array {
+  const chunks = initializerChunks(init);
+  const out = new Uint8Array(byteLength(chunks));
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}

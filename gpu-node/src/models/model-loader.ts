@@ -8,9 +8,11 @@
 import { join } from 'node:path';
 import { TesseraError, toTesseraError } from '../../../shared/src/errors/index.js';
 import type { ModelSource } from '../backends/backend.js';
+import { ExecTimeEma } from '../load-report/exec-time-ema.js';
 import type { ModelDirectory } from '../repository/model-directory.js';
 import type { OverrideDirectory } from '../repository/override-directory.js';
 import { selectVersions } from '../repository/version-policy.js';
+import type { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
 import type { ModelPlatform } from './model-platform.js';
 import { ModelVersion } from './model-version.js';
 
@@ -31,6 +33,8 @@ export interface ModelEntry {
   queue: Promise<unknown>;
   /** The temporary folder of the last load with file overrides. */
   override: OverrideDirectory | undefined;
+  /** Smoothed batch execution time for load reports: per model name, so every version feeds it. */
+  readonly execTimeEma: ExecTimeEma;
 }
 
 export function newModelEntry(name: string): ModelEntry {
@@ -43,6 +47,7 @@ export function newModelEntry(name: string): ModelEntry {
     wanted: false,
     queue: Promise.resolve(),
     override: undefined,
+    execTimeEma: new ExecTimeEma(),
   };
 }
 
@@ -60,6 +65,8 @@ export interface ReconcileRequest {
   readonly configJson?: string;
   /** Reload every selected version even when its files did not change (load API overrides). */
   readonly force: boolean;
+  /** The node's rate limiter (`--rate-limit=execution_count`); absent when off. */
+  readonly rateLimiter?: RateLimiter | undefined;
 }
 
 export interface ReconcileOutcome {
@@ -113,7 +120,10 @@ export async function reconcileModel(
       modelPath: join(versionDir, filename),
       config,
     };
-    const candidate = new ModelVersion(source, backend);
+    const candidate = new ModelVersion(source, backend, {
+      execTimeEma: entry.execTimeEma,
+      ...(request.rateLimiter === undefined ? {} : { rateLimiter: request.rateLimiter }),
+    });
     track(candidate);
     // A version nobody is served by shows LOADING right away; a READY one keeps serving meanwhile.
     if (!entry.versions.get(version)?.isReady) entry.versions.set(version, candidate);

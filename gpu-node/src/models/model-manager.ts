@@ -19,6 +19,7 @@ import {
   type ModelEntry,
   type ReconcileOutcome,
 } from './model-loader.js';
+import type { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
 import type { ModelPlatform } from './model-platform.js';
 import type { ModelVersion } from './model-version.js';
 
@@ -37,6 +38,8 @@ export interface ModelManagerOptions {
   readonly strict?: boolean;
   /** Told about failures nobody awaits (background polls). Default: ignored. */
   readonly onError?: (message: string) => void;
+  /** `--rate-limit=execution_count`: one limiter shared by every model of the node. Default off. */
+  readonly rateLimiter?: RateLimiter;
 }
 
 export const LOAD_UNLOAD_NOT_ALLOWED = 'explicit model load / unload is not allowed if polling is enabled';
@@ -85,7 +88,11 @@ export class ModelManager {
     await forEachLimited(names, LOAD_CONCURRENCY, (name) => this.loadFromRepository(name, false).catch(() => undefined));
     const secs = this.options.pollSecs ?? 15;
     if (this.mode === 'poll' && secs > 0 && !this.stopped) {
-      this.timer = setInterval(() => void this.poll(), secs * 1000);
+      this.timer = setInterval(() => {
+        this.poll().catch((error: unknown) => {
+          this.options.onError?.(`failed to poll model repository: ${error instanceof Error ? error.message : String(error)}`);
+        });
+      }, secs * 1000);
       this.timer.unref();
     }
   }
@@ -218,6 +225,21 @@ export class ModelManager {
     return index;
   }
 
+  /**
+   * Per model with a READY version: those versions, their capacity (instances × max(1, max_batch_size)
+   * summed), and the model's execution-time EMA; what load reports need besides `workload`.
+   */
+  servingModels(): { name: string; versions: ModelVersion[]; capacity: number; execTimeEmaMs: number | null }[] {
+    const serving = [];
+    for (const entry of [...this.entries.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+      const versions = this.readyVersions(entry.name);
+      if (versions.length === 0) continue;
+      const capacity = versions.reduce((sum, v) => sum + v.capacity(), 0);
+      serving.push({ name: entry.name, versions, capacity, execTimeEmaMs: entry.execTimeEma.valueMs });
+    }
+    return serving;
+  }
+
   /** Queued and executing requests of a model, summed over its versions (draining ones included). */
   workload(name: string): { queued: number; inflight: number } {
     let queued = 0;
@@ -299,7 +321,7 @@ export class ModelManager {
   ): Promise<ReconcileOutcome> {
     return reconcileModel(
       entry,
-      { directory, strict: this.options.strict ?? false, configJson, force },
+      { directory, strict: this.options.strict ?? false, configJson, force, rateLimiter: this.options.rateLimiter },
       this.options.platform,
       (version) => this.live.add(version),
     );

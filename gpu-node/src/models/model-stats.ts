@@ -7,8 +7,16 @@
  * the compute_* of a request being those of the execution that carried it; inference_count adds the
  * batch size of each execution and execution_count one per execution; batch_stats are per execution.
  * Requests refused by validation before queueing are not counted, as in Triton.
+ *
+ * Sources: the model version records successes and backend failures (it knows the request's whole
+ * duration); the scheduler's queue events (`BatcherObserver`, both schedulers) drive the pending gauge
+ * and the scheduler's own failures — queue timeout under REJECT (REJECTED) and cancellation, queued or
+ * running (CANCELED); refusals at enqueue (queue full, stopping) are not failures, as in Triton.
+ * Executions (exec count, inference count, batch_stats and the batch-size histogram) are recorded
+ * when they finish, from one call, so those views always agree.
  */
 import type { ExecutionTiming } from '../backends/backend.js';
+import type { BatcherObserver, LeftQueueReason } from '../scheduler/dynamic/batcher-observer.js';
 import type { DurationStat, ModelStatistics } from '../core/node-core.js';
 
 /** The `reason` label of `nv_inference_request_failure`. */
@@ -32,6 +40,11 @@ export interface ModelStatsSnapshot {
   readonly executionCount: number;
   /** nv_inference_pending_request_count: accepted, not yet executing. */
   readonly pendingRequests: number;
+  /**
+   * tessera_inference_batch_size: executions per batch size (batch elements), ascending by size; the
+   * same counts as the statistics extension's batch_stats.
+   */
+  readonly batchSizes: readonly { readonly batchSize: number; readonly executions: number }[];
   /** nv_inference_request_duration_us: end to end, successful requests. */
   readonly requestDurationUs: number;
   /** nv_inference_queue_duration_us */
@@ -65,7 +78,7 @@ const add = (d: MutableDuration, ns: number): void => {
 };
 const micros = (ns: number): number => Math.floor(ns / 1000);
 
-export class ModelStatsCollector {
+export class ModelStatsCollector implements BatcherObserver {
   private readonly success = duration();
   private readonly fail = duration();
   private readonly queue = duration();
@@ -78,12 +91,33 @@ export class ModelStatsCollector {
   private inferenceCount = 0;
   private executionCount = 0;
   private lastInferenceMs = 0;
+  private pending = 0;
 
   constructor(
     readonly model: string,
     readonly version: string,
-    private readonly pending: () => number = () => 0,
   ) {}
+
+  /** Queue event: a request entered the scheduler's queue (pending +1). */
+  requestQueued(): void {
+    this.pending += 1;
+  }
+
+  /**
+   * Queue event: a request left the queue (pending −1). Its queue time, when it was scheduled, is
+   * recorded with its success (Triton's queue statistic is per successful request); a queue timeout
+   * or a cancellation is a failure lasting its time in the queue.
+   */
+  requestLeftQueue(info: { readonly reason: LeftQueueReason; readonly queueUs: number }): void {
+    this.pending = Math.max(0, this.pending - 1);
+    if (info.reason === 'rejected') this.recordFailure('REJECTED', info.queueUs * 1000);
+    else if (info.reason === 'cancelled') this.recordFailure('CANCELED', info.queueUs * 1000);
+  }
+
+  /** Queue event: a request was cancelled while its execution ran; its result is dropped. */
+  requestCancelledRunning(info: { readonly elapsedUs: number }): void {
+    this.recordFailure('CANCELED', info.elapsedUs * 1000);
+  }
 
   recordSuccess(requestNs: number, queueNs: number, timing: ExecutionTiming): void {
     add(this.success, requestNs);
@@ -157,7 +191,10 @@ export class ModelStatsCollector {
       requestFailure: { ...this.failures },
       inferenceCount: this.inferenceCount,
       executionCount: this.executionCount,
-      pendingRequests: this.pending(),
+      pendingRequests: this.pending,
+      batchSizes: [...this.batches.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([batchSize, stat]) => ({ batchSize, executions: stat.computeInfer.count })),
       requestDurationUs: this.micros.request,
       queueDurationUs: this.micros.queue,
       computeInputDurationUs: this.micros.input,

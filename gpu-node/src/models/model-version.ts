@@ -7,13 +7,24 @@ import { TesseraError, toTesseraError } from '../../../shared/src/errors/index.j
 import type { InferRequest, InferResponse } from '../../../shared/src/tensors/index.js';
 import type { Backend, BackendInstance, InstanceSpec, ModelSource } from '../backends/backend.js';
 import type { ModelState } from '../core/node-core.js';
+import type { ExecTimeEma } from '../load-report/exec-time-ema.js';
 import { createScheduler } from '../scheduler/create-scheduler.js';
+import type { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
+import { isSchedulerError } from '../scheduler/scheduler-errors.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { ModelStatsCollector, type FailureReason } from './model-stats.js';
 import type { ValidatedRequest } from './request-validator.js';
 
 /** Triton's reason for a version that was unloaded on purpose; readiness ignores such versions. */
 export const UNLOADED_REASON = 'unloaded';
+
+/** What a version shares with the rest of its model and node. */
+export interface ModelVersionContext {
+  /** The model's execution-time EMA (one per model name, shared by its versions), fed per execution. */
+  readonly execTimeEma?: ExecTimeEma;
+  /** The node's rate limiter under `--rate-limit=execution_count`. */
+  readonly rateLimiter?: RateLimiter;
+}
 
 export class ModelVersion {
   private stateValue: ModelState = 'UNKNOWN';
@@ -27,8 +38,9 @@ export class ModelVersion {
   constructor(
     readonly source: ModelSource,
     private readonly backend: Backend,
+    private readonly context: ModelVersionContext = {},
   ) {
-    this.stats = new ModelStatsCollector(source.name, String(source.version), () => this.scheduler?.queued() ?? 0);
+    this.stats = new ModelStatsCollector(source.name, String(source.version));
   }
 
   get name(): string {
@@ -68,8 +80,16 @@ export class ModelVersion {
     try {
       if (failed) throw failed.reason;
       if (specs.length === 0) throw TesseraError.invalidArg(`model '${this.name}' has no instances to serve it`);
+      const ema = this.context.execTimeEma;
       this.scheduler = createScheduler(this.config, instances, {
-        executionFinished: (batchSize, timing) => this.stats.recordExecution(batchSize, timing),
+        execution: {
+          executionFinished: (batchSize, timing) => {
+            this.stats.recordExecution(batchSize, timing);
+            ema?.observe((timing.computeInputNs + timing.computeInferNs + timing.computeOutputNs) / 1e6);
+          },
+        },
+        queue: this.stats,
+        ...(this.context.rateLimiter === undefined ? {} : { rateLimiter: this.context.rateLimiter }),
       });
       this.instances = instances;
       // An unload requested while loading wins: the version never becomes READY (unload() finishes it).
@@ -102,7 +122,8 @@ export class ModelVersion {
       });
     } catch (error) {
       const failure = toTesseraError(error);
-      this.stats.recordFailure(failureReason(failure), elapsed());
+      // The scheduler's own outcomes were counted by its queue events (or, refusals, are not failures).
+      if (!isSchedulerError(error)) this.stats.recordFailure(failureReason(failure), elapsed());
       throw failure;
     }
     if ('error' in scheduled.result) {
@@ -115,6 +136,11 @@ export class ModelVersion {
       ? scheduled.result.outputs.filter((output) => wanted.includes(output.name))
       : scheduled.result.outputs;
     return { id: request.id, modelName: this.name, modelVersion: String(this.version), outputs };
+  }
+
+  /** Requests the version can execute at once: instances × max(1, max_batch_size); 0 unless loaded. */
+  capacity(): number {
+    return this.instances.length * Math.max(1, this.config.maxBatchSize);
   }
 
   /** Requests waiting and executing, for load reports. */
@@ -144,15 +170,14 @@ export class ModelVersion {
   }
 }
 
-/** Scheduler refusals (stopped, queue full, queue timeout) are UNAVAILABLE: Triton's REJECTED. */
+/** A failure that is not the scheduler's own: the backend's (thrown or closed instance), else OTHER. */
 function failureReason(error: TesseraError): FailureReason {
   switch (error.code) {
+    case 'INTERNAL':
+    case 'UNAVAILABLE':
+      return 'BACKEND';
     case 'CANCELLED':
       return 'CANCELED';
-    case 'UNAVAILABLE':
-      return 'REJECTED';
-    case 'INTERNAL':
-      return 'BACKEND';
     default:
       return 'OTHER';
   }

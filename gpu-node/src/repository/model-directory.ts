@@ -32,13 +32,27 @@ interface FileStamp {
   readonly mtimeMs: number;
 }
 
-/** Model folder names of a repository (sub-directories, hidden ones skipped), sorted. */
+/**
+ * Model folder names of a repository (sub-directories, hidden ones skipped), sorted. Symbolic links to
+ * folders count, as they do for tritonserver: repositories are often assembled from links.
+ */
 export async function listModelNames(repositoryPath: string): Promise<string[]> {
   const entries = await readdir(repositoryPath, { withFileTypes: true });
-  return entries
-    .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
-    .map((e) => e.name)
-    .sort();
+  const names: string[] = [];
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    if (entry.isDirectory() || (entry.isSymbolicLink() && (await isDirectory(join(repositoryPath, entry.name))))) {
+      names.push(entry.name);
+    }
+  }
+  return names.sort();
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }
 
 export async function readModelDirectory(modelPath: string, name: string): Promise<ModelDirectory> {

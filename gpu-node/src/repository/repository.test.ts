@@ -1,5 +1,6 @@
 import { fromJson } from '@bufbuild/protobuf';
-import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelVersionPolicySchema } from '../../../shared/src/gen/model_config_pb.js';
@@ -36,6 +37,23 @@ describe('model directory', () => {
   });
   afterEach(async () => {
     await repo.dispose();
+  });
+
+  it('follows symbolic links to model folders and ignores dangling ones', async () => {
+    const elsewhere = await mkdtemp(join(tmpdir(), 'tessera-linked-model-'));
+    try {
+      await mkdir(join(elsewhere, '1'));
+      await writeFile(join(elsewhere, 'config.pbtxt'), 'backend: "fake"');
+      await symlink(elsewhere, join(repo.path, 'linked'));
+      await symlink(join(elsewhere, 'missing'), join(repo.path, 'dangling'));
+      await writeFile(join(elsewhere, 'file'), 'x');
+      await symlink(join(elsewhere, 'file'), join(repo.path, 'file-link'));
+      expect(await listModelNames(repo.path)).toEqual(['linked']);
+      const linked = await readModelDirectory(join(repo.path, 'linked'), 'linked');
+      expect(linked.configText).toBe('backend: "fake"');
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it('lists model folders and reads config text and numeric versions', async () => {

@@ -1,10 +1,13 @@
 /**
  * Triton's default scheduler (no scheduling_choice in the config): every request is its own payload,
  * payloads wait in one FIFO queue with no timeout, size limit or priority, and the first idle instance
- * pulls the next one (work pulling, not round-robin).
+ * pulls the next one (work pulling, not round-robin). Queue events go to the same BatcherObserver
+ * the dynamic batcher reports to, so the pending gauge and CANCELED failures mean the same for both.
  */
 import { TesseraError, toTesseraError } from '../../../shared/src/errors/index.js';
 import type { BackendInstance, ExecutionBatchResult } from '../backends/backend.js';
+import { notify, type BatcherObserver } from './dynamic/batcher-observer.js';
+import { schedulerError } from './scheduler-errors.js';
 import {
   REQUEST_CANCELLED_MESSAGE,
   SCHEDULER_STOPPED_MESSAGE,
@@ -34,16 +37,24 @@ export class DefaultScheduler implements Scheduler {
   constructor(
     instances: readonly BackendInstance[],
     private readonly observer?: ExecutionObserver,
+    private readonly queueObserver?: BatcherObserver,
   ) {
     if (instances.length === 0) throw TesseraError.internal('the default scheduler needs at least one instance');
     this.idle = [...instances];
   }
 
   enqueue(request: ScheduledRequest): Promise<ScheduledResult> {
-    if (this.stopped) return Promise.reject(TesseraError.unavailable(SCHEDULER_STOPPED_MESSAGE));
-    if (request.signal?.aborted) return Promise.reject(TesseraError.cancelled(REQUEST_CANCELLED_MESSAGE));
+    if (this.stopped) return Promise.reject(schedulerError(TesseraError.unavailable(SCHEDULER_STOPPED_MESSAGE)));
+    const id = request.id ?? '';
+    if (request.signal?.aborted) {
+      // Counted as queued and cancelled at once, as the dynamic batcher counts it (a deadline of 0).
+      notify(this.queueObserver, 'requestQueued', { id, level: 0 });
+      notify(this.queueObserver, 'requestLeftQueue', { id, reason: 'cancelled', queueUs: 0 });
+      return Promise.reject(schedulerError(TesseraError.cancelled(REQUEST_CANCELLED_MESSAGE)));
+    }
     return new Promise<ScheduledResult>((resolve, reject) => {
       const entry: Entry = { request, enqueuedAt: process.hrtime.bigint(), resolve, reject, settled: false };
+      notify(this.queueObserver, 'requestQueued', { id, level: 0 });
       if (request.signal) {
         entry.onAbort = () => this.abort(entry);
         request.signal.addEventListener('abort', entry.onAbort, { once: true });
@@ -78,6 +89,7 @@ export class DefaultScheduler implements Scheduler {
   private async execute(instance: BackendInstance, entry: Entry): Promise<void> {
     this.executing += 1;
     const queueNs = Number(process.hrtime.bigint() - entry.enqueuedAt);
+    notify(this.queueObserver, 'requestLeftQueue', { id: entry.request.id ?? '', reason: 'scheduled', queueUs: Math.floor(queueNs / 1000) });
     let batch: ExecutionBatchResult | undefined;
     let failure: TesseraError | undefined;
     try {
@@ -109,11 +121,19 @@ export class DefaultScheduler implements Scheduler {
   }
 
   private abort(entry: Entry): void {
+    if (entry.settled) return;
     const index = this.waiting.indexOf(entry);
+    const id = entry.request.id ?? '';
+    const elapsedUs = Math.floor(Number(process.hrtime.bigint() - entry.enqueuedAt) / 1000);
     // Still queued: it leaves the queue and never runs. Executing: the caller is answered now and the
     // backend's result, when it comes, is dropped (Triton does not interrupt a running execution).
-    if (index >= 0) this.waiting.splice(index, 1);
-    this.settle(entry, () => entry.reject(TesseraError.cancelled(REQUEST_CANCELLED_MESSAGE)));
+    if (index >= 0) {
+      this.waiting.splice(index, 1);
+      notify(this.queueObserver, 'requestLeftQueue', { id, reason: 'cancelled', queueUs: elapsedUs });
+    } else {
+      notify(this.queueObserver, 'requestCancelledRunning', { id, elapsedUs });
+    }
+    this.settle(entry, () => entry.reject(schedulerError(TesseraError.cancelled(REQUEST_CANCELLED_MESSAGE))));
     this.checkDrained();
   }
 

@@ -1,3 +1,4 @@
 export * from './scheduler.js';
 export { DefaultScheduler } from './default-scheduler.js';
-export { createScheduler } from './create-scheduler.js';
+export { createScheduler, rateLimitedInstances, type SchedulerHooks } from './create-scheduler.js';
+export { isSchedulerError, schedulerError } from './scheduler-errors.js';

@@ -4,12 +4,15 @@
  * ceiling can be measured with the very same intra-op threads.
  *
  * Candidates, each using all cores in total:
- * - `greedy`: `dynamic_batching {}` with no delay — take whatever is queued when the instance frees up
- *   (Triton's advice for a first config). Under closed-loop load this self-clocks: the clients held
- *   back by one execution form the next batch.
- * - `preferred`: preferred sizes 16/32/64 and a 2 ms delay — waits a little for a full batch.
- * - `two-instances`: two instances with half the threads each, 2 ms delay — overlaps one batch's
- *   input/output handling with the other's compute, at the cost of fewer threads per GEMM.
+ * - `full-batch`: preferred size 64 (= max_batch_size) and a 10 ms delay. Under closed-loop load the
+ *   clients answered by one batch return within a few ms; waiting for all of them makes every
+ *   execution a full one, which the ceiling shows is where this model's throughput is.
+ * - `greedy`: `dynamic_batching {}` with no delay: take whatever is queued when the instance frees up
+ *   (Triton's advice for a first config). Under closed-loop load batches then alternate between the
+ *   clients queued during an execution and those answered by it.
+ * - `preferred`: preferred sizes 32/64 and a 5 ms delay: runs as soon as 32 are queued.
+ * - `two-instances`: two instances with half the threads each, preferred 32/64, 5 ms delay: overlaps
+ *   one batch's input/output handling with the other's compute, at the cost of fewer threads per GEMM.
  * The unbatched setup is the chosen one with the dynamic_batching block removed: same instances,
  * same threads, the default scheduler.
  */
@@ -34,21 +37,23 @@ export const MLP_OUTPUT = 'OUTPUT0';
 export const MLP_WIDTH = 1024;
 
 export function batchingCandidates(cores: number): MlpSetup[] {
+  const one = (id: string, preferredBatchSizes: number[], maxQueueDelayUs: number): MlpSetup => ({
+    id,
+    instances: 1,
+    intraOpThreads: cores,
+    dynamicBatching: { preferredBatchSizes, maxQueueDelayUs },
+  });
   const candidates: MlpSetup[] = [
-    { id: 'greedy', instances: 1, intraOpThreads: cores, dynamicBatching: { preferredBatchSizes: [], maxQueueDelayUs: 0 } },
-    {
-      id: 'preferred',
-      instances: 1,
-      intraOpThreads: cores,
-      dynamicBatching: { preferredBatchSizes: [16, 32, 64], maxQueueDelayUs: 2000 },
-    },
+    one('full-batch', [MLP_MAX_BATCH], 10_000),
+    one('greedy', [], 0),
+    one('preferred', [32, MLP_MAX_BATCH], 5_000),
   ];
   if (cores >= 2) {
     candidates.push({
       id: 'two-instances',
       instances: 2,
       intraOpThreads: Math.floor(cores / 2),
-      dynamicBatching: { preferredBatchSizes: [32, 64], maxQueueDelayUs: 2000 },
+      dynamicBatching: { preferredBatchSizes: [32, MLP_MAX_BATCH], maxQueueDelayUs: 5_000 },
     });
   }
   return candidates;

@@ -14,7 +14,7 @@
  * p99 ≤ max_queue_delay + 2 × the ceiling's execution time at the observed average batch size (a
  * request that just missed a batch waits for it and then rides the next one).
  */
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { writeExampleRepository } from '../../../gpu-node/src/example-models/index.js';
@@ -79,13 +79,17 @@ const simpleRequest = (): InferRequest => ({
   parameters: {},
 });
 
-/** A model repository for one setup: its config next to a link to the generated model file. */
+/**
+ * A model repository for one setup: its config next to a link to the generated 100 MB model file.
+ * `simple` is copied, not linked: the node's repository scan skips symlinked model directories.
+ */
 async function writeSetupRepository(root: string, baseRepo: string, setup: MlpSetup, withSimple: boolean): Promise<string> {
   const repo = join(root, setup.id);
+  await rm(repo, { recursive: true, force: true });
   await mkdir(join(repo, MLP_MODEL, '1'), { recursive: true });
   await writeFile(join(repo, MLP_MODEL, 'config.pbtxt'), mlpConfigText(setup));
   await symlink(join(baseRepo, MLP_MODEL, '1', 'model.onnx'), join(repo, MLP_MODEL, '1', 'model.onnx'));
-  if (withSimple) await symlink(join(baseRepo, SIMPLE_MODEL), join(repo, SIMPLE_MODEL), 'dir');
+  if (withSimple) await cp(join(baseRepo, SIMPLE_MODEL), join(repo, SIMPLE_MODEL), { recursive: true });
   return repo;
 }
 
@@ -392,7 +396,8 @@ export async function runBatchingScenario(options: BenchOptions): Promise<number
       );
     }
     out.push(`chosen config ('${chosen.id}'):`, ...mlpConfigText(chosen).trimEnd().split('\n').map((l) => `  ${l}`));
-    out.push('', resultsTable(ceiling, batched, unbatched, simple), '');
+    out.push('', resultsTable(ceiling, batched, unbatched, simple));
+    out.push('(ceiling rows: back-to-back session.run at that batch size; p50/p99 are one run\'s time)', '');
     for (const t of targets) out.push(`${t.pass ? 'PASS' : 'MISS'}  ${t.protocol.padEnd(4)} c=${TARGET_CONCURRENCY}  ${t.name}: ${t.detail}`);
     if (targets.length === 0) out.push(`targets not evaluated: concurrency ${TARGET_CONCURRENCY} was not measured`);
     out.push('', `results: ${paths.json}`, `         ${paths.csv}`);

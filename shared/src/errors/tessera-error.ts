@@ -21,12 +21,16 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export class TesseraError extends Error {
   override readonly name = 'TesseraError';
 
+  /** When set, the caller may retry after this many ms (HTTP `Retry-After`); used by admission and rate limits. */
+  readonly retryAfterMs: number | undefined;
+
   constructor(
     readonly code: ErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterMs?: number },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.retryAfterMs = options?.retryAfterMs;
   }
 
   static invalidArg(message: string): TesseraError {

@@ -2,3 +2,4 @@
 export * from './keys.js';
 export * from './load-report.js';
 export * from './fleet-event.js';
+export * from './request-headers.js';

@@ -24,7 +24,7 @@ import type {
 import { countBytesElements } from '../tensors/bytes-elements.js';
 import { parseDatatype } from '../tensors/datatype.js';
 import { elementCount, expectedByteSize, formatShape } from '../tensors/shape.js';
-import type { Datatype, InferRequest, InferResponse, RequestedOutput, Tensor } from '../tensors/index.js';
+import type { Datatype, InferRequest, InferResponse, Parameters as TensorParameters, RequestedOutput, Tensor } from '../tensors/index.js';
 import { parameterValueFromProto, parametersFromProto, parametersToProto, parameterValueToProto } from './parameter-codec.js';
 import { contentsToRaw } from './typed-contents.js';
 
@@ -129,11 +129,27 @@ export function inferRequestFromProto(msg: ModelInferRequest): InferRequest {
     id: msg.id,
     modelName: msg.modelName,
     inputs,
-    parameters: parametersFromProto(msg.parameters),
+    parameters: requestParametersFromProto(msg.parameters),
     ...(msg.modelVersion !== '' ? { modelVersion: msg.modelVersion } : {}),
     ...(outputs.length > 0 ? { outputs } : {}),
   };
   return request;
+}
+
+/** Keys starting with this prefix are the server's; a client may not set them (as over HTTP). */
+const RESERVED_PREFIX = 'triton_';
+/** The one reserved key Triton's gRPC frontend accepts from clients (decoupled models' empty final response). */
+const ALLOWED_RESERVED = new Set(['triton_enable_empty_final_response']);
+
+function requestParametersFromProto(map: ModelInferRequest['parameters']): TensorParameters {
+  for (const key of Object.keys(map)) {
+    if (key.startsWith(RESERVED_PREFIX) && !ALLOWED_RESERVED.has(key)) {
+      throw TesseraError.invalidArg(
+        `parameter '${key}' is not allowed: keys starting with '${RESERVED_PREFIX}' are reserved for the server`,
+      );
+    }
+  }
+  return parametersFromProto(map);
 }
 
 /** Client side: InferRequest -> ModelInferRequest, inputs always in raw_input_contents. */

@@ -23,8 +23,11 @@ export interface BatcherObserver {
    * formed), rejected by its timeout (failure reason REJECTED), or cancelled (reason CANCELED).
    */
   requestLeftQueue?(info: { readonly id: string; readonly reason: LeftQueueReason; readonly queueUs: number }): void;
-  /** A request's result was dropped because it was cancelled while its batch ran (reason CANCELED). */
-  requestCancelledRunning?(info: { readonly id: string }): void;
+  /**
+   * A request's result was dropped because it was cancelled while its batch ran (reason CANCELED);
+   * `elapsedUs` runs from its enqueue to the cancellation (the failure's duration).
+   */
+  requestCancelledRunning?(info: { readonly id: string; readonly elapsedUs: number }): void;
   /** A batch started on an instance (execution count +1, batch-size histogram +1 at `batchSize`). */
   batchStarted?(info: BatchInfo): void;
   /** A batch finished; `error` when the whole execution failed, `timing` as the backend reported it. */

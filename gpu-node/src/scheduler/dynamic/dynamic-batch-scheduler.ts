@@ -27,11 +27,15 @@ export interface DynamicBatchSchedulerExtras {
   readonly batcherObserver?: BatcherObserver;
   /** `--rate-limit=execution_count`: `rateLimiter.register(instanceLimits)`. */
   readonly gate?: InstanceGateFactory;
+  /** Called once, when stop() has drained the batcher (e.g. to unregister from the rate limiter). */
+  readonly onStopped?: () => void;
 }
 
 export class DynamicBatchScheduler implements Scheduler {
   private readonly batcher: DynamicBatcher<Payload, ScheduledResult>;
   private readonly clock: Clock;
+  private readonly onStopped: (() => void) | undefined;
+  private stopping: Promise<void> | undefined;
 
   constructor(
     config: ModelConfig,
@@ -41,6 +45,7 @@ export class DynamicBatchScheduler implements Scheduler {
   ) {
     const clock = extras.clock ?? realClock;
     this.clock = clock;
+    this.onStopped = extras.onStopped;
     const executors = instances.map(
       (instance): BatchExecutor<Payload, ScheduledResult> => ({
         async execute(payloads) {
@@ -93,6 +98,7 @@ export class DynamicBatchScheduler implements Scheduler {
   }
 
   stop(): Promise<void> {
-    return this.batcher.stop();
+    this.stopping ??= this.batcher.stop().then(() => this.onStopped?.());
+    return this.stopping;
   }
 }

@@ -13,6 +13,7 @@
  */
 import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
 import type { ExecutionTiming } from '../../backends/backend.js';
+import { schedulerError } from '../scheduler-errors.js';
 import { formBatch, formerSettings } from './batch-former.js';
 import type { FormerSettings } from './batch-former.js';
 import type { DynamicBatcherOptions } from './batcher-options.js';
@@ -114,7 +115,7 @@ export class DynamicBatcher<P, R> {
    * is stopping; later with UNAVAILABLE "Request timeout expired" (REJECT policy) or CANCELLED.
    */
   enqueue(request: BatcherRequest<P>): Promise<R> {
-    if (this.stopping) return Promise.reject(TesseraError.unavailable(STOPPING_MESSAGE));
+    if (this.stopping) return Promise.reject(schedulerError(TesseraError.unavailable(STOPPING_MESSAGE)));
     const now = this.clock.now();
     let admission;
     try {
@@ -183,15 +184,15 @@ export class DynamicBatcher<P, R> {
         reason: 'cancelled',
         queueUs: this.clock.now() - entry.enqueuedUs,
       });
-      this.settle(entry, () => entry.reject(TesseraError.cancelled(CANCELLED_MESSAGE)));
+      this.settle(entry, () => entry.reject(schedulerError(TesseraError.cancelled(CANCELLED_MESSAGE))));
       // The oldest pending request may be gone: the queue-delay wake-up can change.
       this.schedulePump();
       this.checkDrained();
     } else if (entry.state === 'running') {
-      notify(this.observer, 'requestCancelledRunning', { id: entry.id });
+      notify(this.observer, 'requestCancelledRunning', { id: entry.id, elapsedUs: this.clock.now() - entry.enqueuedUs });
       // Rejected now; under preserve_ordering its slot is released so later responses are not held.
       if (this.options.preserveOrdering) this.ordered.release(entry.ticket, () => {});
-      this.settle(entry, () => entry.reject(TesseraError.cancelled(CANCELLED_MESSAGE)));
+      this.settle(entry, () => entry.reject(schedulerError(TesseraError.cancelled(CANCELLED_MESSAGE))));
     }
   }
 
@@ -232,7 +233,7 @@ export class DynamicBatcher<P, R> {
     const now = this.clock.now();
     for (const entry of this.queue.expire(now)) {
       notify(this.observer, 'requestLeftQueue', { id: entry.id, reason: 'rejected', queueUs: now - entry.enqueuedUs });
-      this.settle(entry, () => entry.reject(TesseraError.unavailable(TIMEOUT_MESSAGE)));
+      this.settle(entry, () => entry.reject(schedulerError(TesseraError.unavailable(TIMEOUT_MESSAGE))));
     }
     let waitUntil: number | undefined;
     let staged = false;

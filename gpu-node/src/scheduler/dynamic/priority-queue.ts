@@ -6,6 +6,7 @@
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { DynamicBatcherOptions, QueuePolicy } from './batcher-options.js';
+import { schedulerError } from '../scheduler-errors.js';
 
 /** What the queue needs of a request; the batcher's own entries extend this. */
 export interface QueueEntry {
@@ -100,7 +101,8 @@ export class PriorityQueue<E extends QueueEntry> implements Iterable<E> {
     const level = this.levelOf(priority);
     const policy = this.policyOf(level);
     if (policy.maxQueueSize !== 0 && this.levelSize(level) >= policy.maxQueueSize) {
-      throw TesseraError.unavailable(`${requestPrefix(id)}Exceeds maximum queue size`);
+      // Refused before queueing: Triton counts no failure for it (the scheduler marks it so).
+      throw schedulerError(TesseraError.unavailable(`${requestPrefix(id)}Exceeds maximum queue size`));
     }
     let timeout = policy.defaultTimeoutUs;
     const requested = timeoutUs ?? 0;

@@ -8,13 +8,14 @@ import { FakeInstance, req } from './test-support.js';
 
 function model(limiter: RateLimiter, specs: RateLimitedInstance[]) {
   const instances = specs.map(() => new FakeInstance());
+  const gate = limiter.register(specs);
   const batcher = new DynamicBatcher({
     options: batcherOptions({ maxBatchSize: 1 }),
     instances,
     clock: new FakeClock(),
-    gate: limiter.register(specs),
+    gate,
   });
-  return { instances, batcher };
+  return { instances, batcher, gate };
 }
 
 const gpu = (count: number, priority = 1): RateLimitedInstance => ({
@@ -67,5 +68,35 @@ describe('RateLimiter', () => {
     // Priority 2 gets about half the turns of priority 1.
     expect(order.filter((x) => x === 'h').length).toBe(6);
     expect(order.filter((x) => x === 'l').length).toBe(3);
+  });
+
+  it('unregister() forgets a model: it no longer holds the head of the line nor sizes the pools', async () => {
+    const limiter = new RateLimiter([{ name: 'R', count: 4 }]);
+    const a = model(limiter, [gpu(4)]); // needs the whole pool
+    const b = model(limiter, [gpu(2), gpu(2)]);
+    void b.batcher.enqueue(req('b1'));
+    await flushPromises();
+    void a.batcher.enqueue(req('a1')); // staged first, needs 4 of the 2 left: blocks the line
+    await flushPromises();
+    void b.batcher.enqueue(req('b2'));
+    await flushPromises();
+    expect(b.instances.map((i) => i.running)).toEqual([1, 0]);
+
+    // What the scheduler's stop does once the model drained; here `a` is cut off while staged, to show
+    // that the one blocking the line goes with it.
+    limiter.unregister(a.gate);
+    await flushPromises();
+    expect(b.instances.map((i) => i.running)).toEqual([1, 1]);
+    expect(limiter.size).toBe(1);
+    limiter.unregister(a.gate); // twice is harmless
+    expect(limiter.size).toBe(1);
+
+    // Without an override, a pool is as large as the largest declaration still registered.
+    const sizing = new RateLimiter();
+    const large = model(sizing, [gpu(4)]);
+    model(sizing, [gpu(2)]);
+    expect(sizing.capacity({ name: 'R', global: false, count: 1 }, 0)).toBe(4);
+    sizing.unregister(large.gate);
+    expect(sizing.capacity({ name: 'R', global: false, count: 1 }, 0)).toBe(2);
   });
 });

@@ -3,6 +3,8 @@
  * ready batch stages its idle instances; staged instances are ordered by exec_count × max(priority, 1)
  * (lower first, ties by staging order), and only the head may be allocated — when its resources are free.
  * That head-of-line rule is Triton's: a head that cannot get its resources blocks everyone behind it.
+ * A model that unloads is unregistered, so it neither stays staged nor keeps its resource declarations
+ * (pool sizes are recomputed from the models still registered).
  */
 import type { GateGrant, InstanceGate, InstanceGateFactory } from './instance-gate.js';
 
@@ -46,9 +48,16 @@ function poolKey(resource: RateLimitResource, device: number): string {
   return resource.global ? `global/${resource.name.toLowerCase()}` : `${device}/${resource.name.toLowerCase()}`;
 }
 
+interface Registration {
+  readonly instances: readonly RateLimitedInstance[];
+  /** The batcher's state, once it built its gate. */
+  model: ModelState | undefined;
+}
+
 export class RateLimiter {
   private readonly models = new Set<ModelState>();
-  private readonly declared = new Map<string, number>();
+  private readonly registrations = new Map<InstanceGateFactory, Registration>();
+  private declared = new Map<string, number>();
   private readonly used = new Map<string, number>();
   private stagingSeq = 0;
   private readonly toWake = new Set<ModelState>();
@@ -57,22 +66,56 @@ export class RateLimiter {
 
   /** Adds one model's instances (in the batcher's order); returns the gate factory for its batcher. */
   register(instances: readonly RateLimitedInstance[]): InstanceGateFactory {
-    for (const inst of instances) {
-      for (const r of inst.resources) {
-        const key = poolKey(r, inst.device);
-        this.declared.set(key, Math.max(this.declared.get(key) ?? 0, r.count));
-      }
-    }
-    return (wake) => {
+    const registration: Registration = { instances, model: undefined };
+    const factory: InstanceGateFactory = (wake) => {
       const model: ModelState = {
         instances: instances.map((spec) => ({ spec, executions: 0 })),
         wake,
         staged: [],
         stagedAt: 0,
       };
-      this.models.add(model);
+      // A factory called after unregister() (misuse) must not bring the model back into the order.
+      if (this.registrations.get(factory) === registration) {
+        registration.model = model;
+        this.models.add(model);
+      }
       return this.gateFor(model);
     };
+    this.registrations.set(factory, registration);
+    this.redeclare();
+    return factory;
+  }
+
+  /**
+   * Forgets a model registered with `register` (its scheduler stopped: nothing of it runs or waits
+   * any more). Its declarations stop counting toward pool sizes, and whoever it was blocking may go.
+   */
+  unregister(gate: InstanceGateFactory): void {
+    const registration = this.registrations.get(gate);
+    if (registration === undefined) return;
+    this.registrations.delete(gate);
+    if (registration.model !== undefined) this.models.delete(registration.model);
+    this.redeclare();
+    this.attempt();
+  }
+
+  /** Models registered now. */
+  get size(): number {
+    return this.registrations.size;
+  }
+
+  /** Pool sizes by default: the largest count any registered instance declares. */
+  private redeclare(): void {
+    const declared = new Map<string, number>();
+    for (const { instances } of this.registrations.values()) {
+      for (const inst of instances) {
+        for (const r of inst.resources) {
+          const key = poolKey(r, inst.device);
+          declared.set(key, Math.max(declared.get(key) ?? 0, r.count));
+        }
+      }
+    }
+    this.declared = declared;
   }
 
   /** Total units of a resource pool: the override when given, else the largest declaration. */

@@ -100,16 +100,19 @@ export function inferenceServiceImplementation(
           .map(modelStatisticsToProto),
       }),
     ),
-    repositoryIndex: unary<RepositoryIndexRequest, RepositoryIndexResponse>(async (req) =>
-      create(RepositoryIndexResponseSchema, {
+    repositoryIndex: unary<RepositoryIndexRequest, RepositoryIndexResponse>(async (req) => {
+      refuseNamedRepository(req.repositoryName);
+      return create(RepositoryIndexResponseSchema, {
         models: (await core.repositoryIndex(req.ready)).map(repositoryIndexEntryToProto),
-      }),
-    ),
+      });
+    }),
     repositoryModelLoad: unary<RepositoryModelLoadRequest, RepositoryModelLoadResponse>(async (req) => {
+      refuseNamedRepository(req.repositoryName);
       await core.loadModel(req.modelName, loadOptionsFromProto(req.parameters));
       return create(RepositoryModelLoadResponseSchema);
     }),
     repositoryModelUnload: unary<RepositoryModelUnloadRequest, RepositoryModelUnloadResponse>(async (req) => {
+      refuseNamedRepository(req.repositoryName);
       await core.unloadModel(req.modelName, unloadOptionsFromProto(req.parameters));
       return create(RepositoryModelUnloadResponseSchema);
     }),
@@ -118,4 +121,11 @@ export function inferenceServiceImplementation(
     Object.entries(UNIMPLEMENTED_RPCS).map(([name, message]) => [name, unimplemented(message)]),
   );
   return { ...stubs, ...handlers } as UntypedServiceImplementation & Record<MethodName, unknown>;
+}
+
+/** One repository per node: naming one is refused as Triton does (its HTTP side answers 501 the same way). */
+function refuseNamedRepository(repositoryName: string): void {
+  if (repositoryName !== '') {
+    throw TesseraError.unsupported("'repository_name' specification is not supported");
+  }
 }

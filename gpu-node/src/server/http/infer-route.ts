@@ -1,12 +1,13 @@
 /**
  * `POST /v2/models/{m}[/versions/{v}]/infer`: read the (possibly compressed) body within its limits,
  * decode it with the KServe codec, run it through NodeCore with an AbortSignal that fires when the
- * client disconnects, and encode (and compress, if the client accepts it) the response.
+ * client disconnects or the gateway's deadline header runs out (504 then), and encode (and compress, if the client accepts it) the response.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { NodeCore } from '../../core/index.js';
 import { readBody } from './body-reader.js';
 import { decodeInfer, jsonPartLength, rawInputModelOf } from './infer-codec.js';
+import { requestDeadline } from './request-deadline.js';
 import { compressBody, negotiateResponseCoding } from './response-compression.js';
 import type { HttpLimits } from './server-options.js';
 
@@ -22,6 +23,28 @@ export async function handleInfer(
   request: Request,
   modelName: string,
   modelVersion: string | undefined,
+): Promise<Response> {
+  // Checked first, so a malformed header is refused before the body is read.
+  const deadline = requestDeadline(request);
+  try {
+    return await inferWithin(context, request, modelName, modelVersion, deadline.signal);
+  } catch (error) {
+    // The core answers CANCELLED for an aborted request; when the deadline did it, say so (504).
+    if (deadline.expired() && !request.signal.aborted && error instanceof TesseraError && error.code === 'CANCELLED') {
+      throw new TesseraError('DEADLINE_EXCEEDED', 'the request deadline passed', { cause: error });
+    }
+    throw error;
+  } finally {
+    deadline.dispose();
+  }
+}
+
+async function inferWithin(
+  context: InferRouteContext,
+  request: Request,
+  modelName: string,
+  modelVersion: string | undefined,
+  signal: AbortSignal,
 ): Promise<Response> {
   const { core, limits } = context;
   const body = await readBody(request, { limit: limits.maxBodySize, limitName: '--http-max-body-size' });
@@ -47,7 +70,7 @@ export async function handleInfer(
     ...(rawInputModel === undefined ? {} : { rawInputModel }),
   });
 
-  const response = await core.infer(decoded.request, { signal: request.signal });
+  const response = await core.infer(decoded.request, { signal });
   const encoded = decoded.encode(response);
 
   const headers: Record<string, string> = { ...encoded.headers, Vary: 'Accept-Encoding' };

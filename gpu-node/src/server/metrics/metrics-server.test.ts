@@ -12,6 +12,12 @@ function snapshot(model: string, version: string, n: number): ModelStatsSnapshot
     inferenceCount: 40 * n,
     executionCount: 5 * n,
     pendingRequests: 7 * n,
+    // 5n executions in all, as executionCount says: n of size 1, 3n of size 8, n of size 100.
+    batchSizes: [
+      { batchSize: 1, executions: n },
+      { batchSize: 8, executions: 3 * n },
+      { batchSize: 100, executions: n },
+    ],
     requestDurationUs: 1000 * n,
     queueDurationUs: 200 * n,
     computeInputDurationUs: 30 * n,
@@ -84,6 +90,25 @@ describe('metrics endpoint', () => {
     const text = await (await fetch(`http://127.0.0.1:${first.port}/metrics`)).text();
     expect(value(text, 'nv_inference_count{model="resnet",version="2"}')).toBe(120);
     expect(text).not.toContain('version="1"');
+  });
+
+  it('serves tessera_inference_batch_size as a cumulative histogram of the snapshot batch sizes', async () => {
+    snapshots = [snapshot('resnet', '1', 1), snapshot('bert', '3', 2)];
+    const { text } = await scrape();
+    const b = 'model="bert",version="3"';
+    expect(text).toContain('# TYPE tessera_inference_batch_size histogram');
+    const bucket = (le: string) => value(text, `tessera_inference_batch_size_bucket{${b},le="${le}"}`);
+    expect([1, 2, 4, 8, 16, 32, 64, 128].map((le) => bucket(String(le)))).toEqual([2, 2, 2, 8, 8, 8, 8, 10]);
+    expect(bucket('+Inf')).toBe(10);
+    expect(value(text, `tessera_inference_batch_size_count{${b}}`)).toBe(10);
+    expect(value(text, `tessera_inference_batch_size_sum{${b}}`)).toBe(2 * 1 + 6 * 8 + 2 * 100);
+    expect(value(text, 'tessera_inference_batch_size_count{model="resnet",version="1"}')).toBe(5);
+    // The JSON view (registry.getMetricsAsJSON) serves the same values.
+    const json = await server!.registry.getMetricsAsJSON();
+    const family = json.find((m) => m.name === 'tessera_inference_batch_size');
+    expect(family?.values.filter((v) => v.labels['le'] === '+Inf').map((v) => v.value)).toEqual([5, 10]);
+    snapshots = [];
+    expect(await server!.scrape()).not.toContain('tessera_inference_batch_size_bucket{');
   });
 
   it('serves CPU, memory and process families', async () => {

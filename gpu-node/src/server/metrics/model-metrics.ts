@@ -8,6 +8,7 @@ import type { Registry } from 'prom-client';
 // model-stats.js directly, not the models index: the exporter needs two names, not the whole loader graph.
 import { FAILURE_REASONS } from '../../models/model-stats.js';
 import type { ModelStatsSnapshot } from '../../models/model-stats.js';
+import { registerBatchSizeMetrics } from './batch-size-metrics.js';
 
 /** What the exporter needs of the node: `TesseraNodeCore` provides it. */
 export interface MetricsSource {
@@ -95,6 +96,8 @@ export function registerModelMetrics(registry: Registry, source: MetricsSource):
       for (const s of snapshots()) this.set(labelsOf(s), s.pendingRequests);
     },
   });
+
+  registerBatchSizeMetrics(registry, snapshots);
 
   for (const { name, help } of CACHE_COUNTERS) {
     new Counter({

@@ -1,0 +1,142 @@
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FLEET_EVENT_VERSION, LOAD_REPORT_VERSION, fleetKeys } from '../../../../shared/src/fleet/index.js';
+import type { LoadReport } from '../../../../shared/src/fleet/index.js';
+import type { LogFields, Logger } from '../../../../shared/src/logging/index.js';
+import { startRedisServer, waitFor } from '../../../../shared/src/testing/index.js';
+import type { RedisServer } from '../../../../shared/src/testing/index.js';
+import { createRedisNodeDirectory } from './redis-node-directory.js';
+import type { RedisNodeDirectory } from './redis-node-directory.js';
+
+const keys = fleetKeys();
+let redis: RedisServer;
+let client: Redis;
+let directory: RedisNodeDirectory | undefined;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  client = new Redis(redis.url);
+});
+
+afterEach(async () => {
+  await directory?.close();
+  directory = undefined;
+  await client.flushall();
+});
+
+afterAll(async () => {
+  client?.disconnect();
+  await redis?.stop();
+});
+
+function report(nodeId: string, overrides: Partial<LoadReport> = {}): LoadReport {
+  return {
+    version: LOAD_REPORT_VERSION,
+    nodeId,
+    httpAddress: null,
+    grpcAddress: '127.0.0.1:8001',
+    startedAt: 1000,
+    sentAt: Date.now(),
+    seq: 1,
+    ttlMs: 60_000,
+    models: [{ name: 'simple', versions: ['1'], queued: 2, inflight: 1, capacity: 8, execTimeEmaMs: 3 }],
+    draining: false,
+    ...overrides,
+  };
+}
+
+function recordingLogger(): Logger & { lines: { msg: string; fields?: LogFields }[] } {
+  const lines: { msg: string; fields?: LogFields }[] = [];
+  const logger: Logger & { lines: typeof lines } = {
+    lines,
+    info: (msg, fields) => lines.push({ msg, ...(fields ? { fields } : {}) }),
+    warn: (msg, fields) => lines.push({ msg, ...(fields ? { fields } : {}) }),
+    error: (msg, fields) => lines.push({ msg, ...(fields ? { fields } : {}) }),
+    verbose: () => {},
+    child: () => logger,
+  };
+  return logger;
+}
+
+const ids = (d: RedisNodeDirectory, model = 'simple', version?: string) => d.candidates(model, version).map((n) => n.id);
+
+describe('createRedisNodeDirectory', () => {
+  it('reads the nodes registered before it started, with their figures', async () => {
+    await client.set(keys.nodeKey('gpu-1'), JSON.stringify(report('gpu-1')), 'PX', 60_000);
+    await client.set(keys.nodeKey('gpu-2'), JSON.stringify(report('gpu-2', { models: [] })), 'PX', 60_000);
+    directory = await createRedisNodeDirectory({ redis: redis.url, refreshMs: 60_000 });
+    expect(ids(directory)).toEqual(['gpu-1']);
+    expect(ids(directory, 'simple', '2')).toEqual([]);
+    expect(directory.all().map((n) => n.id).sort()).toEqual(['gpu-1', 'gpu-2']);
+    const view = directory.candidates('simple')[0]!;
+    expect(view.models.get('simple')).toMatchObject({ queued: 2, inflight: 1, capacity: 8, execTimeEmaMs: 3 });
+    expect(view.grpcAddress).toBe('127.0.0.1:8001');
+  });
+
+  it('adds a node on its join event and drops it on its leave event, even while its key lingers', async () => {
+    directory = await createRedisNodeDirectory({ redis: client, refreshMs: 60_000 });
+    const changes: string[] = [];
+    directory.onChange((c) => changes.push(`${c.type}:${c.nodeId}`));
+    const joined = report('gpu-3');
+    await client.set(keys.nodeKey('gpu-3'), JSON.stringify(joined), 'PX', 60_000);
+    const base = { version: FLEET_EVENT_VERSION, nodeId: 'gpu-3', startedAt: joined.startedAt, sentAt: Date.now() };
+    await client.publish(keys.eventsChannel, JSON.stringify({ ...base, type: 'join', report: joined }));
+    await waitFor(() => ids(directory!).includes('gpu-3'), { what: 'the join to be applied' });
+    await client.publish(keys.eventsChannel, JSON.stringify({ ...base, type: 'leave', deregistered: false }));
+    await waitFor(() => directory!.all().length === 0, { what: 'the leave to be applied' });
+    // The key is still there; a scan must not resurrect that process...
+    await directory.refresh();
+    expect(ids(directory)).toEqual([]);
+    // ...but the same node id, restarted, is welcome.
+    await client.set(keys.nodeKey('gpu-3'), JSON.stringify(report('gpu-3', { startedAt: 2000 })), 'PX', 60_000);
+    await directory.refresh();
+    expect(ids(directory)).toEqual(['gpu-3']);
+    expect(changes).toEqual(['join:gpu-3', 'leave:gpu-3', 'join:gpu-3']);
+  });
+
+  it('forgets a node whose key expired, and one whose report went stale', async () => {
+    directory = await createRedisNodeDirectory({ redis: redis.url, refreshMs: 20 });
+    await client.set(keys.nodeKey('gpu-4'), JSON.stringify(report('gpu-4')), 'PX', 300);
+    await waitFor(() => ids(directory!).includes('gpu-4'), { what: 'the scan to find gpu-4' });
+    await waitFor(() => directory!.all().length === 0, { what: 'the expiry of gpu-4' });
+    // A key that stays but whose report is older than its ttlMs no longer counts.
+    await client.set(keys.nodeKey('gpu-5'), JSON.stringify(report('gpu-5', { sentAt: Date.now() - 10_000, ttlMs: 3000 })), 'PX', 60_000);
+    await directory.refresh();
+    expect(directory.all().map((n) => n.id)).toEqual(['gpu-5']);
+    expect(ids(directory)).toEqual([]);
+  });
+
+  it('applies only newer reports, and reads later figures on the next scan', async () => {
+    await client.set(keys.nodeKey('gpu-6'), JSON.stringify(report('gpu-6', { seq: 5 })), 'PX', 60_000);
+    directory = await createRedisNodeDirectory({ redis: redis.url, refreshMs: 60_000 });
+    const node = directory.candidates('simple')[0]!;
+    const release = directory.track('gpu-6');
+    expect(node.localInflight).toBe(1);
+    release();
+    release();
+    expect(node.localInflight).toBe(0);
+    await client.set(keys.nodeKey('gpu-6'), JSON.stringify(report('gpu-6', { seq: 4, draining: true })), 'PX', 60_000);
+    await directory.refresh();
+    expect(ids(directory)).toEqual(['gpu-6']);
+    await client.set(keys.nodeKey('gpu-6'), JSON.stringify(report('gpu-6', { seq: 6, draining: true })), 'PX', 60_000);
+    await directory.refresh();
+    expect(ids(directory)).toEqual([]);
+    // Trailing metadata refresh the figures between reports.
+    directory.observe('gpu-6', 'simple', { queued: 7, inflight: 8 });
+    expect(directory.all()[0]!.models.get('simple')).toMatchObject({ queued: 7, inflight: 8 });
+  });
+
+  it('ignores a malformed report with one log line, and keeps the good ones', async () => {
+    const logger = recordingLogger();
+    await client.set(keys.nodeKey('gpu-7'), '{"version":1,"nodeId":"gpu-7"}', 'PX', 60_000);
+    await client.set(keys.nodeKey('gpu-8'), JSON.stringify(report('gpu-8')), 'PX', 60_000);
+    directory = await createRedisNodeDirectory({ redis: redis.url, refreshMs: 60_000, logger });
+    await directory.refresh();
+    expect(ids(directory)).toEqual(['gpu-8']);
+    const warnings = logger.lines.filter((l) => l.msg === 'malformed load report ignored');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.fields).toMatchObject({ key: keys.nodeKey('gpu-7'), error: expect.stringMatching(/^malformed load report: /) });
+    await client.publish(keys.eventsChannel, 'not json');
+    await waitFor(() => logger.lines.some((l) => l.msg === 'malformed fleet event ignored'), { what: 'the bad event to be logged' });
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * The whole routing path with real parts: a node process reporting to a real redis-server, the Redis
+ * node directory, the gRPC transport and the dispatcher.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { InferRequest } from '../../../../shared/src/tensors/index.js';
+import { startRedisServer, waitFor } from '../../../../shared/src/testing/index.js';
+import type { RedisServer } from '../../../../shared/src/testing/index.js';
+import type { Tier } from '../../core/ports/index.js';
+import { createDispatcher } from '../../core/routing/index.js';
+import { createRedisNodeDirectory } from '../fleet/index.js';
+import type { RedisNodeDirectory } from '../fleet/index.js';
+import { createGrpcTransport } from './grpc-transport.js';
+import { startNodeProcess } from './test-node-process.js';
+import type { NodeProcess } from './test-node-process.js';
+
+let redis: RedisServer;
+let node: NodeProcess | undefined;
+let directory: RedisNodeDirectory;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  directory = await createRedisNodeDirectory({ redis: redis.url, refreshMs: 100 });
+  node = await startNodeProcess(['--redis-url', redis.url, '--node-id', 'e2e-node', '--advertise-host', '127.0.0.1']);
+});
+
+afterAll(async () => {
+  await node?.stop();
+  await directory?.close();
+  await redis?.stop();
+});
+
+const tier: Tier = {
+  name: 'gold',
+  priority: 1,
+  queueTimeoutMs: 20_000,
+  queueShare: 1,
+  rateLimits: { requestsPerSecond: 0, burst: 0, elementsPerSecond: 0, elementsBurst: 0 },
+  cacheTtlSeconds: 0,
+  allowedModels: ['*'],
+};
+
+const int32 = (values: number[]) => new Uint8Array(new Int32Array(values).buffer);
+const request: InferRequest = {
+  id: '',
+  modelName: 'simple',
+  inputs: ['INPUT0', 'INPUT1'].map((name) => ({ name, datatype: 'INT32' as const, shape: [1, 16], data: int32(new Array(16).fill(2)) })),
+  parameters: {},
+};
+
+describe('a reporting node through Redis, the directory and the dispatcher', () => {
+  it('becomes a candidate from its report, serves, and leaves the pick set when it stops', async () => {
+    await waitFor(() => directory.candidates('simple').length === 1, { what: 'the node to register', timeoutMs: 30_000 });
+    const view = directory.candidates('simple')[0]!;
+    expect(view.id).toBe('e2e-node');
+    expect(view.grpcAddress).toBe(node!.grpcAddress);
+    expect(view.models.get('simple')).toMatchObject({ versions: ['1'], capacity: expect.any(Number) });
+    expect(directory.candidates('sleepy').map((n) => n.id)).toEqual(['e2e-node']);
+
+    const transport = createGrpcTransport({ fleetEvents: directory });
+    const dispatcher = createDispatcher({ directory, transport, breakers: transport.breakers, fleetEvents: directory });
+    try {
+      const result = await dispatcher.dispatch(request, { tenantId: 't', tier, deadline: Date.now() + 20_000 });
+      expect(result.response.outputs.map((o) => o.name).sort()).toEqual(['OUTPUT0', 'OUTPUT1']);
+      expect(view.localInflight).toBe(0);
+      expect(dispatcher.modelReady('simple', '1')).toBe(true);
+      expect(dispatcher.modelReady('simple', '2')).toBe(false);
+
+      await node!.stop();
+      node = undefined;
+      await waitFor(() => directory.all().length === 0, { what: 'the node to leave', timeoutMs: 30_000 });
+      expect(dispatcher.modelReady('simple')).toBe(false);
+      await expect(dispatcher.dispatch(request, { tenantId: 't', tier, deadline: Date.now() + 5000 })).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+      });
+    } finally {
+      await dispatcher.close();
+      await transport.close();
+    }
+  });
+});

@@ -1,0 +1,67 @@
+import { Metadata } from '@grpc/grpc-js';
+import type { ServiceError } from '@grpc/grpc-js';
+import { describe, expect, it } from 'vitest';
+import { GrpcStatus, TesseraError } from '../../../../shared/src/errors/index.js';
+import { countsAgainstNode, upstreamErrorFromGrpc } from './grpc-errors.js';
+import { createNodeBreakers } from './node-breakers.js';
+import type { BreakerState } from './node-breakers.js';
+
+function serviceError(code: number, details: string): ServiceError {
+  return Object.assign(new Error(`${code} ${details}`), { code, details, metadata: new Metadata() });
+}
+
+describe('upstream error mapping', () => {
+  it('marks only connect-phase UNAVAILABLE without response headers as not accepted', () => {
+    const refused = serviceError(GrpcStatus.UNAVAILABLE, 'No connection established. Last error: connect ECONNREFUSED 127.0.0.1:9');
+    expect(upstreamErrorFromGrpc(refused, 'n', false, undefined)).toMatchObject({ code: 'UNAVAILABLE', notAccepted: true });
+    expect(upstreamErrorFromGrpc(refused, 'n', true, undefined).notAccepted).toBe(false);
+    const dropped = serviceError(GrpcStatus.UNAVAILABLE, 'Connection dropped');
+    expect(upstreamErrorFromGrpc(dropped, 'n', false, undefined).notAccepted).toBe(false);
+    expect(upstreamErrorFromGrpc(serviceError(GrpcStatus.INVALID_ARGUMENT, 'bad shape'), 'n', false, undefined)).toMatchObject({
+      code: 'INVALID_ARG',
+      message: 'bad shape',
+      notAccepted: false,
+    });
+  });
+
+  it("counts transport failures against the node, never the caller's mistakes or the node's own answers", () => {
+    const load = { queued: 1, inflight: 1 };
+    expect(countsAgainstNode(upstreamErrorFromGrpc(serviceError(GrpcStatus.UNAVAILABLE, 'Connection dropped'), 'n', false, undefined))).toBe(true);
+    expect(countsAgainstNode(upstreamErrorFromGrpc(serviceError(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded'), 'n', false, undefined))).toBe(true);
+    expect(countsAgainstNode(upstreamErrorFromGrpc(serviceError(GrpcStatus.UNAVAILABLE, 'Exceeds maximum queue size'), 'n', true, load))).toBe(false);
+    expect(countsAgainstNode(upstreamErrorFromGrpc(serviceError(GrpcStatus.NOT_FOUND, 'unknown model'), 'n', true, undefined))).toBe(false);
+    expect(countsAgainstNode(upstreamErrorFromGrpc(serviceError(GrpcStatus.CANCELLED, 'Cancelled on client'), 'n', false, undefined))).toBe(false);
+  });
+});
+
+describe('node breakers', () => {
+  it('open after counted failures, refuse as not accepted, let one trial through half-open, then close', async () => {
+    const breakers = createNodeBreakers({ volumeThreshold: 2, errorThresholdPercentage: 50, resetTimeoutMs: 20 });
+    const states: BreakerState[] = [];
+    breakers.onStateChange((_id, state) => states.push(state));
+    const broken = () => Promise.reject(TesseraError.internal('connection reset'));
+    const callerMistake = () => Promise.reject(TesseraError.invalidArg('bad input'));
+    try {
+      // The caller's mistakes reach the caller but count as the node working (opossum's errorFilter).
+      for (let i = 0; i < 3; i++) await expect(breakers.run('m', callerMistake)).rejects.toMatchObject({ code: 'INVALID_ARG' });
+      expect(breakers.isOpen('m')).toBe(false);
+      await expect(breakers.run('n', broken)).rejects.toThrow(/connection reset/);
+      await expect(breakers.run('n', broken)).rejects.toThrow(/connection reset/);
+      expect(breakers.isOpen('n')).toBe(true);
+      expect(breakers.state('n')).toBe('open');
+      await expect(breakers.run('n', () => Promise.resolve(1))).rejects.toMatchObject({
+        code: 'UNAVAILABLE',
+        notAccepted: true,
+        message: "the circuit breaker of node 'n' is open",
+      });
+      const halfOpen = new Promise<void>((resolve) => breakers.onStateChange((_id, s) => s === 'halfOpen' && resolve()));
+      await halfOpen;
+      expect(breakers.isOpen('n')).toBe(false);
+      await expect(breakers.run('n', () => Promise.resolve('ok'))).resolves.toBe('ok');
+      expect(states).toEqual(['open', 'halfOpen', 'closed']);
+      expect(breakers.isOpen('other')).toBe(false);
+    } finally {
+      breakers.close();
+    }
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * One opossum circuit breaker per node. An open breaker refuses calls without trying them (they fail
+ * as `notAccepted`, so the dispatcher may use another node) and `isOpen` takes the node out of the
+ * pick set; after `resetTimeoutMs` the breaker lets one trial call through (half-open) and closes
+ * again when it succeeds.
+ *
+ * Which failures count is `countsAgainstNode` (grpc-errors.ts): the caller's mistakes and the node's
+ * own application answers never do; opossum records them as successes (the node did its job), so they
+ * also dilute the failure percentage. opossum's own call timeout is off: gRPC deadlines bound calls.
+ */
+import CircuitBreaker from 'opossum';
+import { TesseraError } from '../../../../shared/src/errors/index.js';
+import type { BreakerView } from '../../core/routing/index.js';
+import { countsAgainstNode } from './grpc-errors.js';
+
+export type BreakerState = 'closed' | 'open' | 'halfOpen';
+
+export interface NodeBreakerOptions {
+  /** Percentage of counted failures in the rolling window that opens the breaker; default 50. */
+  readonly errorThresholdPercentage?: number;
+  /** Calls needed in the window before the breaker may open at all; default 5. */
+  readonly volumeThreshold?: number;
+  /** Time open before the half-open trial; default 5000 ms. */
+  readonly resetTimeoutMs?: number;
+  /** Length of the rolling statistics window; default 10000 ms. */
+  readonly rollingWindowMs?: number;
+}
+
+export interface NodeBreakers extends BreakerView {
+  /** Runs `call` through the node's breaker; rejects at once (UNAVAILABLE, notAccepted) when open. */
+  run<T>(nodeId: string, call: () => Promise<T>): Promise<T>;
+  state(nodeId: string): BreakerState;
+  /** Listens to state changes (for metrics and logs); returns the unsubscribe function. */
+  onStateChange(listener: (nodeId: string, state: BreakerState) => void): () => void;
+  /** Forgets a node's breaker (the node left). */
+  remove(nodeId: string): void;
+  close(): void;
+}
+
+type Thunk = () => Promise<unknown>;
+
+export function createNodeBreakers(options: NodeBreakerOptions = {}): NodeBreakers {
+  const breakers = new Map<string, CircuitBreaker<[Thunk], unknown>>();
+  const listeners = new Set<(nodeId: string, state: BreakerState) => void>();
+  const notify = (nodeId: string, state: BreakerState): void => {
+    for (const listener of [...listeners]) listener(nodeId, state);
+  };
+
+  const breakerOf = (nodeId: string): CircuitBreaker<[Thunk], unknown> => {
+    let breaker = breakers.get(nodeId);
+    if (breaker === undefined) {
+      breaker = new CircuitBreaker<[Thunk], unknown>((thunk: Thunk) => thunk(), {
+        timeout: false,
+        errorThresholdPercentage: options.errorThresholdPercentage ?? 50,
+        volumeThreshold: options.volumeThreshold ?? 5,
+        resetTimeout: options.resetTimeoutMs ?? 5000,
+        rollingCountTimeout: options.rollingWindowMs ?? 10_000,
+        // opossum: true means "not a failure" (the error is still passed to the caller).
+        errorFilter: (error: unknown) => !countsAgainstNode(error),
+        name: nodeId,
+      });
+      breaker.on('open', () => notify(nodeId, 'open'));
+      breaker.on('halfOpen', () => notify(nodeId, 'halfOpen'));
+      breaker.on('close', () => notify(nodeId, 'closed'));
+      breakers.set(nodeId, breaker);
+    }
+    return breaker;
+  };
+
+  return {
+    // Half-open with its trial not yet taken counts as closed: that trial is how the node comes back.
+    isOpen: (nodeId) => {
+      const breaker = breakers.get(nodeId);
+      return breaker !== undefined && !breaker.closed && !breaker.pendingClose;
+    },
+    async run<T>(nodeId: string, call: () => Promise<T>): Promise<T> {
+      try {
+        return (await breakerOf(nodeId).fire(call)) as T;
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 'EOPENBREAKER') {
+          throw Object.assign(
+            new TesseraError('UNAVAILABLE', `the circuit breaker of node '${nodeId}' is open`, {
+              retryAfterMs: options.resetTimeoutMs ?? 5000,
+            }),
+            { notAccepted: true },
+          );
+        }
+        throw error;
+      }
+    },
+    state: (nodeId) => {
+      const breaker = breakers.get(nodeId);
+      if (breaker === undefined || breaker.closed) return 'closed';
+      return breaker.halfOpen ? 'halfOpen' : 'open';
+    },
+    onStateChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    remove(nodeId) {
+      breakers.get(nodeId)?.shutdown();
+      breakers.delete(nodeId);
+    },
+    close() {
+      for (const breaker of breakers.values()) breaker.shutdown();
+      breakers.clear();
+      listeners.clear();
+    },
+  };
+}

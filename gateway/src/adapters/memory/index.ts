@@ -1,0 +1,3 @@
+export * from './memory-tenant-store.js';
+export * from './memory-rate-limiter.js';
+export * from './token-bucket.js';

@@ -1,0 +1,146 @@
+/**
+ * The gateway's Prometheus metrics (prom-client), in one private registry. It implements the core's
+ * `GatewayMetrics` port and the observers of the cache layer and the dispatcher, so every series of
+ * the gateway is declared here, once.
+ *
+ * Label sets are bounded: tenant ids (never keys), tier names, model names, versions, status codes,
+ * node ids. Tenants and models can still grow without bound in principle (admin API, URLs), so each
+ * label keeps at most `maxLabelValues` distinct values (default 1000); later ones are written "_other".
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AdmissionRejectReason } from '../../core/admission/index.js';
+import type { CacheBypassReason, CacheLabels, CacheNotStoredReason, CacheObserver } from '../../core/cache/index.js';
+import type { AuthRejection, GatewayMetrics, RequestObservation } from '../../core/ports/index.js';
+import type { DispatchObserver, UpstreamEvent } from '../../core/routing/index.js';
+
+export interface PromMetricsOptions {
+  /** Most distinct values one label keeps; default 1000. */
+  readonly maxLabelValues?: number;
+  /** Also export Node's process metrics (CPU, heap, event loop); default true. */
+  readonly processMetrics?: boolean;
+  /** Metric name prefix; default "tessera_gateway_". */
+  readonly prefix?: string;
+}
+
+export type BreakerState = 'closed' | 'half_open' | 'open';
+
+export interface PromMetrics extends GatewayMetrics, CacheObserver, DispatchObserver {
+  readonly registry: Registry;
+  /** A request allowed because the rate-limit store failed (fail-open policy). */
+  rateLimitStoreError(): void;
+  breakerState(nodeId: string, state: BreakerState): void;
+  /** Read at each scrape: nodes in the fleet view. */
+  setFleetSize(read: () => number): void;
+  /** Read at each scrape: requests waiting in the admission queues, per model. */
+  setQueueDepth(read: () => ReadonlyMap<string, number>): void;
+}
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
+
+export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics {
+  const p = options.prefix ?? 'tessera_gateway_';
+  const maxValues = options.maxLabelValues ?? 1000;
+  const registry = new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: p });
+
+  const seen = new Map<string, Set<string>>();
+  /** The value itself while the label has room, else "_other". */
+  const bound = (label: string, value: string): string => {
+    let values = seen.get(label);
+    if (values === undefined) seen.set(label, (values = new Set()));
+    if (values.has(value)) return value;
+    if (values.size >= maxValues) return '_other';
+    values.add(value);
+    return value;
+  };
+  const tenantOf = (t: string): string => (t === '' ? '_anonymous' : bound('tenant', t));
+  const modelOf = (m: string): string => (m === '' ? '' : bound('model', m));
+
+  const requests = new Counter({ name: `${p}requests_total`, help: 'Requests by route, tenant, tier, model and HTTP status', labelNames: ['route', 'tenant', 'tier', 'model', 'status'], registers: [registry] });
+  const latency = new Histogram({ name: `${p}request_duration_seconds`, help: 'Total time in the gateway per request', labelNames: ['route', 'tier', 'model'], buckets: LATENCY_BUCKETS, registers: [registry] });
+  const queueWait = new Histogram({ name: `${p}queue_wait_seconds`, help: 'Time in the admission queue before dispatch', labelNames: ['tier', 'model'], buckets: LATENCY_BUCKETS, registers: [registry] });
+  const upstream = new Histogram({ name: `${p}upstream_duration_seconds`, help: 'Upstream infer calls to nodes', labelNames: ['model', 'node', 'outcome'], buckets: LATENCY_BUCKETS, registers: [registry] });
+  const admissionRejections = new Counter({ name: `${p}admission_rejections_total`, help: 'Requests refused or dropped by admission', labelNames: ['tier', 'model', 'reason'], registers: [registry] });
+  const rateLimited = new Counter({ name: `${p}rate_limited_total`, help: 'Requests refused by rate limits (429)', labelNames: ['tenant', 'tier'], registers: [registry] });
+  const rateLimitStoreErrors = new Counter({ name: `${p}rate_limit_store_errors_total`, help: 'Requests allowed because the rate-limit store failed (fail open)', registers: [registry] });
+  const authRejections = new Counter({ name: `${p}auth_rejections_total`, help: 'Requests refused by authentication or authorization', labelNames: ['reason'], registers: [registry] });
+  const cacheRequests = new Counter({ name: `${p}cache_requests_total`, help: 'Cache outcomes: hit, miss, bypass', labelNames: ['tenant', 'model', 'version', 'result'], registers: [registry] });
+  const cacheBypass = new Counter({ name: `${p}cache_bypass_total`, help: 'Cache bypasses by reason', labelNames: ['model', 'reason'], registers: [registry] });
+  const cacheBytes = new Counter({ name: `${p}cache_served_bytes_total`, help: 'Response bytes served from the cache', labelNames: ['tenant', 'model', 'version'], registers: [registry] });
+  const computeSaved = new Counter({ name: `${p}cache_compute_saved_seconds_total`, help: 'Node compute time saved by cache hits', labelNames: ['tenant', 'model', 'version'], registers: [registry] });
+  const notStored = new Counter({ name: `${p}cache_not_stored_total`, help: 'Responses served but not stored', labelNames: ['model', 'reason'], registers: [registry] });
+  const breaker = new Gauge({ name: `${p}breaker_state`, help: 'Circuit breaker per node: 0 closed, 1 half-open, 2 open', labelNames: ['node'], registers: [registry] });
+  let fleet: () => number = () => 0;
+  new Gauge({ name: `${p}fleet_nodes`, help: 'Nodes in the fleet view', registers: [registry], collect() { this.set(fleet()); } });
+  let depth: () => ReadonlyMap<string, number> = () => new Map();
+  new Gauge({
+    name: `${p}queue_depth`,
+    help: 'Requests waiting in the admission queue per model',
+    labelNames: ['model'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [model, n] of depth()) this.set({ model: modelOf(model) }, n);
+    },
+  });
+
+  const cacheLabels = (l: CacheLabels) => ({ tenant: tenantOf(l.tenant), model: modelOf(l.model), version: bound('version', l.version) });
+
+  return {
+    registry,
+    request(o: RequestObservation) {
+      const model = modelOf(o.model);
+      requests.inc({ route: o.route, tenant: tenantOf(o.tenant), tier: o.tier, model, status: String(o.status) });
+      latency.observe({ route: o.route, tier: o.tier, model }, o.seconds);
+    },
+    rateLimited(tenant, tier) {
+      rateLimited.inc({ tenant: tenantOf(tenant), tier });
+    },
+    authRejected(reason: AuthRejection) {
+      authRejections.inc({ reason });
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+    rateLimitStoreError() {
+      rateLimitStoreErrors.inc();
+    },
+    breakerState(nodeId, state) {
+      breaker.set({ node: bound('node', nodeId) }, BREAKER_VALUE[state]);
+    },
+    setFleetSize(read) {
+      fleet = read;
+    },
+    setQueueDepth(read) {
+      depth = read;
+    },
+    // CacheObserver
+    hit(labels, served) {
+      const l = cacheLabels(labels);
+      cacheRequests.inc({ ...l, result: 'hit' });
+      cacheBytes.inc(l, served.bytes);
+      computeSaved.inc(l, served.computeUs / 1e6);
+    },
+    miss(labels) {
+      cacheRequests.inc({ ...cacheLabels(labels), result: 'miss' });
+    },
+    bypass(labels, reason: CacheBypassReason) {
+      cacheRequests.inc({ ...cacheLabels(labels), result: 'bypass' });
+      cacheBypass.inc({ model: modelOf(labels.model), reason });
+    },
+    notStored(labels, reason: CacheNotStoredReason) {
+      notStored.inc({ model: modelOf(labels.model), reason });
+    },
+    // DispatchObserver
+    dispatched(model, tier, waitMs) {
+      queueWait.observe({ tier, model: modelOf(model) }, waitMs / 1000);
+    },
+    rejected(model, tier, reason: AdmissionRejectReason) {
+      admissionRejections.inc({ tier, model: modelOf(model), reason });
+    },
+    upstream(event: UpstreamEvent) {
+      upstream.observe({ model: modelOf(event.model), node: bound('node', event.nodeId), outcome: event.outcome }, event.durationMs / 1000);
+    },
+  };
+}

@@ -1,0 +1,4 @@
+export * from './keys.js';
+export * from './lua-scripts.js';
+export * from './redis-rate-limiter.js';
+export * from './redis-tenant-store.js';

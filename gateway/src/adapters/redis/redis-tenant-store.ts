@@ -1,0 +1,118 @@
+/**
+ * TenantStore in Redis hashes (layout in keys.ts), shared by every gateway.
+ *
+ * Lookups by key hash go through a small in-process cache:
+ * - a found key is served from memory for `freshMs` (default 5000 ms) without asking Redis, so a
+ *   revocation or tenant change reaches every gateway within that time;
+ * - when Redis fails, an entry up to `staleIfErrorMs` old (default 10 min) is still served, so a
+ *   Redis outage does not log out tenants that were active; unknown keys then get UNAVAILABLE (503).
+ * Unknown hashes are never cached (a new key works at once).
+ */
+import type { Redis } from 'ioredis';
+import { TesseraError } from '../../../../shared/src/errors/index.js';
+import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { ApiKeyRecord, Tenant, TenantStore } from '../../core/ports/index.js';
+import { tenantRegistryKeys } from './keys.js';
+import { runLua } from './lua-scripts.js';
+
+export interface RedisTenantStoreOptions {
+  readonly redis: Redis;
+  /** Key prefix; default "tessera:". */
+  readonly prefix?: string;
+  readonly logger: Logger;
+  /** How long a found key is trusted without Redis; default 5000 ms. */
+  readonly freshMs?: number;
+  /** How old a cached key may be when Redis fails; default 600000 ms. */
+  readonly staleIfErrorMs?: number;
+  /** Most cached lookups; default 10000 (oldest dropped first). */
+  readonly maxCached?: number;
+  /** Clock; default Date.now. */
+  readonly now?: () => number;
+}
+
+type Found = { readonly tenant: Tenant; readonly key: ApiKeyRecord };
+
+export function createRedisTenantStore(options: RedisTenantStoreOptions): TenantStore {
+  const { redis, logger } = options;
+  const names = tenantRegistryKeys(options.prefix ?? 'tessera:');
+  const freshMs = options.freshMs ?? 5000;
+  const staleIfErrorMs = options.staleIfErrorMs ?? 600_000;
+  const maxCached = options.maxCached ?? 10_000;
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, { found: Found; at: number }>();
+
+  const remember = (hash: string, found: Found): void => {
+    cache.delete(hash);
+    cache.set(hash, { found, at: now() });
+    if (cache.size > maxCached) cache.delete(cache.keys().next().value as string);
+  };
+
+  const parse = <T>(json: string | null): T | undefined => (json === null ? undefined : (JSON.parse(json) as T));
+
+  const listKeys = async (tenantId: string): Promise<ApiKeyRecord[]> => {
+    const all = await redis.hgetall(names.keys);
+    return Object.values(all)
+      .map((json) => JSON.parse(json) as ApiKeyRecord)
+      .filter((k) => k.tenantId === tenantId)
+      .sort((a, b) => a.createdAt - b.createdAt);
+  };
+
+  return {
+    async findByKeyHash(hash) {
+      const cached = cache.get(hash);
+      if (cached !== undefined && now() - cached.at < freshMs) return cached.found;
+      let reply: unknown;
+      try {
+        reply = await runLua(redis, 'find-key', [names.hashes, names.keys, names.tenants], [hash]);
+      } catch (error) {
+        if (cached !== undefined && now() - cached.at < staleIfErrorMs) {
+          logger.warn('tenant store: Redis failed, serving a cached key lookup', { tenant: cached.found.tenant.id, error: (error as Error).message });
+          return cached.found;
+        }
+        throw TesseraError.unavailable(`the tenant store is unavailable: ${(error as Error).message}`);
+      }
+      if (!Array.isArray(reply) || reply.length !== 2) {
+        cache.delete(hash);
+        return undefined;
+      }
+      const found = { key: JSON.parse(String(reply[0])) as ApiKeyRecord, tenant: JSON.parse(String(reply[1])) as Tenant };
+      if (found.key.revoked) return undefined;
+      remember(hash, found);
+      return found;
+    },
+    async getTenant(id) {
+      return parse<Tenant>(await redis.hget(names.tenants, id));
+    },
+    async listTenants() {
+      const all = await redis.hgetall(names.tenants);
+      return Object.values(all)
+        .map((json) => JSON.parse(json) as Tenant)
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+    },
+    async putTenant(tenant) {
+      await redis.hset(names.tenants, tenant.id, JSON.stringify(tenant));
+      cache.clear();
+    },
+    async deleteTenant(id) {
+      const keys = await listKeys(id);
+      const tx = redis.multi().hdel(names.tenants, id);
+      for (const key of keys) tx.hdel(names.keys, key.id).hdel(names.hashes, key.hash);
+      await tx.exec();
+      cache.clear();
+    },
+    async putKey(record) {
+      const tx = redis.multi().hset(names.keys, record.id, JSON.stringify(record));
+      if (record.revoked) tx.hdel(names.hashes, record.hash);
+      else tx.hset(names.hashes, record.hash, record.id);
+      await tx.exec();
+    },
+    async revokeKey(keyId) {
+      const record = parse<ApiKeyRecord>(await redis.hget(names.keys, keyId));
+      if (record === undefined || record.revoked) return false;
+      await redis.multi().hset(names.keys, keyId, JSON.stringify({ ...record, revoked: true })).hdel(names.hashes, record.hash).exec();
+      cache.delete(record.hash);
+      return true;
+    },
+    listKeys,
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * The gateway's configuration, as `loadGatewayConfig` returns it: complete (every default filled in),
+ * validated and frozen. The file is JSON; every field is optional. Schema (defaults in brackets):
+ *
+ * ```jsonc
+ * {
+ *   "port": 8080,                    // [8080] HTTP listen port; `--port` overrides
+ *   "host": "0.0.0.0",               // ["0.0.0.0"]
+ *   "adminKeyHash": "<64 hex>",      // sha256(admin key) in hex; env TESSERA_ADMIN_KEY (plaintext) overrides.
+ *                                    //   Neither set → the admin API answers 403 (disabled).
+ *   "redisUrl": "redis://host:6379", // [none] env REDIS_URL overrides; none → in-process stores (one gateway only)
+ *   "keyPrefix": "tessera:",         // ["tessera:"] prefix of every Redis key
+ *   "requestTimeoutMs": 30000,       // [30000] deadline of model metadata/config calls to nodes. An infer's
+ *                                    //   deadline (admission + upstream) is its tier's queueTimeoutMs; a
+ *                                    //   client's `x-tessera-deadline-ms` can only shorten either
+ *   "maxBodyBytes": 67108864,        // [64 MiB] largest accepted request body
+ *   "metrics": { "requireAdminKey": false },  // [false] whether /metrics needs the admin key
+ *   "tiers": {                        // premium/standard/free exist by default; an entry with one of those
+ *     "free": { "rateLimits": { "requestsPerSecond": 2 } },   // names overrides only the fields it gives;
+ *     "gold": { "priority": 1, "queueTimeoutMs": 3000, "queueShare": 0.5,   // a new name needs them all
+ *               "rateLimits": { "requestsPerSecond": 100, "burst": 200, "elementsPerSecond": 0, "elementsBurst": 0 },
+ *               "cacheTtlSeconds": 300, "allowedModels": ["*"] }
+ *   },
+ *   "tenants": [                      // [] tenants for small setups (seeded into Redis when it is used)
+ *     { "id": "acme", "name": "Acme", "tier": "premium", "allowedModels": ["simple"],
+ *       "keys": [ { "id": "acme-1", "hash": "<sha256 hex of the key>" } ] }
+ *   ],
+ *   "nodes": [ { "id": "n1", "grpc": "10.0.0.5:8001", "http": "10.0.0.5:8000" } ],  // static fleet without Redis
+ *   "routing": {                      // [p2c, no splits]
+ *     "policy": "p2c",                // ["p2c"] or "round-robin"
+ *     "models": { "resnet": { "splits": [ { "version": "1", "weight": 90 }, { "version": "2", "weight": 10 } ],
+ *                             "stickyHeader": "x-session-id" } }   // versions for requests naming none
+ *   },
+ *   "cache": {
+ *     "enabled": true,                // [true] master switch
+ *     "maxEntryBytes": 1048576,       // [1 MiB] larger responses are not stored
+ *     "models": { "simple": { "enabled": true, "shared": false }, "*": { "enabled": false } }
+ *                                     // [{}] per model (or "*" for the rest): enabled [true once listed],
+ *                                     //   shared [false]; a model neither listed nor covered by "*" is not cached
+ *                                     //   (shared = one entry for all tenants instead of one per tenant)
+ *   }
+ * }
+ * ```
+ */
+import type { RateLimits, Tier } from '../core/ports/index.js';
+import type { RoutingConfig } from '../core/routing/index.js';
+
+export interface StaticNodeConfig {
+  readonly id: string;
+  /** `host:port` of the node's gRPC endpoint. */
+  readonly grpc: string | null;
+  /** `host:port` of the node's HTTP endpoint. */
+  readonly http: string | null;
+}
+
+export interface ConfigApiKey {
+  readonly id: string;
+  /** sha256 of the key, lowercase hex. */
+  readonly hash: string;
+}
+
+export interface ConfigTenant {
+  readonly id: string;
+  readonly name: string;
+  readonly tier: string;
+  readonly allowedModels?: readonly string[];
+  readonly keys: readonly ConfigApiKey[];
+}
+
+export interface ModelCacheSettings {
+  readonly enabled: boolean;
+  readonly shared: boolean;
+}
+
+export interface CacheSettings {
+  readonly enabled: boolean;
+  readonly maxEntryBytes: number;
+  /** Per model; the entry "*" applies to models not listed. */
+  readonly models: Readonly<Record<string, ModelCacheSettings>>;
+}
+
+export interface GatewayConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly adminKeyHash: string | null;
+  readonly redisUrl: string | null;
+  readonly keyPrefix: string;
+  readonly requestTimeoutMs: number;
+  readonly maxBodyBytes: number;
+  readonly metrics: { readonly requireAdminKey: boolean };
+  readonly tiers: Readonly<Record<string, Tier>>;
+  readonly tenants: readonly ConfigTenant[];
+  readonly nodes: readonly StaticNodeConfig[];
+  /** Validated by the routing module (core/routing/version-splits.ts). */
+  readonly routing: RoutingConfig;
+  readonly cache: CacheSettings;
+}
+
+export type { RateLimits, Tier };
+
+/** The cache settings that apply to one model: its own entry, else "*", else disabled. */
+export function modelCacheSettings(cache: CacheSettings, model: string): ModelCacheSettings {
+  if (!cache.enabled) return { enabled: false, shared: false };
+  return cache.models[model] ?? cache.models['*'] ?? { enabled: false, shared: false };
+}

@@ -1,0 +1,3 @@
+export * from './gateway-config.js';
+export * from './default-tiers.js';
+export * from './load-gateway-config.js';

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { TesseraError } from '../../../shared/src/errors/index.js';
+import { DEFAULT_TIERS } from './default-tiers.js';
+import { loadGatewayConfig } from './load-gateway-config.js';
+import { modelCacheSettings } from './gateway-config.js';
+
+const HASH = 'a'.repeat(64);
+
+function problems(text: string): string[] {
+  try {
+    loadGatewayConfig(text);
+  } catch (error) {
+    expect(error).toBeInstanceOf(TesseraError);
+    expect((error as TesseraError).code).toBe('INVALID_ARG');
+    return (error as Error).message.split('\n').slice(1).map((l) => l.replace(/^\s+- /, ''));
+  }
+  throw new Error('expected the config to be refused');
+}
+
+describe('loadGatewayConfig', () => {
+  it('completes an empty file with the defaults and freezes it', () => {
+    const config = loadGatewayConfig('{}');
+    expect(config.port).toBe(8080);
+    expect(config.adminKeyHash).toBeNull();
+    expect(config.redisUrl).toBeNull();
+    expect(Object.keys(config.tiers).sort()).toEqual(['free', 'premium', 'standard']);
+    expect(config.tiers.premium).toEqual(DEFAULT_TIERS.premium);
+    expect(config.cache).toEqual({ enabled: true, maxEntryBytes: 1024 * 1024, models: {} });
+    expect(Object.isFrozen(config.tiers)).toBe(true);
+  });
+
+  it('overrides single fields of a default tier and accepts complete new tiers', () => {
+    const config = loadGatewayConfig(
+      JSON.stringify({
+        tiers: {
+          free: { rateLimits: { requestsPerSecond: 1 } },
+          gold: { priority: 1, queueTimeoutMs: 100, queueShare: 0.5, cacheTtlSeconds: 5, allowedModels: ['simple'],
+            rateLimits: { requestsPerSecond: 1, burst: 1, elementsPerSecond: 0, elementsBurst: 0 } },
+        },
+        tenants: [{ id: 'acme', tier: 'gold', keys: [{ id: 'k1', hash: HASH }] }],
+        cache: { models: { simple: { shared: true } } },
+        routing: { models: { simple: { splits: [{ version: '1', weight: 1 }] } } },
+      }),
+    );
+    expect(config.tiers.free!.rateLimits).toEqual({ ...DEFAULT_TIERS.free.rateLimits, requestsPerSecond: 1 });
+    expect(config.tiers.gold!.priority).toBe(1);
+    expect(config.tenants[0]).toEqual({ id: 'acme', name: 'acme', tier: 'gold', keys: [{ id: 'k1', hash: HASH }] });
+    expect(modelCacheSettings(config.cache, 'simple')).toEqual({ enabled: true, shared: true });
+    expect(modelCacheSettings(config.cache, 'other')).toEqual({ enabled: false, shared: false });
+  });
+
+  it('lists every problem at once, each with its path', () => {
+    const found = problems(
+      JSON.stringify({
+        port: 70000,
+        adminKeyHash: 'not-a-hash',
+        redisUrl: 'http://x',
+        colour: 'blue',
+        tiers: { gold: { priority: 0 } },
+        tenants: [
+          { id: 'a b', tier: 'platinum', keys: [{ id: 'k', hash: 'plaintext-key' }] },
+          { tier: 'free', keys: [{ id: 'k', hash: HASH }, { id: 'k2', hash: HASH }] },
+        ],
+        nodes: [{ id: 'n1' }, { grpc: 'no-port' }],
+        routing: { policy: 'random', models: { m: { splits: [{ version: 'v1', weight: 1 }] } } },
+        cache: { maxEntryBytes: 0, models: { m: { enabled: 'yes' } } },
+      }),
+    );
+    const expected = [
+      '$.port: must be <= 65535',
+      '$.adminKeyHash: must be a lowercase sha256',
+      '$.redisUrl: must be a redis://',
+      '$.colour: unknown field',
+      '$.tiers.gold.priority: must be >= 1',
+      '$.tiers.gold.queueTimeoutMs: is required for a new tier',
+      '$.tiers.gold.rateLimits.burst: is required for a new tier',
+      '$.tenants[0].id: must be 1-64 letters',
+      "$.tenants[0].tier: unknown tier 'platinum'",
+      '$.tenants[0].keys[0].hash: must be a lowercase sha256 hex digest of the key',
+      '$.tenants[1].id: is required',
+      '$.tenants[1].keys[1].hash: the same key hash appears twice',
+      '$.nodes[0]: needs "grpc" or "http"',
+      '$.nodes[1].grpc: must be "host:port"',
+      '$.routing.policy: must be one of p2c, round-robin',
+      '$.routing.models.m: models.m.splits[0].version must be a decimal version string',
+      '$.cache.maxEntryBytes: must be >= 1',
+      '$.cache.models.m.enabled: must be true or false',
+    ];
+    for (const start of expected) {
+      expect(found.some((p) => p.startsWith(start)), `missing: ${start}\nin:\n${found.join('\n')}`).toBe(true);
+    }
+    expect(problems('[1]')).toEqual(['$: must be a JSON object, got an array']);
+  });
+
+  it('says so when the text is not JSON', () => {
+    expect(() => loadGatewayConfig('{port: 1')).toThrow(/not valid JSON/);
+  });
+});

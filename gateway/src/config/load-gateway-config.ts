@@ -1,0 +1,310 @@
+/**
+ * `loadGatewayConfig(text)`: JSON text → a complete, validated, frozen GatewayConfig. It never stops at
+ * the first problem: every problem found is listed in one INVALID_ARG error, one per line, each with
+ * the JSON path it concerns, so an operator fixes the file in one round.
+ */
+import { TesseraError } from '../../../shared/src/errors/index.js';
+import type { RateLimits, Tier } from '../core/ports/index.js';
+import { normalizeRoutingConfig, PICKER_NAMES, type ModelRouting, type PickerName, type RoutingConfig } from '../core/routing/index.js';
+import { DEFAULT_TIERS } from './default-tiers.js';
+import type {
+  CacheSettings,
+  ConfigApiKey,
+  ConfigTenant,
+  GatewayConfig,
+  ModelCacheSettings,
+  StaticNodeConfig,
+} from './gateway-config.js';
+
+/** Tenant ids, key ids and tier names end up in Redis key names and metric labels: keep them plain. */
+export const IDENTIFIER_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+const HOST_PORT = /^[^\s/]+:\d{1,5}$/;
+
+export const DEFAULT_PORT = 8080;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_CACHE_ENTRY_BYTES = 1024 * 1024;
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Collects problems with their paths; readers return undefined for a wrong value and go on. */
+class Checker {
+  readonly issues: string[] = [];
+
+  issue(path: string, message: string): undefined {
+    this.issues.push(`${path}: ${message}`);
+    return undefined;
+  }
+
+  object(value: unknown, path: string): Json | undefined {
+    if (value === undefined) return undefined;
+    return isObject(value) ? value : this.issue(path, `must be an object, got ${describe(value)}`);
+  }
+
+  unknownKeys(obj: Json, allowed: readonly string[], path: string): void {
+    for (const key of Object.keys(obj)) {
+      if (!allowed.includes(key)) this.issue(`${path}.${key}`, `unknown field (known: ${allowed.join(', ')})`);
+    }
+  }
+
+  number(value: unknown, path: string, opts: { min?: number; max?: number; integer?: boolean; exclusiveMin?: boolean } = {}): number | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value !== 'number' || !Number.isFinite(value)) return this.issue(path, `must be a number, got ${describe(value)}`);
+    if (opts.integer === true && !Number.isInteger(value)) return this.issue(path, `must be an integer, got ${value}`);
+    if (opts.min !== undefined && (opts.exclusiveMin === true ? value <= opts.min : value < opts.min)) {
+      return this.issue(path, `must be ${opts.exclusiveMin === true ? '>' : '>='} ${opts.min}, got ${value}`);
+    }
+    if (opts.max !== undefined && value > opts.max) return this.issue(path, `must be <= ${opts.max}, got ${value}`);
+    return value;
+  }
+
+  string(value: unknown, path: string, pattern?: RegExp, what?: string): string | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string') return this.issue(path, `must be a string, got ${describe(value)}`);
+    if (pattern !== undefined && !pattern.test(value)) return this.issue(path, `must be ${what ?? `like ${pattern}`}, got ${JSON.stringify(value)}`);
+    return value;
+  }
+
+  boolean(value: unknown, path: string): boolean | undefined {
+    if (value === undefined) return undefined;
+    return typeof value === 'boolean' ? value : this.issue(path, `must be true or false, got ${describe(value)}`);
+  }
+
+  stringList(value: unknown, path: string): string[] | undefined {
+    if (value === undefined) return undefined;
+    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v === '')) {
+      return this.issue(path, `must be an array of non-empty strings, got ${describe(value)}`);
+    }
+    return value as string[];
+  }
+
+  array(value: unknown, path: string): unknown[] | undefined {
+    if (value === undefined) return undefined;
+    return Array.isArray(value) ? value : this.issue(path, `must be an array, got ${describe(value)}`);
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+const TOP_KEYS = [
+  'port', 'host', 'adminKeyHash', 'redisUrl', 'keyPrefix', 'requestTimeoutMs', 'maxBodyBytes',
+  'metrics', 'tiers', 'tenants', 'nodes', 'routing', 'cache',
+] as const;
+const TIER_KEYS = ['priority', 'queueTimeoutMs', 'queueShare', 'rateLimits', 'cacheTtlSeconds', 'allowedModels'] as const;
+const RATE_KEYS = ['requestsPerSecond', 'burst', 'elementsPerSecond', 'elementsBurst'] as const;
+
+/** Parses and validates; throws one INVALID_ARG TesseraError listing every problem. */
+export function loadGatewayConfig(text: string): GatewayConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw TesseraError.invalidArg(`invalid gateway config: not valid JSON: ${(error as Error).message}`);
+  }
+  const c = new Checker();
+  const root = isObject(raw) ? raw : (c.issue('$', `must be a JSON object, got ${describe(raw)}`) ?? {});
+  c.unknownKeys(root, TOP_KEYS, '$');
+
+  const port = c.number(root.port, '$.port', { min: 0, max: 65535, integer: true }) ?? DEFAULT_PORT;
+  const host = c.string(root.host, '$.host') ?? '0.0.0.0';
+  const adminKeyHash = c.string(root.adminKeyHash, '$.adminKeyHash', SHA256_HEX, 'a lowercase sha256 hex digest (64 characters)') ?? null;
+  const redisUrl = c.string(root.redisUrl, '$.redisUrl', /^rediss?:\/\//, 'a redis:// or rediss:// URL') ?? null;
+  const keyPrefix = c.string(root.keyPrefix, '$.keyPrefix', /^[A-Za-z0-9._:-]{0,64}$/, 'letters, digits, ".", "_", ":" or "-" (no braces)') ?? 'tessera:';
+  const requestTimeoutMs = c.number(root.requestTimeoutMs, '$.requestTimeoutMs', { min: 1, integer: true }) ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const maxBodyBytes = c.number(root.maxBodyBytes, '$.maxBodyBytes', { min: 1, integer: true }) ?? DEFAULT_MAX_BODY_BYTES;
+
+  const metricsObj = c.object(root.metrics, '$.metrics') ?? {};
+  c.unknownKeys(metricsObj, ['requireAdminKey'], '$.metrics');
+  const metrics = { requireAdminKey: c.boolean(metricsObj.requireAdminKey, '$.metrics.requireAdminKey') ?? false };
+
+  const tiers = readTiers(c, root.tiers);
+  const tenants = readTenants(c, root.tenants, tiers);
+  const nodes = readNodes(c, root.nodes);
+  const routing = readRouting(c, root.routing);
+  const cache = readCache(c, root.cache);
+
+  if (c.issues.length > 0) {
+    const n = c.issues.length;
+    throw TesseraError.invalidArg(`invalid gateway config (${n} problem${n === 1 ? '' : 's'}):\n  - ${c.issues.join('\n  - ')}`);
+  }
+  return deepFreeze({
+    port, host, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, metrics,
+    tiers, tenants, nodes, routing, cache,
+  });
+}
+
+function readRateLimits(c: Checker, value: unknown, path: string, base: RateLimits | undefined): RateLimits | undefined {
+  const obj = c.object(value, path);
+  if (obj === undefined && value !== undefined) return undefined;
+  const o = obj ?? {};
+  c.unknownKeys(o, RATE_KEYS, path);
+  const out: Partial<Record<(typeof RATE_KEYS)[number], number>> = {};
+  let complete = true;
+  for (const key of RATE_KEYS) {
+    const v = c.number(o[key], `${path}.${key}`, { min: 0 }) ?? base?.[key];
+    if (v === undefined) {
+      if (o[key] === undefined) c.issue(`${path}.${key}`, 'is required for a new tier');
+      complete = false;
+    }
+    out[key] = v;
+  }
+  if (!complete) return undefined;
+  const limits = out as RateLimits;
+  if (limits.requestsPerSecond > 0 && limits.burst < 1) c.issue(`${path}.burst`, 'must be >= 1 when requestsPerSecond is set');
+  if (limits.elementsPerSecond > 0 && limits.elementsBurst < 1) c.issue(`${path}.elementsBurst`, 'must be >= 1 when elementsPerSecond is set');
+  return limits;
+}
+
+function readTiers(c: Checker, value: unknown): Record<string, Tier> {
+  const tiers: Record<string, Tier> = { ...DEFAULT_TIERS };
+  const obj = c.object(value, '$.tiers');
+  if (obj === undefined) return tiers;
+  for (const [name, entry] of Object.entries(obj)) {
+    const path = `$.tiers.${name}`;
+    if (!IDENTIFIER_PATTERN.test(name)) c.issue(path, 'a tier name must be 1-64 letters, digits, ".", "_" or "-"');
+    const t = c.object(entry, path);
+    if (t === undefined) continue;
+    c.unknownKeys(t, TIER_KEYS, path);
+    const base = Object.hasOwn(DEFAULT_TIERS, name) ? DEFAULT_TIERS[name as keyof typeof DEFAULT_TIERS] : undefined;
+    const need = <T>(v: T | undefined, key: string, raw: unknown): T | undefined => {
+      if (v === undefined && raw === undefined) c.issue(`${path}.${key}`, 'is required for a new tier');
+      return v;
+    };
+    const priority = need(c.number(t.priority, `${path}.priority`, { min: 1, integer: true }) ?? base?.priority, 'priority', t.priority);
+    const queueTimeoutMs = need(c.number(t.queueTimeoutMs, `${path}.queueTimeoutMs`, { min: 1, integer: true }) ?? base?.queueTimeoutMs, 'queueTimeoutMs', t.queueTimeoutMs);
+    const queueShare = need(c.number(t.queueShare, `${path}.queueShare`, { min: 0, max: 1, exclusiveMin: true }) ?? base?.queueShare, 'queueShare', t.queueShare);
+    const rateLimits = readRateLimits(c, t.rateLimits, `${path}.rateLimits`, base?.rateLimits);
+    const cacheTtlSeconds = need(c.number(t.cacheTtlSeconds, `${path}.cacheTtlSeconds`, { min: 0, integer: true }) ?? base?.cacheTtlSeconds, 'cacheTtlSeconds', t.cacheTtlSeconds);
+    const allowedModels = need(c.stringList(t.allowedModels, `${path}.allowedModels`) ?? base?.allowedModels, 'allowedModels', t.allowedModels);
+    if (priority !== undefined && queueTimeoutMs !== undefined && queueShare !== undefined && rateLimits !== undefined &&
+        cacheTtlSeconds !== undefined && allowedModels !== undefined) {
+      tiers[name] = { name, priority, queueTimeoutMs, queueShare, rateLimits, cacheTtlSeconds, allowedModels: [...allowedModels] };
+    }
+  }
+  return tiers;
+}
+
+function readTenants(c: Checker, value: unknown, tiers: Record<string, Tier>): ConfigTenant[] {
+  const list = c.array(value, '$.tenants') ?? [];
+  const tenants: ConfigTenant[] = [];
+  const tenantIds = new Set<string>();
+  const keyIds = new Set<string>();
+  const hashes = new Set<string>();
+  list.forEach((entry, i) => {
+    const path = `$.tenants[${i}]`;
+    const t = c.object(entry, path);
+    if (t === undefined) return;
+    c.unknownKeys(t, ['id', 'name', 'tier', 'allowedModels', 'keys'], path);
+    const id = c.string(t.id, `${path}.id`, IDENTIFIER_PATTERN, '1-64 letters, digits, ".", "_" or "-"');
+    if (t.id === undefined) c.issue(`${path}.id`, 'is required');
+    if (id !== undefined && tenantIds.has(id)) c.issue(`${path}.id`, `duplicate tenant id '${id}'`);
+    if (id !== undefined) tenantIds.add(id);
+    const name = c.string(t.name, `${path}.name`) ?? id ?? '';
+    const tier = c.string(t.tier, `${path}.tier`);
+    if (t.tier === undefined) c.issue(`${path}.tier`, 'is required');
+    if (tier !== undefined && !Object.hasOwn(tiers, tier)) {
+      c.issue(`${path}.tier`, `unknown tier '${tier}' (known: ${Object.keys(tiers).join(', ')})`);
+    }
+    const allowedModels = c.stringList(t.allowedModels, `${path}.allowedModels`);
+    const keys: ConfigApiKey[] = [];
+    (c.array(t.keys, `${path}.keys`) ?? []).forEach((k, j) => {
+      const kp = `${path}.keys[${j}]`;
+      const ko = c.object(k, kp);
+      if (ko === undefined) return;
+      c.unknownKeys(ko, ['id', 'hash'], kp);
+      const keyId = c.string(ko.id, `${kp}.id`, IDENTIFIER_PATTERN, '1-64 letters, digits, ".", "_" or "-"');
+      if (ko.id === undefined) c.issue(`${kp}.id`, 'is required');
+      const hash = c.string(ko.hash, `${kp}.hash`, SHA256_HEX, 'a lowercase sha256 hex digest of the key (never the key itself)');
+      if (ko.hash === undefined) c.issue(`${kp}.hash`, 'is required');
+      if (keyId !== undefined && keyIds.has(keyId)) c.issue(`${kp}.id`, `duplicate key id '${keyId}'`);
+      if (hash !== undefined && hashes.has(hash)) c.issue(`${kp}.hash`, 'the same key hash appears twice');
+      if (keyId !== undefined) keyIds.add(keyId);
+      if (hash !== undefined) hashes.add(hash);
+      if (keyId !== undefined && hash !== undefined) keys.push({ id: keyId, hash });
+    });
+    if (id !== undefined && tier !== undefined) {
+      tenants.push({ id, name, tier, keys, ...(allowedModels === undefined ? {} : { allowedModels }) });
+    }
+  });
+  return tenants;
+}
+
+function readNodes(c: Checker, value: unknown): StaticNodeConfig[] {
+  const nodes: StaticNodeConfig[] = [];
+  const ids = new Set<string>();
+  (c.array(value, '$.nodes') ?? []).forEach((entry, i) => {
+    const path = `$.nodes[${i}]`;
+    const n = c.object(entry, path);
+    if (n === undefined) return;
+    c.unknownKeys(n, ['id', 'grpc', 'http'], path);
+    const grpc = c.string(n.grpc, `${path}.grpc`, HOST_PORT, '"host:port"') ?? null;
+    const http = c.string(n.http, `${path}.http`, HOST_PORT, '"host:port"') ?? null;
+    if (n.grpc === undefined && n.http === undefined) c.issue(path, 'needs "grpc" or "http" (host:port)');
+    const id = c.string(n.id, `${path}.id`, /^[A-Za-z0-9._:-]{1,128}$/, 'a node id') ?? grpc ?? http ?? `node-${i}`;
+    if (ids.has(id)) c.issue(`${path}.id`, `duplicate node id '${id}'`);
+    ids.add(id);
+    nodes.push({ id, grpc, http });
+  });
+  return nodes;
+}
+
+function readRouting(c: Checker, value: unknown): RoutingConfig {
+  const obj = c.object(value, '$.routing') ?? {};
+  c.unknownKeys(obj, ['policy', 'models'], '$.routing');
+  const policy = c.string(obj.policy, '$.routing.policy');
+  if (policy !== undefined && !(PICKER_NAMES as readonly string[]).includes(policy)) {
+    c.issue('$.routing.policy', `must be one of ${PICKER_NAMES.join(', ')}, got ${JSON.stringify(policy)}`);
+  }
+  const models: Record<string, ModelRouting> = {};
+  for (const [model, routing] of Object.entries(c.object(obj.models, '$.routing.models') ?? {})) {
+    const path = `$.routing.models.${model}`;
+    const r = c.object(routing, path);
+    if (r === undefined) continue;
+    c.unknownKeys(r, ['splits', 'stickyHeader'], path);
+    c.array(r.splits, `${path}.splits`);
+    try {
+      // The routing module owns the meaning of a split; it reports the first problem per model.
+      normalizeRoutingConfig({ models: { [model]: r as ModelRouting } });
+      models[model] = r as ModelRouting;
+    } catch (error) {
+      c.issue(path, (error as Error).message.replace(/^invalid routing config: /, ''));
+    }
+  }
+  return normalizeRoutingConfig({ ...(policy !== undefined && (PICKER_NAMES as readonly string[]).includes(policy) ? { policy: policy as PickerName } : {}), models });
+}
+
+function readCache(c: Checker, value: unknown): CacheSettings {
+  const obj = c.object(value, '$.cache') ?? {};
+  c.unknownKeys(obj, ['enabled', 'maxEntryBytes', 'models'], '$.cache');
+  const enabled = c.boolean(obj.enabled, '$.cache.enabled') ?? true;
+  const maxEntryBytes = c.number(obj.maxEntryBytes, '$.cache.maxEntryBytes', { min: 1, integer: true }) ?? DEFAULT_MAX_CACHE_ENTRY_BYTES;
+  const models: Record<string, ModelCacheSettings> = {};
+  const m = c.object(obj.models, '$.cache.models') ?? {};
+  for (const [model, settings] of Object.entries(m)) {
+    const path = `$.cache.models.${model}`;
+    const s = c.object(settings, path);
+    if (s === undefined) continue;
+    c.unknownKeys(s, ['enabled', 'shared'], path);
+    models[model] = {
+      enabled: c.boolean(s.enabled, `${path}.enabled`) ?? true,
+      shared: c.boolean(s.shared, `${path}.shared`) ?? false,
+    };
+  }
+  return { enabled, maxEntryBytes, models };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

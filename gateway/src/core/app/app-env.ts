@@ -1,0 +1,16 @@
+/** Per-request values the gateway's middlewares and handlers share through Hono's context. */
+import type { AuthContext } from '../auth/index.js';
+import type { GatewayRoute } from '../ports/index.js';
+
+export interface AppEnv {
+  Variables: {
+    /** Set by the auth middleware on /v2 routes. */
+    auth: AuthContext | undefined;
+    /** Which route answered, for metrics. */
+    route: GatewayRoute;
+    /** The model the request concerned ('' when none), for metrics. */
+    model: string;
+    /** Headers to add to whatever response is sent (RateLimit-*, x-cache), errors included. */
+    extraHeaders: Record<string, string>;
+  };
+}

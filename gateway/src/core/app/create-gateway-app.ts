@@ -1,0 +1,97 @@
+/**
+ * `createGatewayApp(deps)`: the gateway as one Hono app that speaks Web-standard Request/Response
+ * and knows only ports, so the same app runs on Node (entry-node.ts) and on Workers.
+ *
+ * Order of work for a tenant request: metrics timer → auth (API key → tenant, tier; 401/403) →
+ * model permission (403) → body decode → rate limit (429) → cache → dispatcher (admission, routing,
+ * upstream). Errors of every layer become Triton-style `{"error": "..."}` JSON with the one status
+ * mapping (shared/src/errors); RateLimit-* headers ride on errors too.
+ */
+import { Hono } from 'hono';
+import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { authenticate, authenticateAdmin, AuthRejected } from '../auth/index.js';
+import { errorResponse, jsonResponse } from '../http/index.js';
+import { registerAdminRoutes } from './admin-routes.js';
+import type { AppEnv } from './app-env.js';
+import type { GatewayAppDeps } from './gateway-deps.js';
+import { registerKserveRoutes } from './kserve-routes.js';
+
+export interface GatewayApp {
+  readonly app: Hono<AppEnv>;
+  /** `app.fetch`, bound. */
+  readonly fetch: (request: Request) => Promise<Response>;
+  /** From now on health answers 503, so load balancers stop sending; in-flight requests finish. */
+  startDraining(): void;
+}
+
+export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
+  const now = deps.now ?? Date.now;
+  const { config, metrics, logger } = deps;
+  let draining = false;
+  const app = new Hono<AppEnv>();
+
+  app.use('*', async (c, next) => {
+    const started = now();
+    c.set('route', 'other');
+    c.set('model', '');
+    c.set('extraHeaders', {});
+    c.set('auth', undefined);
+    await next();
+    const extra = c.get('extraHeaders');
+    if (Object.keys(extra).length > 0) {
+      const headers = new Headers(c.res.headers);
+      for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+      c.res = new Response(c.res.body, { status: c.res.status, statusText: c.res.statusText, headers });
+    }
+    const auth = c.get('auth');
+    metrics.request({
+      route: c.get('route'),
+      tenant: auth?.tenant.id ?? '',
+      tier: auth?.tier.name ?? '',
+      model: c.get('model'),
+      status: c.res.status,
+      seconds: (now() - started) / 1000,
+    });
+  });
+
+  // Every /v2 route but health needs a tenant key (Hono's '/v2/*' also matches '/v2' itself).
+  app.use('/v2/*', async (c, next) => {
+    if (!c.req.path.startsWith('/v2/health/')) {
+      c.set('auth', await authenticate(deps.tenants, config.tiers, c.req.raw.headers));
+    }
+    await next();
+  });
+  app.use('/admin/*', async (c, next) => {
+    c.set('route', 'admin');
+    await authenticateAdmin(config.adminKeyHash, c.req.raw.headers);
+    await next();
+  });
+
+  registerKserveRoutes(app, { ...deps, now, draining: () => draining });
+  registerAdminRoutes(app, { tenants: deps.tenants, tiers: config.tiers, logger, now });
+
+  app.get('/metrics', async (c) => {
+    c.set('route', 'metrics');
+    if (config.metrics.requireAdminKey) await authenticateAdmin(config.adminKeyHash, c.req.raw.headers);
+    const { contentType, body } = await metrics.render();
+    return new Response(body, { status: 200, headers: { 'Content-Type': contentType } });
+  });
+
+  app.notFound(() => jsonResponse({ error: 'Not Found' }, 404));
+  app.onError((error, c) => {
+    if (error instanceof AuthRejected) metrics.authRejected(error.reason);
+    // After the client went away, whatever the dispatcher threw is the consequence: answer CANCELLED.
+    if (c.req.raw.signal.aborted && !(error instanceof TesseraError)) {
+      return errorResponse(TesseraError.cancelled('the client closed the connection'), logger);
+    }
+    return errorResponse(error, logger);
+  });
+
+  return {
+    app,
+    fetch: async (request) => app.fetch(request),
+    startDraining: () => {
+      draining = true;
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * What `createGatewayApp` needs: ports only (architecture rule), plus the frozen config. The
+ * dispatcher and the cache layer are described structurally here (the shapes this app calls), so the
+ * app depends on what it uses, not on how admission, routing or the cache are built.
+ */
+import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { InferRequest } from '../../../../shared/src/tensors/index.js';
+import type { GatewayConfig } from '../../config/index.js';
+import type { GatewayMetrics, RateLimiter, TenantStore, Tier, UpstreamInferResult } from '../ports/index.js';
+
+export interface DispatchContext {
+  readonly tenantId: string;
+  readonly tier: Tier;
+  /** Absolute deadline, ms since the epoch. */
+  readonly deadline: number;
+  /** Aborted when the client goes away: cancels the queued or upstream request. */
+  readonly signal?: AbortSignal;
+  /** Request headers (a model's sticky-version header). */
+  readonly headers?: { get(name: string): string | null };
+}
+
+export type MetadataContext = Pick<DispatchContext, 'deadline' | 'signal'>;
+
+export interface GatewayDispatcher {
+  dispatch(request: InferRequest, ctx: DispatchContext): Promise<UpstreamInferResult>;
+  modelConfig(model: string, version: string | undefined, ctx: MetadataContext): Promise<unknown>;
+  modelMetadata(model: string, version: string | undefined, ctx: MetadataContext): Promise<unknown>;
+  modelReady(model: string, version?: string): boolean;
+}
+
+export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
+
+/** What the cache layer stores and replays: an encoded body without the request id, and its cost. */
+export interface ProducedResponse {
+  readonly body: Uint8Array;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Node compute time in µs (0 when unknown), for the "compute saved" metric. */
+  readonly computeUs: number;
+  /** The version that answered ('' when unknown). */
+  readonly modelVersion: string;
+}
+
+export interface CacheRunResult {
+  readonly body: Uint8Array;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly status: CacheStatus;
+  /** On a HIT from the store: the entry's age in ms. */
+  readonly ageMs?: number;
+}
+
+/** One inference through the cache: the app describes the request, the cache decides HIT/MISS/BYPASS. */
+export interface InferCacheRequest {
+  readonly tenantId: string;
+  readonly tier: Tier;
+  readonly request: InferRequest;
+  readonly binaryOutputDefault: boolean;
+  /** The client's headers (Cache-Control, a sticky-version header). */
+  readonly headers: Headers;
+  /** The client's disconnect. */
+  readonly signal: AbortSignal;
+  /**
+   * Runs the request upstream (pinned to the resolved version) and encodes the answer without its id.
+   * `signal` is the one to cancel the upstream call with (shared work aborts only when all waiters left).
+   */
+  readonly produce: (request: InferRequest, signal: AbortSignal) => Promise<ProducedResponse>;
+}
+
+export interface GatewayInferCache {
+  run(input: InferCacheRequest): Promise<CacheRunResult>;
+}
+
+export interface GatewayAppDeps {
+  readonly config: GatewayConfig;
+  readonly tenants: TenantStore;
+  readonly rateLimiter: RateLimiter;
+  readonly dispatcher: GatewayDispatcher;
+  /** Absent → every inference is a BYPASS. */
+  readonly cache?: GatewayInferCache;
+  readonly metrics: GatewayMetrics;
+  readonly logger: Logger;
+  /** /v2/health/ready: true when the gateway can route (default: always). */
+  readonly isReady?: () => boolean;
+  /** Clock for deadlines and latency; default Date.now. */
+  readonly now?: () => number;
+  /** Version of the gateway for server metadata; default "0.1.0". */
+  readonly version?: string;
+}

@@ -1,0 +1,5 @@
+export * from './create-gateway-app.js';
+export * from './gateway-deps.js';
+export * from './rate-limit.js';
+export * from './infer-cache.js';
+export type * from './app-env.js';

@@ -1,0 +1,3 @@
+export * from './api-key.js';
+export * from './authenticate.js';
+export * from './seed-tenants.js';

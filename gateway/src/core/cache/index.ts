@@ -1,0 +1,7 @@
+// The gateway's response cache layer: policy, single-flight coalescing, store failure handling.
+export * from './cache-types.js';
+export * from './cache-control.js';
+export * from './cache-layer.js';
+export * from './response-id.js';
+export { SingleFlight, type FlightTicket } from './single-flight.js';
+export { systemClock, type Clock } from './store-health.js';

@@ -1,0 +1,3 @@
+export * from './access-error.js';
+export * from './responses.js';
+export * from './read-body.js';

@@ -1,0 +1,32 @@
+/** Building the gateway's HTTP answers: Triton-style error JSON, from any error, in one place. */
+import { errorBody, httpStatusOf, TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
+import type { Logger } from '../../../../shared/src/logging/index.js';
+import { AccessError } from './access-error.js';
+
+export function jsonResponse(value: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(value), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+}
+
+export function emptyResponse(status: number): Response {
+  return new Response(null, { status });
+}
+
+/**
+ * AccessError → 401/403 (+ `WWW-Authenticate` on 401); TesseraError → its mapped status (+ `Retry-After`
+ * when it has `retryAfterMs`); anything else is our bug → 500, logged. Caller mistakes are not logged.
+ */
+export function errorResponse(error: unknown, logger: Logger): Response {
+  if (error instanceof AccessError) {
+    const headers: Record<string, string> = error.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
+    return jsonResponse({ error: error.message }, error.status, headers);
+  }
+  const wasOurs = error instanceof TesseraError;
+  const tessera = toTesseraError(error);
+  const status = httpStatusOf(tessera.code);
+  if (!wasOurs || status >= 500) {
+    logger.error('request failed', { code: tessera.code, error: tessera.message, ...(wasOurs ? {} : { stack: (error as Error)?.stack }) });
+  }
+  const headers: Record<string, string> = {};
+  if (tessera.retryAfterMs !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(tessera.retryAfterMs / 1000)));
+  return jsonResponse(errorBody(tessera), status, headers);
+}

@@ -1,0 +1,325 @@
+/**
+ * The Dispatcher: admission, version choice, node choice and the upstream call of one request.
+ *
+ *   dispatch(request, ctx)
+ *     → version: the request's own, else the model's traffic split (version-splits.ts), else the node's latest
+ *     → unknown model (no node in the fleet has it): NOT_FOUND, the caller's mistake
+ *     → admission queue of (model, version): priority = tier, deadline = ctx.deadline (admission-queue.ts)
+ *     → when the queue releases it: a node among the candidates (READY, not draining, not stale, breaker
+ *       not open) with room (node-load.ts), picked by the routing policy (p2c by default)
+ *     → transport.infer with the deadline, Triton's `priority` (the tier's) and `timeout` (the remaining
+ *       deadline in µs, or the client's own when shorter)
+ *     → a failure before the node accepted the request (`notAccepted`) is retried ONCE on another
+ *       candidate if the deadline still allows; nothing else is retried.
+ *
+ * In-flight accounting: every send is `directory.track(node)`, released in a `finally` of that very
+ * send, so each counter is released exactly once on success, error, deadline and cancellation. The
+ * queue is pumped after each release, on fleet changes, and every `pumpIntervalMs` while requests
+ * wait (load reports and half-open breakers change the room without telling us).
+ *
+ * The dispatcher owns its queues; the directory and the transport belong to the caller (close them
+ * after `close()`).
+ */
+import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
+import type { ErrorCode } from '../../../../shared/src/errors/index.js';
+import type { InferRequest } from '../../../../shared/src/tensors/index.js';
+import { AdmissionQueue, systemClock } from '../admission/index.js';
+import type { AdmissionObserver, Clock, TimerHandle } from '../admission/index.js';
+import type { NodeDirectory, NodeTransport, NodeView, Tier, UpstreamCallOptions, UpstreamInferResult } from '../ports/index.js';
+import { DEFAULT_OVERCOMMIT, modelLoadOf, reportedExecTimeMs, room, score } from './node-load.js';
+import { createPicker } from './pickers.js';
+import type { BreakerView, FleetChangeSource } from './routing-ports.js';
+import { isNotAccepted, upstreamDetails } from './routing-ports.js';
+import { normalizeRoutingConfig, selectVersion } from './version-splits.js';
+import type { RoutingConfig } from './version-splits.js';
+
+export interface DispatchContext {
+  readonly tenantId: string;
+  readonly tier: Tier;
+  /** Absolute deadline, ms since the epoch: the tier's queue timeout or a shorter client deadline. */
+  readonly deadline: number;
+  /** The client's disconnect; cancels the wait in the queue and the upstream call. */
+  readonly signal?: AbortSignal;
+  /** Request headers, read only for a model's sticky-version header. */
+  readonly headers?: { get(name: string): string | null };
+}
+
+/** Metadata calls need only a deadline and the client's signal. */
+export type MetadataContext = Pick<DispatchContext, 'deadline' | 'signal'>;
+
+export interface UpstreamEvent {
+  readonly model: string;
+  readonly nodeId: string;
+  /** 'OK' or the error code of the call. */
+  readonly outcome: 'OK' | ErrorCode;
+  readonly durationMs: number;
+  /** True for the one retry after a `notAccepted` failure. */
+  readonly retry: boolean;
+}
+
+export interface DispatchObserver extends AdmissionObserver {
+  /** Every upstream infer call, after it settled. */
+  upstream?(event: UpstreamEvent): void;
+}
+
+export interface DispatcherAdmissionOptions {
+  /** Waiting requests per (model, version) queue; default 256. */
+  readonly maxQueue?: number;
+  /** Retry-After when no execution time is known yet; default 1000 ms. */
+  readonly defaultRetryAfterMs?: number;
+  /** Extra batch rounds each node may hold in its own queue (node-load.ts); default 1. */
+  readonly overcommit?: number;
+  /** Re-check of waiting queues while requests wait; default 100 ms. */
+  readonly pumpIntervalMs?: number;
+}
+
+export interface DispatcherOptions {
+  readonly directory: NodeDirectory;
+  readonly transport: NodeTransport;
+  /** Per-node breakers; an open one removes its node from the candidates. Default: none. */
+  readonly breakers?: BreakerView;
+  /** Fleet changes (joins, leaves, new reports) to dispatch waiting requests sooner. Default: none. */
+  readonly fleetEvents?: FleetChangeSource;
+  /** Picker and version splits; default p2c and no splits. Validated here (normalizeRoutingConfig). */
+  readonly routing?: RoutingConfig;
+  readonly admission?: DispatcherAdmissionOptions;
+  /** Default: the system clock. */
+  readonly clock?: Clock;
+  readonly observer?: DispatchObserver;
+  /** Randomness for p2c and unsticky splits, in [0, 1); default Math.random. */
+  readonly random?: () => number;
+}
+
+export interface Dispatcher {
+  dispatch(request: InferRequest, ctx: DispatchContext): Promise<UpstreamInferResult>;
+  /** Triton's `/config` JSON of the model, from one node that serves it. */
+  modelConfig(model: string, version: string | undefined, ctx: MetadataContext): Promise<unknown>;
+  /** Triton's model metadata JSON, from one node that serves it. */
+  modelMetadata(model: string, version: string | undefined, ctx: MetadataContext): Promise<unknown>;
+  /** Whether some node could take a request for the model (and version) now. */
+  modelReady(model: string, version?: string): boolean;
+  /** Requests waiting in the gateway for the model, all versions together. */
+  queueDepth(model: string): number;
+  /** Rejects everything waiting (503) and refuses new requests. */
+  close(): Promise<void>;
+}
+
+const EMA_ALPHA = 0.2;
+const DEFAULT_PUMP_INTERVAL_MS = 100;
+
+interface ModelQueue {
+  readonly model: string;
+  readonly version: string | undefined;
+  readonly queue: AdmissionQueue;
+}
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { directory, transport, breakers, observer } = options;
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? Math.random;
+  const routing = normalizeRoutingConfig(options.routing);
+  const picker = createPicker(routing.policy ?? 'p2c', random);
+  const overcommit = options.admission?.overcommit ?? DEFAULT_OVERCOMMIT;
+  if (!Number.isFinite(overcommit) || overcommit < 0) {
+    throw TesseraError.invalidArg(`admission overcommit must be a number >= 0 (got ${overcommit})`);
+  }
+  const pumpIntervalMs = options.admission?.pumpIntervalMs ?? DEFAULT_PUMP_INTERVAL_MS;
+  const queues = new Map<string, ModelQueue>();
+  /** Measured upstream time per model, for admission estimates when no node reports one. */
+  const measuredExecMs = new Map<string, number>();
+  let pumpTimer: TimerHandle | undefined;
+  let closed = false;
+
+  const eligible = (model: string, version: string | undefined): NodeView[] =>
+    directory.candidates(model, version).filter((node) => !breakers?.isOpen(node.id));
+
+  const known = (model: string, version: string | undefined): boolean =>
+    directory.all().some((node) => {
+      const load = node.models.get(model);
+      return load !== undefined && (version === undefined || load.versions.includes(version));
+    }) || directory.candidates(model, version).length > 0;
+
+  const notFound = (model: string, version: string | undefined): TesseraError =>
+    TesseraError.notFound(
+      version === undefined
+        ? `Request for unknown model: '${model}' is not found`
+        : `Request for unknown model: '${model}' version ${version} is not found`,
+    );
+
+  function queueFor(model: string, version: string | undefined): ModelQueue {
+    const key = version === undefined ? model : `${model}\u0000${version}`;
+    let entry = queues.get(key);
+    if (entry === undefined) {
+      const queue = new AdmissionQueue({
+        name: version === undefined ? model : `${model}@${version}`,
+        clock,
+        ...(options.admission?.maxQueue !== undefined ? { maxQueue: options.admission.maxQueue } : {}),
+        ...(options.admission?.defaultRetryAfterMs !== undefined ? { defaultRetryAfterMs: options.admission.defaultRetryAfterMs } : {}),
+        ...(observer !== undefined ? { observer } : {}),
+        load: {
+          room: () => eligible(model, version).reduce((sum, node) => sum + room(node, model, overcommit), 0),
+          capacity: () => eligible(model, version).reduce((sum, node) => sum + Math.max(1, modelLoadOf(node, model).capacity), 0),
+          execTimeMs: () => reportedExecTimeMs(eligible(model, version), model) ?? measuredExecMs.get(model) ?? null,
+        },
+      });
+      entry = { model, version, queue };
+      queues.set(key, entry);
+    }
+    return entry;
+  }
+
+  function pumpAll(model?: string): void {
+    for (const entry of queues.values()) {
+      if (model === undefined || entry.model === model) entry.queue.pump();
+    }
+    schedulePump();
+  }
+
+  function schedulePump(): void {
+    if (closed || pumpTimer !== undefined) return;
+    if (![...queues.values()].some((entry) => entry.queue.depth > 0)) return;
+    pumpTimer = clock.setTimeout(() => {
+      pumpTimer = undefined;
+      pumpAll();
+    }, pumpIntervalMs);
+  }
+
+  const unsubscribe = options.fleetEvents?.onChange(() => pumpAll());
+
+  /** The best node with room for the model, or (for retries and metadata) the best one at all. */
+  function pickNode(model: string, version: string | undefined, exclude: ReadonlySet<string>, needRoom: boolean): NodeView | undefined {
+    const nodes = eligible(model, version).filter((node) => !exclude.has(node.id));
+    const withRoom = needRoom ? nodes.filter((node) => room(node, model, overcommit) > 0) : nodes;
+    const pool = withRoom.length > 0 ? withRoom : nodes;
+    return picker.pick(model, pool, (node) => score(node, model));
+  }
+
+  function callOptions(request: InferRequest, ctx: DispatchContext): UpstreamCallOptions {
+    // Never 0: Triton reads `timeout: 0` as "no timeout". A deadline already gone fails in the transport.
+    const remainingUs = Math.max(1, Math.floor((ctx.deadline - clock.now()) * 1000));
+    const clientTimeout = request.parameters.timeout;
+    const timeoutUs =
+      typeof clientTimeout === 'number' && Number.isSafeInteger(clientTimeout) && clientTimeout > 0
+        ? Math.min(clientTimeout, remainingUs)
+        : remainingUs;
+    // The tier decides the node-side priority: a client's own `priority` parameter is overridden.
+    return { deadline: ctx.deadline, priority: ctx.tier.priority, timeoutUs, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+  }
+
+  /** One upstream infer on `node`, counted in flight from before the call until it settled. */
+  async function sendOnce(node: NodeView, release: () => void, request: InferRequest, ctx: DispatchContext, retry: boolean) {
+    const model = request.modelName;
+    const started = clock.now();
+    let outcome: 'OK' | ErrorCode = 'OK';
+    try {
+      const result = await transport.infer(node, request, callOptions(request, ctx));
+      if (result.load) directory.observe(node.id, model, result.load);
+      const elapsed = clock.now() - started;
+      const previous = measuredExecMs.get(model);
+      measuredExecMs.set(model, previous === undefined ? elapsed : previous + EMA_ALPHA * (elapsed - previous));
+      return result;
+    } catch (error) {
+      const load = upstreamDetails(error).load;
+      if (load) directory.observe(node.id, model, load);
+      outcome = toTesseraError(error).code;
+      throw error;
+    } finally {
+      release();
+      observer?.upstream?.({ model, nodeId: node.id, outcome, durationMs: clock.now() - started, retry });
+      pumpAll(model);
+    }
+  }
+
+  async function run(first: NodeView, firstRelease: () => void, request: InferRequest, ctx: DispatchContext, version: string | undefined) {
+    try {
+      return await sendOnce(first, firstRelease, request, ctx, false);
+    } catch (error) {
+      if (!isNotAccepted(error) || ctx.signal?.aborted || clock.now() >= ctx.deadline) throw toTesseraError(error);
+      const next = pickNode(request.modelName, version, new Set([first.id]), false);
+      if (next === undefined) throw toTesseraError(error);
+      const release = directory.track(next.id);
+      try {
+        return await sendOnce(next, release, request, ctx, true);
+      } catch (second) {
+        throw toTesseraError(second);
+      }
+    }
+  }
+
+  async function metadataCall(
+    model: string,
+    version: string | undefined,
+    ctx: MetadataContext,
+    call: (node: NodeView, options: UpstreamCallOptions) => Promise<unknown>,
+  ): Promise<unknown> {
+    const opts: UpstreamCallOptions = { deadline: ctx.deadline, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+    const first = pickNode(model, version, new Set(), false);
+    if (first === undefined) {
+      if (!known(model, version)) throw notFound(model, version);
+      throw new TesseraError('UNAVAILABLE', `no node is ready to serve model '${model}'`, { retryAfterMs: 1000 });
+    }
+    try {
+      return await call(first, opts);
+    } catch (error) {
+      if (!isNotAccepted(error) || ctx.signal?.aborted || clock.now() >= ctx.deadline) throw toTesseraError(error);
+      const next = pickNode(model, version, new Set([first.id]), false);
+      if (next === undefined) throw toTesseraError(error);
+      return call(next, opts).catch((second: unknown) => {
+        throw toTesseraError(second);
+      });
+    }
+  }
+
+  return {
+    dispatch(request, ctx) {
+      if (closed) return Promise.reject(TesseraError.unavailable('the gateway is shutting down'));
+      const model = request.modelName;
+      const asked = request.modelVersion === undefined || request.modelVersion === '' ? undefined : request.modelVersion;
+      const modelRouting = routing.models?.[model];
+      const header = modelRouting?.stickyHeader;
+      const sticky = header !== undefined ? (ctx.headers?.get(header) ?? undefined) : undefined;
+      const version =
+        asked ?? selectVersion(model, modelRouting, sticky, (v) => eligible(model, v).length > 0, random);
+      if (!known(model, version)) return Promise.reject(notFound(model, version));
+      const routed: InferRequest = version === asked ? request : { ...request, modelVersion: version };
+      const { queue } = queueFor(model, version);
+      return new Promise<UpstreamInferResult>((resolve, reject) => {
+        queue.admit(
+          { tier: ctx.tier.name, priority: ctx.tier.priority, share: ctx.tier.queueShare, deadline: ctx.deadline, ...(ctx.signal ? { signal: ctx.signal } : {}) },
+          {
+            dispatch: () => {
+              const node = pickNode(model, version, new Set(), true);
+              if (node === undefined) {
+                // Room implies a candidate; this only guards against a directory changing under us.
+                reject(new TesseraError('UNAVAILABLE', `no node is ready to serve model '${model}'`, { retryAfterMs: 1000 }));
+                return;
+              }
+              // Counted before returning, so the queue sees the room taken (AdmissionHandlers.dispatch).
+              const release = directory.track(node.id);
+              run(node, release, routed, ctx, version).then(resolve, reject);
+            },
+            reject,
+          },
+        );
+        schedulePump();
+      });
+    },
+
+    modelConfig: (model, version, ctx) => metadataCall(model, version, ctx, (node, opts) => transport.modelConfig(node, model, version, opts)),
+    modelMetadata: (model, version, ctx) =>
+      metadataCall(model, version, ctx, (node, opts) => transport.modelMetadata(node, model, version, opts)),
+
+    modelReady: (model, version) => eligible(model, version).length > 0,
+
+    queueDepth: (model) => [...queues.values()].reduce((sum, entry) => (entry.model === model ? sum + entry.queue.depth : sum), 0),
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      unsubscribe?.();
+      if (pumpTimer !== undefined) clock.clearTimeout(pumpTimer);
+      pumpTimer = undefined;
+      for (const entry of queues.values()) entry.queue.close();
+    },
+  };
+}

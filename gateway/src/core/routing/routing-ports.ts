@@ -1,0 +1,55 @@
+/**
+ * Small capabilities the dispatcher uses beyond the NodeDirectory / NodeTransport ports. They are
+ * optional: adapters that have them (the Redis and static directories, the gRPC transport) pass them
+ * in explicitly through `createDispatcher`'s options.
+ */
+import type { TesseraError } from '../../../../shared/src/errors/index.js';
+import type { NodeView } from '../ports/index.js';
+
+/** Per-node circuit breakers as routing sees them: an open breaker takes its node out of the pick set. */
+export interface BreakerView {
+  /** True while calls to the node would be refused without being tried. */
+  isOpen(nodeId: string): boolean;
+}
+
+export interface FleetChange {
+  readonly type: 'join' | 'leave' | 'update';
+  readonly nodeId: string;
+}
+
+/** Fleet changes as they happen, so waiting requests are dispatched as soon as a node has room. */
+export interface FleetChangeSource {
+  /** Returns the unsubscribe function. */
+  onChange(listener: (change: FleetChange) => void): () => void;
+}
+
+/**
+ * A NodeView that also says how many requests this gateway sent to the node since its current load
+ * figures were taken (a load report or a response's trailing metadata). Those figures already count
+ * our earlier requests, so adding all of `localInflight` would count them twice. Directories that
+ * cannot tell leave it undefined and `localInflight` is used instead (an over-estimate).
+ */
+export interface RoutedNodeView extends NodeView {
+  readonly sentSinceReport?: number;
+}
+
+/** What a transport may attach to the TesseraError it throws. */
+export interface UpstreamErrorDetails {
+  /** The node never accepted the request (see NodeTransport's TransportFailure): retry allowed. */
+  readonly notAccepted?: boolean;
+  /** The node's load from a failed call's trailing metadata. */
+  readonly load?: { readonly queued: number; readonly inflight: number };
+}
+
+export function upstreamDetails(error: unknown): UpstreamErrorDetails {
+  return typeof error === 'object' && error !== null ? (error as UpstreamErrorDetails) : {};
+}
+
+export function isNotAccepted(error: unknown): boolean {
+  return upstreamDetails(error).notAccepted === true;
+}
+
+/** Marks a TesseraError as a failure before the node accepted the request. */
+export function markNotAccepted<E extends TesseraError>(error: E, notAccepted = true): E & UpstreamErrorDetails {
+  return Object.assign(error, { notAccepted });
+}

@@ -1,0 +1,92 @@
+/**
+ * Command-line options of `tessera-gateway` (Node entry), parsed and checked before anything starts.
+ *
+ *   tessera-gateway [--config FILE] [--port N] [--host H] [--node SPEC]... [--help]
+ *
+ * - `--config FILE`  the JSON config (schema in config/gateway-config.ts and gateway/README.md).
+ *                    Without it: embedded defaults (a demo tenant whose key is printed once, every
+ *                    model cached, in-process stores unless REDIS_URL is set).
+ * - `--port N`       overrides the config's port (default 8080); 0 picks a free port.
+ * - `--host H`       overrides the config's host (default 0.0.0.0).
+ * - `--node SPEC`    a static node, repeatable; SPEC is comma-separated parts: `grpc=host:port`,
+ *                    `http=host:port`, `http://host:port`, `grpc://host:port`, `id=name`, or a bare
+ *                    `host:port` (gRPC). E.g. `--node http://10.0.0.5:8000,grpc=10.0.0.5:8001`.
+ *                    Used only without Redis; they replace the config's `nodes`. Without Redis, flags
+ *                    or config nodes, the gateway uses one local node at gRPC 127.0.0.1:8001.
+ * Environment: REDIS_URL (overrides the config's redisUrl), TESSERA_ADMIN_KEY (the admin key in
+ * plaintext; overrides adminKeyHash).
+ */
+import { parseArgs } from 'node:util';
+import { TesseraError } from '../../shared/src/errors/index.js';
+import type { StaticNodeConfig } from './config/index.js';
+
+export interface GatewayCliOptions {
+  readonly configPath: string | undefined;
+  readonly port: number | undefined;
+  readonly host: string | undefined;
+  readonly nodes: readonly StaticNodeConfig[];
+  readonly help: boolean;
+}
+
+export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--host H] [--node SPEC]...
+  --node SPEC   grpc=host:port,http=host:port (repeatable; used without Redis)
+  env: REDIS_URL, TESSERA_ADMIN_KEY`;
+
+const HOST_PORT = /^[^\s/,=]+:\d{1,5}$/;
+
+export function parseNodeSpec(spec: string): StaticNodeConfig {
+  let grpc: string | null = null;
+  let http: string | null = null;
+  let id: string | undefined;
+  for (const raw of spec.split(',')) {
+    const part = raw.trim();
+    let m: RegExpExecArray | null;
+    if ((m = /^(?:grpc=|grpc:\/\/)(.+)$/.exec(part)) !== null) grpc = m[1]!;
+    else if ((m = /^(?:http=|http:\/\/)(.+?)\/?$/.exec(part)) !== null) http = m[1]!;
+    else if ((m = /^id=(.+)$/.exec(part)) !== null) id = m[1]!;
+    else grpc = part;
+  }
+  for (const address of [grpc, http]) {
+    if (address !== null && !HOST_PORT.test(address)) {
+      throw TesseraError.invalidArg(`--node ${JSON.stringify(spec)}: ${JSON.stringify(address)} is not host:port`);
+    }
+  }
+  if (grpc === null) {
+    // The gateway on Node calls nodes over gRPC; an HTTP address alone cannot be used.
+    throw TesseraError.invalidArg(`--node ${JSON.stringify(spec)}: needs a gRPC address (grpc=host:port)`);
+  }
+  return { id: id ?? grpc, grpc, http };
+}
+
+export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: {
+        config: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        node: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    throw TesseraError.invalidArg(`${(error as Error).message}\n${USAGE}`);
+  }
+  const { values } = parsed;
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65535) throw TesseraError.invalidArg(`--port must be 0-65535, got ${JSON.stringify(values.port)}`);
+  }
+  return {
+    configPath: values.config,
+    port,
+    host: values.host,
+    nodes: (values.node ?? []).map(parseNodeSpec),
+    help: values.help ?? false,
+  };
+}

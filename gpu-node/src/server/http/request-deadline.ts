@@ -1,0 +1,51 @@
+/**
+ * The gateway's deadline header (`x-tessera-deadline-ms`, see shared/src/fleet/request-headers.ts):
+ * the request's remaining time becomes an AbortSignal that fires when it runs out, combined with the
+ * client-disconnect signal, so a request still queued at its deadline leaves the queue unexecuted
+ * (counted CANCELED) exactly as a gRPC deadline makes it.
+ */
+import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { DEADLINE_HEADER } from '../../../../shared/src/fleet/index.js';
+
+/** setTimeout fires at once past 2^31-1 ms; a deadline that far away needs no timer. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface RequestDeadline {
+  /** Fires on client disconnect or at the deadline. */
+  readonly signal: AbortSignal;
+  /** True once the deadline (not the client) aborted the request. */
+  readonly expired: () => boolean;
+  /** Clears the timer; call when the request settles. */
+  readonly dispose: () => void;
+}
+
+/** Remaining ms from the header: undefined when absent; INVALID_ARG (400) naming the header when malformed. */
+export function parseDeadlineHeader(value: string | null): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  const ms = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(ms)) {
+    throw TesseraError.invalidArg(
+      `invalid '${DEADLINE_HEADER}' header: expected the remaining time in milliseconds, an integer >= 0, got '${value}'`,
+    );
+  }
+  return ms;
+}
+
+export function requestDeadline(request: Request): RequestDeadline {
+  const remainingMs = parseDeadlineHeader(request.headers.get(DEADLINE_HEADER));
+  if (remainingMs === undefined || remainingMs >= MAX_TIMER_MS) {
+    return { signal: request.signal, expired: () => false, dispose: () => undefined };
+  }
+  const controller = new AbortController();
+  const expire = (): void => controller.abort(TesseraError.deadlineExceeded('the request deadline passed'));
+  let timer: NodeJS.Timeout | undefined;
+  // 0: already out of time; it is still queued and cancelled at once, so it is counted like the others.
+  if (remainingMs === 0) expire();
+  else timer = setTimeout(expire, remainingMs).unref();
+  return {
+    signal: AbortSignal.any([request.signal, controller.signal]),
+    expired: () => controller.signal.aborted,
+    dispose: () => clearTimeout(timer),
+  };
+}

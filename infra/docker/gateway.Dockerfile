@@ -1,0 +1,31 @@
+# syntax=docker/dockerfile:1
+# The gateway. Build from the repository root: docker build -f infra/docker/gateway.Dockerfile -t tessera/gateway .
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+# One package for all parts, so onnxruntime-node comes along; its CPU build is enough (never loaded here).
+ENV ONNXRUNTIME_NODE_INSTALL=skip
+COPY package.json package-lock.json .npmrc ./
+# The whole tree, dev included: tsx is a devDependency, yet bin/ launchers load it at run time.
+RUN npm ci --no-audit --no-fund && npm cache clean --force
+
+FROM ${NODE_IMAGE}
+ENV NODE_ENV=production
+WORKDIR /app
+RUN groupadd --gid 10001 tessera \
+ && useradd --uid 10001 --gid tessera --no-create-home --shell /usr/sbin/nologin tessera
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json tsconfig.json ./
+COPY bin ./bin
+COPY shared ./shared
+COPY gateway ./gateway
+COPY infra/docker/healthcheck.mjs ./infra/docker/healthcheck.mjs
+# The configuration is mounted here (a compose bind mount, a Kubernetes ConfigMap).
+COPY infra/compose/gateway.json /etc/tessera/gateway.json
+USER 10001:10001
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "infra/docker/healthcheck.mjs", "http://127.0.0.1:8080/v2/health/ready"]
+ENTRYPOINT ["node", "bin/tessera-gateway.js"]
+CMD ["--config", "/etc/tessera/gateway.json", "--port", "8080"]

@@ -1,0 +1,3 @@
+// The response-cache key: what identifies a cacheable inference result, shared by every gateway runtime.
+export * from './cache-key.js';
+export * from './cacheable.js';
