@@ -11,6 +11,7 @@ export default defineConfig({
       'loadtests/**/*.test.ts',
       'infra/**/*.test.ts',
       'terraform/**/*.test.ts',
+      'tests/**/*.test.ts',
     ],
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -22,7 +22,7 @@ describe('gateway auth', () => {
 
     const malformed = await gateway.fetch(req('/v2/models/simple/infer', { method: 'POST', headers: { authorization: 'Basic abc' } }));
     expect(malformed.status).toBe(401);
-    expect((await malformed.json()).error).toMatch(/malformed/);
+    expect(((await malformed.json()) as { error: string }).error).toMatch(/malformed/);
 
     const unknown = await gateway.fetch(infer('tsk_nope'));
     expect(unknown.status).toBe(401);
@@ -107,7 +107,7 @@ describe('gateway infer', () => {
     expect((await gateway.fetch(infer(KEYS.a, 'nope'))).status).toBe(404);
     const bad = await gateway.fetch(infer(KEYS.a, 'simple', '{"inputs": 3}'));
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error).toMatch(/'inputs' must be an array/);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/'inputs' must be an array/);
   });
 
   it("passes the client's abort signal to the dispatcher", async () => {
@@ -121,7 +121,7 @@ describe('gateway infer', () => {
     controller.abort();
     const res = await pending;
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatch(/client went away|closed/);
+    expect(((await res.json()) as { error: string }).error).toMatch(/client went away|closed/);
   });
 });
 
@@ -138,7 +138,7 @@ describe('gateway rate limits', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(refused.headers.get('ratelimit-remaining')).toBe('0');
     expect(Number(refused.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
-    expect((await refused.json()).error).toMatch(/rate limit exceeded for tenant 'f'/);
+    expect(((await refused.json()) as { error: string }).error).toMatch(/rate limit exceeded for tenant 'f'/);
     expect(metrics.rateLimits).toEqual(['f']);
     // Another tenant is not affected.
     expect((await gateway.fetch(infer(KEYS.a))).status).toBe(200);

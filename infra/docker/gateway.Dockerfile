@@ -13,16 +13,17 @@ RUN npm ci --no-audit --no-fund && npm cache clean --force
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
+# Every config field is optional, so "{}" starts a gateway on defaults; deployments mount their own
+# file over it (a compose bind mount, a Kubernetes ConfigMap).
 RUN groupadd --gid 10001 tessera \
- && useradd --uid 10001 --gid tessera --no-create-home --shell /usr/sbin/nologin tessera
+ && useradd --uid 10001 --gid tessera --no-create-home --shell /usr/sbin/nologin tessera \
+ && mkdir -p /etc/tessera && echo '{}' > /etc/tessera/gateway.json
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./
 COPY bin ./bin
 COPY shared ./shared
 COPY gateway ./gateway
 COPY infra/docker/healthcheck.mjs ./infra/docker/healthcheck.mjs
-# The configuration is mounted here (a compose bind mount, a Kubernetes ConfigMap).
-COPY infra/compose/gateway.json /etc/tessera/gateway.json
 USER 10001:10001
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \

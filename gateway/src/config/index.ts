@@ -1,3 +1,4 @@
 export * from './gateway-config.js';
 export * from './default-tiers.js';
 export * from './load-gateway-config.js';
+export * from './cli-options.js';

@@ -58,6 +58,8 @@ export const NODE_USAGE = `Usage: tessera-node --model-repository DIR [options]
 
 Model repository
   --model-repository DIR        model repository directory (alias --model-store); required
+                                or s3://bucket/prefix (AWS SDK default credentials and region;
+                                AWS_ENDPOINT_URL_S3 for an S3-compatible server)
   --model-control-mode MODE     none | poll | explicit (default none)
   --load-model NAME             model to load at start in explicit mode; repeatable; '*' loads all
   --repository-poll-secs N      seconds between repository scans in poll mode (default 15)

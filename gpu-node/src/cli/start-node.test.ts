@@ -92,7 +92,9 @@ describe('a node with load reports in Redis', () => {
     const report = await waitFor(async () => {
       const json = await client.get(key);
       const parsed = json === null ? undefined : parseLoadReport(json);
-      return parsed?.models[0]?.execTimeEmaMs == null ? undefined : parsed;
+      const simple = parsed?.models[0];
+      // A report built after the traffic: the EMA is set and nothing is waiting or running.
+      return simple?.execTimeEmaMs == null || simple.queued + simple.inflight > 0 ? undefined : parsed;
     }, WAIT);
     expect(report.httpAddress).toBe(`127.0.0.1:${node.httpPort}`);
     expect(report.grpcAddress).toBeNull();
@@ -165,6 +167,7 @@ export async function execute(requests) {
 function blockingConfig(controlDir: string): string {
   return `name: "blocking"
 backend: "typescript"
+default_model_filename: "model.js"
 max_batch_size: 1
 input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ 1 ] } ]
 output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 1 ] } ]
@@ -181,9 +184,9 @@ describe('the deadline header', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'tessera-deadline-'));
-    control = join(dir, 'control');
+    // Outside the repository, where a folder would be taken for a model.
+    control = await mkdtemp(join(tmpdir(), 'tessera-deadline-control-'));
     await mkdir(join(dir, 'blocking', '1'), { recursive: true });
-    await mkdir(control);
     await writeFile(join(dir, 'blocking', 'config.pbtxt'), blockingConfig(control));
     await writeFile(join(dir, 'blocking', '1', 'model.js'), BLOCKING_MODEL);
     await writeFile(join(dir, 'blocking', '1', 'package.json'), JSON.stringify({ type: 'module' }));
@@ -195,6 +198,7 @@ describe('the deadline header', () => {
     await writeFile(join(control, 'release'), '').catch(() => undefined);
     await node?.stop();
     await rm(dir, { recursive: true, force: true });
+    await rm(control, { recursive: true, force: true });
   });
 
   const infer = (tag: number, headers: Record<string, string> = {}) =>

@@ -9,6 +9,7 @@ import type { Logger } from '../../../shared/src/logging/index.js';
 import { createDefaultBackendRegistry } from '../backends/index.js';
 import { createNodeCore, type TesseraNodeCore } from '../core/index.js';
 import { createLoadReporter, defaultNodeId, registerLoadReportMetrics, type LoadReporter } from '../load-report/index.js';
+import { openRepositorySource, pollRepositorySource, syncBeforeLoads } from '../repository/s3/index.js';
 import { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
 import { createGrpcServer, type GrpcServer } from '../server/grpc/index.js';
 import { createHttpServer, type HttpServer } from '../server/http/index.js';
@@ -40,11 +41,14 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
   if (options.redisUrl !== undefined) assertValidNodeId(nodeId);
   // Our own registry (not the process-wide one) so the onnxruntime backend logs KIND_AUTO fallbacks here.
   const registry = createDefaultBackendRegistry({ logger });
-  const core = createNodeCore({
-    repositoryPath: options.modelRepository,
+  // An s3:// repository is mirrored into a local folder first; a failure fails the start, naming the URL.
+  const repository = await openRepositorySource(options.modelRepository, logger);
+  const localCore = createNodeCore({
+    repositoryPath: repository.path,
     controlMode: options.modelControlMode,
     loadModels: options.loadModels,
-    pollSecs: options.repositoryPollSecs,
+    // A mirror changes only when synced, so its polls (sync, then scan) run below, not on the core's timer.
+    pollSecs: repository.remote ? 0 : options.repositoryPollSecs,
     strict: options.strictModelConfig,
     serverId: options.id,
     version: TRITON_PROTOCOL_VERSION,
@@ -57,7 +61,14 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
 
   // Like tritonserver with --exit-on-error=false: a model that fails to load stays UNAVAILABLE with its
   // reason (shown by /v2/repository/index) and the node serves the others, but is not ready.
-  await core.start();
+  const core =
+    repository.remote && options.modelControlMode === 'explicit'
+      ? syncBeforeLoads(localCore, repository, (message) => logger.error(message))
+      : localCore;
+  await core.start().catch(async (error: unknown) => {
+    await repository.close();
+    throw error;
+  });
   for (const entry of await core.repositoryIndex(false)) {
     if (entry.state === 'READY') logger.info(`model '${entry.name}' version ${entry.version} is READY`);
     else if (entry.state !== undefined) {
@@ -87,8 +98,13 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
   } catch (error) {
     await Promise.allSettled([http?.close(), grpc?.close(0), metrics?.close(0)]);
     await core.shutdown({ timeoutMs: 0 });
+    await repository.close();
     throw error;
   }
+  const polling =
+    repository.remote && options.modelControlMode === 'poll'
+      ? pollRepositorySource(repository, options.repositoryPollSecs * 1000, () => core.poll(), (m) => logger.error(m))
+      : undefined;
   const loadReporter = startLoadReporter(options, nodeId, core, logger, { httpPort, grpcPort, metrics });
   logger.info('tessera-node started', {
     host: os.hostname(),
@@ -105,7 +121,9 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
       logger.info('shutting down: no new work, finishing requests in flight', { exitTimeoutSecs: options.exitTimeoutSecs });
       // Gateways stop picking this node first; the key stays (draining) while accepted work finishes.
       loadReporter?.setDraining(true);
+      await polling?.stop();
       await core.shutdown({ timeoutMs: options.exitTimeoutSecs * 1000 });
+      await repository.close();
       await loadReporter?.stop({ deregister: true });
       await Promise.allSettled([http?.close({ graceMs: 1000 }), grpc?.close(1000), metrics?.close(1000)]);
       logger.info('tessera-node stopped');

@@ -32,6 +32,7 @@ export const DEFAULT_EXTENSIONS: readonly string[] = [
   'model_repository',
   'model_repository(unload_dependents)',
   'model_configuration',
+  'classification',
   'binary_tensor_data',
   'parameters',
   'statistics',

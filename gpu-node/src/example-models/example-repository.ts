@@ -7,6 +7,8 @@ import { dirname, join } from 'node:path';
 import { TesseraError } from '../../../shared/src/errors/index.js';
 import type { ExampleModel } from './example-model.js';
 import { mlpLargeModel, mlpSmallModel } from './mlp-models.js';
+import { mlpPipelineModel, mlpPostprocessModel, mlpPreprocessModel } from './mlp-pipeline.js';
+import { sileroVadModel } from './silero-vad.js';
 import { simpleIdentityModel, simpleModel } from './simple-models.js';
 import { tsScaleModel } from './ts-scale.js';
 
@@ -16,6 +18,10 @@ export const EXAMPLE_MODELS: readonly ExampleModel[] = [
   mlpSmallModel,
   mlpLargeModel,
   tsScaleModel,
+  sileroVadModel,
+  mlpPreprocessModel,
+  mlpPostprocessModel,
+  mlpPipelineModel,
 ];
 
 export const EXAMPLE_MODEL_NAMES: readonly string[] = EXAMPLE_MODELS.map((m) => m.name);

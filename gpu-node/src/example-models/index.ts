@@ -6,6 +6,8 @@ export type { ExampleModel, ExampleModelFile } from './example-model.js';
 export * from './simple-models.js';
 export * from './mlp-models.js';
 export * from './ts-scale.js';
+export * from './mlp-pipeline.js';
+export * from './silero-vad.js';
 export * from './example-repository.js';
 export { runCli, usage } from './cli.js';
 export type { CliIo } from './cli.js';

@@ -16,7 +16,7 @@ const MODULE_SOURCE = new URL('./ts-scale-model.js', import.meta.url);
  * reads `model.js` as CommonJS (later ones detect ESM syntax, after a failed CommonJS parse); this
  * marker makes the version folder's `.js` files ES modules on every Node the project supports.
  */
-const ESM_PACKAGE_JSON = `${JSON.stringify({ type: 'module' }, null, 2)}\n`;
+export const ESM_PACKAGE_JSON = `${JSON.stringify({ type: 'module' }, null, 2)}\n`;
 
 export function tsScaleConfigText(): string {
   return configText({

@@ -13,6 +13,7 @@ import {
   deepFreeze,
   defaultModelFilename,
   fillBackendFields,
+  isEnsemble,
   modelConfigFromJson,
   normalizeModelConfig,
   parseModelConfigText,
@@ -24,6 +25,7 @@ import type { ModelIoMetadata } from '../../../shared/src/model-config/model-io-
 import type { Backend } from '../backends/backend.js';
 import { nvidiaSmiGpus, type GpuProbe } from '../backends/gpu-probe.js';
 import { expandInstanceGroups } from '../backends/instance-specs.js';
+import { ENSEMBLE_BACKEND } from '../ensemble/ensemble-backend.js';
 import type { ModelConfigSource, ModelPlatform, ResolvedModel } from './model-platform.js';
 
 export interface ModelPlatformOptions {
@@ -50,7 +52,8 @@ export function createModelPlatform(options: ModelPlatformOptions): ModelPlatfor
       if (raw.name === '') raw.name = source.modelName;
       fillBackendFields(raw, { modelName: source.modelName, modelFiles });
       const backendName = resolveBackendName(raw);
-      const backend = options.backends(backendName);
+      // An ensemble has no backend of its own ('' here); its steps run on the composing models.
+      const backend = isEnsemble(raw) ? ENSEMBLE_BACKEND : options.backends(backendName);
       if (!backend) {
         throw TesseraError.invalidArg(
           `unable to find backend library for backend '${backendName}', try specifying runtime on the model configuration.`,
@@ -89,7 +92,7 @@ export function createModelPlatform(options: ModelPlatformOptions): ModelPlatfor
       }
       return { config, backend };
     },
-    expandInstanceGroups: (config) => expandInstanceGroups(config, { visibleGpus: probe }),
+    expandInstanceGroups: (config) => (isEnsemble(config) ? [] : expandInstanceGroups(config, { visibleGpus: probe })),
   };
 }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { TesseraError, toTesseraError } from '../../../shared/src/errors/index.js';
 import type { ModelSource } from '../backends/backend.js';
 import { ExecTimeEma } from '../load-report/exec-time-ema.js';
+import type { ComposingModels } from '../ensemble/composing-models.js';
 import type { ModelDirectory } from '../repository/model-directory.js';
 import type { OverrideDirectory } from '../repository/override-directory.js';
 import { selectVersions } from '../repository/version-policy.js';
@@ -67,6 +68,8 @@ export interface ReconcileRequest {
   readonly force: boolean;
   /** The node's rate limiter (`--rate-limit=execution_count`); absent when off. */
   readonly rateLimiter?: RateLimiter | undefined;
+  /** The node's models, for ensembles' steps. */
+  readonly composing?: ComposingModels | undefined;
 }
 
 export interface ReconcileOutcome {
@@ -123,6 +126,7 @@ export async function reconcileModel(
     const candidate = new ModelVersion(source, backend, {
       execTimeEma: entry.execTimeEma,
       ...(request.rateLimiter === undefined ? {} : { rateLimiter: request.rateLimiter }),
+      ...(request.composing === undefined ? {} : { composing: request.composing }),
     });
     track(candidate);
     // A version nobody is served by shows LOADING right away; a READY one keeps serving meanwhile.

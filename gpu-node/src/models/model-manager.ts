@@ -9,6 +9,8 @@
 import { join } from 'node:path';
 import { TesseraError } from '../../../shared/src/errors/index.js';
 import type { LoadOptions, RepositoryIndexEntry } from '../core/node-core.js';
+import type { ComposingModels } from '../ensemble/composing-models.js';
+import { loadWaves } from '../ensemble/load-order.js';
 import { listModelNames, readModelDirectory, type ModelDirectory } from '../repository/model-directory.js';
 import { writeOverrideDirectory } from '../repository/override-directory.js';
 import {
@@ -22,6 +24,7 @@ import {
 import type { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
 import type { ModelPlatform } from './model-platform.js';
 import type { ModelVersion } from './model-version.js';
+import { validateInferRequest } from './request-validator.js';
 
 export type ControlMode = 'none' | 'explicit' | 'poll';
 
@@ -64,6 +67,14 @@ export class ModelManager {
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private stopped = false;
+  /** What ensembles' steps run on: the same resolve → validate → infer path as a client request. */
+  private readonly composing: ComposingModels = {
+    config: (name, version) => this.resolve(name, version).config,
+    infer: (request, signal) => {
+      const version = this.resolve(request.modelName, request.modelVersion);
+      return version.infer(request, validateInferRequest(request, version.config, version.name), signal);
+    },
+  };
 
   constructor(private readonly options: ModelManagerOptions) {
     this.mode = options.controlMode ?? 'none';
@@ -85,7 +96,7 @@ export class ModelManager {
     const startup = this.options.loadModels ?? [];
     const all = this.mode !== 'explicit' || (startup.length === 1 && startup[0] === '*');
     const names = all ? await listModelNames(this.options.repositoryPath) : [...new Set(startup)];
-    await forEachLimited(names, LOAD_CONCURRENCY, (name) => this.loadFromRepository(name, false).catch(() => undefined));
+    await this.loadInWaves(names);
     const secs = this.options.pollSecs ?? 15;
     if (this.mode === 'poll' && secs > 0 && !this.stopped) {
       this.timer = setInterval(() => {
@@ -313,6 +324,13 @@ export class ModelManager {
     }
   }
 
+  /** Loads `names`, ensembles after the models their steps name (see ensemble/load-order.ts); failures stay in the index. */
+  private async loadInWaves(names: readonly string[]): Promise<void> {
+    for (const wave of await loadWaves(this.options.repositoryPath, names)) {
+      await forEachLimited(wave, LOAD_CONCURRENCY, (name) => this.loadFromRepository(name, false).catch(() => undefined));
+    }
+  }
+
   private reconcile(
     entry: ModelEntry,
     directory: ModelDirectory,
@@ -321,7 +339,14 @@ export class ModelManager {
   ): Promise<ReconcileOutcome> {
     return reconcileModel(
       entry,
-      { directory, strict: this.options.strict ?? false, configJson, force, rateLimiter: this.options.rateLimiter },
+      {
+        directory,
+        strict: this.options.strict ?? false,
+        configJson,
+        force,
+        rateLimiter: this.options.rateLimiter,
+        composing: this.composing,
+      },
       this.options.platform,
       (version) => this.live.add(version),
     );
@@ -332,7 +357,7 @@ export class ModelManager {
     const present = new Set(await listModelNames(this.options.repositoryPath));
     const work: Promise<unknown>[] = [];
     // Only models whose folder fingerprint changed reload, so an unchanged model costs a few stats.
-    work.push(forEachLimited([...present], LOAD_CONCURRENCY, (name) => this.loadFromRepository(name, false).catch(() => undefined)));
+    work.push(this.loadInWaves([...present]));
     for (const [name, entry] of this.entries) {
       if (present.has(name)) continue;
       work.push(

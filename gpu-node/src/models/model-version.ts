@@ -7,13 +7,16 @@ import { TesseraError, toTesseraError } from '../../../shared/src/errors/index.j
 import type { InferRequest, InferResponse } from '../../../shared/src/tensors/index.js';
 import type { Backend, BackendInstance, InstanceSpec, ModelSource } from '../backends/backend.js';
 import type { ModelState } from '../core/node-core.js';
+import type { ComposingModels } from '../ensemble/composing-models.js';
 import type { ExecTimeEma } from '../load-report/exec-time-ema.js';
 import { createScheduler } from '../scheduler/create-scheduler.js';
 import type { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
 import { isSchedulerError } from '../scheduler/scheduler-errors.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
+import { applyClassification, readOutputLabels, type OutputLabels } from './classification.js';
 import { ModelStatsCollector, type FailureReason } from './model-stats.js';
-import type { ValidatedRequest } from './request-validator.js';
+import { clientOutputShapes, type ValidatedRequest } from './request-validator.js';
+import { runWarmup } from './warmup.js';
 
 /** Triton's reason for a version that was unloaded on purpose; readiness ignores such versions. */
 export const UNLOADED_REASON = 'unloaded';
@@ -24,6 +27,8 @@ export interface ModelVersionContext {
   readonly execTimeEma?: ExecTimeEma;
   /** The node's rate limiter under `--rate-limit=execution_count`. */
   readonly rateLimiter?: RateLimiter;
+  /** The node's models as an ensemble's steps reach them (ensembles only). */
+  readonly composing?: ComposingModels;
 }
 
 export class ModelVersion {
@@ -31,6 +36,7 @@ export class ModelVersion {
   private reasonValue = '';
   private scheduler: Scheduler | undefined;
   private instances: BackendInstance[] = [];
+  private labels: OutputLabels = new Map();
   private loading: Promise<void> | undefined;
   private unloading: Promise<void> | undefined;
   readonly stats: ModelStatsCollector;
@@ -79,7 +85,12 @@ export class ModelVersion {
     const failed = made.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     try {
       if (failed) throw failed.reason;
-      if (specs.length === 0) throw TesseraError.invalidArg(`model '${this.name}' has no instances to serve it`);
+      // An ensemble has no instances: its scheduler runs the steps on the composing models.
+      const ensemble = this.config.schedulingChoice.case === 'ensembleScheduling';
+      if (specs.length === 0 && !ensemble) throw TesseraError.invalidArg(`model '${this.name}' has no instances to serve it`);
+      this.labels = await readOutputLabels(this.config, this.source.modelDir);
+      // Not READY before warmup: it runs on the instances before any scheduler hands them work.
+      await runWarmup(this.source, instances);
       const ema = this.context.execTimeEma;
       this.scheduler = createScheduler(this.config, instances, {
         execution: {
@@ -89,7 +100,9 @@ export class ModelVersion {
           },
         },
         queue: this.stats,
+        modelDir: this.source.modelDir,
         ...(this.context.rateLimiter === undefined ? {} : { rateLimiter: this.context.rateLimiter }),
+        ...(this.context.composing === undefined ? {} : { composing: this.context.composing }),
       });
       this.instances = instances;
       // An unload requested while loading wins: the version never becomes READY (unload() finishes it).
@@ -135,7 +148,8 @@ export class ModelVersion {
     const outputs = wanted.length
       ? scheduled.result.outputs.filter((output) => wanted.includes(output.name))
       : scheduled.result.outputs;
-    return { id: request.id, modelName: this.name, modelVersion: String(this.version), outputs };
+    const shaped = applyClassification(clientOutputShapes(outputs, this.config), request.outputs, this.config, this.labels);
+    return { id: request.id, modelName: this.name, modelVersion: String(this.version), outputs: shaped };
   }
 
   /** Requests the version can execute at once: instances × max(1, max_batch_size); 0 unless loaded. */

@@ -119,8 +119,12 @@ export function validateInferRequest(request: InferRequest, config: ModelConfig,
 function checkInputCount(request: InferRequest, config: ModelConfig, modelName: string, log: string): void {
   const required = config.input.filter((input) => !input.optional);
   const given = request.inputs.length;
-  if (given <= config.input.length && given >= required.length) return;
   const names = new Set(request.inputs.map((input) => input.name));
+  // The count alone is not enough once inputs are optional: an optional one must not stand in for a
+  // required one. An unknown input is reported later, by its own message, as Triton orders them.
+  const known = new Set(config.input.map((input) => input.name));
+  const complete = required.every((input) => names.has(input.name)) || [...names].some((name) => !known.has(name));
+  if (given <= config.input.length && given >= required.length && complete) return;
   const quoted = (list: readonly string[]) => `[${list.map((n) => `'${n}'`).join(',')}]`;
   const missing = quoted(required.filter((input) => !names.has(input.name)).map((input) => input.name));
   const got = quoted(request.inputs.map((input) => input.name));
@@ -138,6 +142,26 @@ function checkInputCount(request: InferRequest, config: ModelConfig, modelName: 
 function applyReshape(dims: readonly number[], configDims: readonly number[], reshape: readonly number[]): number[] {
   const variable = dims.filter((_, i) => configDims[i] === -1);
   return reshape.map((d) => (d === -1 ? (variable.shift() ?? -1) : d));
+}
+
+/**
+ * The client's view of the backend's outputs: an output's `reshape` is the shape the backend produces
+ * and `dims` the one clients see, so the shape goes back to `dims` (bytes unchanged, variable
+ * dimensions carried over in order). Outputs without a reshape pass unchanged.
+ */
+export function clientOutputShapes(outputs: readonly Tensor[], config: ModelConfig): readonly Tensor[] {
+  const reshaped = new Map(config.output.flatMap((o) => (o.reshape ? [[o.name, o] as const] : [])));
+  if (reshaped.size === 0) return outputs;
+  const batched = config.maxBatchSize > 0;
+  return outputs.map((tensor) => {
+    const cfg = reshaped.get(tensor.name);
+    if (!cfg?.reshape) return tensor;
+    const reshape = cfg.reshape.shape.map(Number);
+    const produced = batched ? tensor.shape.slice(1) : [...tensor.shape];
+    if (produced.length !== reshape.length) return tensor;
+    const dims = applyReshape(produced, reshape, cfg.dims.map(Number));
+    return { ...tensor, shape: batched ? [tensor.shape[0] as number, ...dims] : dims };
+  });
 }
 
 function checkByteSize(input: Tensor, modelName: string, log: string): void {

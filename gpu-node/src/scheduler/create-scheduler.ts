@@ -1,18 +1,20 @@
 /**
  * The single place that decides which scheduler a model version gets, from its config (Triton's
  * scheduling_choice): dynamic_batching gets Triton's dynamic batcher; no scheduling choice gets the
- * default scheduler (one request per execution, no queue policy). sequence_batching is served by the
- * default scheduler until the sequence batcher lands as a new arm of this switch. Ensembles have no instances of
- * their own and need their own scheduler, so they are refused.
+ * default scheduler (one request per execution, no queue policy); sequence_batching gets Triton's
+ * sequence batcher (slots, backlog, control inputs, implicit state); ensemble_scheduling gets the
+ * ensemble scheduler, which has no instances of its own and runs each step on its composing model.
  */
-import { TesseraError } from '../../../shared/src/errors/index.js';
 import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
 import type { BackendInstance } from '../backends/backend.js';
+import type { ComposingModels } from '../ensemble/composing-models.js';
+import { createEnsembleScheduler } from '../ensemble/ensemble-scheduler.js';
 import { DefaultScheduler } from './default-scheduler.js';
 import type { BatcherObserver } from './dynamic/batcher-observer.js';
 import { DynamicBatchScheduler } from './dynamic/dynamic-batch-scheduler.js';
 import type { RateLimitedInstance, RateLimiter } from './dynamic/rate-limiter.js';
 import type { ExecutionObserver, Scheduler } from './scheduler.js';
+import { SequenceBatchScheduler } from './sequence/sequence-batch-scheduler.js';
 
 export interface SchedulerHooks {
   /** Told once per finished execution (batch_stats, execution count, the exec-time EMA). */
@@ -24,6 +26,10 @@ export interface SchedulerHooks {
    * soon as they are idle. Only the dynamic batcher goes through it so far.
    */
   readonly rateLimiter?: RateLimiter;
+  /** `<repository>/<model>`: where a sequence batcher finds `initial_state` data files. */
+  readonly modelDir?: string;
+  /** Ensembles only: the node's models, which the ensemble's steps run on. */
+  readonly composing?: ComposingModels;
 }
 
 export function createScheduler(
@@ -35,11 +41,15 @@ export function createScheduler(
   switch (choice) {
     case 'dynamicBatching':
       return dynamicScheduler(config, instances, hooks);
+    case 'sequenceBatching':
+      return new SequenceBatchScheduler(config, instances, hooks.execution, {
+        ...(hooks.queue === undefined ? {} : { queueObserver: hooks.queue }),
+        ...(hooks.modelDir === undefined ? {} : { modelDir: hooks.modelDir }),
+      });
     case undefined:
-    case 'sequenceBatching': // seam: SequenceBatchScheduler
       return new DefaultScheduler(instances, hooks.execution, hooks.queue);
     case 'ensembleScheduling':
-      throw TesseraError.unsupported(`ensemble scheduling is not supported yet (model '${config.name}')`);
+      return createEnsembleScheduler(config, hooks.composing);
   }
 }
 

@@ -2,28 +2,64 @@
  * Closed-loop load: N callers, each sending its next request as soon as the previous one answers, so the
  * number of requests in flight is exactly N (perf_analyzer's `--concurrency-range`).
  *
- * A warm-up period (connections opening, JIT, the server's arenas growing) is discarded, then a
- * measurement window counts every request that *completes* inside it: throughput is completions / window
- * and the latency samples are those requests' own latencies. Requests still in flight when the window
- * closes are awaited (so the next run starts on a quiet server) but not counted. The window's edges are
- * reported to `onWindowStart` / `onWindowEnd` so server statistics can be read at the same moments.
+ * `startClosedLoad` keeps the callers running until stopped and is measured in windows (see
+ * load-window.ts); `runClosedLoop` is the one-window form: a warm-up period (connections opening, JIT,
+ * the server's arenas growing) is discarded, then one window counts every request that *completes*
+ * inside it. Requests still in flight when the window closes are awaited (so the next run starts on a
+ * quiet server) but not counted. The window's edges are reported to `onWindowStart` / `onWindowEnd` so
+ * server statistics can be read at the same moments.
+ *
+ * A closed loop measures latency from the moment each request is actually sent; when the server stalls,
+ * the callers stall with it and send less (coordinated omission). The open loop (open-loop.ts) does not.
  */
+import { WindowRecorder, sleep, type CallTiming, type RunningLoad, type WindowHooks } from './load-window.js';
 import { summarizeLatencies, type LatencySummary } from './percentiles.js';
 
-/** What one call may report besides its latency: client-side encode/decode time, in microseconds. */
-export interface CallTiming {
-  readonly sendUs: number;
-  readonly recvUs: number;
+export type { CallTiming } from './load-window.js';
+
+export interface ClosedLoadOptions {
+  readonly concurrency: number;
+  /** One request; `seq` numbers the requests. Settles when the response has been received and decoded. */
+  readonly call: (seq: number) => Promise<CallTiming | void>;
+  /** How many tags requests cycle through (seq % tags); default 1. */
+  readonly tags?: number;
 }
 
-export interface ClosedLoopOptions {
+export function startClosedLoad(options: ClosedLoadOptions): RunningLoad {
+  const recorder = new WindowRecorder(options.tags ?? 1);
+  let running = true;
+  let seq = 0;
+  const caller = async (): Promise<void> => {
+    while (running) {
+      const mine = seq++;
+      const start = performance.now();
+      try {
+        const timing = await options.call(mine);
+        recorder.success((performance.now() - start) * 1000, mine, timing);
+      } catch (error) {
+        recorder.failure(error, mine);
+        // A refused connection fails at once; back off so a dead server does not spin the loop.
+        await sleep(10);
+      }
+    }
+  };
+  const callers = Array.from({ length: options.concurrency }, caller);
+  return {
+    measure: (ms, hooks) => recorder.measure(ms, hooks),
+    firstError: () => recorder.firstError(),
+    async stop() {
+      running = false;
+      await Promise.all(callers);
+    },
+  };
+}
+
+export interface ClosedLoopOptions extends WindowHooks {
   readonly concurrency: number;
   readonly warmupMs: number;
   readonly measureMs: number;
   /** One request; its promise settles when the response has been received and decoded. */
   readonly call: () => Promise<CallTiming | void>;
-  readonly onWindowStart?: () => Promise<void>;
-  readonly onWindowEnd?: () => Promise<void>;
 }
 
 export interface ClosedLoopResult {
@@ -40,63 +76,26 @@ export interface ClosedLoopResult {
   readonly clientRecvUs: number;
 }
 
-const nowMs = (): number => performance.now();
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 export async function runClosedLoop(options: ClosedLoopOptions): Promise<ClosedLoopResult> {
-  let phase: 'warmup' | 'measure' | 'done' = 'warmup';
-  let windowStart = 0;
-  let windowEnd = 0;
-  const latenciesUs: number[] = [];
-  let sendUs = 0;
-  let recvUs = 0;
-  let errors = 0;
-  let firstError: string | undefined;
-
-  const caller = async (): Promise<void> => {
-    while (phase !== 'done') {
-      const start = nowMs();
-      try {
-        const timing = await options.call();
-        const end = nowMs();
-        if (phase === 'measure') {
-          latenciesUs.push((end - start) * 1000);
-          if (timing) {
-            sendUs += timing.sendUs;
-            recvUs += timing.recvUs;
-          }
-        }
-      } catch (error) {
-        if (phase === 'measure') errors += 1;
-        firstError ??= error instanceof Error ? error.message : String(error);
-        // A refused connection fails at once; back off so a dead server does not spin the loop.
-        await sleep(10);
-      }
-    }
-  };
-
-  const callers = Array.from({ length: options.concurrency }, caller);
-  await sleep(options.warmupMs);
-  await options.onWindowStart?.();
-  windowStart = nowMs();
-  phase = 'measure';
-  await sleep(options.measureMs);
-  phase = 'done';
-  windowEnd = nowMs();
-  await options.onWindowEnd?.();
-  await Promise.all(callers);
-
-  const windowS = (windowEnd - windowStart) / 1000;
-  const completed = latenciesUs.length;
+  const load = startClosedLoad({ concurrency: options.concurrency, call: () => options.call() });
+  let window;
+  try {
+    await sleep(options.warmupMs);
+    window = await load.measure(options.measureMs, options);
+  } finally {
+    await load.stop();
+  }
+  const completed = window.latenciesUs.length;
+  const firstError = load.firstError();
   return {
     concurrency: options.concurrency,
     completed,
-    errors,
+    errors: window.errors,
     ...(firstError !== undefined ? { firstError } : {}),
-    windowS,
-    requestsPerSec: completed / windowS,
-    latency: summarizeLatencies(latenciesUs),
-    clientSendUs: completed > 0 ? sendUs / completed : 0,
-    clientRecvUs: completed > 0 ? recvUs / completed : 0,
+    windowS: window.windowS,
+    requestsPerSec: completed / window.windowS,
+    latency: summarizeLatencies(window.latenciesUs),
+    clientSendUs: completed > 0 ? window.sendUsTotal / completed : 0,
+    clientRecvUs: completed > 0 ? window.recvUsTotal / completed : 0,
   };
 }

@@ -6,6 +6,9 @@
  *
  * Client send is the time to encode the body and client recv the time to decode the answer (codec
  * time in this process, not socket time).
+ *
+ * `json: true` sends inputs as JSON `data` and asks for JSON outputs (perf_analyzer without binary
+ * data), which measures the server's JSON codec too. `headers` go on every request (an API key).
  */
 import { Agent, request as httpRequest } from 'node:http';
 import {
@@ -19,7 +22,14 @@ import type { InferClient, InferResult } from './infer-client.js';
 
 const elapsedUs = (since: number): number => (performance.now() - since) * 1000;
 
-export function createHttpInferClient(host: string, port: number, connections: number): InferClient {
+export interface HttpClientOptions {
+  readonly json?: boolean;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export function createHttpInferClient(host: string, port: number, connections: number, options: HttpClientOptions = {}): InferClient {
+  const json = options.json === true;
+  const extraHeaders = options.headers ?? {};
   const agent = new Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
 
   const post = (path: string, body: Uint8Array, headers: Record<string, string>) =>
@@ -48,10 +58,10 @@ export function createHttpInferClient(host: string, port: number, connections: n
     protocol: 'http',
     async infer(request: InferRequest): Promise<InferResult> {
       const t0 = performance.now();
-      const encoded = encodeInferRequestBody(request, { binaryDataOutput: true });
+      const encoded = encodeInferRequestBody(request, { binaryInputs: !json, binaryDataOutput: !json });
       const sendUs = elapsedUs(t0);
       const path = `/v2/models/${encodeURIComponent(request.modelName)}/infer`;
-      const answer = await post(path, encoded.body, encoded.headers);
+      const answer = await post(path, encoded.body, { ...extraHeaders, ...encoded.headers });
       const t1 = performance.now();
       if (answer.status !== 200) throw httpErrorFromResponse(answer.status, answer.body);
       const response = decodeInferResponseBody(answer.body, answer.headerLength);

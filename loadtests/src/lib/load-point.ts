@@ -8,7 +8,10 @@ export interface LoadPoint {
   readonly protocol: 'http' | 'grpc';
   /** Which server setup served it, e.g. "batched" or "unbatched". */
   readonly setup: string;
+  /** Closed loop: callers; open loop: the cap on outstanding requests. */
   readonly concurrency: number;
+  /** Open loop only: the offered request rate (requests/s). */
+  readonly requestRate?: number;
   /** Every request carries one batch element, so inferences/s = requests/s. */
   readonly inferencesPerSec: number;
   readonly latency: LatencySummary;

@@ -66,13 +66,25 @@ export function statsDelta(before: ModelStatsSnapshot, after: ModelStatsSnapshot
   };
 }
 
-/** The model's statistics, summed over its versions (the bench loads one version). */
-export async function fetchModelStats(httpBase: string, model: string): Promise<ModelStatsSnapshot> {
-  const response = await fetch(`${httpBase}/v2/models/${encodeURIComponent(model)}/stats`);
+/**
+ * The model's statistics, summed over its versions (the bench loads one version). `headers` go on the
+ * request (an API key, when the statistics are read through the gateway).
+ */
+export async function fetchModelStats(
+  httpBase: string,
+  model: string,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<ModelStatsSnapshot> {
+  const response = await fetch(`${httpBase}/v2/models/${encodeURIComponent(model)}/stats`, { headers });
   const text = await response.text();
   if (!response.ok) throw new Error(`GET stats of '${model}': HTTP ${response.status}: ${text}`);
   const entries = (JSON.parse(text) as { model_stats?: ModelStatsSnapshot[] }).model_stats ?? [];
-  if (entries.length === 0) throw new Error(`GET stats of '${model}': no model_stats entry`);
+  return sumEntries(entries, model);
+}
+
+/** Sums the entries of one model's versions; throws when there are none. */
+export function sumEntries(entries: readonly ModelStatsSnapshot[], model: string): ModelStatsSnapshot {
+  if (entries.length === 0) throw new Error(`stats of '${model}': no model_stats entry`);
   return entries.reduce(addSnapshots);
 }
 

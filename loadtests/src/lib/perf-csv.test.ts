@@ -54,4 +54,10 @@ describe('toPerfCsv', () => {
     expect(row).toContain(',"a,b",,0');
     expect(row.split(',')[4]).toBe('0');
   });
+
+  it("heads an open-loop sweep's first column 'Request Rate' and writes the offered rate there", () => {
+    const [header, row] = toPerfCsv([{ ...point, requestRate: 12.5 }]).split('\n');
+    expect(header?.startsWith('Request Rate,Inferences/Second,')).toBe(true);
+    expect(row?.split(',')[0]).toBe('12.5');
+  });
 });

@@ -8,6 +8,9 @@
  * (latency − client send − client recv) minus the server's queue and compute, floored at 0, because it
  * subtracts measurements taken on two machines' clocks; request/response is client send + recv, and
  * response wait is the client's wait.
+ *
+ * An open-loop sweep's first column is the offered rate, headed "Request Rate" as perf_analyzer heads it
+ * in `--request-rate-range` mode; the columns after it are the same.
  */
 import type { LoadPoint } from './load-point.js';
 
@@ -40,13 +43,14 @@ function csvField(value: string): string {
 }
 
 export function perfCsvRow(p: LoadPoint): string[] {
+  const first = p.requestRate !== undefined ? String(Math.round(p.requestRate * 100) / 100) : String(p.concurrency);
   const s = p.server;
   const finite = (v: number): number => (Number.isFinite(v) ? v : 0);
   const serverUs = finite(s.queueUs) + finite(s.computeInputUs) + finite(s.computeInferUs) + finite(s.computeOutputUs);
   const sendRecvUs = p.clientSendUs + p.clientRecvUs;
   const waitUs = Math.max(0, p.latency.avgUs - sendRecvUs);
   return [
-    String(p.concurrency),
+    first,
     p.inferencesPerSec.toFixed(2),
     us(p.clientSendUs),
     us(Math.max(0, waitUs - serverUs)),
@@ -71,6 +75,8 @@ export function perfCsvRow(p: LoadPoint): string[] {
 }
 
 export function toPerfCsv(points: readonly LoadPoint[]): string {
-  const lines = [[...PERF_ANALYZER_COLUMNS, ...EXTRA_COLUMNS], ...points.map(perfCsvRow)];
+  const header: string[] = [...PERF_ANALYZER_COLUMNS, ...EXTRA_COLUMNS];
+  if (points.length > 0 && points.every((p) => p.requestRate !== undefined)) header[0] = 'Request Rate';
+  const lines = [header, ...points.map(perfCsvRow)];
   return lines.map((fields) => fields.map(csvField).join(',')).join('\n') + '\n';
 }

@@ -64,7 +64,15 @@ function validateSteps(config: ModelConfig, ensemble: ModelEnsembling, issues: I
   for (const tensor of tensors) {
     const written = producers.has(tensor) || inputs.has(tensor);
     const read = consumed.has(tensor) || outputs.has(tensor);
-    if (!written || !read) issues.add('ensemble_scheduling.step', `ensemble tensor '${tensor}' is unused in ensemble '${m}'`);
+    if (!written) {
+      // Read by a step, yet neither an ensemble input nor any step's output: that step could never run.
+      issues.add(
+        'ensemble_scheduling.step',
+        `ensemble tensor '${tensor}' is read by a step but is neither an ensemble input nor written by any step in ensemble '${m}'`,
+      );
+    } else if (!read) {
+      issues.add('ensemble_scheduling.step', `ensemble tensor '${tensor}' is unused in ensemble '${m}'`);
+    }
   }
   validateReachability(config, ensemble, inputs, issues);
 }

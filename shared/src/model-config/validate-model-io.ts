@@ -14,8 +14,18 @@ export function validateAgainstModelIo(config: ModelConfig, io: ModelIoMetadata,
     issues.add('max_batch_size', `autofill failed for model '${m}': model does not support batching while non-zero max_batch_size is specified`);
     return;
   }
-  checkTensors(config, 'input', config.input, io.inputs, issues);
+  checkTensors(config, 'input', config.input, io.inputs, issues, sequenceInputCount(config));
   checkTensors(config, 'output', config.output, io.outputs, issues);
+}
+
+/**
+ * Model inputs the sequence batcher feeds (control inputs and implicit states), which the config does
+ * not list under `input`: Triton's onnxruntime backend adds them to the count it expects.
+ */
+function sequenceInputCount(config: ModelConfig): number {
+  if (config.schedulingChoice.case !== 'sequenceBatching') return 0;
+  const sequence = config.schedulingChoice.value;
+  return new Set(sequence.controlInput.map((control) => control.name)).size + sequence.state.length;
 }
 
 function checkTensors(
@@ -24,12 +34,13 @@ function checkTensors(
   configTensors: readonly (ModelInput | ModelOutput)[],
   modelTensors: readonly ModelIoTensor[],
   issues: IssueList,
+  injectedInputs = 0,
 ): void {
   const m = config.name;
   const allowed = modelTensors.map((tensor) => tensor.name).join(', ');
   // ONNX outputs may be a subset (the backend only fetches what the config lists); inputs may not.
-  if (kind === 'input' && configTensors.length !== modelTensors.length) {
-    issues.add(kind, `unable to load model '${m}', configuration expects ${configTensors.length} inputs, model provides ${modelTensors.length}`);
+  if (kind === 'input' && configTensors.length + injectedInputs !== modelTensors.length) {
+    issues.add(kind, `unable to load model '${m}', configuration expects ${configTensors.length + injectedInputs} inputs, model provides ${modelTensors.length}`);
   }
   configTensors.forEach((tensor, index) => {
     const field = `${kind}[${index}]`;

@@ -49,7 +49,7 @@ locals {
   })
 
   cwagent_config = jsonencode({
-    agent = { region = "", run_as_user = "root" }
+    agent = { run_as_user = "root" }
     logs = {
       force_flush_interval = 15
       metrics_collected = {

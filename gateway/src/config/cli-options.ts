@@ -17,8 +17,8 @@
  * plaintext; overrides adminKeyHash).
  */
 import { parseArgs } from 'node:util';
-import { TesseraError } from '../../shared/src/errors/index.js';
-import type { StaticNodeConfig } from './config/index.js';
+import { TesseraError } from '../../../shared/src/errors/index.js';
+import type { StaticNodeConfig } from './gateway-config.js';
 
 export interface GatewayCliOptions {
   readonly configPath: string | undefined;

@@ -1,0 +1,257 @@
+/**
+ * The gateway on Node: builds the adapters (Redis when REDIS_URL or `redisUrl` is set, in-process
+ * stores otherwise), the dispatcher, the cache layer and the metrics, hands them to the
+ * runtime-agnostic app, and serves it with @hono/node-server.
+ *
+ * `startGateway(...)` is the programmatic form (tests, embedding); `runCli(argv)` is
+ * `npx tessera-gateway --config FILE [--port 8080]` (options in config/cli-options.ts).
+ *
+ * Redis client policy: one ioredis client for everything, with `enableOfflineQueue: false` and
+ * `maxRetriesPerRequest: 1`, so a command fails at once while Redis is away instead of queueing: the
+ * rate limiter then fails open, the cache bypasses, known API keys are served from memory. Redis must
+ * answer at start (a clear error otherwise); later outages are survived.
+ *
+ * Shutdown (SIGTERM/SIGINT): health turns 503, the listener stops accepting, in-flight requests
+ * finish (connections still open after `graceMs` are cut), then queues, channels and Redis close,
+ * and the process exits 0.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import { Redis } from 'ioredis';
+import { TesseraError } from '../../shared/src/errors/index.js';
+import { createLogger, type Logger } from '../../shared/src/logging/index.js';
+import { createMemoryResponseCache, createRedisResponseCache } from './adapters/cache/index.js';
+import { createRedisNodeDirectory, createStaticNodeDirectory, type StaticNode } from './adapters/fleet/index.js';
+import { createGrpcTransport } from './adapters/grpc/index.js';
+import { createMemoryRateLimiter, createMemoryTenantStore } from './adapters/memory/index.js';
+import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
+import { createRedisRateLimiter, createRedisTenantStore } from './adapters/redis/index.js';
+import { loadGatewayConfig, parseGatewayArgs, USAGE, type GatewayConfig, type StaticNodeConfig } from './config/index.js';
+import { createGatewayApp, createInferCache, type GatewayApp } from './core/app/index.js';
+import { generateApiKey, seedTenants, sha256Hex } from './core/auth/index.js';
+import { createCacheLayer } from './core/cache/index.js';
+import type { NodeDirectory } from './core/ports/index.js';
+import { createDispatcher } from './core/routing/index.js';
+
+/** The node used when there is neither Redis nor a static node list: a local node's gRPC port. */
+export const DEFAULT_LOCAL_NODE: StaticNodeConfig = Object.freeze({ id: 'local', grpc: '127.0.0.1:8001', http: '127.0.0.1:8000' });
+
+export interface StartGatewayOptions {
+  readonly config: GatewayConfig;
+  /** Overrides config.redisUrl (REDIS_URL); null forces embedded mode. Default: config.redisUrl. */
+  readonly redisUrl?: string | null;
+  /** The admin key in plaintext (TESSERA_ADMIN_KEY); overrides config.adminKeyHash. */
+  readonly adminKey?: string;
+  /** Static nodes (--node flags); override config.nodes. */
+  readonly nodes?: readonly StaticNodeConfig[];
+  /** Overrides config.port / config.host. */
+  readonly port?: number;
+  readonly host?: string;
+  /** Default: JSON lines on stderr. */
+  readonly logger?: Logger;
+  /** Options for the Redis fleet directory (tests shorten the scan period); default theirs. */
+  readonly fleet?: { readonly refreshMs?: number; readonly staleAfterMs?: number };
+}
+
+export interface RunningGateway {
+  readonly port: number;
+  readonly url: string;
+  readonly app: GatewayApp;
+  readonly metrics: PromMetrics;
+  readonly directory: NodeDirectory;
+  /** Drains and closes everything; idempotent. */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
+  const logger = options.logger ?? createLogger({ fields: { component: 'gateway' } });
+  const adminKeyHash = options.adminKey !== undefined ? await sha256Hex(options.adminKey) : options.config.adminKeyHash;
+  const config: GatewayConfig = { ...options.config, adminKeyHash };
+  const redisUrl = options.redisUrl === undefined ? config.redisUrl : options.redisUrl;
+  const metrics = createPromMetrics();
+
+  let redis: Redis | undefined;
+  if (redisUrl !== null) {
+    redis = await connectRedis(redisUrl, logger);
+  } else {
+    logger.warn('running WITHOUT Redis: tenants, rate limits and the cache are in this process only; run one gateway, or set REDIS_URL');
+  }
+  if (adminKeyHash === null) logger.warn('no admin key (adminKeyHash or TESSERA_ADMIN_KEY): the admin API is disabled');
+
+  const prefix = config.keyPrefix;
+  const tenants = redis !== undefined ? createRedisTenantStore({ redis, prefix, logger }) : createMemoryTenantStore();
+  await seedTenants(tenants, config.tenants, Date.now());
+  const rateLimiter =
+    redis !== undefined
+      ? createRedisRateLimiter({ redis, prefix, logger, onStoreError: () => metrics.rateLimitStoreError() })
+      : createMemoryRateLimiter();
+
+  let directory;
+  if (redis !== undefined) {
+    if ((options.nodes ?? config.nodes).length > 0) logger.warn('static nodes are ignored: with Redis the fleet comes from the nodes\' load reports');
+    directory = await createRedisNodeDirectory({ redis, keyPrefix: prefix, logger, ...options.fleet });
+  } else {
+    const listed = options.nodes !== undefined && options.nodes.length > 0 ? options.nodes : config.nodes;
+    const nodes = listed.length > 0 ? listed : [DEFAULT_LOCAL_NODE];
+    directory = createStaticNodeDirectory(nodes.map(toStaticNode));
+    logger.info('static fleet', { nodes: nodes.map((n) => n.grpc ?? n.http) });
+  }
+
+  const transport = createGrpcTransport({ logger, fleetEvents: directory });
+  transport.breakers.onStateChange((nodeId, state) => {
+    metrics.breakerState(nodeId, state === 'halfOpen' ? 'half_open' : state);
+    logger.warn('circuit breaker changed', { node: nodeId, state });
+  });
+  const dispatcher = createDispatcher({
+    directory,
+    transport,
+    breakers: transport.breakers,
+    fleetEvents: directory,
+    routing: config.routing,
+    observer: metrics,
+  });
+  const store = redis !== undefined ? createRedisResponseCache({ redis }) : createMemoryResponseCache();
+  const layer = createCacheLayer({ store, maxEntryBytes: config.cache.maxEntryBytes, observer: metrics, logger });
+  const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing, keyPrefix: prefix });
+  metrics.setFleetSize(() => directory.all().length);
+  metrics.setQueueDepth(() => {
+    const models = new Set(directory.all().flatMap((node) => [...node.models.keys()]));
+    return new Map([...models].map((m) => [m, dispatcher.queueDepth(m)]));
+  });
+
+  const app = createGatewayApp({
+    config,
+    tenants,
+    rateLimiter,
+    dispatcher,
+    cache,
+    metrics,
+    logger,
+    isReady: () => directory.all().length > 0,
+  });
+
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const port = options.port ?? config.port;
+  const host = options.host ?? config.host;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  logger.info('tessera-gateway started', { port: bound, host, redis: redis !== undefined });
+
+  let closing: Promise<void> | undefined;
+  const close = ({ graceMs = 10_000 } = {}): Promise<void> =>
+    (closing ??= (async () => {
+      app.startDraining();
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        timer.unref();
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      await dispatcher.close();
+      await transport.close();
+      await directory.close();
+      if (redis !== undefined) await redis.quit().catch(() => redis?.disconnect());
+      logger.info('tessera-gateway stopped');
+    })());
+
+  return { port: bound, url: `http://${shownHost}:${bound}`, app, metrics, directory, close };
+}
+
+function toStaticNode(node: StaticNodeConfig): StaticNode {
+  return { id: node.id, ...(node.grpc === null ? {} : { grpcAddress: node.grpc }), ...(node.http === null ? {} : { httpAddress: node.http }) };
+}
+
+async function connectRedis(url: string, logger: Logger): Promise<Redis> {
+  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 5000 });
+  let lastWarning = 0;
+  redis.on('error', (error: Error) => {
+    // ioredis emits an error per reconnect attempt: one line per 10 s is enough.
+    if (Date.now() - lastWarning > 10_000) {
+      lastWarning = Date.now();
+      logger.warn('redis connection error', { error: error.message });
+    }
+  });
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    throw TesseraError.unavailable(`cannot connect to Redis at ${redactUrl(url)}: ${(error as Error).message}`);
+  }
+  return redis;
+}
+
+/** A Redis URL without its password, for messages. */
+function redactUrl(url: string): string {
+  return url.replace(/\/\/([^@/]*)@/, '//***@');
+}
+
+/** Embedded defaults: a demo tenant (standard tier) with a fresh key, every model cached. */
+export async function embeddedConfig(): Promise<{ config: GatewayConfig; demoKey: string }> {
+  const demoKey = generateApiKey();
+  const config = loadGatewayConfig(
+    JSON.stringify({
+      tenants: [{ id: 'demo', name: 'Demo tenant', tier: 'standard', keys: [{ id: 'demo-key', hash: await sha256Hex(demoKey) }] }],
+      cache: { models: { '*': { enabled: true } } },
+    }),
+  );
+  return { config, demoKey };
+}
+
+/** `tessera-gateway ...`: resolves when the gateway has stopped after SIGTERM/SIGINT. */
+export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const logger = createLogger({ fields: { component: 'gateway' } });
+  let running: RunningGateway;
+  try {
+    const args = parseGatewayArgs(argv);
+    if (args.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    }
+    let config: GatewayConfig;
+    if (args.configPath !== undefined) {
+      config = loadGatewayConfig(await readFile(args.configPath, 'utf8'));
+    } else {
+      const embedded = await embeddedConfig();
+      config = embedded.config;
+      // Printed once, on stdout and never through the logger: the only time this key is shown.
+      process.stdout.write(`tessera-gateway: no --config; demo tenant 'demo' API key (shown once): ${embedded.demoKey}\n`);
+    }
+    running = await startGateway({
+      config,
+      ...(env.REDIS_URL !== undefined && env.REDIS_URL !== '' ? { redisUrl: env.REDIS_URL } : {}),
+      ...(env.TESSERA_ADMIN_KEY !== undefined && env.TESSERA_ADMIN_KEY !== '' ? { adminKey: env.TESSERA_ADMIN_KEY } : {}),
+      ...(args.nodes.length > 0 ? { nodes: args.nodes } : {}),
+      ...(args.port === undefined ? {} : { port: args.port }),
+      ...(args.host === undefined ? {} : { host: args.host }),
+      logger,
+    });
+  } catch (error) {
+    logger.error('tessera-gateway failed to start', { error: (error as Error).message });
+    process.exitCode = 1;
+    return;
+  }
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      logger.info('shutting down', { signal });
+      void running.close().then(resolve, (error: unknown) => {
+        logger.error('shutdown failed', { error: (error as Error).message });
+        process.exitCode = 1;
+        resolve();
+      });
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+}

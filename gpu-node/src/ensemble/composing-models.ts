@@ -1,0 +1,19 @@
+/**
+ * What an ensemble needs from the rest of the node: the composing models' configs (to check the
+ * ensemble against them when it loads) and their inference. The model manager implements it with the
+ * same resolve → validate → infer path the protocol servers use, so a step's request is queued and
+ * batched by the composing model's own scheduler together with direct traffic (and other ensembles),
+ * and the composing model's statistics count it like any request.
+ */
+import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
+import type { InferRequest, InferResponse } from '../../../shared/src/tensors/index.js';
+
+export interface ComposingModels {
+  /**
+   * The config of the READY version a step names (`version` undefined = the latest READY one); throws
+   * the manager's NOT_FOUND / UNAVAILABLE error when there is none.
+   */
+  config(name: string, version?: string): ModelConfig;
+  /** Resolves, validates and runs one request on a composing model; throws TesseraError. */
+  infer(request: InferRequest, signal?: AbortSignal): Promise<InferResponse>;
+}

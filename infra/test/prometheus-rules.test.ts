@@ -1,0 +1,36 @@
+/** Prometheus configuration and rules, checked and unit-tested with promtool. */
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { alertNames, loadRules, ruleFiles } from './support/observability.js';
+import { INFRA, run } from './support/tools.js';
+
+const PROMETHEUS = path.join(INFRA, 'prometheus');
+
+describe('prometheus rules', () => {
+  it('promtool check config accepts the scrape configuration and the rule files it loads', () => {
+    const result = run('promtool', ['check', 'config', path.join(PROMETHEUS, 'prometheus.yml')]);
+    expect(result.status, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain(`${ruleFiles().length} rule files found`);
+  });
+
+  it('promtool check rules accepts every rule file', () => {
+    const result = run('promtool', ['check', 'rules', ...ruleFiles()]);
+    expect(result.status, result.stdout + result.stderr).toBe(0);
+  });
+
+  it('promtool test rules passes the unit tests of every alert and the recording rules', () => {
+    const tests = readdirSync(path.join(PROMETHEUS, 'tests')).filter((f) => f.endsWith('.test.yml')).map((f) => path.join(PROMETHEUS, 'tests', f));
+    expect(tests.length).toBeGreaterThanOrEqual(2);
+    const result = run('promtool', ['test', 'rules', ...tests]);
+    expect(result.status, result.stdout + result.stderr).toBe(0);
+  });
+
+  it('has the alerts the runbook names, each with a unit test that fires it', () => {
+    const alerts = alertNames(loadRules());
+    const required = ['TesseraNodeQueueTimeHigh', 'TesseraGatewayQueueWaitHigh', 'TesseraRejectionRateHigh', 'TesseraBreakerOpen', 'TesseraCacheHitRatioDrop', 'TesseraNodeMissing', 'TesseraRedisDown'];
+    expect([...alerts]).toEqual(expect.arrayContaining(required));
+    const tested = run('sh', ['-c', `grep -ho 'alertname: [A-Za-z]*' ${path.join(PROMETHEUS, 'tests')}/*.test.yml`]).stdout;
+    for (const alert of alerts) expect(tested, `no promtool test for ${alert}`).toContain(`alertname: ${alert}`);
+  });
+});
