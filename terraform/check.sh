@@ -103,14 +103,14 @@ copy_tree "$tmp/tf"
 
 check_config() {
   local config=$1 key=${1//\//_}
-  local data="$tmp/data/$key" start=$SECONDS
+  local data="$tmp/data/$key" start=$SECONDS rc=0
   (
     cd "$tmp/tf/$config" &&
       TF_DATA_DIR="$data" terraform init -backend=false -plugin-dir="$plugin_dir" -no-color &&
       TF_DATA_DIR="$data" terraform validate -no-color &&
       TF_DATA_DIR="$data" terraform test -no-color
-  ) >"$tmp/logs/$key.log" 2>&1
-  echo $? >"$tmp/rc/$key"
+  ) >"$tmp/logs/$key.log" 2>&1 || rc=$?
+  echo "$rc" >"$tmp/rc/$key"
   echo $((SECONDS - start)) >"$tmp/rc/$key.secs"
 }
 

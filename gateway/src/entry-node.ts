@@ -22,6 +22,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { Redis } from 'ioredis';
 import { TesseraError } from '../../shared/src/errors/index.js';
 import { createLogger, type Logger } from '../../shared/src/logging/index.js';
+import { startJobs, type JobsSettings, type RunningJobs } from './adapters/bullmq/index.js';
 import { createMemoryResponseCache, createRedisResponseCache } from './adapters/cache/index.js';
 import { createRedisNodeDirectory, createStaticNodeDirectory, type StaticNode } from './adapters/fleet/index.js';
 import { createGrpcTransport } from './adapters/grpc/index.js';
@@ -53,6 +54,8 @@ export interface StartGatewayOptions {
   readonly logger?: Logger;
   /** Options for the Redis fleet directory (tests shorten the scan period); default theirs. */
   readonly fleet?: { readonly refreshMs?: number; readonly staleAfterMs?: number };
+  /** Async jobs (need Redis): queue settings, and `worker: true` to run job workers here too. Default: queue only. */
+  readonly jobs?: JobsSettings;
 }
 
 export interface RunningGateway {
@@ -61,6 +64,8 @@ export interface RunningGateway {
   readonly app: GatewayApp;
   readonly metrics: PromMetrics;
   readonly directory: NodeDirectory;
+  /** Async jobs; undefined without Redis. */
+  readonly jobs: RunningJobs | undefined;
   /** Drains and closes everything; idempotent. */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -121,6 +126,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     return new Map([...models].map((m) => [m, dispatcher.queueDepth(m)]));
   });
 
+  let jobs: RunningJobs | undefined;
+  if (redis !== undefined && redisUrl !== null) {
+    jobs = await startJobs({ redisUrl, redis, keyPrefix: prefix, registry: metrics.registry, runner: { dispatcher, tenants }, logger, ...(options.jobs === undefined ? {} : { settings: options.jobs }) });
+  } else if (options.jobs?.worker === true) {
+    logger.warn('job workers not started: async jobs need Redis');
+  }
+
   const app = createGatewayApp({
     config,
     tenants,
@@ -130,6 +142,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     metrics,
     logger,
     isReady: () => directory.all().length > 0,
+    ...(jobs === undefined ? {} : { jobs: jobs.queue, jobObserver: jobs.observer }),
   });
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
@@ -159,6 +172,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
         });
         server.closeIdleConnections();
       });
+      await jobs?.close();
       await dispatcher.close();
       await transport.close();
       await directory.close();
@@ -166,14 +180,14 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       logger.info('tessera-gateway stopped');
     })());
 
-  return { port: bound, url: `http://${shownHost}:${bound}`, app, metrics, directory, close };
+  return { port: bound, url: `http://${shownHost}:${bound}`, app, metrics, directory, jobs, close };
 }
 
 function toStaticNode(node: StaticNodeConfig): StaticNode {
   return { id: node.id, ...(node.grpc === null ? {} : { grpcAddress: node.grpc }), ...(node.http === null ? {} : { httpAddress: node.http }) };
 }
 
-async function connectRedis(url: string, logger: Logger): Promise<Redis> {
+export async function connectRedis(url: string, logger: Logger): Promise<Redis> {
   const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 5000 });
   let lastWarning = 0;
   redis.on('error', (error: Error) => {
@@ -214,7 +228,9 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const logger = createLogger({ fields: { component: 'gateway' } });
   let running: RunningGateway;
   try {
-    const args = parseGatewayArgs(argv);
+    // `--jobs-worker` (or TESSERA_JOBS_WORKER=1): this gateway also runs async-job workers.
+    const jobsWorker = argv.includes('--jobs-worker') || env.TESSERA_JOBS_WORKER === '1';
+    const args = parseGatewayArgs(argv.filter((arg) => arg !== '--jobs-worker'));
     if (args.help) {
       process.stdout.write(`${USAGE}\n`);
       return;
@@ -235,6 +251,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
       ...(args.nodes.length > 0 ? { nodes: args.nodes } : {}),
       ...(args.port === undefined ? {} : { port: args.port }),
       ...(args.host === undefined ? {} : { host: args.host }),
+      ...(jobsWorker ? { jobs: { worker: true } } : {}),
       logger,
     });
   } catch (error) {

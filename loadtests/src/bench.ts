@@ -4,9 +4,11 @@
  */
 import { parseBenchArgs, type BenchOptions } from './lib/bench-options.js';
 import { runBatchingScenario } from './scenarios/batching.js';
+import { runGatewayScenario } from './scenarios/gateway.js';
 
 const SCENARIOS: Readonly<Record<string, (options: BenchOptions) => Promise<number>>> = {
   batching: runBatchingScenario,
+  gateway: runGatewayScenario,
 };
 
 const USAGE = `Usage: npm run bench -- <scenario> [options]

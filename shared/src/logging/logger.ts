@@ -1,9 +1,19 @@
 /**
- * A small structured logger: one JSON object per line on stderr, so logs stay machine-readable in
+ * Structured logs: one JSON object per line on stderr (pino), so logs stay machine-readable in
  * containers and never mix with a command's stdout. Telemetry is injected (architecture rule): code
- * takes a `Logger`, never imports a logging SDK. `verbose(level, ...)` mirrors tritonserver's
- * `--log-verbose N`: a message of level L prints only when L <= the configured verbosity.
+ * takes a `Logger`, never imports a logging SDK; this file is the one place that knows pino.
+ *
+ * A line: `{"level":"info","time":"<ISO 8601>",...fields,"msg":"..."}`. `verbose(level, ...)` mirrors
+ * tritonserver's `--log-verbose N`: a message of level L prints (as level "verbose") only when
+ * L <= the configured verbosity. `child(fields)` adds fields to every line, e.g. a request's trace
+ * id, request id, tenant and model.
+ *
+ * Secrets never print: fields named in `REDACTED_FIELDS` (at the top level of a line, or one level
+ * down, e.g. `headers.authorization`) are replaced by "[REDACTED]" whatever their value.
  */
+import { destination as pinoDestination, pino } from 'pino';
+import type { DestinationStream, Logger as PinoLogger } from 'pino';
+
 export type LogFields = Record<string, unknown>;
 
 export interface Logger {
@@ -17,18 +27,51 @@ export interface Logger {
 export interface LoggerOptions {
   /** tritonserver's --log-verbose; default 0 (no verbose lines). */
   readonly verbosity?: number;
-  /** Where lines go; default process.stderr. */
+  /** Where lines go (each call gets one whole line ending in "\n"); default stderr, written synchronously. */
   readonly write?: (line: string) => void;
-  /** Fields added to every line. */
+  /** Fields added to every line; default none. */
   readonly fields?: LogFields;
 }
 
+/** Field names whose values are never logged (API keys, bearer tokens). */
+export const REDACTED_FIELDS: readonly string[] = ['authorization', 'x-api-key', 'apiKey', 'api_key', 'key', 'adminKey', 'proxy-authorization', 'cookie'];
+
+const CENSOR = '[REDACTED]';
+/** Above pino's debug (20), below info (30): shown only when asked for. */
+const VERBOSE_LEVEL = 25;
+
+function redactPaths(): string[] {
+  const path = (name: string): string => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : `["${name}"]`);
+  return REDACTED_FIELDS.flatMap((name) => {
+    const p = path(name);
+    return [p, p.startsWith('[') ? `*${p}` : `*.${p}`];
+  });
+}
+
+type TesseraPino = PinoLogger<'verbose'>;
+
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const verbosity = options.verbosity ?? 0;
-  const write = options.write ?? ((line: string) => process.stderr.write(line));
-  const base = options.fields ?? {};
-  const emit = (level: string, message: string, fields?: LogFields): void => {
-    write(`${JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...base, ...fields })}\n`);
+  const write = options.write;
+  // Synchronous stderr: the last lines before a process.exit() are not lost.
+  const destination: DestinationStream = write === undefined ? pinoDestination({ dest: 2, sync: true }) : { write: (line: string) => write(line) };
+  const root: TesseraPino = pino<'verbose'>(
+    {
+      level: 'verbose',
+      customLevels: { verbose: VERBOSE_LEVEL },
+      base: null,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: redactPaths(), censor: CENSOR },
+    },
+    destination,
+  );
+  return wrap(options.fields === undefined ? root : root.child(options.fields), options.verbosity ?? 0);
+}
+
+function wrap(log: TesseraPino, verbosity: number): Logger {
+  const emit = (level: 'info' | 'warn' | 'error' | 'verbose', message: string, fields?: LogFields): void => {
+    if (fields === undefined) log[level](message);
+    else log[level](fields, message);
   };
   return {
     info: (message, fields) => emit('info', message, fields),
@@ -37,7 +80,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     verbose: (level, message, fields) => {
       if (level <= verbosity) emit('verbose', message, fields);
     },
-    child: (fields) => createLogger({ verbosity, write, fields: { ...base, ...fields } }),
+    child: (fields) => wrap(log.child(fields), verbosity),
   };
 }
 

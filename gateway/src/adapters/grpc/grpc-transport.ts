@@ -12,6 +12,7 @@
  * - Trailing metadata `tessera-queue-depth` / `tessera-inflight` become `load`, on success and failure.
  * - Errors: grpc-errors.ts (codes via errorCodeFromGrpc, the `notAccepted` heuristic).
  * - Every call runs through the node's circuit breaker (node-breakers.ts).
+ * - The caller's span (`opts.trace`) travels as W3C `traceparent`/`tracestate` metadata.
  */
 import { Client, Metadata, credentials } from '@grpc/grpc-js';
 import type { ChannelOptions, MethodDefinition, ServiceError, StatusObject } from '@grpc/grpc-js';
@@ -27,6 +28,7 @@ import { silentLogger } from '../../../../shared/src/logging/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { modelConfigToTritonJson } from '../../../../shared/src/model-config/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
+import { traceHeaders } from '../../../../shared/src/tracing/index.js';
 import type { NodeTransport, NodeView, UpstreamCallOptions, UpstreamInferResult } from '../../core/ports/index.js';
 import type { FleetChangeSource } from '../../core/routing/index.js';
 import { loadFigure } from '../fleet/index.js';
@@ -71,6 +73,13 @@ interface Channel {
 interface UnaryOutcome<O> {
   readonly response: O;
   readonly trailer: Metadata;
+}
+
+/** W3C trace context of the caller's span, as gRPC metadata (`traceparent`, `tracestate`). */
+function outgoingMetadata(opts: UpstreamCallOptions): Metadata {
+  const metadata = new Metadata();
+  for (const [name, value] of Object.entries(traceHeaders(opts.trace))) metadata.set(name, value);
+  return metadata;
 }
 
 export function createGrpcTransport(options: GrpcTransportOptions = {}): GrpcTransport {
@@ -145,7 +154,7 @@ export function createGrpcTransport(options: GrpcTransportOptions = {}): GrpcTra
         method.requestSerialize,
         method.responseDeserialize,
         request,
-        new Metadata(),
+        outgoingMetadata(opts),
         { deadline: opts.deadline },
         (error, value) => {
           if (error) failure = error;

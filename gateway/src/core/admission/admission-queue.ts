@@ -307,6 +307,14 @@ export class AdmissionQueue {
 
   private refuse(request: AdmissionRequest, handlers: AdmissionHandlers, reason: AdmissionRejectReason, error: TesseraError): void {
     this.options.observer?.rejected?.(this.options.name, request.tier, reason);
+    rejectReasons.set(error, reason);
     handlers.reject(error);
   }
+}
+
+/** Why admission refused with this error (the very object `reject` got), e.g. for async-job spill-over. */
+const rejectReasons = new WeakMap<object, AdmissionRejectReason>();
+
+export function admissionRejectReasonOf(error: unknown): AdmissionRejectReason | undefined {
+  return typeof error === 'object' && error !== null ? rejectReasons.get(error) : undefined;
 }

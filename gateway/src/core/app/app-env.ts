@@ -1,6 +1,7 @@
 /** Per-request values the gateway's middlewares and handlers share through Hono's context. */
 import type { AuthContext } from '../auth/index.js';
 import type { GatewayRoute } from '../ports/index.js';
+import type { RequestTelemetry } from './request-telemetry.js';
 
 export interface AppEnv {
   Variables: {
@@ -12,5 +13,7 @@ export interface AppEnv {
     model: string;
     /** Headers to add to whatever response is sent (RateLimit-*, x-cache), errors included. */
     extraHeaders: Record<string, string>;
+    /** The request's root span, request id and trace id (request-telemetry.ts). */
+    telemetry: RequestTelemetry;
   };
 }

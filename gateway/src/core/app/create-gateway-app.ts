@@ -9,12 +9,15 @@
  */
 import { Hono } from 'hono';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { inSpan, noopTracer } from '../../../../shared/src/tracing/index.js';
 import { authenticate, authenticateAdmin, AuthRejected } from '../auth/index.js';
 import { errorResponse, jsonResponse } from '../http/index.js';
+import { registerJobRoutes } from '../jobs/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import type { AppEnv } from './app-env.js';
 import type { GatewayAppDeps } from './gateway-deps.js';
 import { registerKserveRoutes } from './kserve-routes.js';
+import { beginRequest, endRequest, factsOf, REQUEST_ID_HEADER, requestLogger } from './request-telemetry.js';
 
 export interface GatewayApp {
   readonly app: Hono<AppEnv>;
@@ -27,14 +30,17 @@ export interface GatewayApp {
 export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
   const now = deps.now ?? Date.now;
   const { config, metrics, logger } = deps;
+  const tracer = deps.tracer ?? noopTracer;
   let draining = false;
   const app = new Hono<AppEnv>();
 
   app.use('*', async (c, next) => {
     const started = now();
+    const telemetry = beginRequest(tracer, c.req.raw);
+    c.set('telemetry', telemetry);
     c.set('route', 'other');
     c.set('model', '');
-    c.set('extraHeaders', {});
+    c.set('extraHeaders', { [REQUEST_ID_HEADER]: telemetry.requestId });
     c.set('auth', undefined);
     await next();
     const extra = c.get('extraHeaders');
@@ -52,12 +58,20 @@ export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
       status: c.res.status,
       seconds: (now() - started) / 1000,
     });
+    endRequest(logger, telemetry, c.req.raw, factsOf(c), c.res.status, now() - started);
   });
 
   // Every /v2 route but health needs a tenant key (Hono's '/v2/*' also matches '/v2' itself).
   app.use('/v2/*', async (c, next) => {
     if (!c.req.path.startsWith('/v2/health/')) {
-      c.set('auth', await authenticate(deps.tenants, config.tiers, c.req.raw.headers));
+      const parent = c.get('telemetry').span.context();
+      const auth = await inSpan(tracer, 'auth', { parent }, async (span) => {
+        const found = await authenticate(deps.tenants, config.tiers, c.req.raw.headers);
+        span.setAttribute('tessera.tenant', found.tenant.id);
+        span.setAttribute('tessera.tier', found.tier.name);
+        return found;
+      });
+      c.set('auth', auth);
     }
     await next();
   });
@@ -69,6 +83,17 @@ export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
 
   registerKserveRoutes(app, { ...deps, now, draining: () => draining });
   registerAdminRoutes(app, { tenants: deps.tenants, tiers: config.tiers, logger, now });
+  registerJobRoutes(app, {
+    jobs: deps.jobs,
+    tenants: deps.tenants,
+    tiers: config.tiers,
+    rateLimiter: deps.rateLimiter,
+    metrics,
+    ...(deps.jobObserver === undefined ? {} : { observer: deps.jobObserver }),
+    maxBodyBytes: config.maxBodyBytes,
+    logger,
+    now,
+  });
 
   app.get('/metrics', async (c) => {
     c.set('route', 'metrics');
@@ -80,11 +105,13 @@ export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
   app.notFound(() => jsonResponse({ error: 'Not Found' }, 404));
   app.onError((error, c) => {
     if (error instanceof AuthRejected) metrics.authRejected(error.reason);
+    const telemetry = c.get('telemetry') as AppEnv['Variables']['telemetry'] | undefined;
+    const log = telemetry === undefined ? logger : requestLogger(logger, telemetry, factsOf(c));
     // After the client went away, whatever the dispatcher threw is the consequence: answer CANCELLED.
     if (c.req.raw.signal.aborted && !(error instanceof TesseraError)) {
-      return errorResponse(TesseraError.cancelled('the client closed the connection'), logger);
+      return errorResponse(TesseraError.cancelled('the client closed the connection'), log);
     }
-    return errorResponse(error, logger);
+    return errorResponse(error, log);
   });
 
   return {

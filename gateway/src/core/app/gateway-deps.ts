@@ -5,8 +5,9 @@
  */
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
+import type { TraceScope, Tracer } from '../../../../shared/src/tracing/index.js';
 import type { GatewayConfig } from '../../config/index.js';
-import type { GatewayMetrics, RateLimiter, TenantStore, Tier, UpstreamInferResult } from '../ports/index.js';
+import type { GatewayMetrics, JobObserver, JobQueue, RateLimiter, TenantStore, Tier, UpstreamInferResult } from '../ports/index.js';
 
 export interface DispatchContext {
   readonly tenantId: string;
@@ -17,6 +18,8 @@ export interface DispatchContext {
   readonly signal?: AbortSignal;
   /** Request headers (a model's sticky-version header). */
   readonly headers?: { get(name: string): string | null };
+  /** Where the admission and upstream spans hang; default: no spans. */
+  readonly trace?: TraceScope;
 }
 
 export type MetadataContext = Pick<DispatchContext, 'deadline' | 'signal'>;
@@ -84,4 +87,10 @@ export interface GatewayAppDeps {
   readonly now?: () => number;
   /** Version of the gateway for server metadata; default "0.1.0". */
   readonly version?: string;
+  /** Spans of every request (gateway.request, auth, rate_limit, cache...); default noopTracer (off). */
+  readonly tracer?: Tracer;
+  /** Async jobs (/v1/jobs, `Prefer: respond-async`); absent (no Redis) → job routes answer 503. */
+  readonly jobs?: JobQueue;
+  /** Job metrics (submitted, cancelled); default none. */
+  readonly jobObserver?: JobObserver;
 }

@@ -14,12 +14,14 @@ import type { Context, Hono } from 'hono';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { decodeInferRequestBody, encodeInferResponse } from '../../../../shared/src/kserve/index.js';
 import { elementCount, type InferRequest } from '../../../../shared/src/tensors/index.js';
+import { inSpan, noopTracer, type TraceContext } from '../../../../shared/src/tracing/index.js';
 import { withResponseId } from '../cache/index.js';
 import { requireModel, type AuthContext } from '../auth/index.js';
+import { acceptJob, asyncPreference, isQueueTimeoutRejection } from '../jobs/index.js';
 import { emptyResponse, jsonResponse, readBodyLimited } from '../http/index.js';
 import type { GatewayRoute } from '../ports/index.js';
 import type { AppEnv } from './app-env.js';
-import type { GatewayAppDeps, ProducedResponse } from './gateway-deps.js';
+import type { CacheRunResult, GatewayAppDeps, ProducedResponse } from './gateway-deps.js';
 import { applyRateLimit, requestDeadline } from './rate-limit.js';
 
 const MODEL = '/v2/models/:model';
@@ -35,6 +37,7 @@ export interface KserveRoutesContext extends GatewayAppDeps {
 
 export function registerKserveRoutes(app: Hono<AppEnv>, deps: KserveRoutesContext): void {
   const { config, dispatcher, now } = deps;
+  const tracer = deps.tracer ?? noopTracer;
   const methodNotAllowed = (): Response => jsonResponse({ error: 'Method Not Allowed' }, 405);
   const route = (path: string, method: 'GET' | 'POST', name: GatewayRoute, handler: Handler): void => {
     app.on(method, path, (c) => {
@@ -56,7 +59,9 @@ export function registerKserveRoutes(app: Hono<AppEnv>, deps: KserveRoutesContex
       c.set('model', model);
       requireModel(auth, model);
     }
-    await applyRateLimit(deps.rateLimiter, deps.metrics, auth, elements, (h) => Object.assign(c.get('extraHeaders'), h));
+    await inSpan(tracer, 'rate_limit', { parent: c.get('telemetry').span.context() }, () =>
+      applyRateLimit(deps.rateLimiter, deps.metrics, auth, elements, (h) => Object.assign(c.get('extraHeaders'), h)),
+    );
     return auth;
   }
 
@@ -107,12 +112,23 @@ export function registerKserveRoutes(app: Hono<AppEnv>, deps: KserveRoutesContex
     const decoded = decodeInferRequestBody({ body, headerLength, modelName: model, ...(version === undefined ? {} : { modelVersion: version }) });
     const elements = decoded.request.inputs.reduce((n, t) => n + elementCount(t.shape), 0);
     await guard(c, model, elements);
+    // `Prefer: respond-async[, spill-over]` (core/jobs/prefer-header.ts); ignored without a job queue.
+    const preference = deps.jobs === undefined ? undefined : asyncPreference(c.req.header('prefer'));
+    const toJob = (spilled: boolean): Promise<Response> =>
+      acceptJob(
+        deps.jobs!,
+        { auth: auth!, model, version, body, headerLength, headers: c.req.raw.headers, spilled },
+        { ...(deps.jobObserver === undefined ? {} : { observer: deps.jobObserver }), now, extraHeaders: { 'Preference-Applied': 'respond-async' } },
+      );
+    if (preference?.always === true) return toJob(false);
     const signal = c.req.raw.signal;
     const deadline = requestDeadline(c.req.raw.headers, now(), auth!.tier.queueTimeoutMs);
-    const produce = async (request: InferRequest, upstreamSignal: AbortSignal): Promise<ProducedResponse> => {
+    const root = c.get('telemetry').span.context();
+    // The admission and upstream spans hang under `parent`: the cache span when the cache runs.
+    const produceUnder = (parent: TraceContext | undefined) => async (request: InferRequest, upstreamSignal: AbortSignal): Promise<ProducedResponse> => {
       const result = await dispatcher.dispatch(
         { ...request, id: '' },
-        { tenantId: auth!.tenant.id, tier: auth!.tier, deadline, signal: upstreamSignal, headers: c.req.raw.headers },
+        { tenantId: auth!.tenant.id, tier: auth!.tier, deadline, signal: upstreamSignal, headers: c.req.raw.headers, trace: { tracer, parent } },
       );
       const encoded = encodeInferResponse(result.response, {
         binaryOutputDefault: decoded.binaryOutputDefault,
@@ -120,18 +136,28 @@ export function registerKserveRoutes(app: Hono<AppEnv>, deps: KserveRoutesContex
       });
       return { body: encoded.body, headers: encoded.headers, computeUs: result.computeUs ?? 0, modelVersion: result.response.modelVersion };
     };
-    const cached =
-      deps.cache === undefined
-        ? { ...(await produce(decoded.request, signal)), status: 'BYPASS' as const }
-        : await deps.cache.run({
-            tenantId: auth!.tenant.id,
-            tier: auth!.tier,
-            request: decoded.request,
-            binaryOutputDefault: decoded.binaryOutputDefault,
-            headers: c.req.raw.headers,
-            signal,
-            produce,
-          });
+    let cached: CacheRunResult;
+    try {
+      cached =
+        deps.cache === undefined
+          ? { ...(await produceUnder(root)(decoded.request, signal)), status: 'BYPASS' as const }
+          : await inSpan(tracer, 'cache', { parent: root }, async (span) => {
+              const run = await deps.cache!.run({
+                tenantId: auth!.tenant.id,
+                tier: auth!.tier,
+                request: decoded.request,
+                binaryOutputDefault: decoded.binaryOutputDefault,
+                headers: c.req.raw.headers,
+                signal,
+                produce: produceUnder(span.context()),
+              });
+              span.setAttribute('tessera.cache.status', run.status);
+              return run;
+            });
+    } catch (error) {
+      if (preference?.spillOver === true && isQueueTimeoutRejection(error)) return toJob(true);
+      throw error;
+    }
     const result = withResponseId(cached, decoded.request.id);
     const extra: Record<string, string> = { 'x-cache': cached.status };
     if ('ageMs' in cached && cached.ageMs !== undefined) extra.Age = String(Math.floor(cached.ageMs / 1000));

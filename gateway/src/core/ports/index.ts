@@ -4,3 +4,4 @@ export type * from './response-cache.js';
 export type * from './node-directory.js';
 export type * from './node-transport.js';
 export type * from './metrics.js';
+export type * from './job-queue.js';

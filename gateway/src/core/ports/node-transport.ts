@@ -1,5 +1,6 @@
 /** How the gateway reaches a node: gRPC on Node, KServe v2 HTTP on Workers. */
 import type { InferRequest, InferResponse } from '../../../../shared/src/tensors/index.js';
+import type { TraceContext } from '../../../../shared/src/tracing/index.js';
 import type { NodeView } from './node-directory.js';
 
 export interface UpstreamCallOptions {
@@ -10,6 +11,8 @@ export interface UpstreamCallOptions {
   /** Triton `timeout` parameter (µs) for the node's queue. */
   readonly timeoutUs?: number;
   readonly signal?: AbortSignal;
+  /** The caller's span: sent as W3C `traceparent`/`tracestate` (gRPC metadata, HTTP headers); default none. */
+  readonly trace?: TraceContext;
 }
 
 export interface UpstreamInferResult {

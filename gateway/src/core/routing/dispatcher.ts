@@ -23,6 +23,7 @@
 import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
 import type { ErrorCode } from '../../../../shared/src/errors/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
+import type { Span, TraceScope } from '../../../../shared/src/tracing/index.js';
 import { AdmissionQueue, systemClock } from '../admission/index.js';
 import type { AdmissionObserver, Clock, TimerHandle } from '../admission/index.js';
 import type { NodeDirectory, NodeTransport, NodeView, Tier, UpstreamCallOptions, UpstreamInferResult } from '../ports/index.js';
@@ -42,6 +43,8 @@ export interface DispatchContext {
   readonly signal?: AbortSignal;
   /** Request headers, read only for a model's sticky-version header. */
   readonly headers?: { get(name: string): string | null };
+  /** Spans `admission` (the wait in the queue) and `upstream` (each node call) hang here; default none. */
+  readonly trace?: TraceScope;
 }
 
 /** Metadata calls need only a deadline and the client's signal. */
@@ -194,7 +197,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return picker.pick(model, pool, (node) => score(node, model));
   }
 
-  function callOptions(request: InferRequest, ctx: DispatchContext): UpstreamCallOptions {
+  function callOptions(request: InferRequest, ctx: DispatchContext, span?: Span): UpstreamCallOptions {
     // Never 0: Triton reads `timeout: 0` as "no timeout". A deadline already gone fails in the transport.
     const remainingUs = Math.max(1, Math.floor((ctx.deadline - clock.now()) * 1000));
     const clientTimeout = request.parameters.timeout;
@@ -203,7 +206,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         ? Math.min(clientTimeout, remainingUs)
         : remainingUs;
     // The tier decides the node-side priority: a client's own `priority` parameter is overridden.
-    return { deadline: ctx.deadline, priority: ctx.tier.priority, timeoutUs, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+    const trace = span?.context();
+    return { deadline: ctx.deadline, priority: ctx.tier.priority, timeoutUs, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(trace ? { trace } : {}) };
   }
 
   /** One upstream infer on `node`, counted in flight from before the call until it settled. */
@@ -211,8 +215,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const model = request.modelName;
     const started = clock.now();
     let outcome: 'OK' | ErrorCode = 'OK';
+    // The node's own spans become children of this one (traceparent in the call's metadata).
+    const span = ctx.trace?.tracer.startSpan('upstream', {
+      parent: ctx.trace.parent,
+      kind: 'client',
+      attributes: { 'tessera.node_id': node.id, 'tessera.attempt': retry ? 2 : 1, 'tessera.model': model, 'tessera.model_version': request.modelVersion },
+    });
     try {
-      const result = await transport.infer(node, request, callOptions(request, ctx));
+      const result = await transport.infer(node, request, callOptions(request, ctx, span));
       if (result.load) directory.observe(node.id, model, result.load);
       const elapsed = clock.now() - started;
       const previous = measuredExecMs.get(model);
@@ -222,8 +232,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       const load = upstreamDetails(error).load;
       if (load) directory.observe(node.id, model, load);
       outcome = toTesseraError(error).code;
+      span?.setError(error);
       throw error;
     } finally {
+      span?.end();
       release();
       observer?.upstream?.({ model, nodeId: node.id, outcome, durationMs: clock.now() - started, retry });
       pumpAll(model);
@@ -283,11 +295,17 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       if (!known(model, version)) return Promise.reject(notFound(model, version));
       const routed: InferRequest = version === asked ? request : { ...request, modelVersion: version };
       const { queue } = queueFor(model, version);
+      // From admission to the queue's release (or refusal): the gateway-side wait of the request.
+      const admission = ctx.trace?.tracer.startSpan('admission', {
+        parent: ctx.trace.parent,
+        attributes: { 'tessera.model': model, 'tessera.model_version': version, 'tessera.tier': ctx.tier.name, 'tessera.priority': ctx.tier.priority, 'tessera.queue_depth': queue.depth },
+      });
       return new Promise<UpstreamInferResult>((resolve, reject) => {
         queue.admit(
           { tier: ctx.tier.name, priority: ctx.tier.priority, share: ctx.tier.queueShare, deadline: ctx.deadline, ...(ctx.signal ? { signal: ctx.signal } : {}) },
           {
             dispatch: () => {
+              admission?.end();
               const node = pickNode(model, version, new Set(), true);
               if (node === undefined) {
                 // Room implies a candidate; this only guards against a directory changing under us.
@@ -298,7 +316,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
               const release = directory.track(node.id);
               run(node, release, routed, ctx, version).then(resolve, reject);
             },
-            reject,
+            reject: (error) => {
+              admission?.setError(error);
+              admission?.end();
+              reject(error);
+            },
           },
         );
         schedulePump();

@@ -31,12 +31,14 @@ private_ip=$(imds local-ipv4)
 redis_url=$(aws secretsmanager get-secret-value --region "$region" --secret-id 'arn:aws:secretsmanager:us-east-1:123456789012:secret:tessera-golden/redis-url-AbCdEf' --query SecretString --output text)
 
 install -d -m 0750 -o root -g tessera /run/tessera
-umask 0027
-printf 'REDIS_URL=%s\nTESSERA_NODE_ID=%s\nTESSERA_ADVERTISE_HOST=%s\n' "$redis_url" "$instance_id" "$private_ip" >/run/tessera/node.env.tmp
+(
+  umask 0027
+  printf 'REDIS_URL=%s\nTESSERA_NODE_ID=%s\nTESSERA_ADVERTISE_HOST=%s\n' "$redis_url" "$instance_id" "$private_ip" >/run/tessera/node.env.tmp
+)
 chgrp tessera /run/tessera/node.env.tmp
 mv /run/tessera/node.env.tmp /run/tessera/node.env
 
-# Model repository: S3 -> local disk (only changed objects move on a warm start).
+# Model repository: S3 -> local disk, readable by the tessera user (only changed objects move on a warm start).
 install -d -m 0755 '/var/lib/tessera/models'
 aws s3 sync --region "$region" --delete --only-show-errors 's3://tessera-models-example/prod/repository' '/var/lib/tessera/models'
 TESSERA_EOF

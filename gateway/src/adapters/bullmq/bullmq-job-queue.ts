@@ -1,0 +1,174 @@
+/**
+ * The JobQueue port on BullMQ: one queue (`infer`) of inference jobs with the tier as BullMQ priority
+ * (1 first), retries with exponential backoff for errors that may pass, and finished jobs kept for
+ * `resultTtlSeconds` (BullMQ removes them by age when later jobs finish, so "at least" the TTL).
+ *
+ * - Idempotency: the core derives the job id from tenant and key; BullMQ's add does nothing when the
+ *   id exists, atomically. A nonce in the data tells whether this call created the job.
+ * - Cancel: only a job that no worker has locked can be removed (BullMQ refuses to remove a locked,
+ *   i.e. running, job: that is our "too late", with no race). The record is kept as a tombstone for
+ *   the TTL, so GET answers "cancelled" and an Idempotency-Key replay returns the cancelled job.
+ * - Store errors become UNAVAILABLE (503), never 500.
+ */
+import { Job, Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { TesseraError } from '../../../../shared/src/errors/index.js';
+import type { CancelOutcome, JobQueue, JobRecord, JobResult, JobSpec, JobState } from '../../core/ports/index.js';
+import { bullConnection, INFER_QUEUE, jobKeys } from './job-keys.js';
+
+/** What a BullMQ job of ours holds. */
+export interface InferJobData {
+  readonly spec: JobSpec;
+  /** Random per submit call: tells a created job from an existing one with the same id. */
+  readonly nonce: string;
+}
+
+export interface BullmqJobQueueOptions {
+  readonly redisUrl: string;
+  /** For tombstones of cancelled jobs (any client on the same Redis). */
+  readonly redis: Redis;
+  /** Default "tessera:" (the gateway's keyPrefix). */
+  readonly keyPrefix?: string;
+  /** How long finished (and cancelled) jobs and their results are kept; default 86400 s (1 day). */
+  readonly resultTtlSeconds?: number;
+  /** Runs per job for errors that may pass (UNAVAILABLE, DEADLINE_EXCEEDED…); default 3. */
+  readonly attempts?: number;
+  /** First retry delay, doubled each time; default 1000 ms. */
+  readonly backoffMs?: number;
+}
+
+export interface BullmqJobQueue extends JobQueue {
+  /** Jobs per BullMQ state, for the `jobs` gauge. */
+  counts(): Promise<Record<string, number>>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_RESULT_TTL_SECONDS = 86_400;
+export const DEFAULT_JOB_ATTEMPTS = 3;
+export const DEFAULT_JOB_BACKOFF_MS = 1000;
+/** BullMQ's largest priority. */
+const MAX_PRIORITY = 2 ** 21;
+
+export async function createBullmqJobQueue(options: BullmqJobQueueOptions): Promise<BullmqJobQueue> {
+  const keys = jobKeys(options.keyPrefix);
+  const ttl = options.resultTtlSeconds ?? DEFAULT_RESULT_TTL_SECONDS;
+  const attempts = options.attempts ?? DEFAULT_JOB_ATTEMPTS;
+  const backoffMs = options.backoffMs ?? DEFAULT_JOB_BACKOFF_MS;
+  for (const [name, value] of [['resultTtlSeconds', ttl], ['attempts', attempts], ['backoffMs', backoffMs]] as const) {
+    if (!Number.isSafeInteger(value) || value < (name === 'backoffMs' ? 0 : 1)) throw TesseraError.invalidArg(`jobs ${name} must be a positive integer, got ${value}`);
+  }
+  const queue = new Queue<InferJobData, JobResult>(INFER_QUEUE, { connection: bullConnection(options.redisUrl, { failFast: true }), prefix: keys.bullPrefix });
+  queue.on('error', () => {}); // connection errors surface as failed commands (503); BullMQ also emits them here
+  await store(() => queue.waitUntilReady());
+  const { redis } = options;
+
+  async function tombstone(tenantId: string, id: string): Promise<JobRecord | undefined> {
+    const raw = await store(() => redis.get(keys.tombstone(id)));
+    if (raw === null) return undefined;
+    const record = JSON.parse(raw) as JobRecord;
+    return record.spec.tenantId === tenantId ? record : undefined;
+  }
+
+  async function load(tenantId: string, id: string): Promise<{ job: Job<InferJobData, JobResult>; record: JobRecord } | undefined> {
+    const job = (await store(() => Job.fromId<InferJobData, JobResult>(queue, id))) ?? undefined;
+    if (job === undefined || job.data?.spec?.tenantId !== tenantId) return undefined;
+    const state = await store(() => job.getState());
+    if (state === 'unknown') return undefined; // removed meanwhile
+    return { job, record: recordOf(job, toJobState(state)) };
+  }
+
+  return {
+    async submit(id, spec) {
+      const replayed = await tombstone(spec.tenantId, id);
+      if (replayed !== undefined) return { record: replayed, created: false };
+      const nonce = crypto.randomUUID();
+      const opts: JobsOptions = {
+        jobId: id,
+        priority: Math.min(MAX_PRIORITY, Math.max(1, Math.floor(spec.tier.priority))),
+        attempts,
+        backoff: { type: 'exponential', delay: backoffMs },
+        removeOnComplete: { age: ttl },
+        removeOnFail: { age: ttl },
+      };
+      await store(() => queue.add('infer', { spec, nonce }, opts));
+      const found = await load(spec.tenantId, id);
+      if (found === undefined) {
+        // Same id, other tenant: impossible with ids derived from the tenant, unless a hash collides.
+        throw TesseraError.internal(`job '${id}' could not be read back after it was queued`);
+      }
+      return { record: found.record, created: found.job.data.nonce === nonce };
+    },
+
+    async get(tenantId, id) {
+      return (await load(tenantId, id))?.record ?? (await tombstone(tenantId, id));
+    },
+
+    async cancel(tenantId, id): Promise<CancelOutcome | undefined> {
+      const found = await load(tenantId, id);
+      if (found === undefined) {
+        const gone = await tombstone(tenantId, id);
+        return gone === undefined ? undefined : { outcome: 'too_late', record: gone };
+      }
+      if (found.record.state !== 'queued') return { outcome: 'too_late', record: found.record };
+      const cancelled: JobRecord = { ...found.record, state: 'cancelled', finishedAt: Date.now() };
+      // The tombstone first: GET reads the live job before it, so it shows only once the job is gone.
+      await store(() => redis.set(keys.tombstone(id), JSON.stringify(cancelled), 'EX', ttl));
+      try {
+        await found.job.remove();
+      } catch (error) {
+        await redis.del(keys.tombstone(id)).catch(() => {});
+        const now = await load(tenantId, id);
+        if (now !== undefined && now.record.state !== 'queued') return { outcome: 'too_late', record: now.record };
+        throw storeError(error);
+      }
+      return { outcome: 'cancelled', record: cancelled };
+    },
+
+    async counts() {
+      return store(() => queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed'));
+    },
+
+    async close() {
+      await queue.close();
+    },
+  };
+}
+
+export function toJobState(state: string): JobState {
+  switch (state) {
+    case 'active':
+      return 'running';
+    case 'completed':
+      return 'succeeded';
+    case 'failed':
+      return 'failed';
+    default:
+      return 'queued'; // waiting, prioritized, delayed (a retry's backoff), waiting-children
+  }
+}
+
+export function recordOf(job: Job<InferJobData, JobResult>, state: JobState): JobRecord {
+  return {
+    id: job.id ?? '',
+    state,
+    spec: job.data.spec,
+    ...(job.processedOn ? { startedAt: job.processedOn } : {}),
+    ...(job.finishedOn && (state === 'succeeded' || state === 'failed') ? { finishedAt: job.finishedOn } : {}),
+    attempts: job.attemptsStarted ?? job.attemptsMade,
+    ...(state === 'failed' && job.failedReason ? { error: job.failedReason } : {}),
+    ...(state === 'succeeded' && job.returnvalue ? { result: job.returnvalue } : {}),
+  };
+}
+
+function storeError(error: unknown): TesseraError {
+  if (error instanceof TesseraError) return error;
+  return new TesseraError('UNAVAILABLE', `the job store (Redis) is unavailable: ${(error as Error)?.message ?? String(error)}`, { retryAfterMs: 1000 });
+}
+
+async function store<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw storeError(error);
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * The gateway on Cloudflare Workers: the same runtime-agnostic core (`createGatewayApp`) over the
+ * Workers adapters (adapters/workers):
+ *
+ * | port / concern     | on Workers                                                                 |
+ * |--------------------|----------------------------------------------------------------------------|
+ * | TenantStore        | KV `TENANTS` (the config's tenants are seeded once per config version)     |
+ * | ResponseCache      | KV `CACHE` (absent → BYPASS), through the core cache layer                  |
+ * | RateLimiter        | RateLimiterDO, one per tenant: global, not per location                    |
+ * | admission + routing| AdmissionDO, one per model: the core dispatcher, global priority queue     |
+ * | NodeDirectory      | FleetDO (nodes push load reports to POST /admin/fleet/report), snapshots   |
+ * | NodeTransport      | KServe v2 HTTP with binary tensors over fetch                              |
+ * | metrics            | per-isolate counters (no prom-client on Workers)                           |
+ *
+ * Everything is built once per isolate on its first request. Before a /v2 request the isolate's
+ * fleet view is re-read when older than FLEET_REFRESH_MS (it serves metadata, readiness and the
+ * cache's version resolution; inference itself is routed by the AdmissionDO). Design and the
+ * two-tier option: docs/edge.md. Run locally: `npm run dev:edge`.
+ */
+import type { Logger } from '../../shared/src/logging/index.js';
+import { sha256Hex } from './core/auth/index.js';
+import { createGatewayApp, createInferCache, type GatewayApp } from './core/app/index.js';
+import { seedTenants } from './core/auth/index.js';
+import { createCacheLayer } from './core/cache/index.js';
+import { errorResponse } from './core/http/index.js';
+import {
+  createConsoleLogger,
+  createDurableRateLimiter,
+  createEdgeDispatcher,
+  createFleetClient,
+  createHttpTransport,
+  createIsolateMetrics,
+  createKvResponseCache,
+  createKvTenantStore,
+  createSnapshotDirectory,
+  edgeSettings,
+  handleFleetRoutes,
+  type EdgeEnv,
+  type EdgeSettings,
+  type ExecutionContextLike,
+  type FleetClient,
+  type SnapshotDirectory,
+} from './adapters/workers/index.js';
+
+export { AdmissionDO, FleetDO, RateLimiterDO } from './adapters/workers/index.js';
+
+interface Isolate {
+  readonly settings: EdgeSettings;
+  readonly app: GatewayApp;
+  readonly directory: SnapshotDirectory;
+  readonly fleet: FleetClient;
+}
+
+const logger: Logger = createConsoleLogger({ fields: { component: 'edge-gateway' } });
+/** Built on the first request; an isolate's env never changes, so one build serves its whole life. */
+let isolate: Promise<Isolate> | undefined;
+
+async function build(env: EdgeEnv): Promise<Isolate> {
+  const settings = await edgeSettings(env);
+  const { config } = settings;
+  const tenants = createKvTenantStore(env.TENANTS);
+  await seedOnce(env, settings);
+  const fleet = createFleetClient(env.FLEET);
+  const directory = createSnapshotDirectory({
+    load: () => fleet.snapshot(),
+    onError: (error) => logger.warn('cannot read the fleet', { error: (error as Error).message }),
+  });
+  const transport = createHttpTransport({ scheme: settings.nodeScheme });
+  const dispatcher = createEdgeDispatcher({ admission: env.ADMISSION, directory, transport, routing: config.routing });
+  const cache =
+    env.CACHE === undefined || !config.cache.enabled
+      ? undefined
+      : createInferCache({
+          layer: createCacheLayer({ store: createKvResponseCache(env.CACHE), maxEntryBytes: config.cache.maxEntryBytes, logger }),
+          settings: config.cache,
+          directory,
+          routing: config.routing,
+          keyPrefix: config.keyPrefix,
+        });
+  const app = createGatewayApp({
+    config,
+    tenants,
+    rateLimiter: createDurableRateLimiter({ namespace: env.RATE_LIMITER, logger }),
+    dispatcher,
+    ...(cache === undefined ? {} : { cache }),
+    metrics: createIsolateMetrics(),
+    logger,
+    isReady: () => directory.all().length > 0,
+    version: '0.1.0-edge',
+  });
+  if (config.adminKeyHash === null) logger.warn('no admin key (TESSERA_ADMIN_KEY secret or adminKeyHash): the admin API is disabled');
+  return { settings, app, directory, fleet };
+}
+
+/**
+ * Seeds the config's tenants into KV once per distinct tenant list (a marker key holds its hash), so
+ * a fresh isolate costs no KV writes; seedTenants itself never undoes admin changes.
+ */
+async function seedOnce(env: EdgeEnv, settings: EdgeSettings): Promise<void> {
+  const tenants = settings.config.tenants;
+  if (tenants.length === 0) return;
+  const marker = `seeded:${await sha256Hex(JSON.stringify(tenants))}`;
+  if ((await env.TENANTS.get(marker, 'text')) !== null) return;
+  await seedTenants(createKvTenantStore(env.TENANTS), tenants, Date.now());
+  await env.TENANTS.put(marker, String(Date.now()));
+}
+
+function isolateFor(env: EdgeEnv): Promise<Isolate> {
+  if (isolate === undefined) {
+    const built = build(env);
+    isolate = built;
+    // A failed start is retried by the next request instead of being remembered for the isolate's life.
+    built.catch(() => {
+      if (isolate === built) isolate = undefined;
+    });
+  }
+  return isolate;
+}
+
+export default {
+  async fetch(request: Request, env: EdgeEnv, _ctx: ExecutionContextLike): Promise<Response> {
+    try {
+      const { settings, app, directory, fleet } = await isolateFor(env);
+      const own = await handleFleetRoutes(request, {
+        fleet,
+        admission: env.ADMISSION,
+        fleetTokenHash: settings.fleetTokenHash,
+        adminKeyHash: settings.config.adminKeyHash,
+      });
+      if (own !== undefined) return own;
+      if (new URL(request.url).pathname.startsWith('/v2')) await directory.refreshIfOlder(settings.fleetRefreshMs);
+      return await app.fetch(request);
+    } catch (error) {
+      return errorResponse(error, logger);
+    }
+  },
+};

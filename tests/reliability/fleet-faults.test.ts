@@ -1,0 +1,176 @@
+/**
+ * Faults and isolation on the real stack: a redis-server, three node processes publishing load reports
+ * (`bin/tessera-node.js`) and the gateway (startGateway, the code SIGTERM and the CLI use) on loopback.
+ * The tests run in order and each leaves the fleet smaller: node-c is drained, node-a is killed,
+ * node-b serves to the end. What each proves is in its name; the README's "Reliability" section and
+ * docs/reliability.md list them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedisServer, waitFor, type RedisServer } from '../../shared/src/testing/index.js';
+import { startNodeProcess, type NodeProcess } from '../../gateway/src/adapters/grpc/test-node-process.js';
+import { loadGatewayConfig } from '../../gateway/src/config/index.js';
+import { sha256Hex } from '../../gateway/src/core/auth/index.js';
+import { startGateway, type RunningGateway } from '../../gateway/src/entry-node.js';
+import { capturingLogger, metricValue, simpleBody, sleepyBody, type CapturingLogger } from './support/stack.js';
+import { withinMs } from './support/timing.js';
+
+const KEY = { a: 'tsk_rel-tenant-a-secret', b: 'tsk_rel-tenant-b-secret', limited: 'tsk_rel-limited-secret', admin: 'rel-admin-secret' };
+
+describe('fleet faults (redis + three nodes + gateway)', () => {
+  let redis: RedisServer;
+  const nodes = new Map<string, NodeProcess>();
+  let gateway: RunningGateway;
+  let log: CapturingLogger;
+  let offset = 0;
+
+  const infer = (key: string, body: string, headers: Record<string, string> = {}, model = 'simple') =>
+    fetch(`${gateway.url}/v2/models/${model}/infer`, { method: 'POST', body, headers: { authorization: `Bearer ${key}`, ...headers } });
+  const metrics = async () => (await fetch(`${gateway.url}/metrics`)).text();
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    const started = await Promise.all(
+      ['node-a', 'node-b', 'node-c'].map((id) =>
+        // node-c gets a long exit timeout so its drain can be watched from outside.
+        startNodeProcess(['--redis-url', redis.url, '--node-id', id, '--advertise-host', '127.0.0.1', ...(id === 'node-c' ? ['--exit-timeout-secs', '20'] : [])]),
+      ),
+    );
+    started.forEach((n, i) => nodes.set(['node-a', 'node-b', 'node-c'][i]!, n));
+    const config = loadGatewayConfig(
+      JSON.stringify({
+        tiers: {
+          standard: { queueTimeoutMs: 8000 },
+          limited: { priority: 3, queueTimeoutMs: 8000, queueShare: 1, cacheTtlSeconds: 0, allowedModels: ['*'],
+            rateLimits: { requestsPerSecond: 0.001, burst: 3, elementsPerSecond: 0, elementsBurst: 0 } },
+        },
+        tenants: [
+          { id: 'ta', tier: 'standard', keys: [{ id: 'ta1', hash: await sha256Hex(KEY.a) }] },
+          { id: 'tb', tier: 'standard', keys: [{ id: 'tb1', hash: await sha256Hex(KEY.b) }] },
+          { id: 'tl', tier: 'limited', keys: [{ id: 'tl1', hash: await sha256Hex(KEY.limited) }] },
+        ],
+        cache: { models: { simple: { enabled: true } } },
+      }),
+    );
+    log = capturingLogger();
+    gateway = await startGateway({ config, redisUrl: redis.url, adminKey: KEY.admin, port: 0, host: '127.0.0.1', logger: log.logger, fleet: { refreshMs: 200 } });
+    await waitFor(() => gateway.directory.candidates('simple').length === 3, { what: 'three nodes in the fleet view', timeoutMs: 30_000 });
+  });
+
+  afterAll(async () => {
+    await gateway?.close({ graceMs: 1000 });
+    await Promise.all([...nodes.values()].map((n) => n.stop()));
+    await redis?.stop();
+  });
+
+  it('isolation: tenant B never gets tenant A’s cached or in-flight (coalesced) response, even for the same body at the same moment', async () => {
+    for (let round = 0; round < 5; round++) {
+      const body = (id: string) => simpleBody(10_000 + round, id);
+      const [a, b] = await Promise.all([infer(KEY.a, body(`a-${round}`)), infer(KEY.b, body(`b-${round}`))]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      // Same body, same moment: two tenants, two upstream computations (no cross-tenant single-flight).
+      expect([a.headers.get('x-cache'), b.headers.get('x-cache')]).toEqual(['MISS', 'MISS']);
+      expect(((await a.json()) as { id: string }).id).toBe(`a-${round}`);
+      expect(((await b.json()) as { id: string }).id).toBe(`b-${round}`);
+      // Each tenant then hits its own entry, with its own request id.
+      const bAgain = await infer(KEY.b, body(`b2-${round}`));
+      expect(bAgain.headers.get('x-cache')).toBe('HIT');
+      expect(((await bAgain.json()) as { id: string }).id).toBe(`b2-${round}`);
+    }
+  });
+
+  it('Redis restarted mid-load: no crash, requests keep being served, then the cache and rate limits work again', async () => {
+    for (let i = 0; i < 3; i++) expect((await infer(KEY.limited, simpleBody(20_000 + i))).status).toBe(200);
+    expect((await infer(KEY.limited, simpleBody(20_100))).status).toBe(429);
+
+    const load = Array.from({ length: 20 }, (_, i) => infer(KEY.a, simpleBody(30_000 + i)));
+    await redis.kill();
+    const during = await Promise.all([...load, ...Array.from({ length: 10 }, (_, i) => infer(KEY.a, simpleBody(30_100 + i)))]);
+    for (const r of during) expect(r.status, await r.clone().text()).toBe(200);
+    await redis.restart();
+
+    // Cache: a MISS is stored again and then HITs (the store is used again, not bypassed forever).
+    const body = simpleBody(40_000 + offset++);
+    await waitFor(async () => (await infer(KEY.a, body)).headers.get('x-cache') === 'HIT' || undefined, {
+      what: 'a cache HIT after Redis came back',
+      timeoutMs: 30_000,
+    });
+    // Rate limits: the bucket lives in Redis again (the restarted Redis is empty, so a fresh burst).
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await infer(KEY.limited, simpleBody(50_000 + i))).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    expect(metricValue(await metrics(), /^tessera_gateway_rate_limit_store_errors_total/)).toBeGreaterThan(0);
+  });
+
+  it('node SIGTERM: it drains, the gateway stops routing to it before it exits, it finishes its work and deregisters', async () => {
+    const c = nodes.get('node-c')!;
+    const exited = new Promise<number | null>((resolve) => c.process.once('exit', (code) => resolve(code)));
+    // Work in flight at node-c, sent straight to it, so it has something to finish while draining.
+    const inFlight = fetch(`http://127.0.0.1:${c.httpPort}/v2/models/sleepy/infer`, { method: 'POST', body: sleepyBody(4000) });
+    // Its own load report (through Redis) tells when node-c holds the request.
+    await waitFor(() => (gateway.directory.all().find((n) => n.id === 'node-c')?.models.get('sleepy')?.inflight ?? 0) > 0 || undefined, {
+      what: 'the sleepy request in flight at node-c',
+      timeoutMs: 10_000,
+    });
+    c.process.kill('SIGTERM');
+    await waitFor(() => !gateway.directory.candidates('simple').some((n) => n.id === 'node-c') || undefined, {
+      what: 'node-c out of the pick set',
+      timeoutMs: 10_000,
+    });
+    expect(c.process.exitCode, 'node-c must still be running (draining) when the gateway stops picking it').toBeNull();
+    const during = await Promise.all(Array.from({ length: 20 }, (_, i) => infer(KEY.a, simpleBody(60_000 + i), { 'cache-control': 'no-store' })));
+    const bad = await Promise.all(during.filter((r) => r.status !== 200).map(async (r) => `${r.status} ${await r.text()}`));
+    expect(bad).toEqual([]);
+    expect(c.process.exitCode, 'still draining after the burst').toBeNull();
+    expect((await inFlight).status).toBe(200);
+    expect(await exited).toBe(0);
+    await waitFor(() => !gateway.directory.all().some((n) => n.id === 'node-c') || undefined, { what: 'node-c deregistered', timeoutMs: 10_000 });
+  });
+
+  it('node SIGKILL mid-request: clean errors within the deadline, the breaker opens, no in-flight counter leaks', async () => {
+    const a = nodes.get('node-a')!;
+    const deadlineMs = 6000;
+    const headers = { 'x-tessera-deadline-ms': String(deadlineMs), 'cache-control': 'no-store' };
+    const results: { status: number; error?: string }[] = [];
+    const send = (body: string, model: string) =>
+      withinMs(infer(KEY.a, body, headers, model), deadlineMs + 3000, 'an answer within the deadline').then(async (r) => {
+        const text = await r.text();
+        results.push({ status: r.status, ...(r.status === 200 ? {} : { error: (JSON.parse(text) as { error: string }).error }) });
+      });
+    // Sleepy requests are held at the nodes, so some are in flight at node-a when it dies.
+    const load = [
+      ...Array.from({ length: 12 }, () => send(sleepyBody(1500), 'sleepy')),
+      ...Array.from({ length: 20 }, (_, i) => send(simpleBody(70_000 + i), 'simple')),
+    ];
+    await waitFor(() => (gateway.directory.all().find((n) => n.id === 'node-a')?.localInflight ?? 0) > 0 || undefined, {
+      what: `requests in flight at node-a: ${JSON.stringify(gateway.directory.all().map((n) => [n.id, n.localInflight, n.draining, [...n.models.keys()]]))} ${JSON.stringify(results)}`,
+    });
+    a.process.kill('SIGKILL');
+    // More traffic while node-a's report is still in Redis: the breaker must take it out of the pick set.
+    const after = Array.from({ length: 20 }, (_, i) => send(simpleBody(80_000 + i), 'simple'));
+    await Promise.all([...load, ...after]);
+
+    expect(results).toHaveLength(52);
+    for (const r of results) {
+      expect([200, 503, 504], JSON.stringify(r)).toContain(r.status);
+      if (r.status !== 200) expect(r.error).toEqual(expect.any(String));
+    }
+    expect(results.filter((r) => r.status !== 200).length, 'the requests in flight at node-a fail').toBeGreaterThan(0);
+    const text = await metrics();
+    expect(metricValue(text, /^tessera_gateway_breaker_state\{node="node-a"\}/), 'breaker of node-a').toBe(2);
+    // No leaks: nothing counted in flight or queued once every request is answered.
+    for (const node of gateway.directory.all()) expect(node.localInflight, node.id).toBe(0);
+    for (const line of text.split('\n').filter((l) => l.startsWith('tessera_gateway_queue_depth'))) expect(line).toMatch(/ 0$/);
+    // The survivor serves.
+    expect((await infer(KEY.a, simpleBody(90_000), headers)).status).toBe(200);
+  });
+
+  it('no key ever appears in the logs or the metrics, through all of the above', async () => {
+    const text = await metrics();
+    const logs = log.lines.join('');
+    expect(log.lines.length).toBeGreaterThan(0);
+    for (const key of Object.values(KEY)) {
+      expect(text).not.toContain(key);
+      expect(logs).not.toContain(key);
+    }
+  });
+});
