@@ -22,19 +22,22 @@ import { createAdaptorServer } from '@hono/node-server';
 import { Redis } from 'ioredis';
 import { TesseraError } from '../../shared/src/errors/index.js';
 import { createLogger, type Logger } from '../../shared/src/logging/index.js';
+import { createTracing } from '../../shared/src/tracing/otel-tracer.js';
+import type { Tracer } from '../../shared/src/tracing/index.js';
 import { startJobs, type JobsSettings, type RunningJobs } from './adapters/bullmq/index.js';
 import { createMemoryResponseCache, createRedisResponseCache } from './adapters/cache/index.js';
 import { createRedisNodeDirectory, createStaticNodeDirectory, type StaticNode } from './adapters/fleet/index.js';
 import { createGrpcTransport } from './adapters/grpc/index.js';
-import { createMemoryRateLimiter, createMemoryTenantStore } from './adapters/memory/index.js';
+import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTenantStore } from './adapters/memory/index.js';
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
-import { createRedisRateLimiter, createRedisTenantStore } from './adapters/redis/index.js';
+import { createRedisRateLimiter, createRedisSequenceAffinity, createRedisTenantStore } from './adapters/redis/index.js';
 import { loadGatewayConfig, parseGatewayArgs, USAGE, type GatewayConfig, type StaticNodeConfig } from './config/index.js';
 import { createGatewayApp, createInferCache, type GatewayApp } from './core/app/index.js';
 import { generateApiKey, seedTenants, sha256Hex } from './core/auth/index.js';
 import { createCacheLayer } from './core/cache/index.js';
 import type { NodeDirectory } from './core/ports/index.js';
 import { createDispatcher } from './core/routing/index.js';
+import { applyServerTimeouts } from '../../shared/src/http/index.js';
 
 /** The node used when there is neither Redis nor a static node list: a local node's gRPC port. */
 export const DEFAULT_LOCAL_NODE: StaticNodeConfig = Object.freeze({ id: 'local', grpc: '127.0.0.1:8001', http: '127.0.0.1:8000' });
@@ -52,6 +55,8 @@ export interface StartGatewayOptions {
   readonly host?: string;
   /** Default: JSON lines on stderr. */
   readonly logger?: Logger;
+  /** Spans of every request; default noop (tracing off). The caller owns its lifecycle (flush, shutdown). */
+  readonly tracer?: Tracer;
   /** Options for the Redis fleet directory (tests shorten the scan period); default theirs. */
   readonly fleet?: { readonly refreshMs?: number; readonly staleAfterMs?: number };
   /** Async jobs (need Redis): queue settings, and `worker: true` to run job workers here too. Default: queue only. */
@@ -88,6 +93,15 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const prefix = config.keyPrefix;
   const tenants = redis !== undefined ? createRedisTenantStore({ redis, prefix, logger }) : createMemoryTenantStore();
   await seedTenants(tenants, config.tenants, Date.now());
+  if (redis !== undefined) {
+    // A Redis that comes back empty (restarted without persistence) has lost the file's tenants; seeding
+    // is idempotent and leaves admin changes that survived alone, so seed again on every reconnect.
+    redis.on('ready', () => {
+      seedTenants(tenants, config.tenants, Date.now()).catch((error: unknown) =>
+        logger.warn('re-seeding the config tenants after a Redis reconnect failed', { error: String(error) }),
+      );
+    });
+  }
   const rateLimiter =
     redis !== undefined
       ? createRedisRateLimiter({ redis, prefix, logger, onStoreError: () => metrics.rateLimitStoreError() })
@@ -115,6 +129,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     breakers: transport.breakers,
     fleetEvents: directory,
     routing: config.routing,
+    // Sequence affinity (core/sequences): in Redis so that every gateway replica follows a sequence.
+    sequences: { store: redis !== undefined ? createRedisSequenceAffinity({ redis, prefix }) : createMemorySequenceAffinity() },
     observer: metrics,
   });
   const store = redis !== undefined ? createRedisResponseCache({ redis }) : createMemoryResponseCache();
@@ -128,7 +144,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
 
   let jobs: RunningJobs | undefined;
   if (redis !== undefined && redisUrl !== null) {
-    jobs = await startJobs({ redisUrl, redis, keyPrefix: prefix, registry: metrics.registry, runner: { dispatcher, tenants }, logger, ...(options.jobs === undefined ? {} : { settings: options.jobs }) });
+    jobs = await startJobs({ redisUrl, keyPrefix: prefix, registry: metrics.registry, runner: { dispatcher, tenants }, logger, ...(options.jobs === undefined ? {} : { settings: options.jobs }) });
   } else if (options.jobs?.worker === true) {
     logger.warn('job workers not started: async jobs need Redis');
   }
@@ -141,11 +157,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     cache,
     metrics,
     logger,
+    ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
     isReady: () => directory.all().length > 0,
     ...(jobs === undefined ? {} : { jobs: jobs.queue, jobObserver: jobs.observer }),
   });
 
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const server = applyServerTimeouts(createAdaptorServer({ fetch: app.fetch }) as Server);
   const port = options.port ?? config.port;
   const host = options.host ?? config.host;
   await new Promise<void>((resolve, reject) => {
@@ -172,7 +189,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
         });
         server.closeIdleConnections();
       });
-      await jobs?.close();
+      await jobs?.close().catch((error: unknown) => logger.warn('async jobs did not close cleanly', { error: (error as Error).message }));
       await dispatcher.close();
       await transport.close();
       await directory.close();
@@ -227,6 +244,7 @@ export async function embeddedConfig(): Promise<{ config: GatewayConfig; demoKey
 export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const logger = createLogger({ fields: { component: 'gateway' } });
   let running: RunningGateway;
+  let tracing: ReturnType<typeof createTracing> | undefined;
   try {
     // `--jobs-worker` (or TESSERA_JOBS_WORKER=1): this gateway also runs async-job workers.
     const jobsWorker = argv.includes('--jobs-worker') || env.TESSERA_JOBS_WORKER === '1';
@@ -235,6 +253,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
       process.stdout.write(`${USAGE}\n`);
       return;
     }
+    tracing = createTracing({ endpoint: args.otlpEndpoint ?? env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: 'tessera-gateway' });
+    if (tracing.endpoint !== undefined) logger.info('tracing on', { otlpEndpoint: tracing.endpoint });
     let config: GatewayConfig;
     if (args.configPath !== undefined) {
       config = loadGatewayConfig(await readFile(args.configPath, 'utf8'));
@@ -253,6 +273,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
       ...(args.host === undefined ? {} : { host: args.host }),
       ...(jobsWorker ? { jobs: { worker: true } } : {}),
       logger,
+      tracer: tracing.tracer,
     });
   } catch (error) {
     logger.error('tessera-gateway failed to start', { error: (error as Error).message });
@@ -262,7 +283,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
       logger.info('shutting down', { signal });
-      void running.close().then(resolve, (error: unknown) => {
+      // Spans still batched are flushed once the last request finished.
+      void running.close().then(() => tracing?.shutdown()).then(resolve, (error: unknown) => {
         logger.error('shutdown failed', { error: (error as Error).message });
         process.exitCode = 1;
         resolve();

@@ -12,6 +12,9 @@
  * | NodeTransport      | KServe v2 HTTP with binary tensors over fetch                              |
  * | metrics            | per-isolate counters (no prom-client on Workers)                           |
  *
+ * Two-tier mode (UPSTREAM_GATEWAYS set): inference and metadata go to Node gateways instead of the
+ * AdmissionDO and the nodes; auth, cache and the per-tenant quota stay here (docs/edge.md).
+ *
  * Everything is built once per isolate on its first request. Before a /v2 request the isolate's
  * fleet view is re-read when older than FLEET_REFRESH_MS (it serves metadata, readiness and the
  * cache's version resolution; inference itself is routed by the AdmissionDO). Design and the
@@ -33,6 +36,7 @@ import {
   createKvResponseCache,
   createKvTenantStore,
   createSnapshotDirectory,
+  createTwoTierDispatcher,
   edgeSettings,
   handleFleetRoutes,
   type EdgeEnv,
@@ -66,7 +70,10 @@ async function build(env: EdgeEnv): Promise<Isolate> {
     onError: (error) => logger.warn('cannot read the fleet', { error: (error as Error).message }),
   });
   const transport = createHttpTransport({ scheme: settings.nodeScheme });
-  const dispatcher = createEdgeDispatcher({ admission: env.ADMISSION, directory, transport, routing: config.routing });
+  const twoTier = settings.upstreams.length > 0;
+  const dispatcher = twoTier
+    ? createTwoTierDispatcher({ upstreams: settings.upstreams, ...(settings.upstreamApiKey === undefined ? {} : { apiKey: settings.upstreamApiKey }) })
+    : createEdgeDispatcher({ admission: env.ADMISSION, directory, transport, routing: config.routing });
   const cache =
     env.CACHE === undefined || !config.cache.enabled
       ? undefined
@@ -85,9 +92,10 @@ async function build(env: EdgeEnv): Promise<Isolate> {
     ...(cache === undefined ? {} : { cache }),
     metrics: createIsolateMetrics(),
     logger,
-    isReady: () => directory.all().length > 0,
+    isReady: () => twoTier || directory.all().length > 0,
     version: '0.1.0-edge',
   });
+  logger.info('edge gateway ready', { mode: twoTier ? 'two-tier' : 'direct', upstreams: settings.upstreams.length });
   if (config.adminKeyHash === null) logger.warn('no admin key (TESSERA_ADMIN_KEY secret or adminKeyHash): the admin API is disabled');
   return { settings, app, directory, fleet };
 }
@@ -128,7 +136,10 @@ export default {
         adminKeyHash: settings.config.adminKeyHash,
       });
       if (own !== undefined) return own;
-      if (new URL(request.url).pathname.startsWith('/v2')) await directory.refreshIfOlder(settings.fleetRefreshMs);
+      // Two-tier mode routes nothing itself: its fleet view is unused.
+      if (settings.upstreams.length === 0 && new URL(request.url).pathname.startsWith('/v2')) {
+        await directory.refreshIfOlder(settings.fleetRefreshMs);
+      }
       return await app.fetch(request);
     } catch (error) {
       return errorResponse(error, logger);

@@ -25,7 +25,7 @@ import { startJobs, type JobsSettings, type RunningJobs } from './adapters/bullm
 import { createRedisNodeDirectory } from './adapters/fleet/index.js';
 import { createGrpcTransport } from './adapters/grpc/index.js';
 import { createPromMetrics } from './adapters/metrics/index.js';
-import { createRedisTenantStore } from './adapters/redis/index.js';
+import { createRedisSequenceAffinity, createRedisTenantStore } from './adapters/redis/index.js';
 import { loadGatewayConfig, type GatewayConfig } from './config/index.js';
 import { createDispatcher } from './core/routing/index.js';
 import { connectRedis, embeddedConfig } from './entry-node.js';
@@ -66,9 +66,18 @@ export async function startJobsProcess(options: StartJobsProcessOptions): Promis
   const tenants = createRedisTenantStore({ redis, prefix, logger });
   const directory = await createRedisNodeDirectory({ redis, keyPrefix: prefix, logger, ...options.fleet });
   const transport = createGrpcTransport({ logger, fleetEvents: directory });
-  const dispatcher = createDispatcher({ directory, transport, breakers: transport.breakers, fleetEvents: directory, routing: config.routing, observer: metrics });
+  // Sequence requests in jobs must reach the node that holds their sequence, like the gateway's own.
+  const dispatcher = createDispatcher({
+    directory,
+    transport,
+    breakers: transport.breakers,
+    fleetEvents: directory,
+    routing: config.routing,
+    observer: metrics,
+    sequences: { store: createRedisSequenceAffinity({ redis, prefix }) },
+  });
   metrics.setFleetSize(() => directory.all().length);
-  const jobs = await startJobs({ redisUrl, redis, keyPrefix: prefix, registry: metrics.registry, runner: { dispatcher, tenants }, logger, settings: { ...options.settings, worker: true } });
+  const jobs = await startJobs({ redisUrl, keyPrefix: prefix, registry: metrics.registry, runner: { dispatcher, tenants }, logger, settings: { ...options.settings, worker: true } });
 
   let server: Server | undefined;
   let metricsPort: number | undefined;

@@ -3,15 +3,27 @@
  * module under scenarios/; this file only parses the shared flags and dispatches.
  */
 import { parseBenchArgs, type BenchOptions } from './lib/bench-options.js';
+import { extractSuiteArgs } from './lib/suite-options.js';
 import { runBatchingScenario } from './scenarios/batching.js';
+import { runCacheRatioScenario } from './scenarios/cache-ratio.js';
 import { runGatewayScenario } from './scenarios/gateway.js';
+import { runNodeKillScenario } from './scenarios/node-kill.js';
+import { runRedisStopScenario } from './scenarios/redis-stop.js';
+import { runSoakScenario } from './scenarios/soak.js';
+import { runReport, runSuite } from './scenarios/suite.js';
 
 const SCENARIOS: Readonly<Record<string, (options: BenchOptions) => Promise<number>>> = {
   batching: runBatchingScenario,
   gateway: runGatewayScenario,
+  'cache-ratio': runCacheRatioScenario,
+  'node-kill': runNodeKillScenario,
+  'redis-stop': runRedisStopScenario,
+  soak: runSoakScenario,
+  suite: runSuite,
+  report: runReport,
 };
 
-const USAGE = `Usage: npm run bench -- <scenario> [options]
+const USAGE = `Usage: npm run bench [-- <scenario>] [options]   (no scenario: the suite)
 
 Scenarios
   ${Object.keys(SCENARIOS).join(', ')}
@@ -22,9 +34,16 @@ Options
   --concurrency LIST  closed-loop concurrencies, e.g. 1,8,64 (default: the scenario's)
   --quick             smoke run: 0.5 s + 1.5 s windows, fewer points, no tuning
   --out DIR           results root (default loadtests/results)
+  --budget-minutes M  suite: total budget (default 15, 3 with --quick); the soak gets what is left
+  --soak-minutes M    soak length (default: scaled to the suite's budget; 1 alone, 1/3 with --quick)
 `;
 
-const args = parseBenchArgs(process.argv.slice(2));
+const suiteArgs = extractSuiteArgs(process.argv.slice(2));
+if (suiteArgs.kind === 'error') {
+  process.stderr.write(`bench: ${suiteArgs.message}\n\n${USAGE}`);
+  process.exit(2);
+}
+const args = parseBenchArgs(suiteArgs.argv);
 if (args.kind === 'help') {
   process.stdout.write(USAGE);
   process.exit(0);
@@ -39,7 +58,7 @@ if (scenario === undefined) {
   process.exit(2);
 }
 try {
-  process.exit(await scenario(args.options));
+  process.exit(await scenario({ ...args.options, ...suiteArgs.extras }));
 } catch (error) {
   process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);

@@ -1,7 +1,7 @@
 /**
  * Command-line options of `tessera-gateway` (Node entry), parsed and checked before anything starts.
  *
- *   tessera-gateway [--config FILE] [--port N] [--host H] [--node SPEC]... [--help]
+ *   tessera-gateway [--config FILE] [--port N] [--host H] [--node SPEC]... [--otlp-endpoint URL] [--help]
  *
  * - `--config FILE`  the JSON config (schema in config/gateway-config.ts and gateway/README.md).
  *                    Without it: embedded defaults (a demo tenant whose key is printed once, every
@@ -13,6 +13,8 @@
  *                    `host:port` (gRPC). E.g. `--node http://10.0.0.5:8000,grpc=10.0.0.5:8001`.
  *                    Used only without Redis; they replace the config's `nodes`. Without Redis, flags
  *                    or config nodes, the gateway uses one local node at gRPC 127.0.0.1:8001.
+ * - `--otlp-endpoint URL` OpenTelemetry tracing: spans go (OTLP/HTTP JSON) to URL/v1/traces, e.g.
+ *                    http://collector:4318. Default: env OTEL_EXPORTER_OTLP_ENDPOINT, else tracing off.
  * Environment: REDIS_URL (overrides the config's redisUrl), TESSERA_ADMIN_KEY (the admin key in
  * plaintext; overrides adminKeyHash).
  */
@@ -25,12 +27,15 @@ export interface GatewayCliOptions {
   readonly port: number | undefined;
   readonly host: string | undefined;
   readonly nodes: readonly StaticNodeConfig[];
+  /** --otlp-endpoint; undefined → env OTEL_EXPORTER_OTLP_ENDPOINT, else tracing off. */
+  readonly otlpEndpoint: string | undefined;
   readonly help: boolean;
 }
 
-export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--host H] [--node SPEC]...
+export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--host H] [--node SPEC]... [--otlp-endpoint URL]
   --node SPEC   grpc=host:port,http=host:port (repeatable; used without Redis)
-  env: REDIS_URL, TESSERA_ADMIN_KEY`;
+  --otlp-endpoint URL   send OpenTelemetry spans to URL/v1/traces (default: off)
+  env: REDIS_URL, TESSERA_ADMIN_KEY, OTEL_EXPORTER_OTLP_ENDPOINT`;
 
 const HOST_PORT = /^[^\s/,=]+:\d{1,5}$/;
 
@@ -68,6 +73,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
         port: { type: 'string' },
         host: { type: 'string' },
         node: { type: 'string', multiple: true },
+        'otlp-endpoint': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -87,6 +93,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
     port,
     host: values.host,
     nodes: (values.node ?? []).map(parseNodeSpec),
+    otlpEndpoint: values['otlp-endpoint'],
     help: values.help ?? false,
   };
 }

@@ -47,6 +47,8 @@ export interface NodeOptions {
   readonly nodeId: string | undefined;
   /** --advertise-host: the host other machines reach this node at; default the host name. */
   readonly advertiseHost: string | undefined;
+  /** --otlp-endpoint (or OTEL_EXPORTER_OTLP_ENDPOINT): OpenTelemetry spans go to URL/v1/traces; off by default. */
+  readonly otlpEndpoint: string | undefined;
 }
 
 export type ParseResult =
@@ -83,6 +85,10 @@ Fleet
   --redis-url URL               publish load reports to Redis (or env REDIS_URL)
   --node-id ID                  id in load reports (default <hostname>-<pid>)
   --advertise-host HOST         host the gateway reaches this node at (default the host name)
+
+Observability
+  --otlp-endpoint URL           send OpenTelemetry spans (OTLP/HTTP) to URL/v1/traces
+                                (or env OTEL_EXPORTER_OTLP_ENDPOINT; default off)
 
 Process
   --exit-timeout-secs N         on SIGTERM, wait at most N s for in-flight work (default 30)
@@ -121,6 +127,7 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
         'redis-url': { type: 'string' },
         'node-id': { type: 'string' },
         'advertise-host': { type: 'string' },
+        'otlp-endpoint': { type: 'string' },
         'exit-timeout-secs': { type: 'string' },
         'log-verbose': { type: 'string' },
         help: { type: 'boolean' },
@@ -189,6 +196,7 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     redisUrl: v['redis-url'] ?? (env.REDIS_URL || undefined),
     nodeId: v['node-id'],
     advertiseHost: v['advertise-host'],
+    otlpEndpoint: v['otlp-endpoint'] ?? (env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined),
     exitTimeoutSecs: int('exit-timeout-secs', v['exit-timeout-secs'], 30, 0, 86_400),
     logVerbose: int('log-verbose', v['log-verbose'], 0, 0, 10),
   };

@@ -6,6 +6,7 @@
 import os from 'node:os';
 import { assertValidNodeId } from '../../../shared/src/fleet/index.js';
 import type { Logger } from '../../../shared/src/logging/index.js';
+import { createTracing } from '../../../shared/src/tracing/otel-tracer.js';
 import { createDefaultBackendRegistry } from '../backends/index.js';
 import { createNodeCore, type TesseraNodeCore } from '../core/index.js';
 import { createLoadReporter, defaultNodeId, registerLoadReportMetrics, type LoadReporter } from '../load-report/index.js';
@@ -42,6 +43,12 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
   // Our own registry (not the process-wide one) so the onnxruntime backend logs KIND_AUTO fallbacks here.
   const registry = createDefaultBackendRegistry({ logger });
   // An s3:// repository is mirrored into a local folder first; a failure fails the start, naming the URL.
+  // Off (noop) without --otlp-endpoint / OTEL_EXPORTER_OTLP_ENDPOINT; a bad URL fails the start.
+  const tracing = createTracing({
+    endpoint: options.otlpEndpoint,
+    serviceName: 'tessera-node',
+    resource: { 'service.instance.id': nodeId, 'service.version': TRITON_PROTOCOL_VERSION },
+  });
   const repository = await openRepositorySource(options.modelRepository, logger);
   const localCore = createNodeCore({
     repositoryPath: repository.path,
@@ -57,6 +64,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
     onError: (message) => logger.error(message),
     // One limiter for the whole node: models compete for the same resources (reference 4.5).
     ...(options.rateLimit === 'execution_count' ? { rateLimiter: new RateLimiter() } : {}),
+    tracer: tracing.tracer,
   });
 
   // Like tritonserver with --exit-on-error=false: a model that fails to load stays UNAVAILABLE with its
@@ -113,6 +121,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
     metricsPort,
     repository: options.modelRepository,
     controlMode: options.modelControlMode,
+    ...(tracing.endpoint === undefined ? {} : { otlpEndpoint: tracing.endpoint }),
   });
 
   let stopping: Promise<void> | undefined;
@@ -126,6 +135,8 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
       await repository.close();
       await loadReporter?.stop({ deregister: true });
       await Promise.allSettled([http?.close({ graceMs: 1000 }), grpc?.close(1000), metrics?.close(1000)]);
+      // The last spans are batched: flush them before the process goes.
+      await tracing.shutdown().catch((error: unknown) => logger.warn('could not flush traces', { error: String(error) }));
       logger.info('tessera-node stopped');
     })();
     return stopping;

@@ -7,6 +7,7 @@ import { TesseraError } from '../../../shared/src/errors/index.js';
 import type { ModelLoad } from '../../../shared/src/fleet/index.js';
 import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
 import type { InferRequest, InferResponse } from '../../../shared/src/tensors/index.js';
+import { noopTracer, type Tracer } from '../../../shared/src/tracing/index.js';
 import type { Backend } from '../backends/backend.js';
 import { defaultBackendRegistry } from '../backends/registry.js';
 import { createModelPlatform } from '../models/default-platform.js';
@@ -62,6 +63,8 @@ export interface NodeCoreOptions {
   readonly onError?: (message: string) => void;
   /** `--rate-limit=execution_count`: the node's one rate limiter, used by every model. Default off. */
   readonly rateLimiter?: RateLimiter;
+  /** Spans `node.infer` with children `queue` and `compute` per request; default noopTracer (off). */
+  readonly tracer?: Tracer;
 }
 
 export interface TesseraNodeCore extends NodeCore {
@@ -195,9 +198,24 @@ class NodeCoreImpl implements TesseraNodeCore {
 
   async infer(request: InferRequest, options: InferOptions = {}): Promise<InferResponse> {
     if (this.exiting) throw TesseraError.unavailable('Server is exiting');
-    const version = this.manager.resolve(request.modelName, request.modelVersion);
-    const validated = validateInferRequest(request, version.config, version.name);
-    return version.infer(request, validated, options.signal);
+    const tracer = this.options.tracer ?? noopTracer;
+    const span = tracer.startSpan('node.infer', {
+      parent: options.traceParent,
+      kind: 'server',
+      attributes: { 'tessera.model': request.modelName, 'tessera.request_id': request.id || undefined },
+    });
+    try {
+      const version = this.manager.resolve(request.modelName, request.modelVersion);
+      span.setAttribute('tessera.model_version', String(version.version));
+      const validated = validateInferRequest(request, version.config, version.name);
+      span.setAttribute('tessera.batch_size', validated.batchSize);
+      return await version.infer(request, validated, options.signal, { tracer, parent: span.context() });
+    } catch (error) {
+      span.setError(error);
+      throw error;
+    } finally {
+      span.end();
+    }
   }
 
   statistics(name?: string, version?: string): readonly ModelStatistics[] {

@@ -5,6 +5,7 @@
  */
 import type { InferRequest, InferResponse, Datatype } from '../../../shared/src/tensors/index.js';
 import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
+import type { TraceContext } from '../../../shared/src/tracing/index.js';
 
 export interface ServerMetadata {
   readonly name: string;
@@ -70,6 +71,8 @@ export interface ModelStatistics {
 export interface InferOptions {
   /** Aborted when the client goes away or its deadline passes: the request is dropped, not executed. */
   readonly signal?: AbortSignal;
+  /** The caller's span (W3C `traceparent` of the HTTP request or gRPC call): `node.infer` continues its trace. */
+  readonly traceParent?: TraceContext;
 }
 
 export interface LoadOptions {

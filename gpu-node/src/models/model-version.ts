@@ -5,6 +5,7 @@
  */
 import { TesseraError, toTesseraError } from '../../../shared/src/errors/index.js';
 import type { InferRequest, InferResponse } from '../../../shared/src/tensors/index.js';
+import type { TraceScope } from '../../../shared/src/tracing/index.js';
 import type { Backend, BackendInstance, InstanceSpec, ModelSource } from '../backends/backend.js';
 import type { ModelState } from '../core/node-core.js';
 import type { ComposingModels } from '../ensemble/composing-models.js';
@@ -16,6 +17,7 @@ import type { Scheduler } from '../scheduler/scheduler.js';
 import { applyClassification, readOutputLabels, type OutputLabels } from './classification.js';
 import { ModelStatsCollector, type FailureReason } from './model-stats.js';
 import { clientOutputShapes, type ValidatedRequest } from './request-validator.js';
+import { recordScheduleSpans, wallClockMs } from './schedule-spans.js';
 import { runWarmup } from './warmup.js';
 
 /** Triton's reason for a version that was unloaded on purpose; readiness ignores such versions. */
@@ -117,9 +119,13 @@ export class ModelVersion {
     }
   }
 
-  /** Runs a validated request and keeps the statistics; the caller resolved this version as READY. */
-  async infer(request: InferRequest, validated: ValidatedRequest, signal?: AbortSignal): Promise<InferResponse> {
+  /**
+   * Runs a validated request and keeps the statistics; the caller resolved this version as READY.
+   * With `trace`, its `queue` and `compute` spans are recorded under `trace.parent` (schedule-spans.ts).
+   */
+  async infer(request: InferRequest, validated: ValidatedRequest, signal?: AbortSignal, trace?: TraceScope): Promise<InferResponse> {
     const start = process.hrtime.bigint();
+    const enqueuedAtMs = trace?.tracer.enabled === true ? wallClockMs() : 0;
     const elapsed = () => Number(process.hrtime.bigint() - start);
     const scheduler = this.scheduler;
     if (!scheduler) {
@@ -138,6 +144,9 @@ export class ModelVersion {
       // The scheduler's own outcomes were counted by its queue events (or, refusals, are not failures).
       if (!isSchedulerError(error)) this.stats.recordFailure(failureReason(failure), elapsed());
       throw failure;
+    }
+    if (trace !== undefined) {
+      recordScheduleSpans(trace, enqueuedAtMs, scheduled, { model: this.name, version: String(this.version), batchSize: validated.batchSize });
     }
     if ('error' in scheduled.result) {
       this.stats.recordFailure('BACKEND', elapsed());

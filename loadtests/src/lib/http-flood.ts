@@ -7,7 +7,8 @@
  * Each worker warms up, then counts the requests that complete inside its own window of `measureMs`;
  * the totals are summed (the windows start within milliseconds of each other). A response counts only
  * with the expected status and, if asked, the expected header value (e.g. `x-cache: HIT`), so a server
- * answering the wrong thing fast is not benchmarked.
+ * answering the wrong thing fast is not benchmarked; the others are counted as errors (another status,
+ * transport errors) or as mismatched (the right status, another header value).
  *
  * The worker is plain CommonJS evaluated from a string (`eval: true`), so it runs without the
  * TypeScript loader the bench itself uses.
@@ -38,8 +39,12 @@ export interface HttpFloodResult {
   readonly threads: number;
   readonly connections: number;
   readonly completed: number;
-  /** Responses with another status or header value, and transport errors, in the windows. */
+  /** Responses with another status, and transport errors, in the windows. */
   readonly errors: number;
+  /** Responses with the expected status but not the expected header value (e.g. a cache MISS or BYPASS). */
+  readonly mismatched: number;
+  /** The header values seen on mismatched responses, with their counts. */
+  readonly mismatchedValues: Readonly<Record<string, number>>;
   readonly firstError?: string;
   readonly windowS: number;
   readonly requestsPerSec: number;
@@ -49,6 +54,7 @@ export interface HttpFloodResult {
 interface WorkerReport {
   readonly completed: number;
   readonly errors: number;
+  readonly mismatched: Record<string, number>;
   readonly firstError: string | null;
   readonly windowMs: number;
   readonly latenciesUs: Float64Array;
@@ -61,6 +67,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: d.connections, maxFr
 const body = d.body ? Buffer.from(d.body) : null;
 const headers = Object.assign({}, d.headers, body ? { 'Content-Length': String(body.length) } : {});
 let running = true, measuring = false, completed = 0, errors = 0, firstError = null;
+const mismatched = {};
 let latencies = new Float64Array(1 << 16), n = 0;
 const record = (us) => {
   if (n === latencies.length) { const grown = new Float64Array(n * 2); grown.set(latencies); latencies = grown; }
@@ -76,7 +83,9 @@ function once() {
       res.on('end', () => {
         const header = d.expectHeader ? res.headers[d.expectHeader.name] : undefined;
         if (res.statusCode !== d.expectStatus) fail('HTTP ' + res.statusCode);
-        else if (d.expectHeader && header !== d.expectHeader.value) fail(d.expectHeader.name + ': ' + header);
+        else if (d.expectHeader && header !== d.expectHeader.value) {
+          if (measuring) mismatched[String(header)] = (mismatched[String(header)] || 0) + 1;
+        }
         else if (measuring) { completed++; record((performance.now() - t0) * 1000); }
         resolve();
       });
@@ -97,7 +106,7 @@ setTimeout(() => {
     await Promise.all(callers);
     agent.destroy();
     const out = latencies.slice(0, n);
-    parentPort.postMessage({ completed, errors, firstError, windowMs, latenciesUs: out }, [out.buffer]);
+    parentPort.postMessage({ completed, errors, mismatched, firstError, windowMs, latenciesUs: out }, [out.buffer]);
   }, d.measureMs);
 }, d.warmupMs);
 `;
@@ -136,6 +145,8 @@ export async function runHttpFlood(options: HttpFloodOptions): Promise<HttpFlood
   const errors = reports.reduce((sum, r) => sum + r.errors, 0);
   const windowS = reports.reduce((sum, r) => sum + r.windowMs, 0) / reports.length / 1000;
   const firstError = reports.find((r) => r.firstError !== null)?.firstError ?? undefined;
+  const mismatchedValues: Record<string, number> = {};
+  for (const r of reports) for (const [value, n] of Object.entries(r.mismatched)) mismatchedValues[value] = (mismatchedValues[value] ?? 0) + n;
   const latencies: number[] = [];
   for (const r of reports) for (const us of r.latenciesUs) latencies.push(us);
   return {
@@ -143,6 +154,8 @@ export async function runHttpFlood(options: HttpFloodOptions): Promise<HttpFlood
     connections,
     completed,
     errors,
+    mismatched: Object.values(mismatchedValues).reduce((a, b) => a + b, 0),
+    mismatchedValues,
     ...(firstError !== undefined ? { firstError } : {}),
     windowS,
     // Each thread's own rate, summed: threads' windows have the same length but not the same start.

@@ -18,11 +18,12 @@ import type { InferRequest, Tensor } from '../../../shared/src/tensors/index.js'
 import { arrivalGaps, type RequestDistribution } from '../lib/arrival-gaps.js';
 import { startClosedLoad } from '../lib/closed-loop.js';
 import { createHttpInferClient } from '../lib/http-client.js';
-import { runHttpFlood, type HttpFloodResult } from '../lib/http-flood.js';
+import { runHttpFlood, type HttpFloodOptions, type HttpFloodResult } from '../lib/http-flood.js';
 import type { InferClient } from '../lib/infer-client.js';
 import { sleep, type LoadWindow, type RunningLoad } from '../lib/load-window.js';
 import { startOpenLoad } from '../lib/open-loop.js';
 import { summarizeLatencies, type LatencySummary } from '../lib/percentiles.js';
+import { cpuUsPerRequest, processCpuSeconds } from '../lib/proc-cpu.js';
 import { scrapeMetrics, selectSamples, type PromSample } from '../lib/prom-text.js';
 import {
   SIMPLE_MODEL,
@@ -92,6 +93,8 @@ export interface OpenPoint {
   readonly errors: number;
   readonly dropped: number;
   readonly firstError?: string;
+  /** CPU of the server process per request answered in the window (µs), when one was watched. */
+  readonly serverCpuUsPerRequest?: number;
 }
 
 function openPoint(ratePerSec: number, window: LoadWindow, firstError: string | undefined): OpenPoint {
@@ -112,14 +115,21 @@ async function openLoadPoint(
   ratePerSec: number,
   distribution: RequestDistribution,
   timing: PhaseTiming,
+  serverPid: number,
 ): Promise<OpenPoint> {
   const load = startOpenLoad({
     nextGapMs: arrivalGaps(distribution, ratePerSec),
     maxOutstanding: MAX_OUTSTANDING,
     call: () => inferChecked(client, request, outputBytes),
   });
-  const window = await measureOnce(load, timing);
-  return openPoint(ratePerSec, window, load.firstError());
+  let cpuBefore = Number.NaN;
+  let cpuAfter = Number.NaN;
+  const window = await measureOnce(load, timing, {
+    onWindowStart: async () => void (cpuBefore = await processCpuSeconds(serverPid)),
+    onWindowEnd: async () => void (cpuAfter = await processCpuSeconds(serverPid)),
+  });
+  const point = openPoint(ratePerSec, window, load.firstError());
+  return { ...point, serverCpuUsPerRequest: cpuUsPerRequest(cpuBefore, cpuAfter, window.latenciesUs.length + window.errors) };
 }
 
 // ---------------------------------------------------------------------------------------------- 1
@@ -139,8 +149,8 @@ export async function measureAddedLatency(fleet: Fleet, ratePerSec: number, timi
     headers: authHeaders(fleet.keys.premium, { 'cache-control': 'no-store' }),
   });
   try {
-    const directPoint = await openLoadPoint(direct, simpleRequest(), 64, ratePerSec, 'constant', timing);
-    const gatewayPoint = await openLoadPoint(viaGateway, simpleRequest(), 64, ratePerSec, 'constant', timing);
+    const directPoint = await openLoadPoint(direct, simpleRequest(), 64, ratePerSec, 'constant', timing, node.pid);
+    const gatewayPoint = await openLoadPoint(viaGateway, simpleRequest(), 64, ratePerSec, 'constant', timing, fleet.gateways.p2c.pid);
     return {
       ratePerSec,
       direct: directPoint,
@@ -156,12 +166,31 @@ export async function measureAddedLatency(fleet: Fleet, ratePerSec: number, timi
 
 // ---------------------------------------------------------------------------------------------- 2
 
+export interface FloodPoint extends HttpFloodResult {
+  /** CPU of the server process per answered request over (about) the window, µs. */
+  readonly serverCpuUsPerRequest: number;
+}
+
 export interface CacheThroughputResult {
   readonly threads: number;
   readonly connectionsPerThread: number;
-  readonly bareHono: HttpFloodResult;
-  readonly cacheHit: HttpFloodResult;
+  readonly bareHono: FloodPoint;
+  readonly cacheHit: FloodPoint;
   readonly ratio: number;
+}
+
+/** A flood, with the server's CPU read on this thread's timers at the workers' window edges (± a few ms). */
+async function floodWithCpu(options: HttpFloodOptions, serverPid: number): Promise<FloodPoint> {
+  const cpu = (async () => {
+    await sleep(options.warmupMs);
+    const before = await processCpuSeconds(serverPid);
+    await sleep(options.measureMs);
+    return { before, after: await processCpuSeconds(serverPid) };
+  })();
+  const result = await runHttpFlood(options);
+  const { before, after } = await cpu;
+  const answered = result.completed + result.mismatched + result.errors;
+  return { ...result, serverCpuUsPerRequest: cpuUsPerRequest(before, after, answered) };
 }
 
 export async function measureCacheThroughput(
@@ -184,8 +213,8 @@ export async function measureCacheThroughput(
   if (state !== 'HIT') throw new Error(`the gateway does not answer ${SIMPLE_MODEL} from its cache (x-cache: ${state})`);
 
   const common = { host: HOST, threads: flood.threads, connections: flood.connections, warmupMs: timing.warmupS * 1000, measureMs: timing.durationS * 1000 };
-  const bareHono = await runHttpFlood({ ...common, port: fleet.hono.port, method: 'GET', path: '/' });
-  const cacheHit = await runHttpFlood({
+  const bareHono = await floodWithCpu({ ...common, port: fleet.hono.port, method: 'GET', path: '/' }, fleet.hono.pid);
+  const cacheHit = await floodWithCpu({
     ...common,
     port: gatewayPort,
     method: 'POST',
@@ -193,7 +222,7 @@ export async function measureCacheThroughput(
     headers,
     body: encoded.body,
     expectHeader: { name: 'x-cache', value: 'HIT' },
-  });
+  }, fleet.gateways.p2c.pid);
   return {
     threads: flood.threads,
     connectionsPerThread: flood.connections,
@@ -224,7 +253,10 @@ export function classifyFailure(error: unknown): FailureKind {
 export interface TierFigures {
   readonly tier: TierName;
   readonly offeredPerSec: number;
+  /** Actually sent in the window (below `offeredPerSec` when the generator fell behind or dropped). */
   readonly sentPerSec: number;
+  /** Answered in the window, successes and failures. */
+  readonly completedPerSec: number;
   readonly goodputPerSec: number;
   /** Successful requests, from the intended send time. */
   readonly latency: LatencySummary;
@@ -247,8 +279,11 @@ export interface TierLoadResult {
 
 function admissionRejections(samples: readonly PromSample[], model: string): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const s of selectSamples(samples, 'tessera_gateway_admission_rejections_total', { model })) {
-    counts.set(`${s.labels.tier}/${s.labels.reason}`, s.value);
+  // Queues are per model version: the label is `steady@1` when requests name no version.
+  for (const s of selectSamples(samples, 'tessera_gateway_admission_rejections_total')) {
+    if (s.labels.model !== model && !s.labels.model?.startsWith(`${model}@`)) continue;
+    const key = `${s.labels.tier}/${s.labels.reason}`;
+    counts.set(key, (counts.get(key) ?? 0) + s.value);
   }
   return counts;
 }
@@ -269,6 +304,7 @@ async function tierLoad(
   );
   const request = sleepRequest(model);
   let measuring = false;
+  const sentByTag = tiers.map(() => 0);
   const failures = tiers.map(() => ({ rejected: [] as number[], expired: 0, evicted: 0, timeout: 0, other: 0, firstOther: undefined as string | undefined }));
   const metricsUrl = `http://${HOST}:${fleet.gateways.p2c.port}/metrics`;
   let before = new Map<string, number>();
@@ -279,6 +315,7 @@ async function tierLoad(
     tags: tiers.length,
     call: async (seq) => {
       const tag = seq % tiers.length;
+      if (measuring) sentByTag[tag] = (sentByTag[tag] ?? 0) + 1;
       const t0 = performance.now();
       try {
         return await inferChecked(clients[tag]!, request, SLEEP_ELEMENTS * 4);
@@ -314,8 +351,8 @@ async function tierLoad(
       return {
         tier,
         offeredPerSec: totalRatePerSec / tiers.length,
-        // Sent in the window is not recorded per tag; successes and failures that completed in it are.
-        sentPerSec: (latencies.length + errors) / window.windowS,
+        sentPerSec: (sentByTag[tag] ?? 0) / window.windowS,
+        completedPerSec: (latencies.length + errors) / window.windowS,
         goodputPerSec: latencies.length / window.windowS,
         latency: summarizeLatencies(latencies),
         rejected: summarizeLatencies(f.rejected),

@@ -76,6 +76,8 @@ interface Row {
   readonly throughput: number;
   readonly latency: LatencySummary;
   readonly errors: number;
+  /** The server's CPU per request (µs): node or gateway in phase 1, Hono or gateway in phase 2. */
+  readonly cpuUs: number;
   readonly note: string;
 }
 
@@ -83,11 +85,16 @@ function rows(f: GatewayFigures): Row[] {
   const out: Row[] = [];
   const a = f.addedLatency;
   for (const [series, p] of [['direct to node', a.direct], ['through gateway', a.gateway]] as const) {
-    out.push({ phase: 'latency', series, offered: a.ratePerSec, throughput: p.completedPerSec, latency: p.latency, errors: p.errors, note: 'simple, HTTP, constant rate' });
+    out.push({
+      phase: 'latency', series, offered: a.ratePerSec, throughput: p.completedPerSec, latency: p.latency, errors: p.errors,
+      cpuUs: p.serverCpuUsPerRequest ?? Number.NaN, note: 'simple, HTTP, constant rate',
+    });
   }
   const c = f.cache;
   for (const [series, p] of [['bare hono GET /', c.bareHono], ['gateway cache hit', c.cacheHit]] as const) {
-    out.push({ phase: 'cache', series, offered: Number.NaN, throughput: p.requestsPerSec, latency: p.latency, errors: p.errors, note: 'closed loop' });
+    const other = Object.entries(p.mismatchedValues).map(([value, n]) => `${n} x-cache ${value}`);
+    const note = `closed loop${other.length > 0 ? `; not counted: ${other.join(', ')}` : ''}`;
+    out.push({ phase: 'cache', series, offered: Number.NaN, throughput: p.requestsPerSec, latency: p.latency, errors: p.errors, cpuUs: p.serverCpuUsPerRequest, note });
   }
   const o = f.overload;
   for (const [label, load] of [['alone', o.premiumAlone], ['2x', o.overload]] as const) {
@@ -100,8 +107,9 @@ function rows(f: GatewayFigures): Row[] {
         throughput: t.goodputPerSec,
         latency: t.latency,
         errors: fl.rejected + fl.expired + fl.evicted + fl.timeout + fl.other,
+        cpuUs: Number.NaN,
         note:
-          `rejected ${fl.rejected} (p99 ${ms(t.rejected.p99Us)} ms), expired ${fl.expired}, evicted ${fl.evicted}` +
+          `sent ${rate(t.sentPerSec)}/s; rejected ${fl.rejected} (p99 ${ms(t.rejected.p99Us)} ms), expired ${fl.expired}, evicted ${fl.evicted}` +
           (fl.timeout + fl.other > 0 ? `, timeout ${fl.timeout}, other ${fl.other}` : ''),
       });
     }
@@ -115,6 +123,7 @@ function rows(f: GatewayFigures): Row[] {
       throughput: p.completedPerSec,
       latency: p.latency,
       errors: p.errors,
+      cpuUs: Number.NaN,
       note: `per node ${Object.entries(p.perNode).map(([n, k]) => `${n.replace(/^bench-/, '')}=${k}`).join(' ')}`,
     });
   }
@@ -122,7 +131,7 @@ function rows(f: GatewayFigures): Row[] {
 }
 
 export function toGatewayCsv(f: GatewayFigures): string {
-  const header = 'phase,series,offered_per_s,throughput_per_s,p50_ms,p90_ms,p99_ms,max_ms,errors,note';
+  const header = 'phase,series,offered_per_s,throughput_per_s,p50_ms,p90_ms,p99_ms,max_ms,errors,server_cpu_us_per_req,note';
   const cell = (x: number, digits: number): string => (Number.isFinite(x) ? x.toFixed(digits) : '');
   const lines = rows(f).map((r) =>
     [
@@ -135,6 +144,7 @@ export function toGatewayCsv(f: GatewayFigures): string {
       cell(r.latency.p99Us / 1000, 3),
       cell(r.latency.maxUs / 1000, 3),
       String(r.errors),
+      cell(r.cpuUs, 0),
       `"${r.note.replace(/"/g, '""')}"`,
     ].join(','),
   );
@@ -143,7 +153,7 @@ export function toGatewayCsv(f: GatewayFigures): string {
 
 export function gatewayTable(f: GatewayFigures): string {
   return formatTable(
-    ['phase', 'series', 'offered/s', 'ok/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'failed', 'note'],
+    ['phase', 'series', 'offered/s', 'ok/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'failed', 'cpu us/req', 'note'],
     rows(f).map((r) => [
       r.phase,
       r.series,
@@ -154,6 +164,7 @@ export function gatewayTable(f: GatewayFigures): string {
       ms(r.latency.p99Us),
       ms(r.latency.maxUs),
       String(r.errors),
+      Number.isFinite(r.cpuUs) ? r.cpuUs.toFixed(0) : '-',
       r.note,
     ]),
   );

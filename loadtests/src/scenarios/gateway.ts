@@ -43,7 +43,8 @@ const fmtMs = (us: number): string => (Number.isFinite(us) ? (us / 1000).toFixed
 const describe = (p: OpenPoint): string =>
   `${p.completedPerSec.toFixed(1)} ok/s, p50 ${fmtMs(p.latency.p50Us)} ms, p99 ${fmtMs(p.latency.p99Us)} ms` +
   (p.errors > 0 ? `, ${p.errors} errors (${p.firstError})` : '') +
-  (p.dropped > 0 ? `, ${p.dropped} dropped` : '');
+  (p.dropped > 0 ? `, ${p.dropped} dropped` : '') +
+  (p.serverCpuUsPerRequest !== undefined && Number.isFinite(p.serverCpuUsPerRequest) ? `, server CPU ${p.serverCpuUsPerRequest.toFixed(0)} us/req` : '');
 
 export async function runGatewayScenario(options: BenchOptions): Promise<number> {
   const started = new Date();
@@ -71,14 +72,17 @@ export async function runGatewayScenario(options: BenchOptions): Promise<number>
 
     log(`2/4 cache-hit throughput: ${flood.threads} threads x ${flood.connections} connections, bare Hono then gateway`);
     const cache = await measureCacheThroughput(fleet, flood, timing);
-    log(`  bare Hono ${cache.bareHono.requestsPerSec.toFixed(0)} req/s, cache hits ${cache.cacheHit.requestsPerSec.toFixed(0)} req/s` +
-      (cache.cacheHit.errors > 0 ? `, ${cache.cacheHit.errors} errors (${cache.cacheHit.firstError})` : ''));
+    log(`  bare Hono ${cache.bareHono.requestsPerSec.toFixed(0)} req/s (CPU ${cache.bareHono.serverCpuUsPerRequest.toFixed(0)} us/req), ` +
+      `cache hits ${cache.cacheHit.requestsPerSec.toFixed(0)} req/s (CPU ${cache.cacheHit.serverCpuUsPerRequest.toFixed(0)} us/req)` +
+      (cache.cacheHit.errors > 0 ? `, ${cache.cacheHit.errors} errors (${cache.cacheHit.firstError})` : '') +
+      (cache.cacheHit.mismatched > 0 ? `, ${cache.cacheHit.mismatched} not hits ${JSON.stringify(cache.cacheHit.mismatchedValues)}` : ''));
 
     log(`3/4 overload: capacity of 'steady' on 2 nodes x ${shape.steadyInstances} instances x ${shape.serviceMs} ms, premium alone, then 3 tiers at 2x`);
     const overload = await measureOverload(fleet, shape, timing, overloadWarmupS);
     log(`  capacity ${overload.capacityPerSec.toFixed(1)} req/s (nominal ${overload.nominalCapacityPerSec.toFixed(1)})`);
-    for (const t of [...overload.premiumAlone.tiers, ...overload.overload.tiers]) {
-      log(`  ${t.tier}: offered ${t.offeredPerSec.toFixed(1)}, goodput ${t.goodputPerSec.toFixed(1)} req/s, p99 ${fmtMs(t.latency.p99Us)} ms, ` +
+    const labelled = [...overload.premiumAlone.tiers.map((t) => ['alone', t] as const), ...overload.overload.tiers.map((t) => ['2x', t] as const)];
+    for (const [label, t] of labelled) {
+      log(`  ${t.tier} ${label}: offered ${t.offeredPerSec.toFixed(1)}, sent ${t.sentPerSec.toFixed(1)}, goodput ${t.goodputPerSec.toFixed(1)} req/s, p99 ${fmtMs(t.latency.p99Us)} ms, ` +
         `rejected ${t.failures.rejected} (p99 ${fmtMs(t.rejected.p99Us)} ms), expired ${t.failures.expired}, evicted ${t.failures.evicted}`);
     }
 
@@ -122,6 +126,7 @@ export async function runGatewayScenario(options: BenchOptions): Promise<number>
         'Overload capacity is measured through the gateway; "alone" is premium only at the same premium rate as under overload.',
         '"rejected" = 503 refused at admission (timed send to answer); "expired"/"evicted" waited in the gateway queue first.',
         'The load generator, Redis, the nodes and the gateways share the machine.',
+        'server_cpu_us_per_req: user+system CPU of the server process (node, gateway or Hono) per answered request in the window, from /proc.',
       ],
     };
     const paths = await writeResults(options.outRoot ?? DEFAULT_RESULTS_ROOT, 'gateway', started, json, toGatewayCsv(figures));

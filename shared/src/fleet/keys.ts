@@ -4,10 +4,11 @@
  *
  * Layout (default prefix `tessera:`):
  *
- * | Name                               | Type              | Written by          | Content                          |
- * |------------------------------------|-------------------|---------------------|----------------------------------|
- * | `tessera:{fleet}:node:<nodeId>`    | string, PX ttlMs  | each node, ~1/s     | a `LoadReport` as JSON           |
- * | `tessera:{fleet}:events`           | pub/sub channel   | each node           | a `FleetEvent` as JSON           |
+ * | Name                                 | Type              | Written by          | Content                            |
+ * |--------------------------------------|-------------------|---------------------|------------------------------------|
+ * | `tessera:{fleet}:node:<nodeId>`      | string, PX ttlMs  | each node, ~1/s     | a `LoadReport` as JSON             |
+ * | `tessera:{fleet}:events`             | pub/sub channel   | each node           | a `FleetEvent` as JSON             |
+ * | `tessera:{tenant:<t>}:seq:<m>:<id>`  | string, PX ttl    | each gateway        | the node holding a sequence (JSON) |
  *
  * - A node SETs its key with `PX ttlMs` on every report (about once a second, ttl about three
  *   intervals), so a node that dies without saying goodbye disappears by itself after `ttlMs`.
@@ -22,6 +23,14 @@
  * at once, which cross-slot commands cannot do. The cost is that one shard carries all node
  * registrations: a few hundred small SETs per second, well within one Redis. Classic PUBLISH is
  * broadcast cluster-wide and ignores slots; SPUBLISH would follow the tag to the same shard.
+ *
+ * Sequence affinity (`sequenceAffinityKey`): the node a gateway sent a sequence's START to, so that any
+ * gateway replica sends the rest of the sequence there. It is NOT in the `{fleet}` slot: it is written
+ * per sequence request, so it takes the tenant's tag `{tenant:<t>}` (the slot of its rate-limit
+ * bucket) and spreads over the shards like the rest of the per-tenant traffic. `<m>` is the model name
+ * URI-encoded (so a `:` in it cannot make two keys equal); `<id>` is `u:<decimal>` for a numeric
+ * sequence id and `s:<URI-encoded string>` for a string one (5 and "5" are different sequences, as in
+ * Triton).
  *
  * The prefix is configurable so that several fleets (staging, prod) can share one Redis; it must
  * not contain `{`, `}` (they would move the hash tag) nor glob characters (they would break SCAN).
@@ -94,4 +103,14 @@ export function fleetKeys(options: FleetKeysOptions = {}): FleetKeys {
     },
     eventsChannel: `${prefix}${FLEET_HASH_TAG}:events`,
   };
+}
+
+/**
+ * `<prefix>{tenant:<tenantId>}:seq:<model>:<sequenceId>` (see the module comment): the sequence
+ * affinity key. `sequenceId` is the canonical form `u:<decimal>` or `s:<string>`; the model and the
+ * string id are URI-encoded here.
+ */
+export function sequenceAffinityKey(prefix: string, tenantId: string, model: string, sequenceId: string): string {
+  const id = sequenceId.startsWith('s:') ? `s:${encodeURIComponent(sequenceId.slice(2))}` : sequenceId;
+  return `${prefix}{tenant:${tenantId}}:seq:${encodeURIComponent(model)}:${id}`;
 }

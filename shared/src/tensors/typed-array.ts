@@ -24,7 +24,8 @@ export type AnyTypedArray =
 
 const HOST_IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-const CONSTRUCTORS = {
+/** The constructor of each typed-array kind (datatype.ts's typedArrayKindOf names the kind). */
+export const TYPED_ARRAY_CONSTRUCTORS = {
   Uint8Array,
   Int8Array,
   Uint16Array,
@@ -55,7 +56,7 @@ export function tensorToTypedArray(tensor: Tensor): AnyTypedArray {
   }
   validateTensorData(tensor);
   requireLittleEndianHost();
-  const ctor = CONSTRUCTORS[kind];
+  const ctor = TYPED_ARRAY_CONSTRUCTORS[kind];
   const { data } = tensor;
   const length = data.byteLength / ctor.BYTES_PER_ELEMENT;
   if (data.byteOffset % ctor.BYTES_PER_ELEMENT === 0) {

@@ -11,10 +11,9 @@
  * - Store errors become UNAVAILABLE (503), never 500.
  */
 import { Job, Queue, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { CancelOutcome, JobQueue, JobRecord, JobResult, JobSpec, JobState } from '../../core/ports/index.js';
-import { bullConnection, INFER_QUEUE, jobKeys } from './job-keys.js';
+import { INFER_QUEUE, jobKeys, producerConnection } from './job-keys.js';
 
 /** What a BullMQ job of ours holds. */
 export interface InferJobData {
@@ -25,8 +24,6 @@ export interface InferJobData {
 
 export interface BullmqJobQueueOptions {
   readonly redisUrl: string;
-  /** For tombstones of cancelled jobs (any client on the same Redis). */
-  readonly redis: Redis;
   /** Default "tessera:" (the gateway's keyPrefix). */
   readonly keyPrefix?: string;
   /** How long finished (and cancelled) jobs and their results are kept; default 86400 s (1 day). */
@@ -57,10 +54,11 @@ export async function createBullmqJobQueue(options: BullmqJobQueueOptions): Prom
   for (const [name, value] of [['resultTtlSeconds', ttl], ['attempts', attempts], ['backoffMs', backoffMs]] as const) {
     if (!Number.isSafeInteger(value) || value < (name === 'backoffMs' ? 0 : 1)) throw TesseraError.invalidArg(`jobs ${name} must be a positive integer, got ${value}`);
   }
-  const queue = new Queue<InferJobData, JobResult>(INFER_QUEUE, { connection: bullConnection(options.redisUrl, { failFast: true }), prefix: keys.bullPrefix });
+  // One fail-fast client for the queue and the tombstones.
+  const redis = await producerConnection(options.redisUrl);
+  const queue = new Queue<InferJobData, JobResult>(INFER_QUEUE, { connection: redis, prefix: keys.bullPrefix });
   queue.on('error', () => {}); // connection errors surface as failed commands (503); BullMQ also emits them here
   await store(() => queue.waitUntilReady());
-  const { redis } = options;
 
   async function tombstone(tenantId: string, id: string): Promise<JobRecord | undefined> {
     const raw = await store(() => redis.get(keys.tombstone(id)));
@@ -70,10 +68,13 @@ export async function createBullmqJobQueue(options: BullmqJobQueueOptions): Prom
   }
 
   async function load(tenantId: string, id: string): Promise<{ job: Job<InferJobData, JobResult>; record: JobRecord } | undefined> {
+    // State first, then the job: a job read after its state is at least as far along, so a
+    // "succeeded" record always has its result (the other order could pair "completed" with the
+    // data of a job still running).
+    const state = await store(() => queue.getJobState(id));
+    if (state === 'unknown') return undefined;
     const job = (await store(() => Job.fromId<InferJobData, JobResult>(queue, id))) ?? undefined;
     if (job === undefined || job.data?.spec?.tenantId !== tenantId) return undefined;
-    const state = await store(() => job.getState());
-    if (state === 'unknown') return undefined; // removed meanwhile
     return { job, record: recordOf(job, toJobState(state)) };
   }
 
@@ -129,7 +130,8 @@ export async function createBullmqJobQueue(options: BullmqJobQueueOptions): Prom
     },
 
     async close() {
-      await queue.close();
+      await closeQuietly(queue);
+      redis.disconnect();
     },
   };
 }
@@ -171,4 +173,21 @@ async function store<T>(call: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw storeError(error);
   }
+}
+
+/**
+ * Closes a BullMQ queue or worker without letting Redis fail or stall shutdown: errors are dropped, and
+ * after `timeoutMs` (default 10000) we stop waiting (BullMQ's close can wait forever on a client that
+ * is reconnecting).
+ */
+export async function closeQuietly(closable: { close(): Promise<void> }, timeoutMs = 10_000): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    closable.close().catch(() => {}),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+      timer.unref?.();
+    }),
+  ]);
+  clearTimeout(timer);
 }

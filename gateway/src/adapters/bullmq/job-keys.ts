@@ -4,6 +4,8 @@
  * as BullMQ's Lua scripts need. Default prefix `tessera:` → `tessera:{jobs}:infer:…`.
  */
 import type { ConnectionOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import { TesseraError } from '../../../../shared/src/errors/index.js';
 
 /** The inference jobs. */
 export const INFER_QUEUE = 'infer';
@@ -22,9 +24,24 @@ export function jobKeys(keyPrefix = 'tessera:'): JobKeys {
   return { bullPrefix, tombstone: (jobId) => `${bullPrefix}:cancelled:${jobId}` };
 }
 
-/** BullMQ connection options from a Redis URL (BullMQ opens its own connections, blocking ones included). */
-export function bullConnection(redisUrl: string, options: { readonly failFast?: boolean } = {}): ConnectionOptions {
-  // failFast (producers): a command fails at once while Redis is away, so a submission answers 503
-  // instead of hanging; workers keep BullMQ's defaults and wait for Redis to come back.
-  return { url: redisUrl, ...(options.failFast === true ? { enableOfflineQueue: false } : {}) };
+/** BullMQ connection options for workers: BullMQ opens its connections (blocking ones included) and waits out outages. */
+export function bullConnection(redisUrl: string): ConnectionOptions {
+  return { url: redisUrl };
+}
+
+/**
+ * A connected client of our own for a producer Queue (BullMQ then shares it and never closes it):
+ * commands fail at once while Redis is away (a submission answers 503 instead of hanging), and
+ * closing is a plain disconnect, which BullMQ's own close cannot promise while a client reconnects.
+ */
+export async function producerConnection(redisUrl: string): Promise<Redis> {
+  const client = new Redis(redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 5000 });
+  client.on('error', () => {}); // failed commands carry the error; reconnects are ioredis's business
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect();
+    throw TesseraError.unavailable(`cannot connect to Redis for async jobs: ${(error as Error).message}`);
+  }
+  return client;
 }

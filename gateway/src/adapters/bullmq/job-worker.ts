@@ -15,7 +15,7 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { JobRunError, jobView, runInferJob, type JobRunnerDeps } from '../../core/jobs/index.js';
 import type { JobObserver, JobRecord, JobResult } from '../../core/ports/index.js';
-import type { InferJobData } from './bullmq-job-queue.js';
+import { closeQuietly, type InferJobData } from './bullmq-job-queue.js';
 import { bullConnection, INFER_QUEUE, jobKeys } from './job-keys.js';
 import { createWebhookSender, createWebhookWorker, type WebhookOptions } from './webhook-delivery.js';
 
@@ -49,10 +49,10 @@ export interface JobWorkers {
   close(): Promise<void>;
 }
 
-export function startJobWorkers(options: JobWorkersOptions): JobWorkers {
+export async function startJobWorkers(options: JobWorkersOptions): Promise<JobWorkers> {
   const { logger, observer } = options;
   const now = options.runner.now ?? Date.now;
-  const webhooks = createWebhookSender(options.redisUrl, options.keyPrefix, options.webhooks);
+  const webhooks = await createWebhookSender(options.redisUrl, options.keyPrefix, options.webhooks);
   const runner: JobRunnerDeps = { ...options.runner, ...(options.runTimeoutMs === undefined ? {} : { runTimeoutMs: options.runTimeoutMs }) };
 
   async function notify(job: Job<InferJobData, JobResult>, record: JobRecord): Promise<void> {
@@ -120,7 +120,7 @@ export function startJobWorkers(options: JobWorkersOptions): JobWorkers {
     },
     close: () =>
       (closing ??= (async () => {
-        await Promise.all([worker.close(), webhookWorker.close()]);
+        await Promise.all([closeQuietly(worker), closeQuietly(webhookWorker)]);
         await webhooks.close();
       })()),
   };

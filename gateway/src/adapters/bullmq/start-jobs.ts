@@ -4,7 +4,6 @@
  * dispatcher (`--jobs-worker` decides whether it also runs workers); `tessera-jobs` calls it with a
  * dispatcher of its own over the same Redis fleet view.
  */
-import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { JobRunnerDeps } from '../../core/jobs/index.js';
@@ -26,8 +25,6 @@ export interface JobsSettings extends JobWorkerSettings {
 
 export interface StartJobsOptions {
   readonly redisUrl: string;
-  /** A connected client (tombstones of cancelled jobs). */
-  readonly redis: Redis;
   /** Default "tessera:". */
   readonly keyPrefix?: string;
   readonly registry: Registry;
@@ -51,7 +48,6 @@ export async function startJobs(options: StartJobsOptions): Promise<RunningJobs>
   const keyPrefix = options.keyPrefix ?? 'tessera:';
   const queue = await createBullmqJobQueue({
     redisUrl: options.redisUrl,
-    redis: options.redis,
     keyPrefix,
     ...pick(settings, ['resultTtlSeconds', 'attempts', 'backoffMs']),
   });
@@ -62,7 +58,7 @@ export async function startJobs(options: StartJobsOptions): Promise<RunningJobs>
   });
   let workers: JobWorkers | undefined;
   if (settings.worker === true) {
-    workers = startJobWorkers({
+    workers = await startJobWorkers({
       ...pick(settings, ['concurrency', 'runTimeoutMs', 'lockDurationMs', 'stalledIntervalMs', 'maxStalledCount', 'webhooks']),
       redisUrl: options.redisUrl,
       keyPrefix,

@@ -12,7 +12,8 @@ import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { signWebhook, SIGNATURE_HEADER } from '../../core/jobs/index.js';
 import type { TenantStore } from '../../core/ports/index.js';
-import { bullConnection, jobKeys, WEBHOOK_QUEUE } from './job-keys.js';
+import { closeQuietly } from './bullmq-job-queue.js';
+import { bullConnection, jobKeys, producerConnection, WEBHOOK_QUEUE } from './job-keys.js';
 
 export interface WebhookDelivery {
   readonly jobId: string;
@@ -38,8 +39,9 @@ export interface WebhookSender {
   close(): Promise<void>;
 }
 
-export function createWebhookSender(redisUrl: string, keyPrefix: string | undefined, options: WebhookOptions = {}): WebhookSender {
-  const queue = new Queue<WebhookDelivery>(WEBHOOK_QUEUE, { connection: bullConnection(redisUrl), prefix: jobKeys(keyPrefix).bullPrefix });
+export async function createWebhookSender(redisUrl: string, keyPrefix: string | undefined, options: WebhookOptions = {}): Promise<WebhookSender> {
+  const connection = await producerConnection(redisUrl);
+  const queue = new Queue<WebhookDelivery>(WEBHOOK_QUEUE, { connection, prefix: jobKeys(keyPrefix).bullPrefix });
   queue.on('error', () => {});
   return {
     async send(delivery) {
@@ -51,7 +53,10 @@ export function createWebhookSender(redisUrl: string, keyPrefix: string | undefi
         removeOnFail: { age: 7 * 86_400 },
       });
     },
-    close: () => queue.close(),
+    async close() {
+      await closeQuietly(queue);
+      connection.disconnect();
+    },
   };
 }
 

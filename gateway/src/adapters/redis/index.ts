@@ -2,3 +2,4 @@ export * from './keys.js';
 export * from './lua-scripts.js';
 export * from './redis-rate-limiter.js';
 export * from './redis-tenant-store.js';
+export * from './sequence-affinity.js';

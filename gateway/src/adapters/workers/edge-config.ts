@@ -8,6 +8,8 @@
  * | TESSERA_FLEET_TOKEN  | none           | token for `POST /admin/fleet/report` (secret); none → reports refused |
  * | NODE_URL_SCHEME      | `http`         | how nodes' reported `host:port` are reached (`http` or `https`) |
  * | FLEET_REFRESH_MS     | `1000`         | how often isolates and admission objects re-read the fleet     |
+ * | UPSTREAM_GATEWAYS    | none           | two-tier mode: comma-separated Node gateway base URLs (docs/edge.md) |
+ * | UPSTREAM_API_KEY     | none           | two-tier mode: key for metadata calls to those gateways (secret) |
  *
  * Parsed once per isolate (the env does not change within one) and checked as strictly as on Node:
  * a bad value fails every request with a clear 500 rather than running on a guess.
@@ -23,6 +25,9 @@ export interface EdgeSettings {
   readonly fleetTokenHash: string | null;
   readonly nodeScheme: 'http' | 'https';
   readonly fleetRefreshMs: number;
+  /** Two-tier mode when non-empty: the Node gateways' base URLs. */
+  readonly upstreams: readonly string[];
+  readonly upstreamApiKey: string | undefined;
 }
 
 export const DEFAULT_FLEET_REFRESH_MS = 1000;
@@ -30,7 +35,7 @@ export const DEFAULT_FLEET_REFRESH_MS = 1000;
 let cached: { readonly source: string; readonly settings: Promise<EdgeSettings> } | undefined;
 
 export function edgeSettings(env: Partial<EdgeEnv>): Promise<EdgeSettings> {
-  const source = JSON.stringify([env.GATEWAY_CONFIG, env.TESSERA_ADMIN_KEY, env.TESSERA_FLEET_TOKEN, env.NODE_URL_SCHEME, env.FLEET_REFRESH_MS]);
+  const source = JSON.stringify([env.GATEWAY_CONFIG, env.TESSERA_ADMIN_KEY, env.TESSERA_FLEET_TOKEN, env.NODE_URL_SCHEME, env.FLEET_REFRESH_MS, env.UPSTREAM_GATEWAYS, env.UPSTREAM_API_KEY]);
   if (cached?.source !== source) cached = { source, settings: parseEdgeSettings(env) };
   return cached.settings;
 }
@@ -47,7 +52,20 @@ async function parseEdgeSettings(env: Partial<EdgeEnv>): Promise<EdgeSettings> {
   if (!Number.isSafeInteger(fleetRefreshMs) || fleetRefreshMs < 10) {
     throw TesseraError.invalidArg(`FLEET_REFRESH_MS must be an integer number of ms >= 10 (got ${JSON.stringify(refreshText)})`);
   }
-  return { config, fleetTokenHash: fleetToken === undefined ? null : await sha256Hex(fleetToken), nodeScheme: scheme, fleetRefreshMs };
+  const upstreams = (env.UPSTREAM_GATEWAYS ?? '').split(',').map((u) => u.trim()).filter((u) => u !== '');
+  for (const upstream of upstreams) {
+    if (!/^https?:\/\/[^/\s]+\/?$/.test(upstream)) {
+      throw TesseraError.invalidArg(`UPSTREAM_GATEWAYS: ${JSON.stringify(upstream)} is not a base URL like https://host[:port]`);
+    }
+  }
+  return {
+    config,
+    fleetTokenHash: fleetToken === undefined ? null : await sha256Hex(fleetToken),
+    nodeScheme: scheme,
+    fleetRefreshMs,
+    upstreams,
+    upstreamApiKey: nonEmpty(env.UPSTREAM_API_KEY),
+  };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -12,8 +12,9 @@
  * - GET  /snapshot {"reports": [...]}: the reports that are not stale (`isStale`, the same rule as the
  *                  Node gateway's). Reports stale for more than 10 TTLs are forgotten.
  *
- * State lives in memory only: an object is evicted only after it received nothing for a while, and
- * nodes report about every second, so after an eviction the fleet is whole again within one period.
+ * State: in memory for reads, and written through to the object's storage (`report:<nodeId>`,
+ * `departed:<nodeId>`), because an object that receives nothing for a few seconds is evicted from
+ * memory: a fleet whose pusher paused must not vanish with it (staleness decides, not eviction).
  */
 import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
 import { isStale, supersedes, validateLoadReport } from '../../../../shared/src/fleet/index.js';
@@ -32,7 +33,15 @@ export class FleetDO {
   /** nodeId → startedAt of a process that said it left. */
   private readonly departed = new Map<string, number>();
 
-  constructor(_state: DurableObjectStateLike, _env: unknown) {}
+  constructor(
+    private readonly state: DurableObjectStateLike,
+    _env: unknown,
+  ) {
+    void state.blockConcurrencyWhile(async () => {
+      for (const report of (await state.storage.list<LoadReport>({ prefix: 'report:' })).values()) this.reports.set(report.nodeId, report);
+      for (const [key, startedAt] of await state.storage.list<number>({ prefix: 'departed:' })) this.departed.set(key.slice('departed:'.length), startedAt);
+    });
+  }
 
   async fetch(request: Request): Promise<Response> {
     try {
@@ -43,7 +52,7 @@ export class FleetDO {
         });
         const items = Array.isArray(body) ? body : [body];
         const reports = items.map((item) => validateLoadReport(item));
-        for (const report of reports) this.accept(report);
+        for (const report of reports) await this.accept(report);
         return new Response(null, { status: 204 });
       }
       if (request.method === 'POST' && path === '/leave') {
@@ -51,15 +60,23 @@ export class FleetDO {
         if (typeof body.nodeId !== 'string' || typeof body.startedAt !== 'number') {
           throw TesseraError.invalidArg('a leave needs {"nodeId": string, "startedAt": number}');
         }
-        this.departed.set(body.nodeId, Math.max(this.departed.get(body.nodeId) ?? 0, body.startedAt));
+        const startedAt = Math.max(this.departed.get(body.nodeId) ?? 0, body.startedAt);
+        this.departed.set(body.nodeId, startedAt);
+        await this.state.storage.put(`departed:${body.nodeId}`, startedAt);
         const known = this.reports.get(body.nodeId);
-        if (known !== undefined && known.startedAt <= body.startedAt) this.reports.delete(body.nodeId);
+        if (known !== undefined && known.startedAt <= body.startedAt) {
+          this.reports.delete(body.nodeId);
+          await this.state.storage.delete(`report:${body.nodeId}`);
+        }
         return new Response(null, { status: 204 });
       }
       if (request.method === 'GET' && path === '/snapshot') {
         const now = Date.now();
         for (const [nodeId, report] of this.reports) {
-          if (now - report.sentAt > report.ttlMs * FORGET_AFTER_TTLS) this.reports.delete(nodeId);
+          if (now - report.sentAt > report.ttlMs * FORGET_AFTER_TTLS) {
+            this.reports.delete(nodeId);
+            await this.state.storage.delete(`report:${nodeId}`);
+          }
         }
         return jsonResponse({ reports: [...this.reports.values()].filter((r) => !isStale(r, now)) });
       }
@@ -69,14 +86,18 @@ export class FleetDO {
     }
   }
 
-  private accept(report: LoadReport): void {
+  private async accept(report: LoadReport): Promise<void> {
     const gone = this.departed.get(report.nodeId);
     if (gone !== undefined) {
       if (report.startedAt <= gone) return;
       this.departed.delete(report.nodeId);
+      await this.state.storage.delete(`departed:${report.nodeId}`);
     }
     const known = this.reports.get(report.nodeId);
-    if (known === undefined || supersedes(report, known)) this.reports.set(report.nodeId, report);
+    if (known === undefined || supersedes(report, known)) {
+      this.reports.set(report.nodeId, report);
+      await this.state.storage.put(`report:${report.nodeId}`, report);
+    }
   }
 }
 

@@ -12,5 +12,6 @@ export * from './rate-limiter-do.js';
 export * from './admission-wire.js';
 export * from './admission-do.js';
 export * from './edge-dispatcher.js';
+export * from './two-tier-dispatcher.js';
 export * from './isolate-metrics.js';
 export * from './fleet-routes.js';

@@ -37,6 +37,13 @@ export interface DurableObjectNamespaceLike {
 export interface DurableObjectStateLike {
   /** Runs `callback` with no other event delivered to the object until it settles (init). */
   blockConcurrencyWhile<T>(callback: () => Promise<T>): Promise<T>;
+  /** The object's durable storage (values are structured-cloned). */
+  readonly storage: {
+    get<T>(key: string): Promise<T | undefined>;
+    put<T>(key: string, value: T): Promise<void>;
+    delete(key: string): Promise<boolean>;
+    list<T>(options?: { prefix?: string }): Promise<Map<string, T>>;
+  };
 }
 
 export interface ExecutionContextLike {
@@ -69,4 +76,8 @@ export interface EdgeEnv {
   readonly NODE_URL_SCHEME?: string;
   /** Period in ms at which isolates and admission objects re-read the fleet; default "1000". */
   readonly FLEET_REFRESH_MS?: string;
+  /** Two-tier mode: comma-separated base URLs of Node gateways; unset/empty → direct mode (default). */
+  readonly UPSTREAM_GATEWAYS?: string;
+  /** Two-tier mode: key for metadata/config calls to the Node gateways (a secret); default none. */
+  readonly UPSTREAM_API_KEY?: string;
 }

@@ -12,23 +12,17 @@
  */
 import type { Context } from 'hono';
 import type { Logger } from '../../../../shared/src/logging/index.js';
-import { extractTraceContext, type Span, type TraceScope, type Tracer } from '../../../../shared/src/tracing/index.js';
+import { extractTraceContext, type TraceScope, type Tracer } from '../../../../shared/src/tracing/index.js';
 import type { GatewayRoute } from '../ports/index.js';
-import type { AppEnv } from './app-env.js';
+import type { AppEnv, RequestTelemetry } from './app-env.js';
+
+export type { RequestTelemetry } from './app-env.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 /** Routes polled by probes and scrapers: traced, but no access line. */
 const QUIET_ROUTES: ReadonlySet<GatewayRoute> = new Set<GatewayRoute>(['health', 'metrics']);
 
-export interface RequestTelemetry {
-  readonly tracer: Tracer;
-  /** The root span of this request. */
-  readonly span: Span;
-  readonly requestId: string;
-  /** The trace this request belongs to (undefined only when tracing is off and no traceparent came). */
-  readonly traceId: string | undefined;
-}
 
 export function beginRequest(tracer: Tracer, request: Request): RequestTelemetry {
   const parent = extractTraceContext((name) => request.headers.get(name));

@@ -83,7 +83,9 @@ interface Outcome {
 
 type StoreResult = 'stored' | 'not-stored' | 'unavailable';
 
-const NEVER_ABORTED = new AbortController().signal;
+// Made on first use, not at import: workerd forbids creating an AbortController in global scope.
+let neverAborted: AbortSignal | undefined;
+const NEVER_ABORTED = (): AbortSignal => (neverAborted ??= new AbortController().signal);
 
 /** Throws INVALID_ARG for a non-positive or non-integer `maxEntryBytes` or a negative probe interval. */
 export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
@@ -173,7 +175,7 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
   }
 
   async function bypass(reason: CacheBypassReason, labels: CacheLabels, produce: Produce, signal: AbortSignal | undefined): Promise<CacheRunResult> {
-    const produced = await produce(signal ?? NEVER_ABORTED);
+    const produced = await produce(signal ?? NEVER_ABORTED());
     return finish({ ...fromProduced(produced, 'unavailable'), bypassReason: reason }, labels, 'BYPASS', false);
   }
 
@@ -209,7 +211,7 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
       if (policy.directive === 'no-store') return bypass('no-store', labels, produce, signal);
       if (!(policy.ttlSeconds > 0) || !Number.isFinite(policy.ttlSeconds)) return bypass('ttl-zero', labels, produce, signal);
       if (policy.directive === 'no-cache') {
-        const produced = await produce(signal ?? NEVER_ABORTED);
+        const produced = await produce(signal ?? NEVER_ABORTED());
         const stored = await tryStore(key, policy.ttlSeconds, labels, produced);
         const outcome = fromProduced(produced, stored);
         return finish(outcome, labels, outcome.status, false);

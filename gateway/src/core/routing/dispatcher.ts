@@ -11,6 +11,9 @@
  *       deadline in µs, or the client's own when shorter)
  *     → a failure before the node accepted the request (`notAccepted`) is retried ONCE on another
  *       candidate if the deadline still allows; nothing else is retried.
+ *   Sequence requests (`sequence_id`, with `options.sequences`; core/sequences/sequence-router.ts): a
+ *   START is routed as above and its node recorded; every later request of the sequence goes to that
+ *   node only (its version too), is never retried elsewhere, and fails clearly when the node is gone.
  *
  * In-flight accounting: every send is `directory.track(node)`, released in a `finally` of that very
  * send, so each counter is released exactly once on success, error, deadline and cancellation. The
@@ -25,6 +28,8 @@ import type { ErrorCode } from '../../../../shared/src/errors/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { Span, TraceScope } from '../../../../shared/src/tracing/index.js';
 import { AdmissionQueue, systemClock } from '../admission/index.js';
+import { SequenceRouter } from '../sequences/index.js';
+import type { SequenceBinding, SequenceRequest, SequenceRoutingOptions } from '../sequences/index.js';
 import type { AdmissionObserver, Clock, TimerHandle } from '../admission/index.js';
 import type { NodeDirectory, NodeTransport, NodeView, Tier, UpstreamCallOptions, UpstreamInferResult } from '../ports/index.js';
 import { DEFAULT_OVERCOMMIT, modelLoadOf, reportedExecTimeMs, room, score } from './node-load.js';
@@ -91,6 +96,11 @@ export interface DispatcherOptions {
   readonly observer?: DispatchObserver;
   /** Randomness for p2c and unsticky splits, in [0, 1); default Math.random. */
   readonly random?: () => number;
+  /**
+   * Sequence affinity (core/sequences): where bindings live and their TTLs. Default none: sequence
+   * requests are routed like any other, which is only right with a single node.
+   */
+  readonly sequences?: SequenceRoutingOptions;
 }
 
 export interface Dispatcher {
@@ -109,6 +119,18 @@ export interface Dispatcher {
 
 const EMA_ALPHA = 0.2;
 const DEFAULT_PUMP_INTERVAL_MS = 100;
+/** Deadline of the background config read that learns a sequence model's idle time. */
+const SEQUENCE_CONFIG_TIMEOUT_MS = 5000;
+
+/** What a sequence request adds to a dispatch (see dispatchSequence). */
+interface SequencePin {
+  /** A non-START request: the node (and version) holding the sequence; no other node, no retry. */
+  readonly binding?: SequenceBinding;
+  /** The error when that node is gone by the time the request leaves the queue. */
+  readonly gone?: () => TesseraError;
+  /** Told which node answered (a START's binding). */
+  readonly answered?: (node: NodeView) => void;
+}
 
 interface ModelQueue {
   readonly model: string;
@@ -127,6 +149,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     throw TesseraError.invalidArg(`admission overcommit must be a number >= 0 (got ${overcommit})`);
   }
   const pumpIntervalMs = options.admission?.pumpIntervalMs ?? DEFAULT_PUMP_INTERVAL_MS;
+  const sequences = options.sequences === undefined ? undefined : new SequenceRouter(options.sequences, () => clock.now());
   const queues = new Map<string, ModelQueue>();
   /** Measured upstream time per model, for admission estimates when no node reports one. */
   const measuredExecMs = new Map<string, number>();
@@ -242,16 +265,29 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
-  async function run(first: NodeView, firstRelease: () => void, request: InferRequest, ctx: DispatchContext, version: string | undefined) {
+  /** `retry: false` for a sequence's follow-ups (their state lives on `first`); `answered` learns the node that answered. */
+  async function run(
+    first: NodeView,
+    firstRelease: () => void,
+    request: InferRequest,
+    ctx: DispatchContext,
+    version: string | undefined,
+    retry = true,
+    answered?: (node: NodeView) => void,
+  ) {
     try {
-      return await sendOnce(first, firstRelease, request, ctx, false);
+      const result = await sendOnce(first, firstRelease, request, ctx, false);
+      answered?.(first);
+      return result;
     } catch (error) {
-      if (!isNotAccepted(error) || ctx.signal?.aborted || clock.now() >= ctx.deadline) throw toTesseraError(error);
+      if (!retry || !isNotAccepted(error) || ctx.signal?.aborted || clock.now() >= ctx.deadline) throw toTesseraError(error);
       const next = pickNode(request.modelName, version, new Set([first.id]), false);
       if (next === undefined) throw toTesseraError(error);
       const release = directory.track(next.id);
       try {
-        return await sendOnce(next, release, request, ctx, true);
+        const result = await sendOnce(next, release, request, ctx, true);
+        answered?.(next);
+        return result;
       } catch (second) {
         throw toTesseraError(second);
       }
@@ -282,49 +318,94 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
+  /** Version choice, admission, node choice and the upstream call of one request. */
+  function admit(request: InferRequest, ctx: DispatchContext, pin?: SequencePin): Promise<UpstreamInferResult> {
+    const model = request.modelName;
+    const own = request.modelVersion === undefined || request.modelVersion === '' ? undefined : request.modelVersion;
+    // A sequence's follow-ups keep the version that answered its START, whatever the traffic split says.
+    const asked = own ?? pin?.binding?.version;
+    const modelRouting = routing.models?.[model];
+    const header = modelRouting?.stickyHeader;
+    const sticky = header !== undefined ? (ctx.headers?.get(header) ?? undefined) : undefined;
+    const version =
+      asked ?? selectVersion(model, modelRouting, sticky, (v) => eligible(model, v).length > 0, random);
+    if (!known(model, version)) return Promise.reject(notFound(model, version));
+    const routed: InferRequest = version === own ? request : { ...request, modelVersion: version };
+    const { queue } = queueFor(model, version);
+    // From admission to the queue's release (or refusal): the gateway-side wait of the request.
+    const admission = ctx.trace?.tracer.startSpan('admission', {
+      parent: ctx.trace.parent,
+      attributes: { 'tessera.model': model, 'tessera.model_version': version, 'tessera.tier': ctx.tier.name, 'tessera.priority': ctx.tier.priority, 'tessera.queue_depth': queue.depth },
+    });
+    return new Promise<UpstreamInferResult>((resolve, reject) => {
+      queue.admit(
+        { tier: ctx.tier.name, priority: ctx.tier.priority, share: ctx.tier.queueShare, deadline: ctx.deadline, ...(ctx.signal ? { signal: ctx.signal } : {}) },
+        {
+          dispatch: () => {
+            admission?.end();
+            const pinned = pin?.binding?.nodeId;
+            const node = pinned !== undefined ? holder(pinned, model) : pickNode(model, version, new Set(), true);
+            if (node === undefined) {
+              // Room implies a candidate; this only guards against a directory changing under us.
+              reject(pin?.gone?.() ?? new TesseraError('UNAVAILABLE', `no node is ready to serve model '${model}'`, { retryAfterMs: 1000 }));
+              return;
+            }
+            // Counted before returning, so the queue sees the room taken (AdmissionHandlers.dispatch).
+            const release = directory.track(node.id);
+            run(node, release, routed, ctx, version, pinned === undefined, pin?.answered).then(resolve, reject);
+          },
+          reject: (error) => {
+            admission?.setError(error);
+            admission?.end();
+            reject(error);
+          },
+        },
+      );
+      schedulePump();
+    });
+  }
+
+  /** The node holding a sequence while it can still be reached: in the directory, serving the model, breaker not open. */
+  const holder = (nodeId: string, model: string): NodeView | undefined =>
+    directory.all().find((node) => node.id === nodeId && node.models.has(model) && !breakers?.isOpen(node.id));
+
+  /** A request of a sequence (core/sequences/sequence-router.ts): a START records its node, the rest follow it. */
+  async function dispatchSequence(request: InferRequest, ctx: DispatchContext, seq: SequenceRequest): Promise<UpstreamInferResult> {
+    const router = sequences!;
+    const model = request.modelName;
+    if (seq.start) {
+      const answered: { node?: NodeView } = {};
+      const result = await admit(request, ctx, { answered: (node) => (answered.node = node) });
+      const node = answered.node!;
+      const version = result.response.modelVersion === '' ? undefined : result.response.modelVersion;
+      await router.started(seq, { nodeId: node.id, ...(version === undefined ? {} : { version }) }, () =>
+        transport.modelConfig(node, model, version, { deadline: clock.now() + SEQUENCE_CONFIG_TIMEOUT_MS }),
+      );
+      return result;
+    }
+    const binding = await router.lookup(seq);
+    if (holder(binding.nodeId, model) === undefined) throw router.gone(seq);
+    let result: UpstreamInferResult;
+    try {
+      result = await admit(request, ctx, { binding, gone: () => router.gone(seq) });
+    } catch (error) {
+      // Refused before the node took it (down, unreachable, breaker open): the state is out of reach.
+      throw isNotAccepted(error) ? router.gone(seq, error) : error;
+    }
+    if (seq.end) await router.ended(seq);
+    return result;
+  }
+
   return {
     dispatch(request, ctx) {
       if (closed) return Promise.reject(TesseraError.unavailable('the gateway is shutting down'));
-      const model = request.modelName;
-      const asked = request.modelVersion === undefined || request.modelVersion === '' ? undefined : request.modelVersion;
-      const modelRouting = routing.models?.[model];
-      const header = modelRouting?.stickyHeader;
-      const sticky = header !== undefined ? (ctx.headers?.get(header) ?? undefined) : undefined;
-      const version =
-        asked ?? selectVersion(model, modelRouting, sticky, (v) => eligible(model, v).length > 0, random);
-      if (!known(model, version)) return Promise.reject(notFound(model, version));
-      const routed: InferRequest = version === asked ? request : { ...request, modelVersion: version };
-      const { queue } = queueFor(model, version);
-      // From admission to the queue's release (or refusal): the gateway-side wait of the request.
-      const admission = ctx.trace?.tracer.startSpan('admission', {
-        parent: ctx.trace.parent,
-        attributes: { 'tessera.model': model, 'tessera.model_version': version, 'tessera.tier': ctx.tier.name, 'tessera.priority': ctx.tier.priority, 'tessera.queue_depth': queue.depth },
-      });
-      return new Promise<UpstreamInferResult>((resolve, reject) => {
-        queue.admit(
-          { tier: ctx.tier.name, priority: ctx.tier.priority, share: ctx.tier.queueShare, deadline: ctx.deadline, ...(ctx.signal ? { signal: ctx.signal } : {}) },
-          {
-            dispatch: () => {
-              admission?.end();
-              const node = pickNode(model, version, new Set(), true);
-              if (node === undefined) {
-                // Room implies a candidate; this only guards against a directory changing under us.
-                reject(new TesseraError('UNAVAILABLE', `no node is ready to serve model '${model}'`, { retryAfterMs: 1000 }));
-                return;
-              }
-              // Counted before returning, so the queue sees the room taken (AdmissionHandlers.dispatch).
-              const release = directory.track(node.id);
-              run(node, release, routed, ctx, version).then(resolve, reject);
-            },
-            reject: (error) => {
-              admission?.setError(error);
-              admission?.end();
-              reject(error);
-            },
-          },
-        );
-        schedulePump();
-      });
+      let seq: SequenceRequest | undefined;
+      try {
+        seq = sequences?.read(ctx.tenantId, request);
+      } catch (error) {
+        return Promise.reject(toTesseraError(error));
+      }
+      return seq === undefined ? admit(request, ctx) : dispatchSequence(request, ctx, seq);
     },
 
     modelConfig: (model, version, ctx) => metadataCall(model, version, ctx, (node, opts) => transport.modelConfig(node, model, version, opts)),

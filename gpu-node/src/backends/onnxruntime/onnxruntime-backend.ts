@@ -17,6 +17,7 @@ import type {
   ModelSource,
 } from '../backend.js';
 import { countInstances } from '../instance-specs.js';
+import { executeTiming, failedExecuteTiming } from '../worker/execute-timing.js';
 import { InstanceWorker } from '../worker/instance-worker.js';
 import { transferListOf } from '../worker/wire-tensor.js';
 import { siblingModule } from '../worker/worker-entry.js';
@@ -35,10 +36,6 @@ export interface OnnxRuntimeBackendOptions {
 type OrtWorker = InstanceWorker<OrtInfo, OrtExecuteBody, OrtExecuteReply>;
 
 const WORKER_ENTRY = siblingModule(import.meta.url, 'onnxruntime-worker');
-
-function elapsedNs(since: bigint): number {
-  return Number(process.hrtime.bigint() - since);
-}
 
 class OnnxRuntimeInstance implements BackendInstance {
   private readonly io: ModelIo;
@@ -63,7 +60,7 @@ class OnnxRuntimeInstance implements BackendInstance {
     const results: ExecutionResult[] = requests.map((_, i) => ({
       error: plan.rejected.get(i) ?? TesseraError.internal('request was not executed'),
     }));
-    if (plan.runs.length === 0) return { results, timing: { computeInputNs: elapsedNs(start), computeInferNs: 0, computeOutputNs: 0 } };
+    if (plan.runs.length === 0) return { results, timing: failedExecuteTiming(start) };
 
     let reply: OrtExecuteReply;
     try {
@@ -72,7 +69,7 @@ class OnnxRuntimeInstance implements BackendInstance {
     } catch (error) {
       const failure = error instanceof TesseraError ? error : TesseraError.internal(String(error));
       for (const run of plan.runs) for (const i of run.requestIndexes) results[i] = { error: failure };
-      return { results, timing: { computeInputNs: elapsedNs(start), computeInferNs: 0, computeOutputNs: 0 } };
+      return { results, timing: failedExecuteTiming(start) };
     }
 
     const received = process.hrtime.bigint();
@@ -90,16 +87,7 @@ class OnnxRuntimeInstance implements BackendInstance {
     });
     // compute_infer is session.run alone; compute_output is the worker's output conversion plus the
     // split here; compute_input is everything else (concatenation, transfer both ways, input conversion).
-    const computeOutputNs = reply.outputNs + elapsedNs(received);
-    const totalNs = elapsedNs(start);
-    return {
-      results,
-      timing: {
-        computeInputNs: Math.max(0, totalNs - reply.inferNs - computeOutputNs),
-        computeInferNs: reply.inferNs,
-        computeOutputNs,
-      },
-    };
+    return { results, timing: executeTiming(start, received, reply) };
   }
 
   close(): Promise<void> {

@@ -1,5 +1,5 @@
 /** What the onnxruntime backend and its worker threads say to each other (payloads of worker/protocol.ts). */
-import type { WireError, WireTensor } from '../worker/protocol.js';
+import type { WireOutcome, WireTensor, WorkerTimings } from '../worker/protocol.js';
 import type { SessionSettings } from './session-settings.js';
 
 export interface OrtInit {
@@ -38,14 +38,9 @@ export interface OrtExecuteBody {
   readonly runs: readonly OrtRun[];
 }
 
-export type OrtRunResult = { readonly outputs: readonly WireTensor[] } | { readonly error: WireError };
+export type OrtRunResult = WireOutcome;
 
-export interface OrtExecuteReply {
+/** inputNs: wire inputs to onnxruntime tensors; inferNs: session.run alone; outputNs: outputs back to wire tensors. */
+export interface OrtExecuteReply extends WorkerTimings {
   readonly runs: readonly OrtRunResult[];
-  /** Converting inputs to onnxruntime tensors, in the worker. */
-  readonly inputNs: number;
-  /** session.run alone. */
-  readonly inferNs: number;
-  /** Converting outputs back to wire tensors, in the worker. */
-  readonly outputNs: number;
 }

@@ -14,20 +14,10 @@
  * Every instance is its own worker thread with its own copy of the module, so module-level state is
  * per instance and a slow execute blocks only its instance.
  */
-import type { Datatype, ParameterValue } from '../../../../shared/src/tensors/index.js';
+import type { AnyTypedArray, Datatype, ParameterValue } from '../../../../shared/src/tensors/index.js';
 
 /** The typed array a datatype's data comes as (FP16/BF16: raw 16-bit patterns; BOOL: 0/1 bytes). */
-export type ModelTypedArray =
-  | Uint8Array
-  | Int8Array
-  | Uint16Array
-  | Int16Array
-  | Uint32Array
-  | Int32Array
-  | BigUint64Array
-  | BigInt64Array
-  | Float32Array
-  | Float64Array;
+export type ModelTypedArray = AnyTypedArray;
 
 export interface ModelInitializeArgs {
   readonly modelName: string;

@@ -13,25 +13,13 @@ import {
   numberToBf16Bits,
   numberToFp16Bits,
   tensorToTypedArray,
+  TYPED_ARRAY_CONSTRUCTORS,
   typedArrayKindOf,
   type Datatype,
 } from '../../../../shared/src/tensors/index.js';
 import type { WireTensor } from '../worker/protocol.js';
 import { copyArrayBuffer, wireToTensor } from '../worker/wire-tensor.js';
-import type { ModelInputTensor, ModelOutputTensor, ModelTypedArray } from './contract.js';
-
-const CONSTRUCTORS = {
-  Uint8Array,
-  Int8Array,
-  Uint16Array,
-  Int16Array,
-  Uint32Array,
-  Int32Array,
-  BigUint64Array,
-  BigInt64Array,
-  Float32Array,
-  Float64Array,
-} as const;
+import type { ModelInputTensor, ModelOutputTensor } from './contract.js';
 
 /** Views the transferred buffer (owned by this thread now), so inputs are not copied again. */
 export function inputForModel(wire: WireTensor): ModelInputTensor {
@@ -39,7 +27,7 @@ export function inputForModel(wire: WireTensor): ModelInputTensor {
   const data =
     wire.datatype === 'BYTES'
       ? decodeBytesElements(tensor.data, elementCount(tensor.shape), `input '${wire.name}'`)
-      : (tensorToTypedArray(tensor) as ModelTypedArray);
+      : tensorToTypedArray(tensor);
   return { datatype: wire.datatype, shape: wire.shape, data };
 }
 
@@ -76,10 +64,10 @@ function fromPlainArray(datatype: Datatype, values: readonly unknown[]): ArrayBu
       return BigUint64Array.from(values, (v) => BigInt(v as number | bigint));
     default: {
       const kind = typedArrayKindOf(datatype) ?? 'Uint8Array';
-      return (CONSTRUCTORS[kind] as unknown as { from(v: readonly unknown[], f: (x: unknown) => number): ArrayBufferView }).from(
-        values,
-        Number,
-      );
+      const ctor = TYPED_ARRAY_CONSTRUCTORS[kind] as unknown as {
+        from(v: readonly unknown[], f: (x: unknown) => number): ArrayBufferView;
+      };
+      return ctor.from(values, Number);
     }
   }
 }
@@ -93,7 +81,7 @@ export function outputFromModel(model: string, name: string, output: ModelOutput
   const count = elementCount(shape, `output '${name}'`);
   if (datatype === 'BYTES') return { name, datatype, shape, data: bytesData(model, name, output.data, count) };
 
-  const kind = typedArrayKindOf(datatype) as keyof typeof CONSTRUCTORS;
+  const kind = typedArrayKindOf(datatype) as keyof typeof TYPED_ARRAY_CONSTRUCTORS;
   let view: ArrayBufferView;
   if (Array.isArray(output.data)) {
     try {
@@ -101,13 +89,13 @@ export function outputFromModel(model: string, name: string, output: ModelOutput
     } catch (error) {
       throw fail(model, name, `has data that cannot be ${datatype}: ${error instanceof Error ? error.message : String(error)}`);
     }
-  } else if (output.data instanceof CONSTRUCTORS[kind]) {
+  } else if (output.data instanceof TYPED_ARRAY_CONSTRUCTORS[kind]) {
     view = output.data;
   } else {
     const got = ArrayBuffer.isView(output.data) ? output.data.constructor.name : typeof output.data;
     throw fail(model, name, `is ${datatype}, so its data must be a ${kind} or an array, got ${got}`);
   }
-  const elements = view.byteLength / CONSTRUCTORS[kind].BYTES_PER_ELEMENT;
+  const elements = view.byteLength / TYPED_ARRAY_CONSTRUCTORS[kind].BYTES_PER_ELEMENT;
   if (elements !== count) {
     throw fail(model, name, `has ${elements} elements, but shape ${formatShape(shape)} needs ${count}`);
   }

@@ -1,6 +1,6 @@
 /** What the typescript backend and its worker threads say to each other (payloads of worker/protocol.ts). */
 import type { Parameters } from '../../../../shared/src/tensors/index.js';
-import type { WireError, WireTensor } from '../worker/protocol.js';
+import type { WireOutcome, WireTensor, WorkerTimings } from '../worker/protocol.js';
 import type { ModelInitializeArgs } from './contract.js';
 
 export interface TsInit {
@@ -18,12 +18,9 @@ export interface TsExecuteBody {
   readonly requests: readonly TsWireRequest[];
 }
 
-export type TsWireResponse = { readonly outputs: readonly WireTensor[] } | { readonly error: WireError };
+export type TsWireResponse = WireOutcome;
 
-export interface TsExecuteReply {
+/** inferNs: the model's execute() alone. */
+export interface TsExecuteReply extends WorkerTimings {
   readonly responses: readonly TsWireResponse[];
-  readonly inputNs: number;
-  /** The model's execute() alone. */
-  readonly inferNs: number;
-  readonly outputNs: number;
 }

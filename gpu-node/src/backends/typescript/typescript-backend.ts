@@ -17,6 +17,7 @@ import type {
   InstanceSpec,
   ModelSource,
 } from '../backend.js';
+import { executeTiming, failedExecuteTiming } from '../worker/execute-timing.js';
 import { InstanceWorker } from '../worker/instance-worker.js';
 import { copiedTensorToWire, transferListOf, wireToTensor } from '../worker/wire-tensor.js';
 import { siblingModule } from '../worker/worker-entry.js';
@@ -68,10 +69,6 @@ function initializeArgs(source: ModelSource, spec: InstanceSpec): ModelInitializ
   };
 }
 
-function elapsedNs(since: bigint): number {
-  return Number(process.hrtime.bigint() - since);
-}
-
 class TypescriptInstance implements BackendInstance {
   constructor(
     readonly spec: InstanceSpec,
@@ -93,10 +90,7 @@ class TypescriptInstance implements BackendInstance {
       reply = await this.worker.call(body, transferListOf(body.requests.flatMap((r) => r.inputs)));
     } catch (error) {
       const failure = error instanceof TesseraError ? error : TesseraError.internal(String(error));
-      return {
-        results: requests.map(() => ({ error: failure })),
-        timing: { computeInputNs: elapsedNs(start), computeInferNs: 0, computeOutputNs: 0 },
-      };
+      return { results: requests.map(() => ({ error: failure })), timing: failedExecuteTiming(start) };
     }
     const received = process.hrtime.bigint();
     const results: ExecutionResult[] = reply.responses.map((response) =>
@@ -104,15 +98,7 @@ class TypescriptInstance implements BackendInstance {
         ? { error: new TesseraError(response.error.code, response.error.message) }
         : { outputs: response.outputs.map(wireToTensor) },
     );
-    const computeOutputNs = reply.outputNs + elapsedNs(received);
-    return {
-      results,
-      timing: {
-        computeInputNs: Math.max(0, elapsedNs(start) - reply.inferNs - computeOutputNs),
-        computeInferNs: reply.inferNs,
-        computeOutputNs,
-      },
-    };
+    return { results, timing: executeTiming(start, received, reply) };
   }
 
   close(): Promise<void> {

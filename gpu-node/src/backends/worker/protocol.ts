@@ -30,6 +30,19 @@ export interface WireTensor {
   readonly data: ArrayBuffer;
 }
 
+/** What one unit of an execute (a session run, a model request) comes back as: its outputs or its own error. */
+export type WireOutcome = { readonly outputs: readonly WireTensor[] } | { readonly error: WireError };
+
+/** The worker's share of an execute's time, measured in the worker thread; every reply body carries it. */
+export interface WorkerTimings {
+  /** Converting wire inputs to what the model takes. */
+  readonly inputNs: number;
+  /** The model's own work alone (session.run, a module's execute()). */
+  readonly inferNs: number;
+  /** Converting the model's outputs back to wire tensors. */
+  readonly outputNs: number;
+}
+
 export type HostMessage = { readonly type: 'execute'; readonly id: number; readonly body: unknown } | { readonly type: 'close' };
 
 export type WorkerMessage =

@@ -17,7 +17,8 @@ import type {
 } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { MalformedMessage, inferRequestFromProto, inferResponseToProto } from '../../../../shared/src/grpc/index.js';
 import type { Incoming } from '../../../../shared/src/grpc/index.js';
-import type { NodeCore } from '../../core/index.js';
+import { extractTraceContext, type TraceContext } from '../../../../shared/src/tracing/index.js';
+import type { InferOptions, NodeCore } from '../../core/index.js';
 import { callSignal, toServiceError } from './call-status.js';
 import { unary } from './unary.js';
 
@@ -40,13 +41,23 @@ export function loadTrailer(core: NodeCore, modelName: string): Metadata {
   return md;
 }
 
+/** The caller's W3C trace context from the call's metadata (`traceparent`, `tracestate`), if valid. */
+export function traceParentOf(metadata: Metadata): Pick<InferOptions, 'traceParent'> {
+  const first = (name: string): string | undefined => {
+    const value = metadata.get(name)[0];
+    return value === undefined ? undefined : String(value);
+  };
+  const parent: TraceContext | undefined = extractTraceContext(first);
+  return parent === undefined ? {} : { traceParent: parent };
+}
+
 export function modelInferHandler(core: NodeCore): handleUnaryCall<Incoming<ModelInferRequest>, ModelInferResponse> {
   return unary<ModelInferRequest, ModelInferResponse>(
     async (msg, call) => {
       const request = inferRequestFromProto(msg);
       const { signal, dispose } = callSignal(call);
       try {
-        return inferResponseToProto(await core.infer(request, { signal }));
+        return inferResponseToProto(await core.infer(request, { signal, ...traceParentOf(call.metadata) }));
       } finally {
         dispose();
       }
@@ -91,6 +102,8 @@ export function modelStreamInferHandler(
   return (call: Stream) => {
     const { signal, dispose } = callSignal(call);
     const statusOnError = call.metadata.get(STREAM_ERROR_HEADER).some((v) => String(v).toLowerCase() === 'true');
+    // Every request of the stream continues the trace the stream was opened in.
+    const trace = traceParentOf(call.metadata);
     let tail: Promise<void> = Promise.resolve();
     let inflight = 0;
     let inputEnded = false;
@@ -115,7 +128,7 @@ export function modelStreamInferHandler(
       try {
         if (incoming instanceof MalformedMessage) throw incoming.error;
         const request = inferRequestFromProto(incoming);
-        const response = await core.infer(request, { signal });
+        const response = await core.infer(request, { signal, ...trace });
         return create(ModelStreamInferResponseSchema, { inferResponse: inferResponseToProto(response) });
       } catch (err) {
         return statusOnError ? new StreamFailure(err) : errorResponse(err, msg);

@@ -12,6 +12,7 @@ import type { NodeCore } from '../../core/index.js';
 import { buildApp } from './routes.js';
 import { DEFAULT_LOG_SETTINGS, resolveLimits, type HttpServerOptions } from './server-options.js';
 import { LogSettingsStore } from './settings-routes.js';
+import { applyServerTimeouts } from '../../../../shared/src/http/index.js';
 
 export interface HttpServer {
   /** The Hono app; `app.fetch(request)` serves a request without a socket (tests, embedding). */
@@ -39,7 +40,7 @@ export function createHttpServer(core: NodeCore, options: HttpServerOptions = {}
     app,
     listen(port, host = '0.0.0.0') {
       if (server !== undefined) return Promise.reject(new Error('the HTTP server is already listening'));
-      const created = createAdaptorServer({ fetch: app.fetch }) as Server;
+      const created = applyServerTimeouts(createAdaptorServer({ fetch: app.fetch }) as Server);
       server = created;
       return new Promise((resolve, reject) => {
         created.once('error', reject);

@@ -4,6 +4,7 @@
  * client disconnects or the gateway's deadline header runs out (504 then), and encode (and compress, if the client accepts it) the response.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { extractTraceContext } from '../../../../shared/src/tracing/index.js';
 import type { NodeCore } from '../../core/index.js';
 import { readBody } from './body-reader.js';
 import { decodeInfer, jsonPartLength, rawInputModelOf } from './infer-codec.js';
@@ -70,7 +71,9 @@ async function inferWithin(
     ...(rawInputModel === undefined ? {} : { rawInputModel }),
   });
 
-  const response = await core.infer(decoded.request, { signal });
+  // The caller's W3C trace context (traceparent/tracestate): the node's spans continue its trace.
+  const traceParent = extractTraceContext((name) => request.headers.get(name));
+  const response = await core.infer(decoded.request, { signal, ...(traceParent === undefined ? {} : { traceParent }) });
   const encoded = decoded.encode(response);
 
   const headers: Record<string, string> = { ...encoded.headers, Vary: 'Accept-Encoding' };

@@ -11,6 +11,7 @@ import { gpuMetrics } from './gpu-metrics.js';
 import type { GpuQuery } from './gpu-metrics.js';
 import { registerModelMetrics } from './model-metrics.js';
 import type { MetricsSource } from './model-metrics.js';
+import { applyServerTimeouts } from '../../../../shared/src/http/index.js';
 
 export const DEFAULT_METRICS_PORT = 8002;
 
@@ -75,7 +76,7 @@ export function createMetricsServer(source: MetricsSource, options: MetricsServe
     );
   };
 
-  const server = createServer(handle);
+  const server = applyServerTimeouts(createServer(handle));
 
   return {
     registry,

@@ -1,0 +1,48 @@
+/**
+ * The SequenceAffinity port: which node holds a sequence. A stateful model (Triton's sequence batcher)
+ * keeps a sequence's state on the node that got its START, so every later request of the sequence must
+ * go there. The record is shared by all gateway replicas (Redis adapter) or kept in this process
+ * (memory adapter, embedded mode), and it expires by itself: a sequence whose client went silent
+ * leaves nothing behind.
+ */
+
+/** One sequence of one tenant and model. Tenant A's sequence 5 is not tenant B's. */
+export interface SequenceRef {
+  readonly tenantId: string;
+  readonly model: string;
+  /** Canonical id (sequence-params.ts): `u:<decimal>` for a numeric id, `s:<string>` for a string one. */
+  readonly sequenceId: string;
+}
+
+/** Where the sequence lives. */
+export interface SequenceBinding {
+  readonly nodeId: string;
+  /** The model version that answered the START, so a traffic split cannot move the sequence; absent when unknown. */
+  readonly version?: string;
+}
+
+export interface SequenceAffinity {
+  /** The binding, or undefined when none (never set, deleted or expired). With `refreshTtlMs`, also extends its TTL. */
+  get(ref: SequenceRef, refreshTtlMs?: number): Promise<SequenceBinding | undefined>;
+  /** Records (or replaces) the binding for `ttlMs`. */
+  set(ref: SequenceRef, binding: SequenceBinding, ttlMs: number): Promise<void>;
+  /** Forgets the binding; nothing happens when there is none. */
+  delete(ref: SequenceRef): Promise<void>;
+}
+
+/** The stored form of a binding, shared by the adapters: compact JSON. */
+export function encodeBinding(binding: SequenceBinding): string {
+  return JSON.stringify(binding.version === undefined ? { n: binding.nodeId } : { n: binding.nodeId, v: binding.version });
+}
+
+/** A stored binding, or undefined when the value is not one of ours (treated as no binding). */
+export function decodeBinding(value: string | null | undefined): SequenceBinding | undefined {
+  if (value === null || value === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(value) as { n?: unknown; v?: unknown };
+    if (typeof parsed.n !== 'string' || parsed.n === '') return undefined;
+    return typeof parsed.v === 'string' ? { nodeId: parsed.n, version: parsed.v } : { nodeId: parsed.n };
+  } catch {
+    return undefined;
+  }
+}

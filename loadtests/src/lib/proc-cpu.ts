@@ -1,0 +1,28 @@
+/**
+ * CPU time a process has used (user + system), from Linux's /proc/<pid>/stat, so a bench can report a
+ * server's CPU cost per request. Unlike throughput, CPU per request barely depends on what else runs on
+ * the machine (it grows somewhat with cache and scheduler contention), so it is a useful second figure
+ * on a shared box. Elsewhere (no /proc) it is NaN and the reports show "-".
+ */
+import { readFile } from 'node:fs/promises';
+
+/** Clock ticks per second of utime/stime: `getconf CLK_TCK`, 100 on Linux for x86-64 and arm64. */
+const CLK_TCK = 100;
+
+/** Seconds of CPU used by `pid` so far, or NaN when it cannot be read. */
+export async function processCpuSeconds(pid: number): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may contain spaces: fields are counted after it.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // rest[0] is field 3 (state); utime and stime are fields 14 and 15.
+    return (Number(rest[11]) + Number(rest[12])) / CLK_TCK;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Microseconds of CPU per request between two readings; NaN without requests or readings. */
+export function cpuUsPerRequest(beforeS: number, afterS: number, requests: number): number {
+  return requests > 0 ? ((afterS - beforeS) * 1e6) / requests : Number.NaN;
+}

@@ -1,0 +1,2 @@
+// The benchmark summary (docs/benchmarks.md and results/<date>/summary.md).
+export * from './summary.js';

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger, silentLogger } from './logger.js';
+
+function capture(verbosity = 0) {
+  const lines: string[] = [];
+  const logger = createLogger({ verbosity, fields: { component: 'test' }, write: (line) => lines.push(line) });
+  return { logger, lines, parsed: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+describe('createLogger (pino)', () => {
+  it('writes one JSON line per call with level, ISO time, base and call fields, and msg', () => {
+    const { logger, lines, parsed } = capture();
+    logger.info('hello', { n: 1 });
+    logger.warn('careful');
+    logger.error('bad', { code: 'INTERNAL' });
+    expect(lines.every((l) => l.endsWith('\n') && !l.slice(0, -1).includes('\n'))).toBe(true);
+    expect(parsed()).toEqual([
+      { level: 'info', time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), component: 'test', n: 1, msg: 'hello' },
+      { level: 'warn', time: expect.any(String), component: 'test', msg: 'careful' },
+      { level: 'error', time: expect.any(String), component: 'test', code: 'INTERNAL', msg: 'bad' },
+    ]);
+  });
+
+  it('prints verbose lines up to the configured verbosity only', () => {
+    const { logger, parsed } = capture(1);
+    logger.verbose(1, 'shown');
+    logger.verbose(2, 'hidden');
+    logger.child({ requestId: 'r' }).verbose(1, 'child shown');
+    logger.child({ requestId: 'r' }).verbose(2, 'child hidden');
+    expect(parsed().map((l) => [l.level, l.msg])).toEqual([
+      ['verbose', 'shown'],
+      ['verbose', 'child shown'],
+    ]);
+  });
+
+  it('children carry their fields on every line', () => {
+    const { logger, parsed } = capture();
+    logger.child({ traceId: 't1', requestId: 'r1' }).child({ tenant: 'acme' }).info('x', { model: 'simple' });
+    expect(parsed()[0]).toMatchObject({ component: 'test', traceId: 't1', requestId: 'r1', tenant: 'acme', model: 'simple', msg: 'x' });
+  });
+
+  it('never prints key fields, at the top level or one level down, in call or child fields', () => {
+    const { logger, lines, parsed } = capture();
+    const secret = 'tsk_SHOULD_NEVER_APPEAR_1234';
+    logger.info('a', { authorization: `Bearer ${secret}`, 'x-api-key': secret, apiKey: secret, key: secret, ok: 'visible' });
+    logger.info('b', { headers: { authorization: `Bearer ${secret}`, 'x-api-key': secret, accept: 'json' }, request: { apiKey: secret } });
+    logger.child({ apiKey: secret }).warn('c');
+    expect(lines.join('')).not.toContain(secret);
+    const [a, b, c] = parsed();
+    expect(a).toMatchObject({ authorization: '[REDACTED]', 'x-api-key': '[REDACTED]', apiKey: '[REDACTED]', key: '[REDACTED]', ok: 'visible' });
+    expect(b).toMatchObject({ headers: { authorization: '[REDACTED]', 'x-api-key': '[REDACTED]', accept: 'json' }, request: { apiKey: '[REDACTED]' } });
+    expect(c).toMatchObject({ apiKey: '[REDACTED]' });
+  });
+
+  it('leaves the caller objects untouched', () => {
+    const { logger } = capture();
+    const fields = { headers: { authorization: 'Bearer x' } };
+    logger.info('a', fields);
+    expect(fields.headers.authorization).toBe('Bearer x');
+  });
+
+  it('silentLogger drops everything, children included', () => {
+    expect(() => silentLogger.child({ a: 1 }).info('nothing')).not.toThrow();
+  });
+});
