@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseNodeArgs } from './node-options.js';
+import { NODE_USAGE, parseNodeArgs } from './node-options.js';
 
 describe('tessera-node command line', () => {
   it('applies tritonserver defaults', () => {
@@ -65,5 +65,22 @@ describe('tessera-node command line', () => {
     const result = parseNodeArgs(['--model-repository', '/m'], { REDIS_URL: 'redis://127.0.0.1:6390' });
     expect(result.kind === 'options' && result.options.redisUrl).toBe('redis://127.0.0.1:6390');
     expect(parseNodeArgs(['--help'])).toEqual({ kind: 'help' });
+  });
+
+  it('parses --report-url with --report-token or TESSERA_REPORT_TOKEN, and refuses it without a token', () => {
+    const flags = parseNodeArgs(['--model-repository', '/m', '--report-url', 'https://edge.example/admin/fleet/report', '--report-token', 't0k']);
+    expect(flags.kind === 'options' && flags.options).toMatchObject({ reportUrl: 'https://edge.example/admin/fleet/report', reportToken: 't0k' });
+    const env = parseNodeArgs(['--model-repository', '/m', '--report-url=http://127.0.0.1:8787'], { TESSERA_REPORT_TOKEN: 'from-env' });
+    expect(env.kind === 'options' && env.options).toMatchObject({ reportUrl: 'http://127.0.0.1:8787', reportToken: 'from-env' });
+    const off = parseNodeArgs(['--model-repository', '/m'], { TESSERA_REPORT_TOKEN: 'from-env' });
+    expect(off.kind === 'options' && off.options).toMatchObject({ reportUrl: undefined, reportToken: undefined });
+    expect(parseNodeArgs(['--model-repository', '/m', '--report-url', 'https://edge.example'])).toEqual({
+      kind: 'error',
+      problems: ['--report-url needs --report-token (or env TESSERA_REPORT_TOKEN)'],
+    });
+    const bad = parseNodeArgs(['--model-repository', '/m', '--report-url', 'redis://edge', '--report-token', 't']);
+    expect(bad.kind === 'error' && bad.problems[0]).toMatch(/^--report-url: .*http\(s\) URL/);
+    expect(parseNodeArgs(['--model-repository', '/m', '--report-token', 't'])).toEqual({ kind: 'error', problems: ['--report-token is only used with --report-url'] });
+    expect(NODE_USAGE).toMatch(/--report-url URL[\s\S]*--report-token TOKEN[\s\S]*TESSERA_REPORT_TOKEN/);
   });
 });

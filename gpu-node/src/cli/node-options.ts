@@ -4,6 +4,7 @@
  * problems out) so it is unit-tested without starting anything.
  */
 import { parseArgs } from 'node:util';
+import { fleetPushUrls } from '../load-report/http-report-pusher.js';
 
 export type ModelControlMode = 'none' | 'poll' | 'explicit';
 export type RateLimitMode = 'off' | 'execution_count';
@@ -43,6 +44,10 @@ export interface NodeOptions {
   readonly rateLimit: RateLimitMode;
   /** --redis-url (or REDIS_URL): where load reports go; none by default. */
   readonly redisUrl: string | undefined;
+  /** --report-url: an edge gateway's report URL (or base URL) to POST load reports to; none by default. */
+  readonly reportUrl: string | undefined;
+  /** --report-token (or TESSERA_REPORT_TOKEN): the edge's fleet token; required with --report-url. */
+  readonly reportToken: string | undefined;
   /** --node-id: this node's id in load reports; default `<hostname>-<pid>` (defaultNodeId). */
   readonly nodeId: string | undefined;
   /** --advertise-host: the host other machines reach this node at; default the host name. */
@@ -83,6 +88,10 @@ Scheduling
 
 Fleet
   --redis-url URL               publish load reports to Redis (or env REDIS_URL)
+  --report-url URL              also (or only) POST load reports to an edge gateway:
+                                https://edge/admin/fleet/report or the edge's base URL
+  --report-token TOKEN          the edge's fleet token (or env TESSERA_REPORT_TOKEN);
+                                required with --report-url
   --node-id ID                  id in load reports (default <hostname>-<pid>)
   --advertise-host HOST         host the gateway reaches this node at (default the host name)
 
@@ -125,6 +134,8 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
         id: { type: 'string' },
         'rate-limit': { type: 'string' },
         'redis-url': { type: 'string' },
+        'report-url': { type: 'string' },
+        'report-token': { type: 'string' },
         'node-id': { type: 'string' },
         'advertise-host': { type: 'string' },
         'otlp-endpoint': { type: 'string' },
@@ -175,6 +186,19 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     problems.push('--load-model is only allowed with --model-control-mode=explicit');
   }
 
+  const reportUrl = v['report-url'];
+  const reportToken = v['report-token'] ?? (env.TESSERA_REPORT_TOKEN || undefined);
+  if (reportUrl !== undefined) {
+    try {
+      fleetPushUrls(reportUrl);
+    } catch (error) {
+      problems.push(`--report-url: ${(error as Error).message}`);
+    }
+    if (reportToken === undefined || reportToken === '') problems.push('--report-url needs --report-token (or env TESSERA_REPORT_TOKEN)');
+  } else if (v['report-token'] !== undefined) {
+    problems.push('--report-token is only used with --report-url');
+  }
+
   const options: NodeOptions = {
     modelRepository: repositories[0] ?? '',
     modelControlMode,
@@ -194,6 +218,8 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     id: v.id ?? 'triton',
     rateLimit: oneOf('rate-limit', v['rate-limit'], ['off', 'execution_count'] as const, 'off'),
     redisUrl: v['redis-url'] ?? (env.REDIS_URL || undefined),
+    reportUrl,
+    reportToken: reportUrl === undefined ? undefined : reportToken,
     nodeId: v['node-id'],
     advertiseHost: v['advertise-host'],
     otlpEndpoint: v['otlp-endpoint'] ?? (env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined),

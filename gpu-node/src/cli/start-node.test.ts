@@ -1,10 +1,12 @@
 /**
  * A real node in-process (startNode, ports 0, onnxruntime and typescript backends) with a real
  * redis-server: load reports, deregistration on stop, metrics that agree with the statistics
- * extension, the deadline header, and a node that keeps serving when Redis is unreachable.
+ * extension, the deadline header, a node that keeps serving when Redis is unreachable, and the HTTP
+ * report pusher to a loopback receiver (an edge stand-in).
  * Every wait is for a condition (bounded), never for a duration.
  */
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,6 +145,57 @@ describe('a node whose Redis is unreachable', () => {
       expect(value(await metricsText(node), 'tessera_node_load_report_failures_total')).toBeGreaterThan(0);
     } finally {
       await node.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a node pushing load reports to an edge over HTTP (--report-url)', () => {
+  it('posts its reports with the fleet token, leaves on stop, and serves while the receiver is down', async () => {
+    const posts: { path: string; authorization: string | undefined; body: string }[] = [];
+    const receiver = createHttpServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      request.on('end', () => {
+        posts.push({ path: request.url ?? '', authorization: request.headers.authorization, body });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const edge = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+    const dir = await mkdtemp(join(tmpdir(), 'tessera-start-node-'));
+    await writeExampleRepository(dir, { only: ['simple'] });
+    const node = await startNode(
+      options(dir, ['--report-url', `${edge}/admin/fleet/report`, '--report-token', 'tok', '--node-id', 'edge-node', '--advertise-host', '127.0.0.1']),
+      silentLogger,
+    );
+    let stopped = false;
+    try {
+      expect(node.loadReporter).toBeUndefined();
+      const reports = () => posts.filter((post) => post.path === '/admin/fleet/report').map((post) => parseLoadReport(post.body));
+      const report = await waitFor(() => reports().find((r) => r.models.some((m) => m.name === 'simple')), WAIT);
+      expect(report).toMatchObject({ nodeId: 'edge-node', httpAddress: `127.0.0.1:${node.httpPort}`, grpcAddress: null, draining: false });
+      expect(posts.every((post) => post.authorization === 'Bearer tok')).toBe(true);
+
+      // The receiver goes away: the node keeps serving.
+      receiver.closeAllConnections();
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+      const failures = node.reportPusher?.failures ?? 0;
+      await waitFor(() => (node.reportPusher?.failures ?? 0) > failures || undefined, WAIT);
+      expect((await simpleInfer(node, 3)).status).toBe(200);
+
+      // Back up on the same port: stop() posts the leave.
+      await new Promise<void>((resolve) => receiver.listen(Number(new URL(edge).port), '127.0.0.1', resolve));
+      await waitFor(() => node.reportPusher?.connected, WAIT);
+      stopped = true;
+      await node.stop();
+      const leave = posts.find((post) => post.path === '/admin/fleet/leave');
+      expect(leave && JSON.parse(leave.body)).toEqual({ nodeId: 'edge-node', startedAt: report.startedAt });
+      expect(reports().some((r) => r.draining)).toBe(true);
+    } finally {
+      if (!stopped) await node.stop();
+      receiver.closeAllConnections();
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
       await rm(dir, { recursive: true, force: true });
     }
   });

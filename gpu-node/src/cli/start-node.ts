@@ -1,6 +1,6 @@
 /**
  * Wires one node agent together from its parsed options: the core (repository, models, schedulers),
- * the HTTP, gRPC and metrics servers, and the Redis load reporter. Kept apart from `main.ts` so tests
+ * the HTTP, gRPC and metrics servers, the Redis load reporter and the HTTP report pusher (edge). Kept apart from `main.ts` so tests
  * start a real node in-process on port 0 and stop it without signals.
  */
 import os from 'node:os';
@@ -9,7 +9,14 @@ import type { Logger } from '../../../shared/src/logging/index.js';
 import { createTracing } from '../../../shared/src/tracing/otel-tracer.js';
 import { createDefaultBackendRegistry } from '../backends/index.js';
 import { createNodeCore, type TesseraNodeCore } from '../core/index.js';
-import { createLoadReporter, defaultNodeId, registerLoadReportMetrics, type LoadReporter } from '../load-report/index.js';
+import {
+  createHttpReportPusher,
+  createLoadReporter,
+  defaultNodeId,
+  registerLoadReportMetrics,
+  type HttpReportPusher,
+  type LoadReporter,
+} from '../load-report/index.js';
 import { openRepositorySource, pollRepositorySource, syncBeforeLoads } from '../repository/s3/index.js';
 import { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
 import { createGrpcServer, type GrpcServer } from '../server/grpc/index.js';
@@ -25,10 +32,12 @@ export interface RunningNode {
   readonly metricsPort: number | undefined;
   /** The Redis load reporter, when --redis-url is set. */
   readonly loadReporter: LoadReporter | undefined;
+  /** The HTTP report pusher to an edge gateway, when --report-url is set. */
+  readonly reportPusher: HttpReportPusher | undefined;
   /**
    * Triton's shutdown: tell the gateways (draining), stop taking new work (infer answers UNAVAILABLE,
    * readiness turns false), finish what is in flight within --exit-timeout-secs, deregister from
-   * Redis, then close the listeners.
+   * Redis and leave the edge, then close the listeners.
    */
   stop(): Promise<void>;
 }
@@ -39,7 +48,9 @@ export const TRITON_PROTOCOL_VERSION = '2.73.0dev';
 export async function startNode(options: NodeOptions, logger: Logger): Promise<RunningNode> {
   // A bad --node-id is a configuration error: refuse it before anything starts.
   const nodeId = options.nodeId ?? defaultNodeId();
-  if (options.redisUrl !== undefined) assertValidNodeId(nodeId);
+  if (options.redisUrl !== undefined || options.reportUrl !== undefined) assertValidNodeId(nodeId);
+  // One start time for every sink's reports: the node's process identity (`startedAt`) at the edge and in Redis.
+  const startedAt = Date.now();
   // Our own registry (not the process-wide one) so the onnxruntime backend logs KIND_AUTO fallbacks here.
   const registry = createDefaultBackendRegistry({ logger });
   // An s3:// repository is mirrored into a local folder first; a failure fails the start, naming the URL.
@@ -113,7 +124,8 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
     repository.remote && options.modelControlMode === 'poll'
       ? pollRepositorySource(repository, options.repositoryPollSecs * 1000, () => core.poll(), (m) => logger.error(m))
       : undefined;
-  const loadReporter = startLoadReporter(options, nodeId, core, logger, { httpPort, grpcPort, metrics });
+  const loadReporter = startLoadReporter(options, nodeId, startedAt, core, logger, { httpPort, grpcPort, metrics });
+  const reportPusher = startReportPusher(options, nodeId, startedAt, core, logger, { httpPort, grpcPort });
   logger.info('tessera-node started', {
     host: os.hostname(),
     httpPort,
@@ -130,10 +142,11 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
       logger.info('shutting down: no new work, finishing requests in flight', { exitTimeoutSecs: options.exitTimeoutSecs });
       // Gateways stop picking this node first; the key stays (draining) while accepted work finishes.
       loadReporter?.setDraining(true);
+      reportPusher?.setDraining(true);
       await polling?.stop();
       await core.shutdown({ timeoutMs: options.exitTimeoutSecs * 1000 });
       await repository.close();
-      await loadReporter?.stop({ deregister: true });
+      await Promise.all([loadReporter?.stop({ deregister: true }), reportPusher?.stop({ deregister: true })]);
       await Promise.allSettled([http?.close({ graceMs: 1000 }), grpc?.close(1000), metrics?.close(1000)]);
       // The last spans are batched: flush them before the process goes.
       await tracing.shutdown().catch((error: unknown) => logger.warn('could not flush traces', { error: String(error) }));
@@ -142,7 +155,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
     return stopping;
   };
 
-  return { core, httpPort, grpcPort, metricsPort, loadReporter, stop };
+  return { core, httpPort, grpcPort, metricsPort, loadReporter, reportPusher, stop };
 }
 
 /**
@@ -154,6 +167,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
 function startLoadReporter(
   options: NodeOptions,
   nodeId: string,
+  startedAt: number,
   core: TesseraNodeCore,
   logger: Logger,
   bound: { httpPort: number | undefined; grpcPort: number | undefined; metrics: MetricsServer | undefined },
@@ -173,6 +187,7 @@ function startLoadReporter(
       grpcAddress: bound.grpcPort === undefined ? null : advertisedAddress(host, bound.grpcPort),
       source: () => core.loadSnapshot(),
       logger,
+      startedAt,
     });
   } catch (error) {
     // The node serves without reports rather than not at all.
@@ -182,6 +197,46 @@ function startLoadReporter(
   if (bound.metrics) registerLoadReportMetrics(bound.metrics.registry, reporter);
   reporter.start();
   return reporter;
+}
+
+/**
+ * With --report-url: pushes the same load reports over HTTP to an edge gateway (docs/edge.md), started
+ * once the servers listen. Like Redis, the edge is never on the serving path: failed pushes are
+ * retried with a capped backoff and logged once per outage.
+ */
+function startReportPusher(
+  options: NodeOptions,
+  nodeId: string,
+  startedAt: number,
+  core: TesseraNodeCore,
+  logger: Logger,
+  bound: { httpPort: number | undefined; grpcPort: number | undefined },
+): HttpReportPusher | undefined {
+  if (options.reportUrl === undefined) return undefined;
+  if (bound.httpPort === undefined && bound.grpcPort === undefined) {
+    logger.warn('--report-url is ignored: with HTTP and gRPC both off there is no address to advertise');
+    return undefined;
+  }
+  if (bound.httpPort === undefined) logger.warn('--report-url with HTTP off: the edge reaches nodes over HTTP only, so it cannot route here');
+  const host = options.advertiseHost ?? os.hostname();
+  let pusher: HttpReportPusher;
+  try {
+    pusher = createHttpReportPusher({
+      reportUrl: options.reportUrl,
+      token: options.reportToken ?? '',
+      nodeId,
+      httpAddress: bound.httpPort === undefined ? null : advertisedAddress(host, bound.httpPort),
+      grpcAddress: bound.grpcPort === undefined ? null : advertisedAddress(host, bound.grpcPort),
+      source: () => core.loadSnapshot(),
+      logger,
+      startedAt,
+    });
+  } catch (error) {
+    logger.error('load report pushes are off', { error: error instanceof Error ? error.message : String(error) });
+    return undefined;
+  }
+  pusher.start();
+  return pusher;
 }
 
 /** `host:port` as load reports carry addresses (shared/src/fleet/load-report.ts); IPv6 in brackets. */

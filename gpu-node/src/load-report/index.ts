@@ -1,5 +1,6 @@
-// The node's load reports in Redis (what gateways route on), their metrics, and the execution-time EMA.
+// The node's load reports (to Redis, or pushed over HTTP to an edge), their metrics, and the execution-time EMA.
 export * from './load-reporter.js';
 export * from './load-report-metrics.js';
 export * from './exec-time-ema.js';
 export * from './node-id.js';
+export * from './http-report-pusher.js';

@@ -16,8 +16,9 @@ import type { RedisOptions } from 'ioredis';
 import { TesseraError } from '../../../shared/src/errors/index.js';
 import { silentLogger } from '../../../shared/src/logging/index.js';
 import type { Logger } from '../../../shared/src/logging/index.js';
-import { FLEET_EVENT_VERSION, LOAD_REPORT_VERSION, assertValidNodeId, fleetKeys, validateLoadReport } from '../../../shared/src/fleet/index.js';
-import type { JoinEvent, LeaveEvent, LoadReport, ModelLoad } from '../../../shared/src/fleet/index.js';
+import { FLEET_EVENT_VERSION, assertValidNodeId, fleetKeys } from '../../../shared/src/fleet/index.js';
+import type { JoinEvent, LeaveEvent, ModelLoad } from '../../../shared/src/fleet/index.js';
+import { LoadReportBuilder } from './report-builder.js';
 
 /** What the model manager tells the reporter about one model; the report's `ModelLoad`. */
 export type ModelLoadSnapshot = ModelLoad;
@@ -90,18 +91,16 @@ class RedisLoadReporter implements LoadReporter {
   private readonly now: () => number;
   private readonly logger: Logger;
   private readonly client: Redis;
+  private readonly builder: LoadReportBuilder;
 
   private state: 'idle' | 'running' | 'stopped' = 'idle';
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<boolean> | undefined;
-  private draining = false;
   private joined = false;
-  private lastSeq = 0;
   private failureCount = 0;
   private isConnected = false;
   /** Set while reports fail: when the outage began and how many reports it cost (for the recovery log). */
   private outage: { since: number; failures: number } | undefined;
-  private snapshotErrorLogged = false;
   /** True until the first connection attempt succeeds or fails: reports wait for it rather than fail. */
   private firstConnect = true;
 
@@ -118,6 +117,16 @@ class RedisLoadReporter implements LoadReporter {
     this.now = options.now ?? Date.now;
     this.startedAt = options.startedAt ?? this.now();
     this.logger = (options.logger ?? silentLogger).child({ component: 'load-report', redis: redactUrl(options.redisUrl) });
+    this.builder = new LoadReportBuilder({
+      nodeId: options.nodeId,
+      httpAddress: options.httpAddress,
+      grpcAddress: options.grpcAddress,
+      startedAt: this.startedAt,
+      ttlMs: this.ttlMs,
+      source: options.source,
+      now: this.now,
+      logger: this.logger,
+    });
     const maxBackoffMs = options.maxBackoffMs ?? 2000;
     const redisOptions: RedisOptions = {
       lazyConnect: true,
@@ -156,7 +165,7 @@ class RedisLoadReporter implements LoadReporter {
   }
 
   get seq(): number {
-    return this.lastSeq;
+    return this.builder.seq;
   }
 
   start(): void {
@@ -170,7 +179,7 @@ class RedisLoadReporter implements LoadReporter {
   }
 
   setDraining(draining: boolean): void {
-    this.draining = draining;
+    this.builder.draining = draining;
     if (this.state === 'running') void this.reportNow();
   }
 
@@ -232,7 +241,7 @@ class RedisLoadReporter implements LoadReporter {
     // A slow first connection is not an outage: without this, a tick that beats the handshake
     // would count a failure and log a spurious warning at every start.
     if (this.firstConnect) return false;
-    const report = this.buildReport();
+    const report = this.builder.build();
     if (report === undefined) {
       this.failureCount++;
       return false;
@@ -260,36 +269,8 @@ class RedisLoadReporter implements LoadReporter {
     return true;
   }
 
-  /** The next report, validated as a gateway would; undefined (logged once until a success) when the snapshot is bad. */
-  private buildReport(): LoadReport | undefined {
-    try {
-      const models = this.options
-        .source()
-        .filter((model) => model.versions.length > 0)
-        .map((model) => ({ ...model, capacity: Math.max(1, model.capacity) }));
-      return validateLoadReport({
-        version: LOAD_REPORT_VERSION,
-        nodeId: this.options.nodeId,
-        httpAddress: this.options.httpAddress,
-        grpcAddress: this.options.grpcAddress,
-        startedAt: this.startedAt,
-        sentAt: this.now(),
-        seq: ++this.lastSeq,
-        ttlMs: this.ttlMs,
-        models,
-        draining: this.draining,
-      });
-    } catch (error) {
-      if (!this.snapshotErrorLogged) {
-        this.snapshotErrorLogged = true;
-        this.logger.error('could not build a load report; skipping it', { error: message(error) });
-      }
-      return undefined;
-    }
-  }
-
   private onSuccess(): void {
-    this.snapshotErrorLogged = false;
+    this.builder.delivered();
     this.isConnected = true;
     if (!this.joined) {
       this.joined = true;

@@ -106,6 +106,22 @@ describe('createRedisNodeDirectory', () => {
     expect(ids(directory)).toEqual([]);
   });
 
+  it('keeps routing on the last fleet it saw while Redis is unreachable, and resumes when it is back', async () => {
+    // A short report TTL: without the freeze, gpu-9 would leave the pick set 300 ms into the outage.
+    await client.set(keys.nodeKey('gpu-9'), JSON.stringify(report('gpu-9', { ttlMs: 300 })), 'PX', 60_000);
+    directory = await createRedisNodeDirectory({ redis: redis.url, refreshMs: 20 });
+    expect(ids(directory)).toEqual(['gpu-9']);
+    await redis.kill();
+    await directory.refresh(); // fails: the view freezes at the last successful read
+    const outageStarted = Date.now();
+    await waitFor(() => Date.now() - outageStarted > 600, { what: 'twice the report TTL to pass' });
+    await directory.refresh();
+    expect(ids(directory)).toEqual(['gpu-9']);
+    await redis.restart();
+    // Back: the restarted Redis is empty, so the next successful scan drops the node whose key is gone.
+    await waitFor(() => ids(directory!).length === 0, { what: 'a scan of the restarted Redis' });
+  });
+
   it('applies only newer reports, and reads later figures on the next scan', async () => {
     await client.set(keys.nodeKey('gpu-6'), JSON.stringify(report('gpu-6', { seq: 5 })), 'PX', 60_000);
     directory = await createRedisNodeDirectory({ redis: redis.url, refreshMs: 60_000 });

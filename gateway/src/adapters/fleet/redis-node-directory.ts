@@ -13,9 +13,11 @@
  *
  * Staleness policy: a node is a candidate only while its last report is fresh, by the shared rule
  * `isStale` (shared/src/fleet/load-report.ts) with the report's own `ttlMs`, or `staleAfterMs` when
- * set. So when Redis itself is unreachable, nodes drop out once their reports age past the TTL, the
- * moment Redis would have expired their keys: the gateway then answers 503 rather than route on
- * numbers nobody refreshes. Responses' trailing metadata refresh the load figures, never liveness.
+ * set. When Redis itself is unreachable, the view is frozen as it was when Redis was last read: a
+ * Redis outage says nothing about the nodes, and dropping them would turn it into a full outage. During
+ * it, liveness falls to the per-node breakers (a dead node fails its calls and its breaker opens) and
+ * the load figures to responses' trailing metadata; nodes that join meanwhile are seen once Redis is
+ * back. Responses' trailing metadata refresh the load figures, never liveness.
  */
 import { Redis } from 'ioredis';
 import { toTesseraError } from '../../../../shared/src/errors/index.js';
@@ -88,8 +90,11 @@ export async function createRedisNodeDirectory(options: RedisNodeDirectoryOption
   const emit = (change: FleetChange): void =>
     listeners.emit(change, (error) => logger.error('fleet change listener failed', { error: toTesseraError(error).message }));
 
+  /** When the last successful read of Redis happened, while Redis is unreachable; undefined otherwise. */
+  let frozenAt: number | undefined;
+  let lastReadAt = now();
   const fresh = (known: Known): boolean =>
-    !isStale({ sentAt: known.report.sentAt, ttlMs: options.staleAfterMs ?? known.report.ttlMs }, now());
+    !isStale({ sentAt: known.report.sentAt, ttlMs: options.staleAfterMs ?? known.report.ttlMs }, frozenAt ?? now());
 
   function apply(report: LoadReport, seenTick: number): void {
     const gone = departed.get(report.nodeId);
@@ -195,14 +200,17 @@ export async function createRedisNodeDirectory(options: RedisNodeDirectoryOption
         () => {
           if (redisDown) logger.info('node directory: Redis reachable again');
           redisDown = false;
+          frozenAt = undefined;
+          lastReadAt = now();
         },
         (error: unknown) => {
           if (!redisDown && !closed) {
-            logger.warn('node directory: cannot read the fleet from Redis; nodes leave the pick set as their reports go stale', {
+            logger.warn('node directory: cannot read the fleet from Redis; routing on the last fleet it showed until it is back', {
               error: toTesseraError(error).message,
             });
           }
           redisDown = true;
+          frozenAt ??= lastReadAt;
         },
       )
       .finally(() => {

@@ -1,0 +1,71 @@
+/**
+ * Builds the node's load reports (shared/src/fleet `LoadReport`), one per tick, for every sink that
+ * sends them: the Redis reporter (load-reporter.ts) and the HTTP pusher to an edge
+ * (http-report-pusher.ts). Each sink owns one builder, so each receiver sees its own gap-free,
+ * strictly increasing `seq` for the node's `(nodeId, startedAt)`.
+ */
+import type { Logger } from '../../../shared/src/logging/index.js';
+import { LOAD_REPORT_VERSION, validateLoadReport } from '../../../shared/src/fleet/index.js';
+import type { LoadReport, ModelLoad } from '../../../shared/src/fleet/index.js';
+
+export interface ReportBuilderOptions {
+  readonly nodeId: string;
+  readonly httpAddress: string | null;
+  readonly grpcAddress: string | null;
+  /** The process's start time carried by every report. */
+  readonly startedAt: number;
+  /** The report's staleness limit. */
+  readonly ttlMs: number;
+  /** The models READY now with their load; called once per report. */
+  readonly source: () => readonly ModelLoad[];
+  readonly now: () => number;
+  /** Where a bad snapshot is reported (once until a report gets through). */
+  readonly logger: Logger;
+}
+
+export class LoadReportBuilder {
+  /** The report's draining flag. */
+  draining = false;
+  private lastSeq = 0;
+  private snapshotErrorLogged = false;
+
+  constructor(private readonly options: ReportBuilderOptions) {}
+
+  /** The seq of the last report built; 0 before the first. */
+  get seq(): number {
+    return this.lastSeq;
+  }
+
+  /** The next report, validated as a gateway would; undefined (logged once until `delivered()`) when the snapshot is bad. */
+  build(): LoadReport | undefined {
+    try {
+      const models = this.options
+        .source()
+        .filter((model) => model.versions.length > 0)
+        .map((model) => ({ ...model, capacity: Math.max(1, model.capacity) }));
+      return validateLoadReport({
+        version: LOAD_REPORT_VERSION,
+        nodeId: this.options.nodeId,
+        httpAddress: this.options.httpAddress,
+        grpcAddress: this.options.grpcAddress,
+        startedAt: this.options.startedAt,
+        sentAt: this.options.now(),
+        seq: ++this.lastSeq,
+        ttlMs: this.options.ttlMs,
+        models,
+        draining: this.draining,
+      });
+    } catch (error) {
+      if (!this.snapshotErrorLogged) {
+        this.snapshotErrorLogged = true;
+        this.options.logger.error('could not build a load report; skipping it', { error: error instanceof Error ? error.message : String(error) });
+      }
+      return undefined;
+    }
+  }
+
+  /** A report got through: the next bad snapshot is logged again. */
+  delivered(): void {
+    this.snapshotErrorLogged = false;
+  }
+}
