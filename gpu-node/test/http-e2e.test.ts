@@ -3,8 +3,8 @@
  * with the example repository (simple, simple_identity, ts_scale), with `fetch` (and node:http where
  * the socket must be controlled) as the client and our KServe codecs on the client side only.
  *
- * Two nodes: one in the default NONE control mode (most routes), one in EXPLICIT mode for the
- * repository load/unload routes (which NONE mode refuses with 503).
+ * The node runs in the default NONE control mode; the repository load/unload routes in EXPLICIT mode
+ * are in http-explicit-e2e.test.ts.
  */
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
@@ -26,6 +26,7 @@ import {
   startTestNode,
   type TestNode,
 } from './support.js';
+import { call, expectError, json, type Answer } from './http-client.js';
 
 const MAX_INPUT = 64 * 1024; // --http-max-input-size for the main node, so "too large" is cheap to send
 const A = Array.from({ length: 16 }, (_, i) => i);
@@ -34,55 +35,21 @@ const SUM = A.map((a, i) => a + (B[i] ?? 0));
 const DIFF = A.map((a, i) => a - (B[i] ?? 0));
 
 let node: TestNode;
-let explicit: TestNode;
 let repo: string | undefined;
-let explicitRepo: string | undefined;
 
 beforeAll(async () => {
-  [repo, explicitRepo] = await Promise.all([
-    exampleRepository(['simple', 'simple_identity', 'ts_scale']),
-    exampleRepository(['ts_scale']),
-  ]);
-  [node, explicit] = await Promise.all([
-    startTestNode(repo, ['--http-max-input-size', String(MAX_INPUT)]),
-    startTestNode(explicitRepo, ['--model-control-mode', 'explicit']),
-  ]);
+  repo = await exampleRepository(['simple', 'simple_identity', 'ts_scale']);
+  node = await startTestNode(repo, ['--http-max-input-size', String(MAX_INPUT)]);
 });
 
 afterAll(async () => {
-  await Promise.allSettled([node?.stop(), explicit?.stop()]);
-  await Promise.all([removeDir(repo), removeDir(explicitRepo)]);
+  await node?.stop();
+  await removeDir(repo);
 });
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: Uint8Array;
-  text: string;
-}
-
-async function call(base: string, method: string, path: string, body?: string | Uint8Array, headers: Record<string, string> = {}): Promise<Answer> {
-  const response = await fetch(base + path, { method, headers, ...(body === undefined ? {} : { body }) });
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  return { status: response.status, headers: response.headers, body: bytes, text: Buffer.from(bytes).toString('utf8') };
-}
 
 const get = (path: string): Promise<Answer> => call(node.http, 'GET', path);
 const post = (path: string, body?: string | Uint8Array, headers?: Record<string, string>): Promise<Answer> =>
   call(node.http, 'POST', path, body, headers);
-
-function json(answer: Answer): unknown {
-  return JSON.parse(answer.text);
-}
-
-/** An error answer: the status, and `{"error": <message>}` matching `message`. */
-function expectError(answer: Answer, status: number, message: RegExp): void {
-  expect({ status: answer.status, text: answer.text }).toMatchObject({ status });
-  expect(answer.headers.get('content-type')).toMatch(/application\/json/);
-  const error = (json(answer) as { error?: unknown }).error;
-  expect(typeof error).toBe('string');
-  expect(error as string).toMatch(message);
-}
 
 function simpleJson(overrides: Record<string, unknown> = {}, input0: Record<string, unknown> = {}): string {
   return JSON.stringify({
@@ -582,59 +549,5 @@ describe('repository, trace, logging, shared memory and routing', () => {
     expect(json(unknown)).toEqual({ error: 'Not Found' });
     expectError(await post('/v2/models/simple/generate', '{}'), 501, /generate/);
     expectError(await post('/v2/models/simple/versions/1/generate_stream', '{}'), 501, /generate/);
-  });
-});
-
-describe('explicit model control (second node)', () => {
-  const ex = (method: string, path: string, body?: string) => call(explicit.http, method, path, body);
-  const tsInfer = () =>
-    ex('POST', '/v2/models/ts_scale/infer', JSON.stringify({ inputs: [{ name: 'INPUT0', shape: [1, 2], datatype: 'FP32', data: [1, 3] }] }));
-
-  it('nothing is loaded at start: the index names the model without a state', async () => {
-    expect(json(await ex('POST', '/v2/repository/index'))).toEqual([{ name: 'ts_scale' }]);
-    expect(json(await ex('POST', '/v2/repository/index', '{"ready":true}'))).toEqual([]);
-    expectError(await ex('GET', '/v2/models/ts_scale/ready'), 404, /'ts_scale'/);
-  });
-
-  it('load → READY and served; unload → UNAVAILABLE "unloaded" and refused', async () => {
-    const load = await ex('POST', '/v2/repository/models/ts_scale/load');
-    expect(load.status, load.text).toBe(200);
-    expect(json(await ex('POST', '/v2/repository/index'))).toEqual([{ name: 'ts_scale', version: '1', state: 'READY' }]);
-    expect((await ex('GET', '/v2/models/ts_scale/ready')).status).toBe(200);
-    expect((json(await tsInfer()) as { outputs: { data: number[] }[] }).outputs[0]?.data).toEqual([2, 6]);
-
-    const unload = await ex('POST', '/v2/repository/models/ts_scale/unload');
-    expect(unload.status, unload.text).toBe(200);
-    // Unload returns without waiting; the index settles on UNAVAILABLE "unloaded".
-    let entry: { state?: string; reason?: string } | undefined;
-    for (let i = 0; i < 200; i++) {
-      entry = (json(await ex('POST', '/v2/repository/index')) as { state?: string; reason?: string }[])[0];
-      if (entry?.state === 'UNAVAILABLE') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(entry).toMatchObject({ state: 'UNAVAILABLE', reason: 'unloaded' });
-    // Triton 7.4: without a version, an unloaded model "has no available versions" (404).
-    expectError(await tsInfer(), 404, /'ts_scale' has no available versions/);
-    expectError(await ex('GET', '/v2/models/ts_scale/ready'), 404, /'ts_scale' has no available versions/);
-  });
-
-  it('load with a config override applies it (factor 5 instead of 2)', async () => {
-    const config = {
-      name: 'ts_scale',
-      backend: 'typescript',
-      default_model_filename: 'model.js',
-      max_batch_size: 8,
-      input: [{ name: 'INPUT0', data_type: 'TYPE_FP32', dims: [-1] }],
-      output: [{ name: 'OUTPUT0', data_type: 'TYPE_FP32', dims: [-1] }],
-      parameters: { factor: { string_value: '5' } },
-    };
-    const load = await ex('POST', '/v2/repository/models/ts_scale/load', JSON.stringify({ parameters: { config: JSON.stringify(config) } }));
-    expect(load.status, load.text).toBe(200);
-    expect((json(await tsInfer()) as { outputs: { data: number[] }[] }).outputs[0]?.data).toEqual([5, 15]);
-  });
-
-  it('loading a model that does not exist fails naming it; a bad load parameter → 400', async () => {
-    expectError(await ex('POST', '/v2/repository/models/ghost/load'), 400, /load failed for model 'ghost'/);
-    expectError(await ex('POST', '/v2/repository/models/ts_scale/load', '{"parameters":{"bogus":"1"}}'), 400, /'bogus'/);
   });
 });
