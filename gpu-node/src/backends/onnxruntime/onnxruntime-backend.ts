@@ -36,6 +36,7 @@ export interface OnnxRuntimeBackendOptions {
 type OrtWorker = InstanceWorker<OrtInfo, OrtExecuteBody, OrtExecuteReply>;
 
 const WORKER_ENTRY = siblingModule(import.meta.url, 'onnxruntime-worker');
+const NOT_EXECUTED = TesseraError.internal('request was not executed');
 
 class OnnxRuntimeInstance implements BackendInstance {
   private readonly io: ModelIo;
@@ -57,9 +58,13 @@ class OnnxRuntimeInstance implements BackendInstance {
   async execute(requests: readonly ExecutionRequest[]): Promise<ExecutionBatchResult> {
     const start = process.hrtime.bigint();
     const plan = planBatch(requests, this.io);
-    const results: ExecutionResult[] = requests.map((_, i) => ({
-      error: plan.rejected.get(i) ?? TesseraError.internal('request was not executed'),
-    }));
+    // Every slot is filled below, by a run's result or by the request's rejection; the placeholder is
+    // shared so that a batch of 64 does not build 64 errors with stack traces that are then discarded.
+    const notExecuted = { error: NOT_EXECUTED };
+    const results: ExecutionResult[] = requests.map((_, i) => {
+      const rejected = plan.rejected.get(i);
+      return rejected === undefined ? notExecuted : { error: rejected };
+    });
     if (plan.runs.length === 0) return { results, timing: failedExecuteTiming(start) };
 
     let reply: OrtExecuteReply;
@@ -116,7 +121,7 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
         instanceName: `${source.name}_describe`,
         modelPath: source.modelPath,
         cpuFallback: false,
-        settings: { intraOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'disabled' },
+        settings: { intraOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'disabled', configEntries: {} },
       });
       try {
         const convert = (kind: string) => (io: OrtInfo['inputs'][number]) => ({

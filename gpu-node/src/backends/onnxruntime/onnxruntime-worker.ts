@@ -39,8 +39,11 @@ function ioInfo(metadata: readonly ort.InferenceSession.ValueMetadata[], kind: s
 }
 
 async function createSession(init: OrtInit, cuda: boolean): Promise<ort.InferenceSession> {
+  const { configEntries, ...settings } = init.settings;
   const options: ort.InferenceSession.SessionOptions = {
-    ...init.settings,
+    ...settings,
+    // Flat dotted keys: onnxruntime-node passes each one to AddSessionConfigEntry.
+    extra: { ...configEntries },
     executionProviders: cuda ? [{ name: 'cuda', deviceId: init.cudaDevice ?? 0 }] : ['cpu'],
   };
   return ort.InferenceSession.create(init.modelPath, options);

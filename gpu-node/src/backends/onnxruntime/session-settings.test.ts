@@ -15,6 +15,7 @@ describe('sessionSettingsFromConfig', () => {
       intraOpNumThreads: 4,
       executionMode: 'sequential',
       graphOptimizationLevel: 'all',
+      configEntries: { 'session.intra_op.allow_spinning': '0' },
     });
     expect(sessionSettingsFromConfig(withParameters({}), 3, 2).intraOpNumThreads).toBe(1);
   });
@@ -31,9 +32,19 @@ describe('sessionSettingsFromConfig', () => {
       graphOptimizationLevel: 'basic',
       enableCpuMemArena: false,
       enableMemPattern: true,
+      configEntries: { 'session.intra_op.allow_spinning': '0' },
     });
     expect(sessionSettingsFromConfig(withParameters({}, 1), 1, 1).graphOptimizationLevel).toBe('extended');
     expect(sessionSettingsFromConfig(withParameters({}, 2), 1, 1).graphOptimizationLevel).toBe('disabled');
+  });
+
+  it('passes session.* parameters as onnxruntime config entries, spinning off unless asked for', () => {
+    const config = withParameters({ 'session.intra_op.allow_spinning': '1', 'session.set_denormal_as_zero': '1', other: 'x' });
+    expect(sessionSettingsFromConfig(config, 1, 2).configEntries).toEqual({
+      'session.intra_op.allow_spinning': '1',
+      'session.set_denormal_as_zero': '1',
+    });
+    expect(() => sessionSettingsFromConfig(withParameters({ 'session.x': ' ' }), 1, 1)).toThrow(/'session.x' needs a value/);
   });
 
   it('refuses values it cannot read, naming the parameter', () => {

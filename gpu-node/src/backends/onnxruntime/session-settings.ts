@@ -8,6 +8,12 @@
  * - `execution_mode`: 0 sequential (default), 1 parallel.
  * - `enable_mem_arena`, `enable_mem_pattern`: 1/0 (or true/false); onnxruntime's defaults when unset.
  * - `optimization { graph { level } }`: -1 basic, 1 basic + extended, 2 all disabled; 0 or unset: all.
+ * - any key starting with `session.` (ours; Triton's backend has no equivalent): an onnxruntime session
+ *   config entry, passed as is, e.g. `session.intra_op.allow_spinning`, `session.set_denormal_as_zero`.
+ *   `session.intra_op.allow_spinning` defaults to "0" here (onnxruntime's own default is "1"): a
+ *   spinning intra-op thread keeps its core busy between operators and between batches, and on a node
+ *   that core is also the one the main thread needs to decode the next requests. Measured with
+ *   mlp_large on 2 cores (docs/benchmarks.md), spinning cost throughput and bought nothing.
  */
 import { availableParallelism } from 'node:os';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
@@ -23,6 +29,24 @@ export interface SessionSettings {
   readonly graphOptimizationLevel: GraphOptimizationLevel;
   readonly enableCpuMemArena?: boolean;
   readonly enableMemPattern?: boolean;
+  /** onnxruntime session config entries (`session.*` keys), strings as onnxruntime takes them. */
+  readonly configEntries: Readonly<Record<string, string>>;
+}
+
+const SESSION_ENTRY_PREFIX = 'session.';
+const DEFAULT_CONFIG_ENTRIES: Readonly<Record<string, string>> = { 'session.intra_op.allow_spinning': '0' };
+
+function configEntries(config: ModelConfig): Record<string, string> {
+  const entries: Record<string, string> = { ...DEFAULT_CONFIG_ENTRIES };
+  for (const key of Object.keys(config.parameters)) {
+    if (!key.startsWith(SESSION_ENTRY_PREFIX)) continue;
+    const value = parameter(config, key);
+    if (value === undefined) {
+      throw TesseraError.invalidArg(`model '${config.name}': parameter '${key}' needs a value (an onnxruntime session config entry)`);
+    }
+    entries[key] = value;
+  }
+  return entries;
 }
 
 function parameter(config: ModelConfig, key: string): string | undefined {
@@ -91,6 +115,7 @@ export function sessionSettingsFromConfig(
       intParameter(config, 'intra_op_thread_count') ?? Math.max(1, Math.floor(cores / Math.max(1, instanceCount))),
     executionMode: mode === 1 ? 'parallel' : 'sequential',
     graphOptimizationLevel: graphLevel(config),
+    configEntries: configEntries(config),
     ...(inter !== undefined ? { interOpNumThreads: inter } : {}),
     ...(arena !== undefined ? { enableCpuMemArena: arena } : {}),
     ...(pattern !== undefined ? { enableMemPattern: pattern } : {}),

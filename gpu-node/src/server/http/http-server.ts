@@ -1,14 +1,16 @@
 /**
- * The node's HTTP server (tritonserver's port 8000). Hono routes the requests; @hono/node-server adapts
- * them to node:http and aborts each Request's `signal` when its client disconnects before the answer
- * is written, which is what lets an abandoned inference be dropped (the signal goes to `core.infer`).
+ * The node's HTTP server (tritonserver's port 8000). Infer requests take the node:http fast path
+ * (native-infer.ts); Hono routes everything else, through @hono/node-server, which aborts each
+ * Request's `signal` when its client disconnects before the answer is written. Both paths hand that
+ * signal to `core.infer`, which is what lets an abandoned inference be dropped.
  */
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { createAdaptorServer } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createLogger } from '../../../../shared/src/logging/index.js';
 import type { NodeCore } from '../../core/index.js';
+import { createNativeInferListener } from './native-infer.js';
 import { buildApp } from './routes.js';
 import { DEFAULT_LOG_SETTINGS, resolveLimits, type HttpServerOptions } from './server-options.js';
 import { LogSettingsStore } from './settings-routes.js';
@@ -34,13 +36,19 @@ export function createHttpServer(core: NodeCore, options: HttpServerOptions = {}
     options.onLogSettingsChange,
   );
   const app = buildApp({ core, limits, logger, logSettings });
+  const nativeInfer = createNativeInferListener({ core, limits }, logger);
+  const routed = getRequestListener(app.fetch);
   let server: Server | undefined;
 
   return {
     app,
     listen(port, host = '0.0.0.0') {
       if (server !== undefined) return Promise.reject(new Error('the HTTP server is already listening'));
-      const created = applyServerTimeouts(createAdaptorServer({ fetch: app.fetch }) as Server);
+      const created = applyServerTimeouts(
+        createServer((incoming, outgoing) => {
+          if (!nativeInfer(incoming, outgoing)) void routed(incoming, outgoing);
+        }),
+      );
       server = created;
       return new Promise((resolve, reject) => {
         created.once('error', reject);

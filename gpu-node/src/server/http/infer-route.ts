@@ -1,12 +1,18 @@
 /**
  * `POST /v2/models/{m}[/versions/{v}]/infer`: read the (possibly compressed) body within its limits,
  * decode it with the KServe codec, run it through NodeCore with an AbortSignal that fires when the
- * client disconnects or the gateway's deadline header runs out (504 then), and encode (and compress, if the client accepts it) the response.
+ * client disconnects or the gateway's deadline header runs out (504 then), and encode (and compress,
+ * if the client accepts it) the response.
+ *
+ * The logic is written once against `InferHttpInput` and served two ways: by the node:http fast path
+ * (native-infer.ts, what the listening server uses: no Web Request/Response per call) and by the Hono
+ * route (`handleInfer`, for `app.fetch` without a socket).
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { DEADLINE_HEADER } from '../../../../shared/src/fleet/index.js';
 import { extractTraceContext } from '../../../../shared/src/tracing/index.js';
 import type { NodeCore } from '../../core/index.js';
-import { readBody } from './body-reader.js';
+import { readBody, type ReadBodyOptions } from './body-reader.js';
 import { decodeInfer, jsonPartLength, rawInputModelOf } from './infer-codec.js';
 import { requestDeadline } from './request-deadline.js';
 import { compressBody, negotiateResponseCoding } from './response-compression.js';
@@ -19,19 +25,35 @@ export interface InferRouteContext {
   readonly limits: HttpLimits;
 }
 
-export async function handleInfer(
+/** What the infer logic needs of an HTTP request, whichever server API carries it. */
+export interface InferHttpInput {
+  /** A request header by its lower-case name; null when absent. */
+  header(name: string): string | null;
+  /** The whole body, decompressed, within the limit (see body-reader.ts). */
+  readBody(options: ReadBodyOptions): Promise<Uint8Array>;
+  /** Fires when the client disconnects. */
+  readonly clientSignal: AbortSignal;
+}
+
+/** A successful answer: status 200 with these headers (no Content-Length) and body. */
+export interface InferHttpAnswer {
+  readonly headers: Record<string, string>;
+  readonly body: Uint8Array;
+}
+
+export async function runInfer(
   context: InferRouteContext,
-  request: Request,
+  input: InferHttpInput,
   modelName: string,
   modelVersion: string | undefined,
-): Promise<Response> {
+): Promise<InferHttpAnswer> {
   // Checked first, so a malformed header is refused before the body is read.
-  const deadline = requestDeadline(request);
+  const deadline = requestDeadline(input.header(DEADLINE_HEADER), input.clientSignal);
   try {
-    return await inferWithin(context, request, modelName, modelVersion, deadline.signal);
+    return await inferWithin(context, input, modelName, modelVersion, deadline.signal);
   } catch (error) {
     // The core answers CANCELLED for an aborted request; when the deadline did it, say so (504).
-    if (deadline.expired() && !request.signal.aborted && error instanceof TesseraError && error.code === 'CANCELLED') {
+    if (deadline.expired() && !input.clientSignal.aborted && error instanceof TesseraError && error.code === 'CANCELLED') {
       throw new TesseraError('DEADLINE_EXCEEDED', 'the request deadline passed', { cause: error });
     }
     throw error;
@@ -40,16 +62,32 @@ export async function handleInfer(
   }
 }
 
-async function inferWithin(
+/** The Hono route: the same logic over a Web Request. */
+export async function handleInfer(
   context: InferRouteContext,
   request: Request,
   modelName: string,
   modelVersion: string | undefined,
-  signal: AbortSignal,
 ): Promise<Response> {
+  const input: InferHttpInput = {
+    header: (name) => request.headers.get(name),
+    readBody: (options) => readBody(request, options),
+    clientSignal: request.signal,
+  };
+  const answer = await runInfer(context, input, modelName, modelVersion);
+  return new Response(answer.body, { status: 200, headers: answer.headers });
+}
+
+async function inferWithin(
+  context: InferRouteContext,
+  input: InferHttpInput,
+  modelName: string,
+  modelVersion: string | undefined,
+  signal: AbortSignal,
+): Promise<InferHttpAnswer> {
   const { core, limits } = context;
-  const body = await readBody(request, { limit: limits.maxBodySize, limitName: '--http-max-body-size' });
-  const headerLength = request.headers.get(INFER_HEADER_LENGTH);
+  const body = await input.readBody({ limit: limits.maxBodySize, limitName: '--http-max-body-size' });
+  const headerLength = input.header(INFER_HEADER_LENGTH);
 
   const jsonBytes = jsonPartLength(headerLength, body.byteLength);
   if (jsonBytes > limits.maxInputSize) {
@@ -72,20 +110,19 @@ async function inferWithin(
   });
 
   // The caller's W3C trace context (traceparent/tracestate): the node's spans continue its trace.
-  const traceParent = extractTraceContext((name) => request.headers.get(name));
+  const traceParent = extractTraceContext((name) => input.header(name));
   const response = await core.infer(decoded.request, { signal, ...(traceParent === undefined ? {} : { traceParent }) });
   const encoded = decoded.encode(response);
 
   const headers: Record<string, string> = { ...encoded.headers, Vary: 'Accept-Encoding' };
   let payload = encoded.body;
-  const coding = negotiateResponseCoding(request.headers.get('accept-encoding'));
+  const coding = negotiateResponseCoding(input.header('accept-encoding'));
   if (coding !== undefined) {
     payload = await compressBody(payload, coding);
     headers['Content-Encoding'] = coding;
   }
-  // Content-Length is set by the adapter from the (possibly compressed) payload.
+  // Content-Length is set by the server adapter from the (possibly compressed) payload.
   delete headers['Content-Length'];
   delete headers['content-length'];
-  return new Response(payload, { status: 200, headers });
+  return { headers, body: payload };
 }
-

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEADLINE_HEADER } from '../../../../shared/src/fleet/index.js';
-import { parseDeadlineHeader, requestDeadline } from './request-deadline.js';
+import { parseDeadlineHeader, webRequestDeadline as requestDeadline } from './request-deadline.js';
 
 describe('the deadline header', () => {
   it('parses whole non-negative milliseconds, and nothing else', () => {

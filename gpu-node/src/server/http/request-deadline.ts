@@ -32,10 +32,14 @@ export function parseDeadlineHeader(value: string | null): number | undefined {
   return ms;
 }
 
-export function requestDeadline(request: Request): RequestDeadline {
-  const remainingMs = parseDeadlineHeader(request.headers.get(DEADLINE_HEADER));
+/**
+ * @param headerValue the deadline header's value (null when absent)
+ * @param clientSignal fires when the client disconnects
+ */
+export function requestDeadline(headerValue: string | null, clientSignal: AbortSignal): RequestDeadline {
+  const remainingMs = parseDeadlineHeader(headerValue);
   if (remainingMs === undefined || remainingMs >= MAX_TIMER_MS) {
-    return { signal: request.signal, expired: () => false, dispose: () => undefined };
+    return { signal: clientSignal, expired: () => false, dispose: () => undefined };
   }
   const controller = new AbortController();
   const expire = (): void => controller.abort(TesseraError.deadlineExceeded('the request deadline passed'));
@@ -44,8 +48,13 @@ export function requestDeadline(request: Request): RequestDeadline {
   if (remainingMs === 0) expire();
   else timer = setTimeout(expire, remainingMs).unref();
   return {
-    signal: AbortSignal.any([request.signal, controller.signal]),
+    signal: AbortSignal.any([clientSignal, controller.signal]),
     expired: () => controller.signal.aborted,
     dispose: () => clearTimeout(timer),
   };
+}
+
+/** The deadline of a Web Request (the Hono route). */
+export function webRequestDeadline(request: Request): RequestDeadline {
+  return requestDeadline(request.headers.get(DEADLINE_HEADER), request.signal);
 }

@@ -21,39 +21,57 @@ export function emptyResponse(status: number, headers: Record<string, string> = 
   return new Response(null, { status, headers });
 }
 
+/** An error answer as plain parts, for writers that are not Web Responses (native-infer.ts). */
+export interface ErrorAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
 /** Triton's `{"error": "..."}` body with the status its code maps to. */
-export function tesseraErrorResponse(error: TesseraError, headers: Record<string, string> = {}): Response {
-  const extra: Record<string, string> = { ...headers };
+export function tesseraErrorAnswer(error: TesseraError, headers: Record<string, string> = {}): ErrorAnswer {
+  const extra: Record<string, string> = { 'Content-Type': JSON_TYPE, ...headers };
   // A 501 for an unknown Content-Encoding tells the client what would have worked (Triton does this too).
   if (error.code === 'UNSUPPORTED' && error.message === UNSUPPORTED_COMPRESSION) {
     extra['Accept-Encoding'] = SUPPORTED_REQUEST_ENCODINGS;
   }
-  return jsonResponse(errorBody(error), httpStatusOf(error.code), extra);
+  return { status: httpStatusOf(error.code), headers: extra, body: JSON.stringify(errorBody(error)) };
+}
+
+export function tesseraErrorResponse(error: TesseraError, headers: Record<string, string> = {}): Response {
+  const answer = tesseraErrorAnswer(error, headers);
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
 }
 
 /**
- * The catch-all for a route. `request` is used only for the log line, so a 500 can be traced back to
+ * The catch-all for a route: a TesseraError keeps its status; anything else is a bug of ours (500).
+ * INTERNAL errors and bugs are logged with `where` (method and URL), so a 500 can be traced back to
  * the call that triggered it.
  */
-export function errorResponse(error: unknown, logger: HttpLogger, request?: Request): Response {
+export function errorAnswer(error: unknown, logger: HttpLogger, where?: { method: string; url: string }): ErrorAnswer {
   if (isTesseraError(error)) {
     if (error.code === 'INTERNAL') {
-      logger.error('internal error while serving an HTTP request', logDetails(error, request));
+      logger.error('internal error while serving an HTTP request', logDetails(error, where));
     }
-    return tesseraErrorResponse(error);
+    return tesseraErrorAnswer(error);
   }
-  logger.error('unexpected exception while serving an HTTP request', logDetails(error, request));
+  logger.error('unexpected exception while serving an HTTP request', logDetails(error, where));
   const message = error instanceof Error ? error.message : String(error);
-  return tesseraErrorResponse(TesseraError.internal(message || 'internal error'));
+  return tesseraErrorAnswer(TesseraError.internal(message || 'internal error'));
 }
 
-function logDetails(error: unknown, request: Request | undefined): Record<string, unknown> {
+export function errorResponse(error: unknown, logger: HttpLogger, request?: Request): Response {
+  const answer = errorAnswer(error, logger, request === undefined ? undefined : { method: request.method, url: request.url });
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+}
+
+function logDetails(error: unknown, where: { method: string; url: string } | undefined): Record<string, unknown> {
   const details: Record<string, unknown> = {
     error: error instanceof Error ? (error.stack ?? error.message) : String(error),
   };
-  if (request !== undefined) {
-    details['method'] = request.method;
-    details['url'] = request.url;
+  if (where !== undefined) {
+    details['method'] = where.method;
+    details['url'] = where.url;
   }
   return details;
 }
