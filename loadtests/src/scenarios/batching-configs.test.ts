@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseModelConfigText } from '../../../shared/src/model-config/index.js';
-import { batchingCandidates, mlpConfigText, withoutBatching } from './batching-configs.js';
+import { batchingCandidates, fullBatchDelayUs, mlpConfigText, withoutBatching } from './batching-configs.js';
 
 describe('mlp_large setups', () => {
   it('write configs the node parses, with the batching and threads asked for', () => {
@@ -24,6 +24,13 @@ describe('mlp_large setups', () => {
     const config = parseModelConfigText(mlpConfigText(plain), 'config.pbtxt');
     expect(config.schedulingChoice.case).toBeUndefined();
     expect(plain).toMatchObject({ instances: first!.instances, intraOpThreads: first!.intraOpThreads });
+  });
+
+  it('give full-batch a delay of twice one full execution, in whole ms, at least 10 ms', () => {
+    expect(fullBatchDelayUs(13_200)).toBe(27_000);
+    expect(fullBatchDelayUs(2_000)).toBe(10_000);
+    expect(fullBatchDelayUs(Number.NaN)).toBe(10_000);
+    expect(batchingCandidates(2, 14_000).find((c) => c.id === 'full-batch')?.dynamicBatching?.maxQueueDelayUs).toBe(28_000);
   });
 
   it('split the cores between two instances', () => {

@@ -4,9 +4,12 @@
  * ceiling can be measured with the very same intra-op threads.
  *
  * Candidates, each using all cores in total:
- * - `full-batch`: preferred size 64 (= max_batch_size) and a 10 ms delay. Under closed-loop load the
- *   clients answered by one batch return within a few ms; waiting for all of them makes every
- *   execution a full one, which the ceiling shows is where this model's throughput is.
+ * - `full-batch`: preferred size 64 (= max_batch_size) and a queue delay of twice the ceiling's time
+ *   for one batch of 64. Under a closed loop of 64 callers every execution is then a full one, which
+ *   the ceiling shows is where this model's throughput is. The delay must outlast one execution plus
+ *   the round trip of its answers: with a shorter one, callers that arrive during an execution see
+ *   their delay expire before the others come back, run as a partial batch, and the two groups stay
+ *   out of step for good (batches alternating, e.g., 40 and 24), which is what 10 ms did here.
  * - `greedy`: `dynamic_batching {}` with no delay: take whatever is queued when the instance frees up
  *   (Triton's advice for a first config). Under closed-loop load batches then alternate between the
  *   clients queued during an execution and those answered by it.
@@ -36,7 +39,16 @@ export const MLP_INPUT = 'INPUT0';
 export const MLP_OUTPUT = 'OUTPUT0';
 export const MLP_WIDTH = 1024;
 
-export function batchingCandidates(cores: number): MlpSetup[] {
+/** The full-batch delay when the ceiling's time for a batch of 64 is `fullBatchExecUs`, whole ms. */
+export function fullBatchDelayUs(fullBatchExecUs: number): number {
+  const twice = Number.isFinite(fullBatchExecUs) && fullBatchExecUs > 0 ? 2 * fullBatchExecUs : 10_000;
+  return Math.max(10_000, Math.ceil(twice / 1000) * 1000);
+}
+
+/**
+ * @param fullBatchExecUs the ceiling's time for one run at max_batch_size (sets full-batch's delay)
+ */
+export function batchingCandidates(cores: number, fullBatchExecUs = Number.NaN): MlpSetup[] {
   const one = (id: string, preferredBatchSizes: number[], maxQueueDelayUs: number): MlpSetup => ({
     id,
     instances: 1,
@@ -44,7 +56,7 @@ export function batchingCandidates(cores: number): MlpSetup[] {
     dynamicBatching: { preferredBatchSizes, maxQueueDelayUs },
   });
   const candidates: MlpSetup[] = [
-    one('full-batch', [MLP_MAX_BATCH], 10_000),
+    one('full-batch', [MLP_MAX_BATCH], fullBatchDelayUs(fullBatchExecUs)),
     one('greedy', [], 0),
     one('preferred', [32, MLP_MAX_BATCH], 5_000),
   ];

@@ -298,7 +298,8 @@ export async function runBatchingScenario(options: BenchOptions): Promise<number
     }
 
     // 2a. Pick the batching config: a short gRPC run at the target concurrency for each candidate.
-    const candidates = batchingCandidates(cores);
+    const fullBatch = ceiling.points.find((p) => p.batchSize === Math.max(...CEILING_BATCH_SIZES));
+    const candidates = batchingCandidates(cores, fullBatch?.execAvgUs);
     const tuning: { setup: MlpSetup; config: string; point: LoadPoint }[] = [];
     let chosen = candidates[0] as MlpSetup;
     if (options.quick || candidates.length === 1) {
