@@ -73,7 +73,7 @@ export function createGrpcInferClient(host: string, port: number, metadata: Read
   });
   const framedRequests = new WeakMap<InferRequest, Buffer>();
   let session: ClientHttp2Session | undefined;
-  /** Why the current session stopped taking calls, for the calls it then fails. */
+  /** Why each session stopped taking calls, for the calls it then fails. */
   const endReasons = new WeakMap<ClientHttp2Session, string>();
   let closed = false;
 

@@ -109,6 +109,11 @@ class Connection {
     });
     socket.on('data', (chunk: Buffer) => this.onData(socket, chunk));
     socket.on('error', (error: Error) => this.onError(socket, error));
+    // The server's FIN on an idle socket (its keep-alive timeout): forget the socket at once rather than
+    // at 'close', so a request sent in between goes to a new connection instead of failing.
+    socket.on('end', () => {
+      if (socket === this.socket && this.current === undefined) this.drop(socket);
+    });
     socket.on('close', () => this.onClose(socket));
     return socket;
   }
