@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runHttpFlood } from './http-flood.js';
 
@@ -15,7 +15,8 @@ describe('runHttpFlood', () => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
-        res.setHeader('x-cache', served % 3 === 0 ? 'MISS' : 'HIT');
+        // A POST that lost its body would show up as a third value.
+        res.setHeader('x-cache', req.method === 'POST' && body !== 'ping' ? 'NO-BODY' : served % 3 === 0 ? 'MISS' : 'HIT');
         res.end(body === 'ping' ? 'pong' : 'hello');
       });
     });
@@ -54,5 +55,24 @@ describe('runHttpFlood', () => {
     expect(result.completed).toBe(0);
     expect(result.errors).toBeGreaterThan(0);
     expect(result.firstError).toBe('HTTP 200');
+  });
+
+  it('counts transport errors, naming the first', async () => {
+    const closed = createNetServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const result = await runHttpFlood({ host: '127.0.0.1', port: deadPort, method: 'GET', path: '/', threads: 1, connections: 2, warmupMs: 0, measureMs: 100 });
+    expect(result.completed).toBe(0);
+    expect(result.errors).toBeGreaterThan(0);
+    expect(result.firstError).toBe(`cannot connect to 127.0.0.1:${deadPort}: connect ECONNREFUSED 127.0.0.1:${deadPort}`);
+  });
+
+  it('fails before any load when the request cannot be encoded', async () => {
+    const before = served;
+    await expect(
+      runHttpFlood({ host: '127.0.0.1', port, method: 'GET', path: '/', headers: { 'x-bad': 'a\r\nb' }, threads: 2, warmupMs: 0, measureMs: 100 }),
+    ).rejects.toThrow("invalid value for header 'x-bad'");
+    expect(served).toBe(before);
   });
 });

@@ -10,10 +10,13 @@
  * answering the wrong thing fast is not benchmarked; the others are counted as errors (another status,
  * transport errors) or as mismatched (the right status, another header value).
  *
- * The worker is plain CommonJS evaluated from a string (`eval: true`), so it runs without the
- * TypeScript loader the bench itself uses.
+ * Each worker (http-flood-worker.ts) drives the raw HTTP engine (raw-http.ts) with the request encoded
+ * once, so the generator's own CPU per request stays near a bare socket's rather than node:http's.
+ * Workers are TypeScript modules started through shared's tsx bootstrap (Node 20 threads do not
+ * inherit the bench's loader).
  */
-import { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../../../shared/src/workers/index.js';
+import type { FloodWorkerData, FloodWorkerMessage, FloodWorkerReport } from './http-flood-worker.js';
 import { summarizeLatencies, type LatencySummary } from './percentiles.js';
 
 export interface HttpFloodOptions {
@@ -25,7 +28,7 @@ export interface HttpFloodOptions {
   readonly body?: Uint8Array;
   /** Worker threads; default 2. */
   readonly threads?: number;
-  /** Keep-alive sockets (= requests in flight) per thread; default 32. */
+  /** Keep-alive connections (= requests in flight) per thread; default 32. */
   readonly connections?: number;
   readonly warmupMs: number;
   readonly measureMs: number;
@@ -51,96 +54,65 @@ export interface HttpFloodResult {
   readonly latency: LatencySummary;
 }
 
-interface WorkerReport {
-  readonly completed: number;
-  readonly errors: number;
-  readonly mismatched: Record<string, number>;
-  readonly firstError: string | null;
-  readonly windowMs: number;
-  readonly latenciesUs: Float64Array;
+const WORKER_ENTRY = new URL('./http-flood-worker.ts', import.meta.url);
+
+interface FloodThread {
+  /** Resolves when the thread has loaded and waits for `start`. */
+  readonly ready: Promise<void>;
+  readonly report: Promise<FloodWorkerReport>;
+  start(): void;
+  stop(): void;
 }
 
-const WORKER_SOURCE = `
-const { parentPort, workerData: d } = require('node:worker_threads');
-const http = require('node:http');
-const agent = new http.Agent({ keepAlive: true, maxSockets: d.connections, maxFreeSockets: d.connections });
-const body = d.body ? Buffer.from(d.body) : null;
-const headers = Object.assign({}, d.headers, body ? { 'Content-Length': String(body.length) } : {});
-let running = true, measuring = false, completed = 0, errors = 0, firstError = null;
-const mismatched = {};
-let latencies = new Float64Array(1 << 16), n = 0;
-const record = (us) => {
-  if (n === latencies.length) { const grown = new Float64Array(n * 2); grown.set(latencies); latencies = grown; }
-  latencies[n++] = us;
-};
-const fail = (message) => { if (firstError === null) firstError = message; if (measuring) errors++; };
-function once() {
-  return new Promise((resolve) => {
-    const t0 = performance.now();
-    const req = http.request({ host: d.host, port: d.port, path: d.path, method: d.method, agent, headers }, (res) => {
-      res.on('data', () => {});
-      res.on('error', (e) => { fail(e.message); resolve(); });
-      res.on('end', () => {
-        const header = d.expectHeader ? res.headers[d.expectHeader.name] : undefined;
-        if (res.statusCode !== d.expectStatus) fail('HTTP ' + res.statusCode);
-        else if (d.expectHeader && header !== d.expectHeader.value) {
-          if (measuring) mismatched[String(header)] = (mismatched[String(header)] || 0) + 1;
-        }
-        else if (measuring) { completed++; record((performance.now() - t0) * 1000); }
-        resolve();
-      });
+function startThread(options: HttpFloodOptions, connections: number): FloodThread {
+  const data: FloodWorkerData = {
+    host: options.host,
+    port: options.port,
+    method: options.method,
+    path: options.path,
+    headers: options.headers ?? {},
+    body: options.body ?? null,
+    connections,
+    warmupMs: options.warmupMs,
+    measureMs: options.measureMs,
+    expectStatus: options.expectStatus ?? 200,
+    expectHeader: options.expectHeader ?? null,
+  };
+  const worker = startModuleWorker(WORKER_ENTRY, data);
+  let markReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const report = new Promise<FloodWorkerReport>((resolve, reject) => {
+    worker.on('message', (message: FloodWorkerMessage) => {
+      if (message.type === 'ready') markReady();
+      else resolve(message.report);
     });
-    req.on('error', (e) => { fail(e.message); setTimeout(resolve, 10); });
-    req.end(body === null ? undefined : body);
-  });
-}
-async function caller() { while (running) await once(); }
-const callers = Array.from({ length: d.connections }, caller);
-setTimeout(() => {
-  measuring = true;
-  const start = performance.now();
-  setTimeout(async () => {
-    measuring = false;
-    const windowMs = performance.now() - start;
-    running = false;
-    await Promise.all(callers);
-    agent.destroy();
-    const out = latencies.slice(0, n);
-    parentPort.postMessage({ completed, errors, mismatched, firstError, windowMs, latenciesUs: out }, [out.buffer]);
-  }, d.measureMs);
-}, d.warmupMs);
-`;
-
-function runWorker(options: HttpFloodOptions, connections: number): Promise<WorkerReport> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: {
-        host: options.host,
-        port: options.port,
-        method: options.method,
-        path: options.path,
-        headers: options.headers ?? {},
-        body: options.body ?? null,
-        connections,
-        warmupMs: options.warmupMs,
-        measureMs: options.measureMs,
-        expectStatus: options.expectStatus ?? 200,
-        expectHeader: options.expectHeader ?? null,
-      },
-    });
-    worker.once('message', (report: WorkerReport) => resolve(report));
     worker.once('error', reject);
-    worker.once('exit', (code) => {
-      if (code !== 0) reject(new Error(`http-flood worker exited with code ${code}`));
-    });
+    worker.once('exit', (code) => reject(new Error(`http-flood worker exited with code ${code} before reporting`)));
   });
+  // Marked handled here: a stopped thread's report is never awaited. Awaiting it still sees the rejection.
+  report.catch(() => undefined);
+  return {
+    // A thread that dies while loading must not leave runHttpFlood waiting for its `ready`.
+    ready: Promise.race([ready, report.then(() => undefined)]),
+    report,
+    start: () => worker.postMessage('start'),
+    stop: () => void worker.terminate(),
+  };
 }
 
 export async function runHttpFlood(options: HttpFloodOptions): Promise<HttpFloodResult> {
   const threads = options.threads ?? 2;
   const connections = options.connections ?? 32;
-  const reports = await Promise.all(Array.from({ length: threads }, () => runWorker(options, connections)));
+  const flood = Array.from({ length: threads }, () => startThread(options, connections));
+  try {
+    await Promise.all(flood.map((thread) => thread.ready));
+  } catch (error) {
+    for (const thread of flood) thread.stop();
+    throw error;
+  }
+  // All threads have loaded: their windows start together.
+  for (const thread of flood) thread.start();
+  const reports = await Promise.all(flood.map((thread) => thread.report));
   const completed = reports.reduce((sum, r) => sum + r.completed, 0);
   const errors = reports.reduce((sum, r) => sum + r.errors, 0);
   const windowS = reports.reduce((sum, r) => sum + r.windowMs, 0) / reports.length / 1000;

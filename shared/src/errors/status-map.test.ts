@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, TesseraError, toTesseraError } from './tessera-error.js';
-import { errorBody, errorCodeFromGrpc, grpcStatusOf, GrpcStatus, httpStatusOf } from './status-map.js';
+import { errorBody, errorCodeFromGrpc, grpcStatusName, grpcStatusOf, GrpcStatus, httpStatusOf } from './status-map.js';
 
 describe('error status mapping', () => {
   it('follows Triton for its own codes', () => {
@@ -13,6 +13,13 @@ describe('error status mapping', () => {
     expect(httpStatusOf('ALREADY_EXISTS')).toBe(400);
     expect(grpcStatusOf('UNSUPPORTED')).toBe(GrpcStatus.UNIMPLEMENTED);
     expect(grpcStatusOf('INVALID_ARG')).toBe(GrpcStatus.INVALID_ARGUMENT);
+  });
+
+  it('names gRPC status codes, and codes outside the spec as UNKNOWN', () => {
+    expect(grpcStatusName(0)).toBe('OK');
+    expect(grpcStatusName(5)).toBe('NOT_FOUND');
+    expect(grpcStatusName(16)).toBe('UNAUTHENTICATED');
+    expect(grpcStatusName(42)).toBe('UNKNOWN');
   });
 
   it('round-trips every code through gRPC except the catch-all', () => {

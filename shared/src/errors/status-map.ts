@@ -27,6 +27,13 @@ export const GrpcStatus = {
 
 export type GrpcStatusCode = (typeof GrpcStatus)[keyof typeof GrpcStatus];
 
+const GRPC_STATUS_NAMES: ReadonlyMap<number, string> = new Map(Object.entries(GrpcStatus).map(([name, code]) => [code, name]));
+
+/** The spec's name of a gRPC status code (`NOT_FOUND` for 5); codes outside the spec read as UNKNOWN, as gRPC treats them. */
+export function grpcStatusName(code: number): keyof typeof GrpcStatus {
+  return (GRPC_STATUS_NAMES.get(code) ?? 'UNKNOWN') as keyof typeof GrpcStatus;
+}
+
 interface Mapping {
   readonly http: number;
   readonly grpc: GrpcStatusCode;

@@ -10,12 +10,13 @@
  */
 import { Worker } from 'node:worker_threads';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { workerScriptFor } from '../../../../shared/src/workers/index.js';
 import type { HostMessage, WireError, WorkerBoot, WorkerMessage } from './protocol.js';
 
 export interface InstanceWorkerOptions<Init> {
   /** Names the instance in every error message. */
   readonly instanceName: string;
-  /** The worker module; `.ts` modules are started through tsx-bootstrap.mjs, `.js` ones directly. */
+  /** The worker module; `.ts` modules are started through shared's tsx bootstrap, `.js` ones directly. */
   readonly entry: URL;
   readonly init: Init;
   /** How long close() waits for finalize before terminating the thread. Default 10 s. */
@@ -28,8 +29,6 @@ interface Pending {
   resolve(body: unknown): void;
   reject(error: TesseraError): void;
 }
-
-const BOOTSTRAP = new URL('./tsx-bootstrap.mjs', import.meta.url);
 
 function fromWire(error: WireError): TesseraError {
   return new TesseraError(error.code, error.message);
@@ -120,8 +119,7 @@ export class InstanceWorker<Info, Req, Res> {
   private spawn(): Promise<Info> {
     const entry = this.options.entry;
     const boot: WorkerBoot = { entry: entry.href, init: this.options.init };
-    const isSource = entry.pathname.endsWith('.ts');
-    const worker = new Worker(isSource ? BOOTSTRAP : entry, { workerData: boot });
+    const worker = new Worker(workerScriptFor(entry), { workerData: boot });
     this.worker = worker;
     let crash: unknown;
     let ready = false;

@@ -8,7 +8,7 @@ import type { ErrorCode } from '../../../../shared/src/errors/index.js';
 
 /** What `workerData` holds: the module to run in the thread and its init payload. */
 export interface WorkerBoot<Init = unknown> {
-  /** `file:` URL of the worker module (a `.ts` file is imported through tsx-bootstrap.mjs). */
+  /** `file:` URL of the worker module (a `.ts` file is imported through shared/src/workers/tsx-bootstrap.mjs). */
   readonly entry: string;
   readonly init: Init;
 }

@@ -1,0 +1,53 @@
+/**
+ * gRPC's length-prefixed message framing over HTTP/2 DATA frames: 1 byte compressed flag, 4 bytes
+ * big-endian length, then the protobuf bytes. A unary call carries exactly one message each way. Our
+ * client never sends `grpc-accept-encoding`, so a compressed answer is a server bug, not something to
+ * decompress.
+ */
+
+const PREFIX_BYTES = 5;
+
+/** One uncompressed message, ready to send as a request body. */
+export function frameGrpcMessage(message: Uint8Array): Buffer {
+  const framed = Buffer.allocUnsafe(PREFIX_BYTES + message.length);
+  framed[0] = 0;
+  framed.writeUInt32BE(message.length, 1);
+  framed.set(message, PREFIX_BYTES);
+  return framed;
+}
+
+/**
+ * Collects a unary answer's DATA chunks (a large message arrives split over many) and cuts the one
+ * message out of them at the end. Bytes beyond `maxMessageBytes` fail at once, before they pile up.
+ */
+export class UnaryMessageReader {
+  private readonly chunks: Buffer[] = [];
+  private received = 0;
+
+  constructor(private readonly maxMessageBytes: number) {}
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.received += chunk.length;
+    if (this.received > this.maxMessageBytes + PREFIX_BYTES) {
+      throw new Error(`the response is larger than the ${this.maxMessageBytes}-byte message limit`);
+    }
+  }
+
+  /** The one message of the answer (a view into the received bytes); throws when there is not exactly one. */
+  message(): Buffer {
+    const body = this.bytes();
+    if (body.length === 0) throw new Error('the response carries no message');
+    if (body.length < PREFIX_BYTES) throw new Error(`the response ends inside a message prefix (${body.length} bytes)`);
+    if (body[0] !== 0) throw new Error(`the response message is compressed (flag ${body[0]}), which was not asked for`);
+    const end = PREFIX_BYTES + body.readUInt32BE(1);
+    if (end > body.length) throw new Error(`the response message is truncated: ${body.length - PREFIX_BYTES} of ${end - PREFIX_BYTES} bytes`);
+    if (end < body.length) throw new Error('the response carries more than one message for a unary call');
+    return body.subarray(PREFIX_BYTES, end);
+  }
+
+  private bytes(): Buffer {
+    const chunks = this.chunks;
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, this.received);
+  }
+}
