@@ -107,7 +107,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
       httpPort = (await http.listen(options.httpPort, options.httpAddress)).port;
     }
     if (options.allowGrpc) {
-      grpc = createGrpcServer(core);
+      grpc = createGrpcServer(core, { maxConcurrentStreams: options.grpcMaxConcurrentStreams });
       grpcPort = (await grpc.listen(options.grpcPort, options.grpcAddress)).port;
     }
     if (options.allowMetrics) {
