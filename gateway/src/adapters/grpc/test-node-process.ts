@@ -33,6 +33,8 @@ export async function execute(requests) {
 export interface NodeProcess {
   readonly grpcAddress: string;
   readonly httpPort: number;
+  /** The Prometheus port (scraped by tests that watch the node's queue). */
+  readonly metricsPort: number;
   readonly process: ChildProcess;
   /** SIGTERM, then SIGKILL if it lingers; removes the repository. */
   stop(): Promise<void>;
@@ -62,7 +64,7 @@ export async function startNodeProcess(extraArgs: readonly string[] = []): Promi
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let log = '';
-  const started = await new Promise<{ grpcPort: number; httpPort: number }>((resolve, reject) => {
+  const started = await new Promise<{ grpcPort: number; httpPort: number; metricsPort: number }>((resolve, reject) => {
     let buffered = '';
     const onData = (chunk: Buffer): void => {
       buffered += chunk.toString('utf8');
@@ -72,11 +74,11 @@ export async function startNodeProcess(extraArgs: readonly string[] = []): Promi
         const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
         try {
-          const entry = JSON.parse(line) as { msg?: string; grpcPort?: number; httpPort?: number };
+          const entry = JSON.parse(line) as { msg?: string; grpcPort?: number; httpPort?: number; metricsPort?: number };
           if (entry.msg === 'tessera-node started' && typeof entry.grpcPort === 'number') {
             child.stderr?.off('data', onData);
             child.stderr?.resume(); // keep draining so the node never blocks on a full pipe
-            resolve({ grpcPort: entry.grpcPort, httpPort: entry.httpPort ?? 0 });
+            resolve({ grpcPort: entry.grpcPort, httpPort: entry.httpPort ?? 0, metricsPort: entry.metricsPort ?? 0 });
           }
         } catch {
           // not a JSON log line
@@ -89,6 +91,7 @@ export async function startNodeProcess(extraArgs: readonly string[] = []): Promi
   return {
     grpcAddress: `127.0.0.1:${started.grpcPort}`,
     httpPort: started.httpPort,
+    metricsPort: started.metricsPort,
     process: child,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
