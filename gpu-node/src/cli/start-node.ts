@@ -16,6 +16,7 @@ import {
   registerLoadReportMetrics,
   type HttpReportPusher,
   type LoadReporter,
+  type PeriodicReportOptions,
 } from '../load-report/index.js';
 import { openRepositorySource, pollRepositorySource, syncBeforeLoads } from '../repository/s3/index.js';
 import { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
@@ -158,6 +159,39 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
   return { core, httpPort, grpcPort, metricsPort, loadReporter, reportPusher, stop };
 }
 
+interface BoundPorts {
+  readonly httpPort: number | undefined;
+  readonly grpcPort: number | undefined;
+}
+
+/**
+ * What every load-report sink is told about this node, or undefined (said once in the log) when
+ * HTTP and gRPC are both off and there is no address to advertise.
+ */
+function reportOptions(
+  flag: string,
+  options: NodeOptions,
+  nodeId: string,
+  startedAt: number,
+  core: TesseraNodeCore,
+  logger: Logger,
+  bound: BoundPorts,
+): PeriodicReportOptions | undefined {
+  if (bound.httpPort === undefined && bound.grpcPort === undefined) {
+    logger.warn(`${flag} is ignored: with HTTP and gRPC both off there is no address to advertise`);
+    return undefined;
+  }
+  const host = options.advertiseHost ?? os.hostname();
+  return {
+    nodeId,
+    httpAddress: bound.httpPort === undefined ? null : advertisedAddress(host, bound.httpPort),
+    grpcAddress: bound.grpcPort === undefined ? null : advertisedAddress(host, bound.grpcPort),
+    source: () => core.loadSnapshot(),
+    logger,
+    startedAt,
+  };
+}
+
 /**
  * With --redis-url: reports this node's models and load to Redis, started once the servers listen so
  * the advertised ports are the bound ones. Redis is never on the serving path: the reporter connects
@@ -170,25 +204,14 @@ function startLoadReporter(
   startedAt: number,
   core: TesseraNodeCore,
   logger: Logger,
-  bound: { httpPort: number | undefined; grpcPort: number | undefined; metrics: MetricsServer | undefined },
+  bound: BoundPorts & { metrics: MetricsServer | undefined },
 ): LoadReporter | undefined {
   if (options.redisUrl === undefined) return undefined;
-  if (bound.httpPort === undefined && bound.grpcPort === undefined) {
-    logger.warn('--redis-url is ignored: with HTTP and gRPC both off there is no address to advertise');
-    return undefined;
-  }
-  const host = options.advertiseHost ?? os.hostname();
+  const common = reportOptions('--redis-url', options, nodeId, startedAt, core, logger, bound);
+  if (common === undefined) return undefined;
   let reporter: LoadReporter;
   try {
-    reporter = createLoadReporter({
-      redisUrl: options.redisUrl,
-      nodeId,
-      httpAddress: bound.httpPort === undefined ? null : advertisedAddress(host, bound.httpPort),
-      grpcAddress: bound.grpcPort === undefined ? null : advertisedAddress(host, bound.grpcPort),
-      source: () => core.loadSnapshot(),
-      logger,
-      startedAt,
-    });
+    reporter = createLoadReporter({ ...common, redisUrl: options.redisUrl });
   } catch (error) {
     // The node serves without reports rather than not at all.
     logger.error('load reports are off: could not set up the Redis client', { error: error instanceof Error ? error.message : String(error) });
@@ -210,27 +233,15 @@ function startReportPusher(
   startedAt: number,
   core: TesseraNodeCore,
   logger: Logger,
-  bound: { httpPort: number | undefined; grpcPort: number | undefined },
+  bound: BoundPorts,
 ): HttpReportPusher | undefined {
   if (options.reportUrl === undefined) return undefined;
-  if (bound.httpPort === undefined && bound.grpcPort === undefined) {
-    logger.warn('--report-url is ignored: with HTTP and gRPC both off there is no address to advertise');
-    return undefined;
-  }
+  const common = reportOptions('--report-url', options, nodeId, startedAt, core, logger, bound);
+  if (common === undefined) return undefined;
   if (bound.httpPort === undefined) logger.warn('--report-url with HTTP off: the edge reaches nodes over HTTP only, so it cannot route here');
-  const host = options.advertiseHost ?? os.hostname();
   let pusher: HttpReportPusher;
   try {
-    pusher = createHttpReportPusher({
-      reportUrl: options.reportUrl,
-      token: options.reportToken ?? '',
-      nodeId,
-      httpAddress: bound.httpPort === undefined ? null : advertisedAddress(host, bound.httpPort),
-      grpcAddress: bound.grpcPort === undefined ? null : advertisedAddress(host, bound.grpcPort),
-      source: () => core.loadSnapshot(),
-      logger,
-      startedAt,
-    });
+    pusher = createHttpReportPusher({ ...common, reportUrl: options.reportUrl, token: options.reportToken ?? '' });
   } catch (error) {
     logger.error('load report pushes are off', { error: error instanceof Error ? error.message : String(error) });
     return undefined;
