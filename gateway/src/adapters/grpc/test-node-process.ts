@@ -50,9 +50,21 @@ export async function writeTestRepository(): Promise<string> {
   return dir;
 }
 
-/** Starts the node and resolves once it logged "tessera-node started" (ports parsed from that line). */
-export async function startNodeProcess(extraArgs: readonly string[] = []): Promise<NodeProcess> {
-  const repository = await writeTestRepository();
+export interface SpawnedNode {
+  readonly process: ChildProcess;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<void>;
+  readonly grpcPort: number;
+  readonly httpPort: number;
+  readonly metricsPort: number;
+}
+
+/**
+ * Starts `bin/tessera-node.js` over `repository` on loopback, every port 0, and resolves once it
+ * logged "tessera-node started" (the bound ports are parsed from that line); rejects with its last
+ * log lines if it exits before.
+ */
+export async function spawnNode(repository: string, extraArgs: readonly string[] = []): Promise<SpawnedNode> {
   const args = [
     join(ROOT, 'bin/tessera-node.js'),
     '--model-repository', repository,
@@ -88,16 +100,27 @@ export async function startNodeProcess(extraArgs: readonly string[] = []): Promi
     child.stderr?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`tessera-node exited with ${code} before starting:\n${log.slice(-4000)}`)));
   });
+  return { process: child, exited, ...started };
+}
+
+/** Starts the node over the test repository (`simple` and `sleepy`); `stop()` also removes the repository. */
+export async function startNodeProcess(extraArgs: readonly string[] = []): Promise<NodeProcess> {
+  const repository = await writeTestRepository();
+  const node = await spawnNode(repository, extraArgs).catch(async (error: unknown) => {
+    await rm(repository, { recursive: true, force: true });
+    throw error;
+  });
+  const child = node.process;
   return {
-    grpcAddress: `127.0.0.1:${started.grpcPort}`,
-    httpPort: started.httpPort,
-    metricsPort: started.metricsPort,
+    grpcAddress: `127.0.0.1:${node.grpcPort}`,
+    httpPort: node.httpPort,
+    metricsPort: node.metricsPort,
     process: child,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-        await exited;
+        await node.exited;
         clearTimeout(timer);
       }
       await rm(repository, { recursive: true, force: true });
