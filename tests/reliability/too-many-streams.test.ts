@@ -27,8 +27,8 @@ import { GRPCInferenceService, ModelInferRequestSchema } from '../../shared/src/
 import { callUnary, clientServiceDefinition, inferRequestToProto, inferResponseFromProto } from '../../shared/src/grpc/index.js';
 import { silentLogger } from '../../shared/src/logging/index.js';
 import { waitFor } from '../../shared/src/testing/index.js';
-import type { InferRequest } from '../../shared/src/tensors/index.js';
 import { startNodeProcess, type NodeProcess } from '../../gateway/src/adapters/grpc/test-node-process.js';
+import { simpleRequest, sleepyRequest } from '../../gateway/src/adapters/grpc/test-node-requests.js';
 import { loadGatewayConfig } from '../../gateway/src/config/index.js';
 import { sha256Hex } from '../../gateway/src/core/auth/index.js';
 import { startGateway } from '../../gateway/src/entry-node.js';
@@ -40,15 +40,8 @@ const LIMIT = 4;
 const SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
 const svc = clientServiceDefinition(GRPCInferenceService);
 
-const fp32 = (values: number[]) => new Uint8Array(new Float32Array(values).buffer);
 const floats = (bytes: Uint8Array) => Array.from(new Float32Array(bytes.slice().buffer));
 const ints = (bytes: Uint8Array) => Array.from(new Int32Array(bytes.slice().buffer));
-const sleepyRequest = (ms: number, id = ''): InferRequest => ({
-  id,
-  modelName: 'sleepy',
-  inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 1], data: fp32([ms]) }],
-  parameters: {},
-});
 const sleepyMessage = (ms: number) => toBinary(ModelInferRequestSchema, create(ModelInferRequestSchema, inferRequestToProto(sleepyRequest(ms))));
 
 let node: NodeProcess;
@@ -76,19 +69,10 @@ async function nodeServesNewClient(): Promise<void> {
   expect(node.process.signalCode).toBeNull();
   const client = ownConnection();
   try {
-    const a = Array.from({ length: 16 }, (_, i) => i);
-    const request: InferRequest = {
-      id: 'fresh',
-      modelName: 'simple',
-      inputs: [
-        { name: 'INPUT0', datatype: 'INT32', shape: [1, 16], data: new Uint8Array(new Int32Array(a).buffer) },
-        { name: 'INPUT1', datatype: 'INT32', shape: [1, 16], data: new Uint8Array(new Int32Array(16).fill(1).buffer) },
-      ],
-      parameters: {},
-    };
-    const { response } = await withinMs(callUnary(client, svc.modelInfer, inferRequestToProto(request)), 15_000, "a new client's call");
+    const { response } = await withinMs(callUnary(client, svc.modelInfer, inferRequestToProto(simpleRequest(0))), 15_000, "a new client's call");
+    // simple: OUTPUT0 = INPUT0 + INPUT1 = 0..15 + 1.
     const sum = inferResponseFromProto(response).outputs.find((o) => o.name === 'OUTPUT0');
-    expect(ints(sum!.data)).toEqual(a.map((x) => x + 1));
+    expect(ints(sum!.data)).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
   } finally {
     client.close();
   }

@@ -12,6 +12,7 @@ import { createRedisNodeDirectory } from '../fleet/index.js';
 import type { RedisNodeDirectory } from '../fleet/index.js';
 import { createGrpcTransport } from './grpc-transport.js';
 import { startNodeProcess } from './test-node-process.js';
+import { simpleRequest } from './test-node-requests.js';
 import type { NodeProcess } from './test-node-process.js';
 
 let redis: RedisServer;
@@ -40,13 +41,7 @@ const tier: Tier = {
   allowedModels: ['*'],
 };
 
-const int32 = (values: number[]) => new Uint8Array(new Int32Array(values).buffer);
-const request: InferRequest = {
-  id: '',
-  modelName: 'simple',
-  inputs: ['INPUT0', 'INPUT1'].map((name) => ({ name, datatype: 'INT32' as const, shape: [1, 16], data: int32(new Array(16).fill(2)) })),
-  parameters: {},
-};
+const request: InferRequest = simpleRequest(2);
 
 describe('a reporting node through Redis, the directory and the dispatcher', () => {
   it('becomes a candidate from its report, serves, and leaves the pick set when it stops', async () => {
