@@ -14,6 +14,7 @@ import { createGrpcTransport } from './grpc-transport.js';
 import { startNodeProcess } from './test-node-process.js';
 import { simpleRequest } from './test-node-requests.js';
 import type { NodeProcess } from './test-node-process.js';
+import { testTier } from '../../core/routing/test-tier.js';
 
 let redis: RedisServer;
 let node: NodeProcess | undefined;
@@ -31,15 +32,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const tier: Tier = {
-  name: 'gold',
-  priority: 1,
-  queueTimeoutMs: 20_000,
-  queueShare: 1,
-  rateLimits: { requestsPerSecond: 0, burst: 0, elementsPerSecond: 0, elementsBurst: 0 },
-  cacheTtlSeconds: 0,
-  allowedModels: ['*'],
-};
+const tier: Tier = testTier(20_000);
 
 const request: InferRequest = simpleRequest(2);
 

@@ -14,6 +14,7 @@ import type { GrpcTransport } from './grpc-transport.js';
 import { deadAddress, startNodeProcess } from './test-node-process.js';
 import { simpleRequest, sleepyRequest } from './test-node-requests.js';
 import type { NodeProcess } from './test-node-process.js';
+import { testTier } from '../../core/routing/test-tier.js';
 
 let node: NodeProcess;
 let dead: string;
@@ -117,15 +118,7 @@ describe('gRPC transport against a real node', () => {
   });
 });
 
-const tier: Tier = {
-  name: 'gold',
-  priority: 1,
-  queueTimeoutMs: 20_000,
-  queueShare: 1,
-  rateLimits: { requestsPerSecond: 0, burst: 0, elementsPerSecond: 0, elementsBurst: 0 },
-  cacheTtlSeconds: 0,
-  allowedModels: ['*'],
-};
+const tier: Tier = testTier(20_000);
 
 describe('dispatcher over gRPC', () => {
   it('retries once on another node when the first one refuses the connection', async () => {
