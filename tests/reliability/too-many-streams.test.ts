@@ -12,7 +12,8 @@
  *   them: the streams beyond the limit are refused with RST_STREAM REFUSED_STREAM (not processed),
  *   the others are served, the connection stays up.
  * - a raw client that acknowledged the limit and still exceeds it loses its connection (GOAWAY), and
- *   only that one: the node drops its queued work and serves a new client.
+ *   only that one: another client's connection stays READY throughout, the node drops the queued
+ *   work of the closed one and serves a new client.
  * - the gateway, with more pipelined requests on one HTTP/1.1 connection than `maxPipelinedRequests`:
  *   the first ones are forwarded and answered in order, the next gets 503 + Connection: close without
  *   reaching the node, and a new connection is served.
@@ -21,7 +22,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect } from 'node:net';
 import { create, toBinary } from '@bufbuild/protobuf';
-import { Client, credentials } from '@grpc/grpc-js';
+import { Client, connectivityState, credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRPCInferenceService, ModelInferRequestSchema } from '../../shared/src/gen/grpc_service_pb.js';
 import { callUnary, clientServiceDefinition, inferRequestToProto, inferResponseFromProto } from '../../shared/src/grpc/index.js';
@@ -148,20 +149,39 @@ describe('too many streams on one gRPC connection (node with --grpc-max-concurre
     await nodeServesNewClient();
   });
 
-  it('a raw client that acknowledged the limit and still opens 12 streams loses its connection (GOAWAY with an error), only that one: its queued work is dropped and the node serves a new client', async () => {
-    const raw = await connectRawHttp2(Number(node.grpcAddress.split(':')[1]));
+  it('a raw client that acknowledged the limit and still opens 12 streams loses its connection (GOAWAY with an error), only that one: another connection stays up throughout, the dropped work leaves the queue, and the node serves a new client', async () => {
+    // A bystander with its own connection, established before the abuse: it must stay READY throughout
+    // (a node that dropped every connection, or died, would take it through another state).
+    const bystander = ownConnection();
+    const channel = bystander.getChannel();
+    let bystanderLeftReady = false;
     try {
-      expect((await raw.serverSettings).get(SETTINGS_MAX_CONCURRENT_STREAMS)).toBe(LIMIT);
-      raw.ackSettings();
-      const ids = raw.openGrpcCalls(12, svc.modelInfer.path, sleepyMessage(200));
-      await waitFor(() => raw.closed, { what: 'the node to close the offending connection', timeoutMs: 30_000 });
-      expect(raw.goaway, 'a GOAWAY before the close').toBeDefined();
-      expect(raw.goaway!.errorCode).not.toBe(H2_ERROR.NO_ERROR);
-      expect(ids.filter((id) => raw.streams.get(id)!.dataBytes > 0).length).toBeLessThanOrEqual(LIMIT);
+      await callUnary(bystander, svc.modelInfer, inferRequestToProto(simpleRequest(1)));
+      expect(channel.getConnectivityState(false)).toBe(connectivityState.READY);
+      channel.watchConnectivityState(connectivityState.READY, Date.now() + 600_000, (error) => {
+        if (error === undefined) bystanderLeftReady = true;
+      });
+
+      const raw = await connectRawHttp2(Number(node.grpcAddress.split(':')[1]));
+      try {
+        expect((await raw.serverSettings).get(SETTINGS_MAX_CONCURRENT_STREAMS)).toBe(LIMIT);
+        raw.ackSettings();
+        const ids = raw.openGrpcCalls(12, svc.modelInfer.path, sleepyMessage(200));
+        await waitFor(() => raw.closed, { what: 'the node to close the offending connection', timeoutMs: 30_000 });
+        expect(raw.goaway, 'a GOAWAY before the close').toBeDefined();
+        expect(raw.goaway!.errorCode).not.toBe(H2_ERROR.NO_ERROR);
+        expect(ids.filter((id) => raw.streams.get(id)!.dataBytes > 0).length).toBeLessThanOrEqual(LIMIT);
+      } finally {
+        raw.destroy();
+      }
+      await waitFor(async () => (await pendingSleepy()) === 0, { what: 'the closed connection’s requests gone from the queue', timeoutMs: 30_000 });
+      await callUnary(bystander, svc.modelInfer, inferRequestToProto(simpleRequest(2)));
+      expect(bystanderLeftReady, 'the bystander’s connection left READY').toBe(false);
+      expect(channel.getConnectivityState(false)).toBe(connectivityState.READY);
     } finally {
-      raw.destroy();
+      bystanderLeftReady = false;
+      bystander.close();
     }
-    await waitFor(async () => (await pendingSleepy()) === 0, { what: 'the closed connection’s requests gone from the queue', timeoutMs: 30_000 });
     await nodeServesNewClient();
   });
 });
