@@ -16,9 +16,9 @@
  * and the process exits 0.
  */
 import { readFile } from 'node:fs/promises';
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
 import { Redis } from 'ioredis';
 import { TesseraError } from '../../shared/src/errors/index.js';
 import { createLogger, type Logger } from '../../shared/src/logging/index.js';
@@ -37,7 +37,7 @@ import { generateApiKey, seedTenants, sha256Hex } from './core/auth/index.js';
 import { createCacheLayer } from './core/cache/index.js';
 import type { NodeDirectory } from './core/ports/index.js';
 import { createDispatcher } from './core/routing/index.js';
-import { applyServerTimeouts } from '../../shared/src/http/index.js';
+import { applyServerTimeouts, limitPipelinedRequests } from '../../shared/src/http/index.js';
 
 /** The node used when there is neither Redis nor a static node list: a local node's gRPC port. */
 export const DEFAULT_LOCAL_NODE: StaticNodeConfig = Object.freeze({ id: 'local', grpc: '127.0.0.1:8001', http: '127.0.0.1:8000' });
@@ -162,7 +162,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     ...(jobs === undefined ? {} : { jobs: jobs.queue, jobObserver: jobs.observer }),
   });
 
-  const server = applyServerTimeouts(createAdaptorServer({ fetch: app.fetch }) as Server);
+  // Pipelined requests beyond config.maxPipelinedRequests on one connection are refused unprocessed:
+  // without the bound one connection could start any number of requests with one write.
+  const server = applyServerTimeouts(createServer(limitPipelinedRequests(getRequestListener(app.fetch), config.maxPipelinedRequests)));
   const port = options.port ?? config.port;
   const host = options.host ?? config.host;
   await new Promise<void>((resolve, reject) => {

@@ -5,36 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeInferRequestBody, decodeInferResponseBody } from '../../shared/src/kserve/index.js';
 import { silentLogger } from '../../shared/src/logging/index.js';
-import type { InferRequest } from '../../shared/src/tensors/index.js';
 import { startRedisServer, waitFor, type RedisServer } from '../../shared/src/testing/index.js';
 import { startNodeProcess, type NodeProcess } from '../src/adapters/grpc/test-node-process.js';
+import { simpleBody, simpleRequest, sleepyBody } from '../src/adapters/grpc/test-node-requests.js';
 import { loadGatewayConfig } from '../src/config/index.js';
 import { sha256Hex } from '../src/core/auth/index.js';
 import { startGateway, type RunningGateway } from '../src/entry-node.js';
 
 const KEY = { a: 'tsk_e2e-tenant-a', b: 'tsk_e2e-tenant-b', premium: 'tsk_e2e-premium', free: 'tsk_e2e-free' };
-
-function simpleRequest(offset: number): InferRequest {
-  const a = Int32Array.from({ length: 16 }, (_, i) => i + offset);
-  const b = Int32Array.from({ length: 16 }, () => 1);
-  return {
-    id: '',
-    modelName: 'simple',
-    inputs: [
-      { name: 'INPUT0', datatype: 'INT32', shape: [1, 16], data: new Uint8Array(a.buffer) },
-      { name: 'INPUT1', datatype: 'INT32', shape: [1, 16], data: new Uint8Array(b.buffer) },
-    ],
-    parameters: {},
-  };
-}
-
-const jsonBody = (offset: number): string =>
-  JSON.stringify({
-    inputs: [
-      { name: 'INPUT0', datatype: 'INT32', shape: [1, 16], data: Array.from({ length: 16 }, (_, i) => i + offset) },
-      { name: 'INPUT1', datatype: 'INT32', shape: [1, 16], data: Array.from({ length: 16 }, () => 1) },
-    ],
-  });
 
 describe('gateway end to end (redis + two nodes)', () => {
   let redis: RedisServer;
@@ -75,15 +53,15 @@ describe('gateway end to end (redis + two nodes)', () => {
   });
 
   it('serves JSON infer with an API key, then a cache HIT; another tenant never gets that entry', async () => {
-    const first = await infer(KEY.a, jsonBody(100));
+    const first = await infer(KEY.a, simpleBody(100));
     expect(first.status).toBe(200);
     expect(first.headers.get('x-cache')).toBe('MISS');
     const body = (await first.json()) as { outputs: { name: string; data: number[] }[] };
     expect(body.outputs.find((o) => o.name === 'OUTPUT0')!.data).toEqual(Array.from({ length: 16 }, (_, i) => i + 101));
-    const again = await infer(KEY.a, jsonBody(100));
+    const again = await infer(KEY.a, simpleBody(100));
     expect(again.headers.get('x-cache')).toBe('HIT');
     expect(await again.json()).toEqual(body);
-    const other = await infer(KEY.b, jsonBody(100));
+    const other = await infer(KEY.b, simpleBody(100));
     expect(other.headers.get('x-cache')).toBe('MISS');
   });
 
@@ -111,10 +89,9 @@ describe('gateway end to end (redis + two nodes)', () => {
 
   it('serves premium before free when the queue is saturated', async () => {
     // sleepy holds each request INPUT0[0] ms at the node; capacity is finite, so later requests queue.
-    const sleepy = (ms: number) => JSON.stringify({ inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 1], data: [ms] }] });
     const order: string[] = [];
     const send = (key: string, tag: string) =>
-      infer(key, sleepy(300), {}, 'sleepy').then(async (r) => {
+      infer(key, sleepyBody(300), {}, 'sleepy').then(async (r) => {
         expect(r.status, await r.clone().text()).toBe(200);
         order.push(tag);
       });
@@ -136,7 +113,7 @@ describe('gateway end to end (redis + two nodes)', () => {
   it('keeps answering, with clean errors only, when a node is killed mid-load', async () => {
     const statuses: number[] = [];
     const load = Array.from({ length: 40 }, (_, i) =>
-      infer(KEY.a, jsonBody(1000 + i)).then(async (r) => {
+      infer(KEY.a, simpleBody(1000 + i)).then(async (r) => {
         statuses.push(r.status);
         if (r.status !== 200) expect(((await r.json()) as { error: string }).error).toEqual(expect.any(String));
       }),
@@ -146,17 +123,17 @@ describe('gateway end to end (redis + two nodes)', () => {
     expect(statuses.every((s) => s === 200 || s === 503 || s === 504)).toBe(true);
     // Traffic moves to the surviving node.
     const res = await waitFor(async () => {
-      const r = await infer(KEY.a, jsonBody(5000 + Math.floor(Math.random() * 1e6)));
+      const r = await infer(KEY.a, simpleBody(5000 + Math.floor(Math.random() * 1e6)));
       return r.status === 200 ? r : undefined;
     }, { what: 'a request served by the surviving node' });
     expect(res.status).toBe(200);
   });
 
   it('still serves requests, with cache BYPASS, when Redis stops mid-load', async () => {
-    const before = await infer(KEY.a, jsonBody(7000));
+    const before = await infer(KEY.a, simpleBody(7000));
     expect(before.status).toBe(200);
     await redis.kill();
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => infer(KEY.a, jsonBody(7000 + (i % 2)))));
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => infer(KEY.a, simpleBody(7000 + (i % 2)))));
     for (const r of results) {
       expect(r.status, await r.clone().text()).toBe(200);
       expect(r.headers.get('x-cache')).toBe('BYPASS');

@@ -18,7 +18,7 @@ import { TesseraError } from '../../shared/src/errors/index.js';
 import { GRPCInferenceService, ModelInferRequestSchema, ModelInferResponseSchema } from '../../shared/src/gen/grpc_service_pb.js';
 import { callUnary, clientServiceDefinition, decodeMessage, inferResponseFromProto } from '../../shared/src/grpc/index.js';
 import { DATATYPES } from '../../shared/src/tensors/index.js';
-import { ECHO_MODEL, FakeCore } from '../../gpu-node/src/server/grpc/fake-core.js';
+import { FakeNodeCore, IDENTITY_MODEL } from '../../gpu-node/src/server/fake-node-core.js';
 import { createGrpcServer, type GrpcServer } from '../../gpu-node/src/server/grpc/index.js';
 import { withinMs } from './support/timing.js';
 
@@ -29,7 +29,7 @@ const rawModelInfer = { ...svc.modelInfer, requestSerialize: (b: Uint8Array) => 
 const dim = fc.oneof(fc.bigInt({ min: 0n, max: 4n }), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }));
 const structured = fc
   .record({
-    modelName: fc.oneof(fc.constant(ECHO_MODEL), fc.string({ maxLength: 8 })),
+    modelName: fc.oneof(fc.constant(IDENTITY_MODEL), fc.string({ maxLength: 8 })),
     modelVersion: fc.constantFrom('', '1', '-1', 'x'),
     inputs: fc.array(
       fc.record({
@@ -48,7 +48,7 @@ const structured = fc
 const valid = toBinary(
   ModelInferRequestSchema,
   create(ModelInferRequestSchema, {
-    modelName: ECHO_MODEL,
+    modelName: IDENTITY_MODEL,
     inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1n, 2n] }],
     rawInputContents: [new Uint8Array(new Float32Array([1, 2]).buffer)],
   }),
@@ -73,7 +73,7 @@ const CALLER_STATUSES = new Set([status.OK, status.INVALID_ARGUMENT, status.NOT_
 let server: GrpcServer;
 let client: Client;
 beforeAll(async () => {
-  server = createGrpcServer(new FakeCore());
+  server = createGrpcServer(new FakeNodeCore());
   const { port } = await server.listen(0, '127.0.0.1');
   client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
 });

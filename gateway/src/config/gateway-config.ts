@@ -14,6 +14,9 @@
  *                                    //   deadline (admission + upstream) is its tier's queueTimeoutMs; a
  *                                    //   client's `x-tessera-deadline-ms` can only shorten either
  *   "maxBodyBytes": 67108864,        // [64 MiB] largest accepted request body
+ *   "maxPipelinedRequests": 32,      // [32] requests one HTTP/1.1 connection may have in progress at once;
+ *                                    //   a pipelined request beyond it gets 503 + Connection: close, unprocessed
+ *                                    //   (shared/src/http/pipelining-limit.ts). Node entry only: Workers own their sockets
  *   "metrics": { "requireAdminKey": false },  // [false] whether /metrics needs the admin key
  *   "tiers": {                        // premium/standard/free exist by default; an entry with one of those
  *     "free": { "rateLimits": { "requestsPerSecond": 2 } },   // names overrides only the fields it gives;
@@ -87,6 +90,7 @@ export interface GatewayConfig {
   readonly keyPrefix: string;
   readonly requestTimeoutMs: number;
   readonly maxBodyBytes: number;
+  readonly maxPipelinedRequests: number;
   readonly metrics: { readonly requireAdminKey: boolean };
   readonly tiers: Readonly<Record<string, Tier>>;
   readonly tenants: readonly ConfigTenant[];

@@ -23,6 +23,7 @@ describe('loadGatewayConfig', () => {
     expect(config.port).toBe(8080);
     expect(config.adminKeyHash).toBeNull();
     expect(config.redisUrl).toBeNull();
+    expect(config.maxPipelinedRequests).toBe(32);
     expect(Object.keys(config.tiers).sort()).toEqual(['free', 'premium', 'standard']);
     expect(config.tiers.premium).toEqual(DEFAULT_TIERS.premium);
     expect(config.cache).toEqual({ enabled: true, maxEntryBytes: 1024 * 1024, models: {} });
@@ -56,6 +57,7 @@ describe('loadGatewayConfig', () => {
         adminKeyHash: 'not-a-hash',
         redisUrl: 'http://x',
         colour: 'blue',
+        maxPipelinedRequests: 0,
         tiers: { gold: { priority: 0 } },
         tenants: [
           { id: 'a b', tier: 'platinum', keys: [{ id: 'k', hash: 'plaintext-key' }] },
@@ -71,6 +73,7 @@ describe('loadGatewayConfig', () => {
       '$.adminKeyHash: must be a lowercase sha256',
       '$.redisUrl: must be a redis://',
       '$.colour: unknown field',
+      '$.maxPipelinedRequests: must be >= 1',
       '$.tiers.gold.priority: must be >= 1',
       '$.tiers.gold.queueTimeoutMs: is required for a new tier',
       '$.tiers.gold.rateLimits.burst: is required for a new tier',

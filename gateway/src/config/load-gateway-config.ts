@@ -4,6 +4,7 @@
  * the JSON path it concerns, so an operator fixes the file in one round.
  */
 import { TesseraError } from '../../../shared/src/errors/index.js';
+import { DEFAULT_MAX_PIPELINED_REQUESTS } from '../../../shared/src/http/pipelining-limit.js';
 import type { RateLimits, Tier } from '../core/ports/index.js';
 import { normalizeRoutingConfig, PICKER_NAMES, type ModelRouting, type PickerName, type RoutingConfig } from '../core/routing/index.js';
 import { DEFAULT_TIERS } from './default-tiers.js';
@@ -95,7 +96,7 @@ function describe(value: unknown): string {
 }
 
 const TOP_KEYS = [
-  'port', 'host', 'adminKeyHash', 'redisUrl', 'keyPrefix', 'requestTimeoutMs', 'maxBodyBytes',
+  'port', 'host', 'adminKeyHash', 'redisUrl', 'keyPrefix', 'requestTimeoutMs', 'maxBodyBytes', 'maxPipelinedRequests',
   'metrics', 'tiers', 'tenants', 'nodes', 'routing', 'cache',
 ] as const;
 const TIER_KEYS = ['priority', 'queueTimeoutMs', 'queueShare', 'rateLimits', 'cacheTtlSeconds', 'allowedModels'] as const;
@@ -120,6 +121,8 @@ export function loadGatewayConfig(text: string): GatewayConfig {
   const keyPrefix = c.string(root.keyPrefix, '$.keyPrefix', /^[A-Za-z0-9._:-]{0,64}$/, 'letters, digits, ".", "_", ":" or "-" (no braces)') ?? 'tessera:';
   const requestTimeoutMs = c.number(root.requestTimeoutMs, '$.requestTimeoutMs', { min: 1, integer: true }) ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const maxBodyBytes = c.number(root.maxBodyBytes, '$.maxBodyBytes', { min: 1, integer: true }) ?? DEFAULT_MAX_BODY_BYTES;
+  const maxPipelinedRequests =
+    c.number(root.maxPipelinedRequests, '$.maxPipelinedRequests', { min: 1, integer: true }) ?? DEFAULT_MAX_PIPELINED_REQUESTS;
 
   const metricsObj = c.object(root.metrics, '$.metrics') ?? {};
   c.unknownKeys(metricsObj, ['requireAdminKey'], '$.metrics');
@@ -136,7 +139,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
     throw TesseraError.invalidArg(`invalid gateway config (${n} problem${n === 1 ? '' : 's'}):\n  - ${c.issues.join('\n  - ')}`);
   }
   return deepFreeze({
-    port, host, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, metrics,
+    port, host, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, metrics,
     tiers, tenants, nodes, routing, cache,
   });
 }

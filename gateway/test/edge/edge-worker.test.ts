@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeInferResponseBody, encodeInferRequestBody } from '../../../shared/src/kserve/index.js';
 import type { LoadReport } from '../../../shared/src/fleet/index.js';
-import type { InferRequest } from '../../../shared/src/tensors/index.js';
 import { waitFor } from '../../../shared/src/testing/index.js';
 import { startNodeProcess, type NodeProcess } from '../../src/adapters/grpc/test-node-process.js';
+import { simpleBody, simpleRequest, sleepyBody } from '../../src/adapters/grpc/test-node-requests.js';
 import { sha256Hex } from '../../src/core/auth/index.js';
 import { loadReport, startEdgeWorker, type EdgeWorker } from './edge-harness.js';
 
@@ -45,28 +45,6 @@ async function gatewayConfig(): Promise<string> {
     cache: { models: { simple: { enabled: true } } },
   });
 }
-
-function simpleRequest(offset: number): InferRequest {
-  return {
-    id: '',
-    modelName: 'simple',
-    inputs: [
-      { name: 'INPUT0', datatype: 'INT32', shape: [1, 16], data: new Uint8Array(Int32Array.from({ length: 16 }, (_, i) => i + offset).buffer) },
-      { name: 'INPUT1', datatype: 'INT32', shape: [1, 16], data: new Uint8Array(Int32Array.from({ length: 16 }, () => 1).buffer) },
-    ],
-    parameters: {},
-  };
-}
-
-const jsonBody = (offset: number): string =>
-  JSON.stringify({
-    inputs: [
-      { name: 'INPUT0', datatype: 'INT32', shape: [1, 16], data: Array.from({ length: 16 }, (_, i) => i + offset) },
-      { name: 'INPUT1', datatype: 'INT32', shape: [1, 16], data: Array.from({ length: 16 }, () => 1) },
-    ],
-  });
-
-const sleepy = (ms: number): string => JSON.stringify({ inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 1], data: [ms] }] });
 
 describe('edge gateway on workerd (two real nodes over HTTP)', () => {
   let nodes: NodeProcess[];
@@ -114,21 +92,21 @@ describe('edge gateway on workerd (two real nodes over HTTP)', () => {
   });
 
   it('authenticates: 401 without or with an unknown key, 403 for a model outside the tenant\'s list', async () => {
-    expect((await fetch(`${edge.url}/v2/models/simple/infer`, { method: 'POST', body: jsonBody(0) })).status).toBe(401);
-    expect((await infer('tsk_nobody', jsonBody(0))).status).toBe(401);
-    const forbidden = await infer(KEY.a, sleepy(1), {}, 'sleepy');
+    expect((await fetch(`${edge.url}/v2/models/simple/infer`, { method: 'POST', body: simpleBody(0) })).status).toBe(401);
+    expect((await infer('tsk_nobody', simpleBody(0))).status).toBe(401);
+    const forbidden = await infer(KEY.a, sleepyBody(1), {}, 'sleepy');
     expect(forbidden.status).toBe(403);
     expect(((await forbidden.json()) as { error: string }).error).toMatch(/may not use model 'sleepy'/);
     expect((await fetch(`${edge.url}/v2/health/ready`)).status).toBe(200);
   });
 
   it('serves JSON infer, then a cache HIT from KV for the same inputs', async () => {
-    const first = await infer(KEY.a, jsonBody(100));
+    const first = await infer(KEY.a, simpleBody(100));
     expect(first.status, await first.clone().text()).toBe(200);
     expect(first.headers.get('x-cache')).toBe('MISS');
     const body = (await first.json()) as { outputs: { name: string; data: number[] }[] };
     expect(body.outputs.find((o) => o.name === 'OUTPUT0')!.data).toEqual(Array.from({ length: 16 }, (_, i) => i + 101));
-    const again = await infer(KEY.a, jsonBody(100));
+    const again = await infer(KEY.a, simpleBody(100));
     expect(again.headers.get('x-cache')).toBe('HIT');
     expect(await again.json()).toEqual(body);
   });
@@ -147,7 +125,7 @@ describe('edge gateway on workerd (two real nodes over HTTP)', () => {
 
   it('routes across both nodes', async () => {
     const before = await Promise.all(nodes.map(inferCount));
-    const results = await Promise.all(Array.from({ length: 24 }, (_, i) => infer(KEY.a, jsonBody(1000 + i), { 'cache-control': 'no-store' })));
+    const results = await Promise.all(Array.from({ length: 24 }, (_, i) => infer(KEY.a, simpleBody(1000 + i), { 'cache-control': 'no-store' })));
     for (const r of results) expect(r.status).toBe(200);
     const after = await Promise.all(nodes.map(inferCount));
     const served = after.map((n, i) => n - before[i]!);
@@ -171,9 +149,9 @@ describe('edge gateway on workerd (two real nodes over HTTP)', () => {
 
   it('rejects a request that cannot be admitted before its tier\'s queue timeout: 503 with Retry-After', async () => {
     // Two premium requests fill node A's room for sleepy; a third waits in the global queue.
-    const fillers = Array.from({ length: 3 }, () => infer(KEY.premium, sleepy(1000), {}, 'sleepy'));
+    const fillers = Array.from({ length: 3 }, () => infer(KEY.premium, sleepyBody(1000), {}, 'sleepy'));
     await waitFor(async () => ((await depth('sleepy')) >= 1 ? true : undefined), { what: 'a premium request waiting in the admission queue' });
-    const free = await infer(KEY.free, sleepy(1), {}, 'sleepy');
+    const free = await infer(KEY.free, sleepyBody(1), {}, 'sleepy');
     expect(free.status, await free.clone().text()).toBe(503);
     expect(Number(free.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(((await free.json()) as { error: string }).error).toMatch(/queue of model 'sleepy'|deadline/);
@@ -183,7 +161,7 @@ describe('edge gateway on workerd (two real nodes over HTTP)', () => {
   it('serves premium before bulk requests queued earlier', async () => {
     const order: string[] = [];
     const send = (key: string, tag: string, ms: number) =>
-      infer(key, sleepy(ms), {}, 'sleepy').then(async (r) => {
+      infer(key, sleepyBody(ms), {}, 'sleepy').then(async (r) => {
         expect(r.status, await r.clone().text()).toBe(200);
         order.push(tag);
       });

@@ -50,17 +50,8 @@ export async function jobsConfig(): Promise<GatewayConfig> {
   return loadGatewayConfig(await jobsConfigText());
 }
 
-export function simpleBody(offset: number): string {
-  return JSON.stringify({
-    inputs: [
-      { name: 'INPUT0', datatype: 'INT32', shape: [1, 16], data: Array.from({ length: 16 }, (_, i) => i + offset) },
-      { name: 'INPUT1', datatype: 'INT32', shape: [1, 16], data: Array.from({ length: 16 }, () => 1) },
-    ],
-  });
-}
-
-/** `sleepy` holds the request INPUT0[0] ms at the node. */
-export const sleepyBody = (ms: number): string => JSON.stringify({ inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 1], data: [ms] }] });
+// The test node's request bodies, re-exported for the job suites.
+export { simpleBody, sleepyBody } from '../../src/adapters/grpc/test-node-requests.js';
 
 export function client(gateway: RunningGateway) {
   const auth = (key: string) => ({ authorization: `Bearer ${key}` });

@@ -4,6 +4,7 @@ import type { InferRequest } from '../../../shared/src/tensors/index.js';
 import type { NodeDirectory, NodeTransport, NodeView, Tier, UpstreamInferResult } from '../../src/core/ports/index.js';
 import { markNotAccepted } from '../../src/core/routing/index.js';
 import type { SequenceAffinity, SequenceBinding, SequenceRef } from '../../src/core/sequences/index.js';
+import { testTier } from '../../src/core/routing/test-tier.js';
 
 export const MODEL = 'vad';
 
@@ -77,15 +78,7 @@ export class RecordingStore implements SequenceAffinity {
   }
 }
 
-export const tier: Tier = {
-  name: 'gold',
-  priority: 1,
-  queueTimeoutMs: 1000,
-  queueShare: 1,
-  rateLimits: { requestsPerSecond: 0, burst: 0, elementsPerSecond: 0, elementsBurst: 0 },
-  cacheTtlSeconds: 0,
-  allowedModels: ['*'],
-};
+export const tier: Tier = testTier(1000);
 
 export function seqRequest(id: number | string | bigint, flags: { start?: boolean; end?: boolean } = {}): InferRequest {
   return {

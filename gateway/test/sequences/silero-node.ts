@@ -3,12 +3,13 @@
  * `bin/tessera-models.js --only silero_vad`; the gateway may not import gpu-node, so the node and its
  * models are driven through their command lines), on loopback port 0, publishing to Redis.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { spawnNode } from '../../src/adapters/grpc/test-node-process.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -30,41 +31,10 @@ export async function writeSileroRepository(): Promise<string> {
 }
 
 export async function startSileroNode(id: string, repository: string, redisUrl: string): Promise<SileroNode> {
-  const args = [
-    join(ROOT, 'bin/tessera-node.js'),
-    '--model-repository', repository,
-    '--http-port', '0', '--grpc-port', '0', '--metrics-port', '0',
-    '--http-address', '127.0.0.1', '--grpc-address', '127.0.0.1', '--metrics-address', '127.0.0.1',
-    '--exit-timeout-secs', '1',
-    '--redis-url', redisUrl, '--node-id', id, '--advertise-host', '127.0.0.1',
-  ];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let log = '';
-  const httpPort = await new Promise<number>((resolve, reject) => {
-    let buffered = '';
-    const onData = (chunk: Buffer): void => {
-      log += chunk.toString('utf8');
-      buffered += chunk.toString('utf8');
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        try {
-          const entry = JSON.parse(line) as { msg?: string; httpPort?: number };
-          if (entry.msg === 'tessera-node started' && typeof entry.httpPort === 'number') {
-            child.stderr?.off('data', onData);
-            child.stderr?.resume(); // keep draining so the node never blocks on a full pipe
-            resolve(entry.httpPort);
-          }
-        } catch {
-          // not a JSON log line
-        }
-      }
-    };
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`tessera-node exited with ${code} before starting:\n${log.slice(-4000)}`)));
-  });
+  const node = await spawnNode(repository, ['--redis-url', redisUrl, '--node-id', id, '--advertise-host', '127.0.0.1']);
+  const child = node.process;
+  const exited = node.exited;
+  const httpPort = node.httpPort;
   const httpUrl = `http://127.0.0.1:${httpPort}`;
   const running = (): boolean => child.exitCode === null && child.signalCode === null;
   return {

@@ -16,6 +16,7 @@ describe('tessera-node command line', () => {
       exitTimeoutSecs: 30,
       repositoryPollSecs: 15,
       httpMaxInputSize: 67_108_864,
+      grpcMaxConcurrentStreams: 1000,
       id: 'triton',
       rateLimit: 'off',
     });
@@ -82,5 +83,16 @@ describe('tessera-node command line', () => {
     expect(bad.kind === 'error' && bad.problems[0]).toMatch(/^--report-url: .*http\(s\) URL/);
     expect(parseNodeArgs(['--model-repository', '/m', '--report-token', 't'])).toEqual({ kind: 'error', problems: ['--report-token is only used with --report-url'] });
     expect(NODE_USAGE).toMatch(/--report-url URL[\s\S]*--report-token TOKEN[\s\S]*TESSERA_REPORT_TOKEN/);
+  });
+
+  it('parses --grpc-max-concurrent-streams and refuses 0 (it would refuse every call) or a value over HTTP/2’s 32 bits', () => {
+    const set = parseNodeArgs(['--model-repository', '/m', '--grpc-max-concurrent-streams', '4']);
+    expect(set.kind === 'options' && set.options.grpcMaxConcurrentStreams).toBe(4);
+    expect(parseNodeArgs(['--model-repository', '/m', '--grpc-max-concurrent-streams=0'])).toEqual({
+      kind: 'error',
+      problems: ["--grpc-max-concurrent-streams must be an integer in [1, 4294967295], got '0'"],
+    });
+    expect(parseNodeArgs(['--model-repository', '/m', '--grpc-max-concurrent-streams', '4294967296']).kind).toBe('error');
+    expect(NODE_USAGE).toMatch(/--grpc-max-concurrent-streams N[\s\S]*default 1000/);
   });
 });

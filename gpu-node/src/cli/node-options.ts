@@ -38,6 +38,8 @@ export interface NodeOptions {
   readonly logVerbose: number;
   /** --http-max-input-size in bytes; default 64 MiB (2^26). */
   readonly httpMaxInputSize: number;
+  /** --grpc-max-concurrent-streams: gRPC calls (HTTP/2 streams) one connection may hold open at once; default 1000. */
+  readonly grpcMaxConcurrentStreams: number;
   /** --id: the server name in metadata; default 'triton' so Triton clients see what they expect. */
   readonly id: string;
   /** --rate-limit; default 'off'. */
@@ -81,6 +83,9 @@ Endpoints
   --allow-http BOOL, --allow-grpc BOOL, --allow-metrics BOOL
                                 turn an endpoint off (default true)
   --http-max-input-size BYTES   largest JSON input accepted (default 67108864)
+  --grpc-max-concurrent-streams N
+                                gRPC calls one connection may have open at once (default 1000);
+                                a client over the limit waits for a free stream
   --id NAME                     server name in metadata (default triton)
 
 Scheduling
@@ -131,6 +136,7 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
         'allow-grpc': { type: 'string' },
         'allow-metrics': { type: 'string' },
         'http-max-input-size': { type: 'string' },
+        'grpc-max-concurrent-streams': { type: 'string' },
         id: { type: 'string' },
         'rate-limit': { type: 'string' },
         'redis-url': { type: 'string' },
@@ -215,6 +221,8 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     allowGrpc: bool('allow-grpc', v['allow-grpc'], true),
     allowMetrics: bool('allow-metrics', v['allow-metrics'], true),
     httpMaxInputSize: int('http-max-input-size', v['http-max-input-size'], 2 ** 26, 1, 2 ** 31 - 1),
+    // HTTP/2 carries the setting as a 32-bit value; 0 would refuse every call.
+    grpcMaxConcurrentStreams: int('grpc-max-concurrent-streams', v['grpc-max-concurrent-streams'], 1000, 1, 2 ** 32 - 1),
     id: v.id ?? 'triton',
     rateLimit: oneOf('rate-limit', v['rate-limit'], ['off', 'execution_count'] as const, 'off'),
     redisUrl: v['redis-url'] ?? (env.REDIS_URL || undefined),

@@ -16,6 +16,7 @@ import {
   registerLoadReportMetrics,
   type HttpReportPusher,
   type LoadReporter,
+  type PeriodicReportOptions,
 } from '../load-report/index.js';
 import { openRepositorySource, pollRepositorySource, syncBeforeLoads } from '../repository/s3/index.js';
 import { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
@@ -107,7 +108,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
       httpPort = (await http.listen(options.httpPort, options.httpAddress)).port;
     }
     if (options.allowGrpc) {
-      grpc = createGrpcServer(core);
+      grpc = createGrpcServer(core, { maxConcurrentStreams: options.grpcMaxConcurrentStreams });
       grpcPort = (await grpc.listen(options.grpcPort, options.grpcAddress)).port;
     }
     if (options.allowMetrics) {
@@ -124,8 +125,9 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
     repository.remote && options.modelControlMode === 'poll'
       ? pollRepositorySource(repository, options.repositoryPollSecs * 1000, () => core.poll(), (m) => logger.error(m))
       : undefined;
-  const loadReporter = startLoadReporter(options, nodeId, startedAt, core, logger, { httpPort, grpcPort, metrics });
-  const reportPusher = startReportPusher(options, nodeId, startedAt, core, logger, { httpPort, grpcPort });
+  const sinks: SinkContext = { options, nodeId, startedAt, core, logger, httpPort, grpcPort };
+  const loadReporter = startLoadReporter(sinks, metrics);
+  const reportPusher = startReportPusher(sinks);
   logger.info('tessera-node started', {
     host: os.hostname(),
     httpPort,
@@ -158,43 +160,57 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
   return { core, httpPort, grpcPort, metricsPort, loadReporter, reportPusher, stop };
 }
 
+/** What the load-report sinks are started from: the node's options, identity and bound ports. */
+interface SinkContext {
+  readonly options: NodeOptions;
+  readonly nodeId: string;
+  readonly startedAt: number;
+  readonly core: TesseraNodeCore;
+  readonly logger: Logger;
+  readonly httpPort: number | undefined;
+  readonly grpcPort: number | undefined;
+}
+
+/**
+ * What every load-report sink is told about this node, or undefined (said once in the log) when
+ * HTTP and gRPC are both off and there is no address to advertise.
+ */
+function reportOptions(flag: string, { options, nodeId, startedAt, core, logger, httpPort, grpcPort }: SinkContext): PeriodicReportOptions | undefined {
+  if (httpPort === undefined && grpcPort === undefined) {
+    logger.warn(`${flag} is ignored: with HTTP and gRPC both off there is no address to advertise`);
+    return undefined;
+  }
+  const host = options.advertiseHost ?? os.hostname();
+  return {
+    nodeId,
+    httpAddress: httpPort === undefined ? null : advertisedAddress(host, httpPort),
+    grpcAddress: grpcPort === undefined ? null : advertisedAddress(host, grpcPort),
+    source: () => core.loadSnapshot(),
+    logger,
+    startedAt,
+  };
+}
+
 /**
  * With --redis-url: reports this node's models and load to Redis, started once the servers listen so
  * the advertised ports are the bound ones. Redis is never on the serving path: the reporter connects
  * and reconnects in the background, and an unreachable Redis only shows as
  * tessera_node_load_report_connected 0 (and a logged warning).
  */
-function startLoadReporter(
-  options: NodeOptions,
-  nodeId: string,
-  startedAt: number,
-  core: TesseraNodeCore,
-  logger: Logger,
-  bound: { httpPort: number | undefined; grpcPort: number | undefined; metrics: MetricsServer | undefined },
-): LoadReporter | undefined {
+function startLoadReporter(context: SinkContext, metrics: MetricsServer | undefined): LoadReporter | undefined {
+  const { options, logger } = context;
   if (options.redisUrl === undefined) return undefined;
-  if (bound.httpPort === undefined && bound.grpcPort === undefined) {
-    logger.warn('--redis-url is ignored: with HTTP and gRPC both off there is no address to advertise');
-    return undefined;
-  }
-  const host = options.advertiseHost ?? os.hostname();
+  const common = reportOptions('--redis-url', context);
+  if (common === undefined) return undefined;
   let reporter: LoadReporter;
   try {
-    reporter = createLoadReporter({
-      redisUrl: options.redisUrl,
-      nodeId,
-      httpAddress: bound.httpPort === undefined ? null : advertisedAddress(host, bound.httpPort),
-      grpcAddress: bound.grpcPort === undefined ? null : advertisedAddress(host, bound.grpcPort),
-      source: () => core.loadSnapshot(),
-      logger,
-      startedAt,
-    });
+    reporter = createLoadReporter({ ...common, redisUrl: options.redisUrl });
   } catch (error) {
     // The node serves without reports rather than not at all.
     logger.error('load reports are off: could not set up the Redis client', { error: error instanceof Error ? error.message : String(error) });
     return undefined;
   }
-  if (bound.metrics) registerLoadReportMetrics(bound.metrics.registry, reporter);
+  if (metrics) registerLoadReportMetrics(metrics.registry, reporter);
   reporter.start();
   return reporter;
 }
@@ -204,33 +220,15 @@ function startLoadReporter(
  * once the servers listen. Like Redis, the edge is never on the serving path: failed pushes are
  * retried with a capped backoff and logged once per outage.
  */
-function startReportPusher(
-  options: NodeOptions,
-  nodeId: string,
-  startedAt: number,
-  core: TesseraNodeCore,
-  logger: Logger,
-  bound: { httpPort: number | undefined; grpcPort: number | undefined },
-): HttpReportPusher | undefined {
+function startReportPusher(context: SinkContext): HttpReportPusher | undefined {
+  const { options, logger } = context;
   if (options.reportUrl === undefined) return undefined;
-  if (bound.httpPort === undefined && bound.grpcPort === undefined) {
-    logger.warn('--report-url is ignored: with HTTP and gRPC both off there is no address to advertise');
-    return undefined;
-  }
-  if (bound.httpPort === undefined) logger.warn('--report-url with HTTP off: the edge reaches nodes over HTTP only, so it cannot route here');
-  const host = options.advertiseHost ?? os.hostname();
+  const common = reportOptions('--report-url', context);
+  if (common === undefined) return undefined;
+  if (context.httpPort === undefined) logger.warn('--report-url with HTTP off: the edge reaches nodes over HTTP only, so it cannot route here');
   let pusher: HttpReportPusher;
   try {
-    pusher = createHttpReportPusher({
-      reportUrl: options.reportUrl,
-      token: options.reportToken ?? '',
-      nodeId,
-      httpAddress: bound.httpPort === undefined ? null : advertisedAddress(host, bound.httpPort),
-      grpcAddress: bound.grpcPort === undefined ? null : advertisedAddress(host, bound.grpcPort),
-      source: () => core.loadSnapshot(),
-      logger,
-      startedAt,
-    });
+    pusher = createHttpReportPusher({ ...common, reportUrl: options.reportUrl, token: options.reportToken ?? '' });
   } catch (error) {
     logger.error('load report pushes are off', { error: error instanceof Error ? error.message : String(error) });
     return undefined;

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
 import { FakeBackend } from '../models/test-support/fake-backend.js';
-import { TestRepository, fakeConfig, fakePlatform, int32Input } from '../models/test-support/test-repository.js';
+import { fakeConfig, fakePlatform, int32Input, type TestRepository } from '../models/test-support/test-repository.js';
 import { createNodeCore, type NodeCoreOptions, type TesseraNodeCore } from './node-core-impl.js';
+import { startTestCore } from './test-core.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -12,26 +13,10 @@ afterEach(async () => {
 });
 
 async function node(build: (repo: TestRepository) => Promise<void>, options: Partial<NodeCoreOptions>) {
-  const repo = await TestRepository.create();
-  cleanups.push(() => repo.dispose());
-  await build(repo);
-  const backend = new FakeBackend();
   const errors: string[] = [];
-  const core: TesseraNodeCore = createNodeCore({
-    repositoryPath: repo.path,
-    platform: fakePlatform(backend),
-    pollSecs: 0, // tests drive poll() themselves
-    onError: (message) => errors.push(message),
-    ...options,
-  });
-  cleanups.push(() => {
-    backend.gate = false;
-    backend.holdCreates = false;
-    backend.releaseAll();
-    return core.shutdown({ timeoutMs: 1_000 });
-  });
-  await core.start();
-  return { core, backend, repo, errors };
+  // Tests drive poll() themselves.
+  const started = await startTestCore(cleanups, build, { pollSecs: 0, onError: (message) => errors.push(message), ...options });
+  return { ...started, errors };
 }
 
 function request(model: string, version?: string): InferRequest {

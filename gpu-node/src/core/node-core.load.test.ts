@@ -5,29 +5,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TesseraError } from '../../../shared/src/errors/index.js';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
-import { FakeBackend } from '../models/test-support/fake-backend.js';
-import { TestRepository, fakeConfig, fakePlatform, int32Input } from '../models/test-support/test-repository.js';
+import { fakeConfig, int32Input } from '../models/test-support/test-repository.js';
 import { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
-import { createNodeCore, type NodeCoreOptions, type TesseraNodeCore } from './node-core-impl.js';
+import type { NodeCoreOptions } from './node-core-impl.js';
+import { startTestCore, type TestCore } from './test-core.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function node(config: string, options: Partial<NodeCoreOptions> = {}): Promise<{ core: TesseraNodeCore; backend: FakeBackend }> {
-  const repo = await TestRepository.create();
-  cleanups.push(() => repo.dispose());
-  await repo.addModel('m', config, [1]);
-  const backend = new FakeBackend();
-  const core = createNodeCore({ repositoryPath: repo.path, platform: fakePlatform(backend), ...options });
-  cleanups.push(() => {
-    backend.gate = false;
-    backend.releaseAll();
-    return core.shutdown({ timeoutMs: 1_000 });
-  });
-  await core.start();
-  return { core, backend };
+function node(config: string, options: Partial<NodeCoreOptions> = {}): Promise<TestCore> {
+  return startTestCore(cleanups, (repo) => repo.addModel('m', config, [1]), options);
 }
 
 function request(batch = 1): InferRequest {

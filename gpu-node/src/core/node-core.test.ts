@@ -1,30 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
-import { FakeBackend } from '../models/test-support/fake-backend.js';
-import { TestRepository, fakeConfig, fakePlatform, int32Input } from '../models/test-support/test-repository.js';
-import { createNodeCore, type NodeCoreOptions, type TesseraNodeCore } from './node-core-impl.js';
+import { fakeConfig, int32Input, type TestRepository } from '../models/test-support/test-repository.js';
+import type { NodeCoreOptions } from './node-core-impl.js';
+import { startTestCore, type TestCore } from './test-core.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function node(
-  build: (repo: TestRepository) => Promise<void>,
-  options: Partial<NodeCoreOptions> = {},
-): Promise<{ core: TesseraNodeCore; backend: FakeBackend; repo: TestRepository }> {
-  const repo = await TestRepository.create();
-  cleanups.push(() => repo.dispose());
-  await build(repo);
-  const backend = new FakeBackend();
-  const core = createNodeCore({ repositoryPath: repo.path, platform: fakePlatform(backend), ...options });
-  cleanups.push(() => {
-    backend.gate = false;
-    backend.releaseAll();
-    return core.shutdown({ timeoutMs: 1_000 });
-  });
-  await core.start();
-  return { core, backend, repo };
+function node(build: (repo: TestRepository) => Promise<void>, options: Partial<NodeCoreOptions> = {}): Promise<TestCore> {
+  return startTestCore(cleanups, build, options);
 }
 
 function request(model: string, version?: string, batch = 1): InferRequest {

@@ -12,7 +12,7 @@ import { createLogger } from '../../../shared/src/logging/index.js';
 import { waitFor } from '../../../shared/src/testing/index.js';
 import { createHttpReportPusher, fleetPushUrls } from './http-report-pusher.js';
 import type { HttpReportPusher, HttpReportPusherOptions } from './http-report-pusher.js';
-import type { ModelLoadSnapshot } from './load-reporter.js';
+import type { ModelLoadSnapshot } from './periodic-reporter.js';
 
 interface Post {
   readonly path: string;

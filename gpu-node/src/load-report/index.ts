@@ -1,4 +1,5 @@
 // The node's load reports (to Redis, or pushed over HTTP to an edge), their metrics, and the execution-time EMA.
+export * from './periodic-reporter.js';
 export * from './load-reporter.js';
 export * from './load-report-metrics.js';
 export * from './exec-time-ema.js';

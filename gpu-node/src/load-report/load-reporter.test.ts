@@ -10,7 +10,8 @@ import { createLogger } from '../../../shared/src/logging/index.js';
 import { startRedisServer, waitFor } from '../../../shared/src/testing/index.js';
 import type { RedisServer } from '../../../shared/src/testing/index.js';
 import { createLoadReporter } from './load-reporter.js';
-import type { LoadReporter, LoadReporterOptions, ModelLoadSnapshot } from './load-reporter.js';
+import type { LoadReporter, LoadReporterOptions } from './load-reporter.js';
+import type { ModelLoadSnapshot } from './periodic-reporter.js';
 
 const keys = fleetKeys();
 let server: RedisServer;

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { logLineFields } from './server-process.js';
 
 const NODE_BIN = fileURLToPath(new URL('../../../bin/tessera-node.js', import.meta.url));
 const STARTED_MSG = 'tessera-node started';
@@ -32,15 +33,8 @@ export interface LaunchOptions {
 
 /** The ports from a "started" log line, or undefined for any other line (including non-JSON ones). */
 export function parseStartedLine(line: string): NodePorts | undefined {
-  let entry: unknown;
-  try {
-    entry = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (typeof entry !== 'object' || entry === null) return undefined;
-  const fields = entry as Record<string, unknown>;
-  if (fields.msg !== STARTED_MSG) return undefined;
+  const fields = logLineFields(line, STARTED_MSG);
+  if (fields === undefined) return undefined;
   const port = (key: string): number => (typeof fields[key] === 'number' ? (fields[key] as number) : 0);
   return { httpPort: port('httpPort'), grpcPort: port('grpcPort'), metricsPort: port('metricsPort') };
 }

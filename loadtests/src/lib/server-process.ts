@@ -35,8 +35,8 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** The port of a "started" JSON line with msg `startedMsg`, or undefined for any other line. */
-export function parsePortLine(line: string, startedMsg: string): number | undefined {
+/** The fields of a JSON log line whose `msg` is `msg`, or undefined for any other line (including non-JSON ones). */
+export function logLineFields(line: string, msg: string): Record<string, unknown> | undefined {
   let entry: unknown;
   try {
     entry = JSON.parse(line);
@@ -45,7 +45,13 @@ export function parsePortLine(line: string, startedMsg: string): number | undefi
   }
   if (typeof entry !== 'object' || entry === null) return undefined;
   const fields = entry as Record<string, unknown>;
-  return fields.msg === startedMsg && typeof fields.port === 'number' ? fields.port : undefined;
+  return fields.msg === msg ? fields : undefined;
+}
+
+/** The port of a "started" JSON line with msg `startedMsg`, or undefined for any other line. */
+export function parsePortLine(line: string, startedMsg: string): number | undefined {
+  const port = logLineFields(line, startedMsg)?.port;
+  return typeof port === 'number' ? port : undefined;
 }
 
 export function launchServer(options: ServerProcessOptions): Promise<RunningServer> {

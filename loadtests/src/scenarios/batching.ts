@@ -15,7 +15,7 @@
  * request that just missed a batch waits for it and then rides the next one).
  */
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeExampleRepository } from '../../../gpu-node/src/example-models/index.js';
 import type { InferRequest, Tensor } from '../../../shared/src/tensors/index.js';
@@ -31,6 +31,7 @@ import { batchExecutionUs, measureOrtCeiling, type CeilingResult } from '../lib/
 import { toPerfCsv } from '../lib/perf-csv.js';
 import { DEFAULT_RESULTS_ROOT, writeResults } from '../lib/results-files.js';
 import { formatTable } from '../lib/text-table.js';
+import { machineInfo } from './scenario-output.js';
 import {
   MLP_INPUT,
   MLP_MODEL,
@@ -365,13 +366,7 @@ export async function runBatchingScenario(options: BenchOptions): Promise<number
       scenario: 'batching',
       startedAt: started.toISOString(),
       elapsedS,
-      machine: {
-        cores,
-        cpuModel: cpus()[0]?.model ?? 'unknown',
-        memoryGiB: Math.round(totalmem() / 2 ** 30),
-        node: process.version,
-        platform: `${process.platform}-${process.arch}`,
-      },
+      machine: machineInfo(),
       options: { warmupS, durationS, quick: options.quick, concurrencies, simpleConcurrencies: SIMPLE_CONCURRENCIES },
       ceiling,
       tuning: tuning.map((t) => ({ setup: t.setup, config: t.config, point: t.point })),

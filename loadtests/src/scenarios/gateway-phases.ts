@@ -25,10 +25,9 @@ import { startOpenLoad } from '../lib/open-loop.js';
 import { summarizeLatencies, type LatencySummary } from '../lib/percentiles.js';
 import { cpuUsPerRequest, processCpuSeconds } from '../lib/proc-cpu.js';
 import { scrapeMetrics, selectSamples, type PromSample } from '../lib/prom-text.js';
+import { SLEEP_ELEMENTS, SLEEP_INPUT } from '../lib/sleep-model.js';
 import {
   SIMPLE_MODEL,
-  SLEEP_ELEMENTS,
-  SLEEP_INPUT,
   STEADY_MODEL,
   TIERS,
   WORK_MODEL,

@@ -6,6 +6,8 @@
 import type { LatencySummary } from '../lib/percentiles.js';
 import { formatTable } from '../lib/text-table.js';
 import type { AddedLatencyResult, CacheThroughputResult, OverloadResult, RoutingResult } from './gateway-phases.js';
+// The targets have the suite's shape and verdict rule (scenario-output.ts), as every scenario's.
+import { atLeast, atMost, target, type Target } from './scenario-output.js';
 
 export interface GatewayFigures {
   readonly addedLatency: AddedLatencyResult;
@@ -16,30 +18,10 @@ export interface GatewayFigures {
   readonly premiumQueueTimeoutMs: number;
 }
 
-export type Verdict = 'PASS' | 'MISS' | 'N/A';
-
-export interface TargetResult {
-  readonly name: string;
-  readonly verdict: Verdict;
-  /** The measured figure and the bound it is held to, in `unit`. */
-  readonly value: number;
-  readonly bound: number;
-  readonly unit: string;
-  readonly detail: string;
-}
-
 const ms = (us: number): string => (Number.isFinite(us) ? (us / 1000).toFixed(2) : '-');
 const rate = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : '-');
 
-function target(name: string, value: number, bound: number, unit: string, pass: (v: number, b: number) => boolean, detail: string): TargetResult {
-  const verdict: Verdict = Number.isFinite(value) ? (pass(value, bound) ? 'PASS' : 'MISS') : 'N/A';
-  return { name, verdict, value, bound, unit, detail };
-}
-
-const atMost = (v: number, b: number): boolean => v <= b;
-const atLeast = (v: number, b: number): boolean => v >= b;
-
-export function evaluateTargets(f: GatewayFigures): TargetResult[] {
+export function evaluateTargets(f: GatewayFigures): Target[] {
   const { addedLatency: a, cache: c, overload: o, routing: r } = f;
   const premiumAlone = o.premiumAlone.tiers.find((t) => t.tier === 'premium');
   const premiumOver = o.overload.tiers.find((t) => t.tier === 'premium');
@@ -170,6 +152,6 @@ export function gatewayTable(f: GatewayFigures): string {
   );
 }
 
-export function targetLines(targets: readonly TargetResult[]): string[] {
+export function targetLines(targets: readonly Target[]): string[] {
   return targets.map((t) => `${t.verdict.padEnd(4)}  ${t.name}: ${Number.isFinite(t.value) ? t.value.toFixed(3) : '-'} ${t.unit} (bound ${t.bound} ${t.unit}); ${t.detail}`);
 }

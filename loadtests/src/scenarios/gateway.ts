@@ -16,7 +16,7 @@
  * and shares the machine with everything it measures; the JSON records the machine.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_TIERS } from '../../../gateway/src/config/default-tiers.js';
 import type { BenchOptions } from '../lib/bench-options.js';
@@ -24,6 +24,7 @@ import { DEFAULT_RESULTS_ROOT, writeResults } from '../lib/results-files.js';
 import { startFleet, type Fleet, type FleetShape } from './gateway-fleet.js';
 import { measureAddedLatency, measureCacheThroughput, measureOverload, measureRouting, type OpenPoint, type PhaseTiming } from './gateway-phases.js';
 import { evaluateTargets, gatewayTable, targetLines, toGatewayCsv, type GatewayFigures } from './gateway-report.js';
+import { machineInfo } from './scenario-output.js';
 
 /** 20 ms per request, node 4 at 60 ms: long enough that timer jitter and the gateway's own cost are small. */
 const SHAPE: FleetShape = { serviceMs: 20, slowFactor: 3, workInstances: 2, steadyInstances: 4 };
@@ -104,13 +105,7 @@ export async function runGatewayScenario(options: BenchOptions): Promise<number>
       command,
       startedAt: started.toISOString(),
       elapsedS,
-      machine: {
-        cores,
-        cpuModel: cpus()[0]?.model ?? 'unknown',
-        memoryGiB: Math.round(totalmem() / 2 ** 30),
-        node: process.version,
-        platform: `${process.platform}-${process.arch}`,
-      },
+      machine: machineInfo(),
       options: { warmupS: timing.warmupS, durationS: timing.durationS, overloadWarmupS, quick: options.quick },
       shape,
       latencyRatePerSec: latencyRate,

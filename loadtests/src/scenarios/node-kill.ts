@@ -22,7 +22,8 @@ import { summarizeLatencies } from '../lib/percentiles.js';
 import { runTimedLoad } from '../lib/timed-load.js';
 import { drainTarget, timelineCharts, timelineCsv } from './fault-report.js';
 import { atMost, fmt, target, targetLines, writeScenarioOutput } from './scenario-output.js';
-import { inferEcho, killNode, startSmallFleet, waitForFleetSize } from './small-fleet.js';
+import { waitForFleetSize } from './fleet-launch.js';
+import { inferEcho, killNode, startSmallFleet } from './small-fleet.js';
 
 const KILL_AT_MS = 5000;
 const DURATION_MS = 20_000;

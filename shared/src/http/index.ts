@@ -1,1 +1,2 @@
 export * from './server-timeouts.js';
+export * from './pipelining-limit.js';

@@ -1,6 +1,6 @@
 /**
  * Helpers for the full-stack reliability suites: a logger that keeps every line (to search for leaked
- * secrets), a tiny Prometheus reader, and `simple`/`sleepy` infer bodies.
+ * secrets), a tiny Prometheus reader, and (from the test node's fixtures) `simple`/`sleepy` infer bodies.
  */
 import { createLogger, type Logger } from '../../../shared/src/logging/index.js';
 
@@ -24,18 +24,5 @@ export function metricValue(text: string, pattern: RegExp): number | undefined {
   return undefined;
 }
 
-/** A `simple` JSON body: INPUT0 = offset..offset+15, INPUT1 = 1s. */
-export function simpleBody(offset: number, id?: string): string {
-  return JSON.stringify({
-    ...(id === undefined ? {} : { id }),
-    inputs: [
-      { name: 'INPUT0', datatype: 'INT32', shape: [1, 16], data: Array.from({ length: 16 }, (_, i) => i + offset) },
-      { name: 'INPUT1', datatype: 'INT32', shape: [1, 16], data: Array.from({ length: 16 }, () => 1) },
-    ],
-  });
-}
-
-/** A `sleepy` body: the node holds the request `ms` milliseconds (test-node-process.ts). */
-export function sleepyBody(ms: number): string {
-  return JSON.stringify({ inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 1], data: [ms] }] });
-}
+// The `simple` and `sleepy` bodies are the test node's (test-node-requests.ts), re-exported for the suites here.
+export { simpleBody, sleepyBody } from '../../../gateway/src/adapters/grpc/test-node-requests.js';

@@ -12,7 +12,9 @@ import { createRedisNodeDirectory } from '../fleet/index.js';
 import type { RedisNodeDirectory } from '../fleet/index.js';
 import { createGrpcTransport } from './grpc-transport.js';
 import { startNodeProcess } from './test-node-process.js';
+import { simpleRequest } from './test-node-requests.js';
 import type { NodeProcess } from './test-node-process.js';
+import { testTier } from '../../core/routing/test-tier.js';
 
 let redis: RedisServer;
 let node: NodeProcess | undefined;
@@ -30,23 +32,9 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const tier: Tier = {
-  name: 'gold',
-  priority: 1,
-  queueTimeoutMs: 20_000,
-  queueShare: 1,
-  rateLimits: { requestsPerSecond: 0, burst: 0, elementsPerSecond: 0, elementsBurst: 0 },
-  cacheTtlSeconds: 0,
-  allowedModels: ['*'],
-};
+const tier: Tier = testTier(20_000);
 
-const int32 = (values: number[]) => new Uint8Array(new Int32Array(values).buffer);
-const request: InferRequest = {
-  id: '',
-  modelName: 'simple',
-  inputs: ['INPUT0', 'INPUT1'].map((name) => ({ name, datatype: 'INT32' as const, shape: [1, 16], data: int32(new Array(16).fill(2)) })),
-  parameters: {},
-};
+const request: InferRequest = simpleRequest(2);
 
 describe('a reporting node through Redis, the directory and the dispatcher', () => {
   it('becomes a candidate from its report, serves, and leaves the pick set when it stops', async () => {

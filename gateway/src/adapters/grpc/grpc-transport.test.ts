@@ -12,7 +12,9 @@ import { createStaticNodeDirectory } from '../fleet/index.js';
 import { createGrpcTransport } from './grpc-transport.js';
 import type { GrpcTransport } from './grpc-transport.js';
 import { deadAddress, startNodeProcess } from './test-node-process.js';
+import { simpleRequest, sleepyRequest } from './test-node-requests.js';
 import type { NodeProcess } from './test-node-process.js';
+import { testTier } from '../../core/routing/test-tier.js';
 
 let node: NodeProcess;
 let dead: string;
@@ -28,29 +30,11 @@ afterAll(async () => {
   await node?.stop();
 });
 
-const int32 = (values: number[]) => new Uint8Array(new Int32Array(values).buffer);
-const fp32 = (values: number[]) => new Uint8Array(new Float32Array(values).buffer);
 const A = Array.from({ length: 16 }, (_, i) => i);
-const B = Array.from({ length: 16 }, () => 1);
-
-const simple: InferRequest = {
-  id: 'req-1',
-  modelName: 'simple',
-  inputs: [
-    { name: 'INPUT0', datatype: 'INT32', shape: [1, 16], data: int32(A) },
-    { name: 'INPUT1', datatype: 'INT32', shape: [1, 16], data: int32(B) },
-  ],
-  // The client's own priority is replaced by the tier's.
-  parameters: { priority: 99 },
-};
-
+// The client's own priority is replaced by the tier's.
+const simple: InferRequest = { ...simpleRequest(0), id: 'req-1', parameters: { priority: 99 } };
 /** `sleepy` holds the request `ms` at the node. */
-const sleepy = (ms: number): InferRequest => ({
-  id: '',
-  modelName: 'sleepy',
-  inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 1], data: fp32([ms]) }],
-  parameters: {},
-});
+const sleepy = (ms: number): InferRequest => sleepyRequest(ms);
 
 const view = (id: string, address: string): NodeView => createStaticNodeDirectory([{ id, grpcAddress: address }]).all()[0]!;
 
@@ -134,15 +118,7 @@ describe('gRPC transport against a real node', () => {
   });
 });
 
-const tier: Tier = {
-  name: 'gold',
-  priority: 1,
-  queueTimeoutMs: 20_000,
-  queueShare: 1,
-  rateLimits: { requestsPerSecond: 0, burst: 0, elementsPerSecond: 0, elementsBurst: 0 },
-  cacheTtlSeconds: 0,
-  allowedModels: ['*'],
-};
+const tier: Tier = testTier(20_000);
 
 describe('dispatcher over gRPC', () => {
   it('retries once on another node when the first one refuses the connection', async () => {

@@ -33,6 +33,8 @@ export async function execute(requests) {
 export interface NodeProcess {
   readonly grpcAddress: string;
   readonly httpPort: number;
+  /** The Prometheus port (scraped by tests that watch the node's queue). */
+  readonly metricsPort: number;
   readonly process: ChildProcess;
   /** SIGTERM, then SIGKILL if it lingers; removes the repository. */
   stop(): Promise<void>;
@@ -48,9 +50,21 @@ export async function writeTestRepository(): Promise<string> {
   return dir;
 }
 
-/** Starts the node and resolves once it logged "tessera-node started" (ports parsed from that line). */
-export async function startNodeProcess(extraArgs: readonly string[] = []): Promise<NodeProcess> {
-  const repository = await writeTestRepository();
+export interface SpawnedNode {
+  readonly process: ChildProcess;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<void>;
+  readonly grpcPort: number;
+  readonly httpPort: number;
+  readonly metricsPort: number;
+}
+
+/**
+ * Starts `bin/tessera-node.js` over `repository` on loopback, every port 0, and resolves once it
+ * logged "tessera-node started" (the bound ports are parsed from that line); rejects with its last
+ * log lines if it exits before.
+ */
+export async function spawnNode(repository: string, extraArgs: readonly string[] = []): Promise<SpawnedNode> {
   const args = [
     join(ROOT, 'bin/tessera-node.js'),
     '--model-repository', repository,
@@ -62,7 +76,7 @@ export async function startNodeProcess(extraArgs: readonly string[] = []): Promi
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let log = '';
-  const started = await new Promise<{ grpcPort: number; httpPort: number }>((resolve, reject) => {
+  const started = await new Promise<{ grpcPort: number; httpPort: number; metricsPort: number }>((resolve, reject) => {
     let buffered = '';
     const onData = (chunk: Buffer): void => {
       buffered += chunk.toString('utf8');
@@ -72,11 +86,11 @@ export async function startNodeProcess(extraArgs: readonly string[] = []): Promi
         const line = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
         try {
-          const entry = JSON.parse(line) as { msg?: string; grpcPort?: number; httpPort?: number };
+          const entry = JSON.parse(line) as { msg?: string; grpcPort?: number; httpPort?: number; metricsPort?: number };
           if (entry.msg === 'tessera-node started' && typeof entry.grpcPort === 'number') {
             child.stderr?.off('data', onData);
             child.stderr?.resume(); // keep draining so the node never blocks on a full pipe
-            resolve({ grpcPort: entry.grpcPort, httpPort: entry.httpPort ?? 0 });
+            resolve({ grpcPort: entry.grpcPort, httpPort: entry.httpPort ?? 0, metricsPort: entry.metricsPort ?? 0 });
           }
         } catch {
           // not a JSON log line
@@ -86,15 +100,27 @@ export async function startNodeProcess(extraArgs: readonly string[] = []): Promi
     child.stderr?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`tessera-node exited with ${code} before starting:\n${log.slice(-4000)}`)));
   });
+  return { process: child, exited, ...started };
+}
+
+/** Starts the node over the test repository (`simple` and `sleepy`); `stop()` also removes the repository. */
+export async function startNodeProcess(extraArgs: readonly string[] = []): Promise<NodeProcess> {
+  const repository = await writeTestRepository();
+  const node = await spawnNode(repository, extraArgs).catch(async (error: unknown) => {
+    await rm(repository, { recursive: true, force: true });
+    throw error;
+  });
+  const child = node.process;
   return {
-    grpcAddress: `127.0.0.1:${started.grpcPort}`,
-    httpPort: started.httpPort,
+    grpcAddress: `127.0.0.1:${node.grpcPort}`,
+    httpPort: node.httpPort,
+    metricsPort: node.metricsPort,
     process: child,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-        await exited;
+        await node.exited;
         clearTimeout(timer);
       }
       await rm(repository, { recursive: true, force: true });

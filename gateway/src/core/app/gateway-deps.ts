@@ -5,24 +5,22 @@
  */
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
-import type { TraceScope, Tracer } from '../../../../shared/src/tracing/index.js';
+import type { Tracer } from '../../../../shared/src/tracing/index.js';
 import type { GatewayConfig } from '../../config/index.js';
-import type { GatewayMetrics, JobObserver, JobQueue, RateLimiter, TenantStore, Tier, UpstreamInferResult } from '../ports/index.js';
+import type {
+  DispatchContext,
+  GatewayMetrics,
+  JobObserver,
+  JobQueue,
+  MetadataContext,
+  RateLimiter,
+  TenantStore,
+  Tier,
+  UpstreamInferResult,
+} from '../ports/index.js';
 
-export interface DispatchContext {
-  readonly tenantId: string;
-  readonly tier: Tier;
-  /** Absolute deadline, ms since the epoch. */
-  readonly deadline: number;
-  /** Aborted when the client goes away: cancels the queued or upstream request. */
-  readonly signal?: AbortSignal;
-  /** Request headers (a model's sticky-version header). */
-  readonly headers?: { get(name: string): string | null };
-  /** Where the admission and upstream spans hang; default: no spans. */
-  readonly trace?: TraceScope;
-}
-
-export type MetadataContext = Pick<DispatchContext, 'deadline' | 'signal'>;
+// Re-exported for the app's callers; declared once in the ports.
+export type { DispatchContext, MetadataContext } from '../ports/index.js';
 
 export interface GatewayDispatcher {
   dispatch(request: InferRequest, ctx: DispatchContext): Promise<UpstreamInferResult>;

@@ -5,3 +5,4 @@ export type * from './node-directory.js';
 export type * from './node-transport.js';
 export type * from './metrics.js';
 export type * from './job-queue.js';
+export type * from './dispatch-context.js';

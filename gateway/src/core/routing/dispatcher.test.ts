@@ -6,6 +6,7 @@ import type { NodeDirectory, NodeModelLoad, NodeTransport, NodeView, Tier, Upstr
 import { createDispatcher } from './dispatcher.js';
 import type { DispatchContext } from './dispatcher.js';
 import { markNotAccepted } from './routing-ports.js';
+import { testTier } from './test-tier.js';
 
 /** A directory over fixed nodes that records every track and every release, and flags double releases. */
 class CountingDirectory implements NodeDirectory {
@@ -86,15 +87,7 @@ class ManualTransport implements NodeTransport {
   async close() {}
 }
 
-const gold: Tier = {
-  name: 'gold',
-  priority: 1,
-  queueTimeoutMs: 1000,
-  queueShare: 1,
-  rateLimits: { requestsPerSecond: 0, burst: 0, elementsPerSecond: 0, elementsBurst: 0 },
-  cacheTtlSeconds: 0,
-  allowedModels: ['*'],
-};
+const gold: Tier = testTier(1000);
 
 const request: InferRequest = { id: 'r', modelName: 'm', inputs: [], parameters: { priority: 1, timeout: 5_000_000_000 } };
 const response: UpstreamInferResult = { response: { id: 'r', modelName: 'm', modelVersion: '1', outputs: [] }, load: { queued: 3, inflight: 1 } };

@@ -26,12 +26,20 @@
 import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
 import type { ErrorCode } from '../../../../shared/src/errors/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
-import type { Span, TraceScope } from '../../../../shared/src/tracing/index.js';
+import type { Span } from '../../../../shared/src/tracing/index.js';
 import { AdmissionQueue, systemClock } from '../admission/index.js';
 import { SequenceRouter } from '../sequences/index.js';
 import type { SequenceBinding, SequenceRequest, SequenceRoutingOptions } from '../sequences/index.js';
 import type { AdmissionObserver, Clock, TimerHandle } from '../admission/index.js';
-import type { NodeDirectory, NodeTransport, NodeView, Tier, UpstreamCallOptions, UpstreamInferResult } from '../ports/index.js';
+import type {
+  DispatchContext,
+  MetadataContext,
+  NodeDirectory,
+  NodeTransport,
+  NodeView,
+  UpstreamCallOptions,
+  UpstreamInferResult,
+} from '../ports/index.js';
 import { DEFAULT_OVERCOMMIT, modelLoadOf, reportedExecTimeMs, room, score } from './node-load.js';
 import { createPicker } from './pickers.js';
 import type { BreakerView, FleetChangeSource } from './routing-ports.js';
@@ -39,21 +47,7 @@ import { isNotAccepted, upstreamDetails } from './routing-ports.js';
 import { normalizeRoutingConfig, selectVersion } from './version-splits.js';
 import type { RoutingConfig } from './version-splits.js';
 
-export interface DispatchContext {
-  readonly tenantId: string;
-  readonly tier: Tier;
-  /** Absolute deadline, ms since the epoch: the tier's queue timeout or a shorter client deadline. */
-  readonly deadline: number;
-  /** The client's disconnect; cancels the wait in the queue and the upstream call. */
-  readonly signal?: AbortSignal;
-  /** Request headers, read only for a model's sticky-version header. */
-  readonly headers?: { get(name: string): string | null };
-  /** Spans `admission` (the wait in the queue) and `upstream` (each node call) hang here; default none. */
-  readonly trace?: TraceScope;
-}
-
-/** Metadata calls need only a deadline and the client's signal. */
-export type MetadataContext = Pick<DispatchContext, 'deadline' | 'signal'>;
+export type { DispatchContext, MetadataContext } from '../ports/index.js';
 
 export interface UpstreamEvent {
   readonly model: string;

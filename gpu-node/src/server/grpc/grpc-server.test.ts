@@ -26,14 +26,16 @@ import {
 import type { ModelInferRequest, ModelStreamInferResponse } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { Health, HealthCheckRequestSchema, HealthCheckResponse_ServingStatus } from '../../../../shared/src/gen/health_pb.js';
 import { callUnary, clientServiceDefinition } from '../../../../shared/src/grpc/index.js';
-import { ECHO_MODEL, FakeCore, echoResponse } from './fake-core.js';
+import { FakeNodeCore, IDENTITY_MODEL } from '../fake-node-core.js';
 import { createGrpcServer } from './index.js';
 import type { GrpcServer } from './index.js';
 
 const svc = clientServiceDefinition(GRPCInferenceService);
 const health = clientServiceDefinition(Health);
 
-const core = new FakeCore();
+const core = new FakeNodeCore();
+// The queue figures the load trailers must carry.
+core.load = { queued: 3, inflight: 1 };
 let server: GrpcServer;
 let client: Client;
 
@@ -50,8 +52,8 @@ afterAll(async () => {
 
 afterEach(() => {
   core.ready = true;
-  core.inferCalls.length = 0;
-  core.inferImpl = async (r) => echoResponse(r);
+  core.calls.length = 0;
+  core.inferImpl = (r) => Promise.resolve(core.echo(r));
   core.loadImpl = async () => {};
 });
 
@@ -61,7 +63,7 @@ function fp32(values: number[]): Uint8Array {
 
 function rawRequest(overrides: MessageInitShape<typeof ModelInferRequestSchema> = {}): ModelInferRequest {
   return create(ModelInferRequestSchema, {
-    modelName: ECHO_MODEL,
+    modelName: IDENTITY_MODEL,
     id: 'req-1',
     inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1n, 4n] }],
     rawInputContents: [fp32([1, 2, 3, 4])],
@@ -89,23 +91,23 @@ describe('server, model and repository RPCs', () => {
     core.ready = false;
     expect((await callUnary(client, svc.serverReady, create(ServerReadyRequestSchema))).response.ready).toBe(false);
     const meta = (await callUnary(client, svc.serverMetadata, create(ServerMetadataRequestSchema))).response;
-    expect(meta.name).toBe('tessera');
+    expect(meta.name).toBe('triton');
     expect(meta.extensions).toContain('statistics');
   });
 
   it('answers model ready, metadata and config, and NOT_FOUND for unknown models', async () => {
-    const ready = await callUnary(client, svc.modelReady, create(ModelReadyRequestSchema, { name: ECHO_MODEL }));
+    const ready = await callUnary(client, svc.modelReady, create(ModelReadyRequestSchema, { name: IDENTITY_MODEL }));
     expect(ready.response.ready).toBe(true);
-    const notReady = await callUnary(client, svc.modelReady, create(ModelReadyRequestSchema, { name: 'nope' }));
-    expect(notReady.response.ready).toBe(false);
+    // Triton answers an unknown model's readiness with NOT_FOUND, as the real core does.
+    await expectStatus(callUnary(client, svc.modelReady, create(ModelReadyRequestSchema, { name: 'nope' })), status.NOT_FOUND, /'nope'/);
 
-    const meta = (await callUnary(client, svc.modelMetadata, create(ModelMetadataRequestSchema, { name: ECHO_MODEL })))
+    const meta = (await callUnary(client, svc.modelMetadata, create(ModelMetadataRequestSchema, { name: IDENTITY_MODEL })))
       .response;
     expect(meta.platform).toBe('onnxruntime_onnx');
     expect(meta.inputs[0]?.shape).toEqual([-1n, 4n]);
     expect(meta.inputs[0]?.datatype).toBe('FP32');
 
-    const config = (await callUnary(client, svc.modelConfig, create(ModelConfigRequestSchema, { name: ECHO_MODEL })))
+    const config = (await callUnary(client, svc.modelConfig, create(ModelConfigRequestSchema, { name: IDENTITY_MODEL })))
       .response;
     expect(config.config?.maxBatchSize).toBe(8);
 
@@ -119,7 +121,7 @@ describe('server, model and repository RPCs', () => {
   it('answers statistics with the core numbers, and INVALID_ARGUMENT for an unavailable model', async () => {
     const stats = (await callUnary(client, svc.modelStatistics, create(ModelStatisticsRequestSchema, {}))).response;
     const s = stats.modelStats[0];
-    expect(s?.name).toBe(ECHO_MODEL);
+    expect(s?.name).toBe(IDENTITY_MODEL);
     expect(s?.inferenceCount).toBe(12n);
     expect(s?.executionCount).toBe(5n);
     expect(s?.inferenceStats?.success?.ns).toBe(5_000_000n);
@@ -136,7 +138,8 @@ describe('server, model and repository RPCs', () => {
     const index = (await callUnary(client, svc.repositoryIndex, create(RepositoryIndexRequestSchema, { ready: false })))
       .response;
     expect(index.models.map((m) => [m.name, m.state])).toEqual([
-      [ECHO_MODEL, 'READY'],
+      [IDENTITY_MODEL, 'READY'],
+      ['pair', 'READY'],
       ['never_loaded', ''],
     ]);
 
@@ -145,7 +148,7 @@ describe('server, model and repository RPCs', () => {
       client,
       svc.repositoryModelLoad,
       create(RepositoryModelLoadRequestSchema, {
-        modelName: ECHO_MODEL,
+        modelName: IDENTITY_MODEL,
         parameters: {
           config: create(ModelRepositoryParameterSchema, { parameterChoice: { case: 'stringParam', value: '{}' } }),
           'file:1/model.onnx': create(ModelRepositoryParameterSchema, {
@@ -183,13 +186,13 @@ describe('server, model and repository RPCs', () => {
       client,
       svc.repositoryModelUnload,
       create(RepositoryModelUnloadRequestSchema, {
-        modelName: ECHO_MODEL,
+        modelName: IDENTITY_MODEL,
         parameters: {
           unload_dependents: create(ModelRepositoryParameterSchema, { parameterChoice: { case: 'boolParam', value: true } }),
         },
       }),
     );
-    expect(core.unloadCalls.at(-1)).toEqual({ name: ECHO_MODEL, options: { unloadDependents: true } });
+    expect(core.unloadCalls.at(-1)).toEqual({ name: IDENTITY_MODEL, options: { unloadDependents: true } });
   });
 
   it('answers UNIMPLEMENTED with a clear message for shared memory and trace', async () => {
@@ -223,8 +226,8 @@ describe('ModelInfer', () => {
   it('answers raw inputs with raw outputs and load trailers', async () => {
     const { response, trailer } = await callUnary(client, svc.modelInfer, rawRequest());
     expect(response.id).toBe('req-1');
-    expect(response.modelName).toBe(ECHO_MODEL);
-    expect(response.outputs[0]).toMatchObject({ name: 'OUTPUT0', datatype: 'FP32', shape: [1n, 4n] });
+    expect(response.modelName).toBe(IDENTITY_MODEL);
+    expect(response.outputs[0]).toMatchObject({ name: 'INPUT0_OUT', datatype: 'FP32', shape: [1n, 4n] });
     expect(response.outputs[0]?.contents).toBeUndefined();
     expect(response.rawOutputContents[0]).toEqual(fp32([1, 2, 3, 4]));
     expect(trailer.get('tessera-queue-depth')).toEqual(['3']);
@@ -351,7 +354,7 @@ describe('ModelStreamInfer', () => {
     // The first request is the slowest: its answer must still come first.
     core.inferImpl = async (r) => {
       if (r.id === 'a') await new Promise((resolve) => setTimeout(resolve, 100));
-      return echoResponse(r);
+      return core.echo(r);
     };
     const stream = openStream();
     const done = collect(stream);

@@ -17,10 +17,19 @@ export const DEFAULT_GRPC_PORT = 8001;
  * endpoint accepts is accepted here too. grpc-js's own default (4 MiB in) is too small for image batches.
  */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/**
+ * HTTP/2 streams (gRPC calls) one connection may hold open at once. Node's own default is unlimited,
+ * so one client could open streams until the node runs out of memory. 1000 is far above what a
+ * gateway keeps in flight to one node (admission bounds it first), and a grpc-js client that reaches
+ * it queues further calls on its side until a stream closes; other connections are not affected.
+ */
+export const DEFAULT_MAX_CONCURRENT_STREAMS = 1000;
 
 export interface GrpcServerOptions {
   /** Largest request and response message, in bytes (default 64 MiB). */
   readonly maxMessageBytes?: number;
+  /** Concurrent HTTP/2 streams per connection, sent to clients as SETTINGS_MAX_CONCURRENT_STREAMS (default 1000). */
+  readonly maxConcurrentStreams?: number;
   /** ModelStreamInfer requests of one stream executing at once before the stream stops reading (default 64). */
   readonly maxInflightPerStream?: number;
   /**
@@ -49,6 +58,7 @@ export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}
   const server = new Server({
     'grpc.max_receive_message_length': maxMessageBytes,
     'grpc.max_send_message_length': maxMessageBytes,
+    'grpc.max_concurrent_streams': options.maxConcurrentStreams ?? DEFAULT_MAX_CONCURRENT_STREAMS,
     'grpc.keepalive_time_ms': options.keepaliveTimeMs ?? 7_200_000,
     'grpc.keepalive_timeout_ms': options.keepaliveTimeoutMs ?? 20_000,
     ...options.channelOptions,

@@ -14,7 +14,7 @@ import { createNativeInferListener } from './native-infer.js';
 import { buildApp } from './routes.js';
 import { DEFAULT_LOG_SETTINGS, resolveLimits, type HttpServerOptions } from './server-options.js';
 import { LogSettingsStore } from './settings-routes.js';
-import { applyServerTimeouts } from '../../../../shared/src/http/index.js';
+import { applyServerTimeouts, limitPipelinedRequests } from '../../../../shared/src/http/index.js';
 
 export interface HttpServer {
   /** The Hono app; `app.fetch(request)` serves a request without a socket (tests, embedding). */
@@ -44,10 +44,13 @@ export function createHttpServer(core: NodeCore, options: HttpServerOptions = {}
     app,
     listen(port, host = '0.0.0.0') {
       if (server !== undefined) return Promise.reject(new Error('the HTTP server is already listening'));
+      // Pipelined requests beyond the bound on one connection are refused unprocessed (503 + close).
       const created = applyServerTimeouts(
-        createServer((incoming, outgoing) => {
-          if (!nativeInfer(incoming, outgoing)) void routed(incoming, outgoing);
-        }),
+        createServer(
+          limitPipelinedRequests((incoming, outgoing) => {
+            if (!nativeInfer(incoming, outgoing)) void routed(incoming, outgoing);
+          }, options.maxPipelinedRequests),
+        ),
       );
       server = created;
       return new Promise((resolve, reject) => {

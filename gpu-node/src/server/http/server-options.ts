@@ -33,6 +33,8 @@ export interface HttpServerOptions {
   readonly maxInputSize?: number;
   /** Most bytes of a whole request body after decompression. Default 1 GiB. */
   readonly maxBodySize?: number;
+  /** Requests one HTTP/1.1 connection may have in progress at once (pipelining); default 32. */
+  readonly maxPipelinedRequests?: number;
   readonly logger?: HttpLogger | Logger;
   /** Starting values of `/v2/logging` (the node's --log-* flags). */
   readonly logSettings?: Partial<LogSettings>;

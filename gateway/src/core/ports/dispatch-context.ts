@@ -1,0 +1,22 @@
+/**
+ * What travels with one request from the app to the dispatcher (admission, routing, the upstream
+ * call). Declared once here, between the two: the app builds it and the dispatcher reads it.
+ */
+import type { TraceScope } from '../../../../shared/src/tracing/index.js';
+import type { Tier } from './tenants.js';
+
+export interface DispatchContext {
+  readonly tenantId: string;
+  readonly tier: Tier;
+  /** Absolute deadline, ms since the epoch: the tier's queue timeout or a shorter client deadline. */
+  readonly deadline: number;
+  /** The client's disconnect; cancels the wait in the queue and the upstream call. */
+  readonly signal?: AbortSignal;
+  /** Request headers, read only for a model's sticky-version header. */
+  readonly headers?: { get(name: string): string | null };
+  /** Spans `admission` (the wait in the queue) and `upstream` (each node call) hang here; default none. */
+  readonly trace?: TraceScope;
+}
+
+/** Metadata calls need only a deadline and the client's signal. */
+export type MetadataContext = Pick<DispatchContext, 'deadline' | 'signal'>;
