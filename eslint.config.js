@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '**/gen/**', '**/dist/**', 'loadtests/results/**', '**/generated-models/**'] },
+  { ignores: ['node_modules/**', '**/gen/**', '**/dist/**', 'loadtests/results/**', '**/generated-models/**', '.tessera/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

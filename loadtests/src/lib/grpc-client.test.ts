@@ -2,7 +2,7 @@ import { constants, createServer as createHttp2Server, type Http2Server, type In
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ECHO_MODEL, FakeCore, echoResponse } from '../../../gpu-node/src/server/grpc/fake-core.js';
+import { FakeNodeCore, IDENTITY_MODEL } from '../../../gpu-node/src/server/fake-node-core.js';
 import { createGrpcServer, type GrpcServer } from '../../../gpu-node/src/server/grpc/index.js';
 import { TesseraError } from '../../../shared/src/errors/index.js';
 import { ModelInferResponseSchema } from '../../../shared/src/gen/grpc_service_pb.js';
@@ -16,7 +16,7 @@ const floats = (data: Uint8Array): number[] => Array.from(new Float32Array(new U
 
 const echoRequest = (id: string, ...values: number[]): InferRequest => ({
   id,
-  modelName: ECHO_MODEL,
+  modelName: IDENTITY_MODEL,
   inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, values.length], data: fp32(...values) }],
   parameters: {},
 });
@@ -32,7 +32,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 }
 
 describe('createGrpcInferClient against the node gRPC server', () => {
-  const core = new FakeCore();
+  const core = new FakeNodeCore();
   let server: GrpcServer;
   let client: InferClient;
 
@@ -46,15 +46,15 @@ describe('createGrpcInferClient against the node gRPC server', () => {
     await server.close(1000);
   });
   afterEach(() => {
-    core.inferImpl = async (r) => echoResponse(r);
+    core.inferImpl = async (r) => core.echo(r);
   });
 
   it('round-trips raw tensors', async () => {
     const result = await client.infer(echoRequest('g1', 1, 2, 3, 4));
-    expect(result.response).toMatchObject({ id: 'g1', modelName: ECHO_MODEL, modelVersion: '1' });
-    expect(result.response.outputs[0]).toMatchObject({ name: 'OUTPUT0', datatype: 'FP32', shape: [1, 4] });
+    expect(result.response).toMatchObject({ id: 'g1', modelName: IDENTITY_MODEL, modelVersion: '1' });
+    expect(result.response.outputs[0]).toMatchObject({ name: 'INPUT0_OUT', datatype: 'FP32', shape: [1, 4] });
     expect(floats(result.response.outputs[0]!.data)).toEqual([1, 2, 3, 4]);
-    expect(floats(core.inferCalls.at(-1)!.request.inputs[0]!.data)).toEqual([1, 2, 3, 4]);
+    expect(floats((core.callsOf('infer').at(-1)!.args[0] as InferRequest).inputs[0]!.data)).toEqual([1, 2, 3, 4]);
   });
 
   it('multiplexes concurrent calls, each getting its own answer', async () => {
