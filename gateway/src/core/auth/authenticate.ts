@@ -9,7 +9,7 @@
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { AuthRejection, Tenant, TenantStore, Tier } from '../ports/index.js';
 import { AccessError } from '../http/access-error.js';
-import { constantTimeEqual, presentedKey, sha256Hex } from './api-key.js';
+import { constantTimeEqual, presentedKey, sha256HexSync } from './api-key.js';
 
 export interface AuthContext {
   readonly tenant: Tenant;
@@ -38,7 +38,7 @@ export async function authenticate(
     throw new AuthRejected(401, "missing API key: send 'Authorization: Bearer <key>' or 'x-api-key: <key>'", 'missing');
   }
   if (presented.kind === 'malformed') throw new AuthRejected(401, `malformed API key: ${presented.reason}`, 'malformed');
-  const hash = await sha256Hex(presented.key);
+  const hash = sha256HexSync(presented.key);
   const found = await store.findByKeyHash(hash);
   if (found === undefined || found.key.revoked || !constantTimeEqual(hash, found.key.hash)) {
     throw new AuthRejected(401, 'unknown or revoked API key', 'unknown_key');
@@ -76,7 +76,7 @@ export async function authenticateAdmin(adminKeyHash: string | null, headers: He
   if (presented.kind !== 'key') {
     throw new AuthRejected(401, presented.kind === 'missing' ? 'missing admin key' : `malformed admin key: ${presented.reason}`, 'admin');
   }
-  if (!constantTimeEqual(await sha256Hex(presented.key), adminKeyHash)) {
+  if (!constantTimeEqual(sha256HexSync(presented.key), adminKeyHash)) {
     throw new AuthRejected(401, 'invalid admin key', 'admin');
   }
 }
