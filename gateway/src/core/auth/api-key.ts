@@ -10,6 +10,7 @@
  * (constantTimeEqual) so that it does not depend on node:crypto's timingSafeEqual.
  */
 import { createHash } from 'node:crypto';
+import type { HeaderReader } from '../http/http-answer.js';
 
 /** Prefix of the keys we generate, so a leaked key is recognizable by secret scanners. */
 export const API_KEY_PREFIX = 'tsk_';
@@ -67,7 +68,7 @@ const KEY_CHARS = /^[\x21-\x7e]+$/;
  * The key from `Authorization: Bearer <key>` or `x-api-key: <key>`. Both present and different is
  * malformed (we do not guess which one the client meant). The key itself never enters a message.
  */
-export function presentedKey(headers: Headers): PresentedKey {
+export function presentedKey(headers: HeaderReader): PresentedKey {
   const authorization = headers.get('authorization');
   const apiKeyHeader = headers.get('x-api-key');
   let fromAuthorization: string | undefined;

@@ -9,6 +9,7 @@
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { AuthRejection, Tenant, TenantStore, Tier } from '../ports/index.js';
 import { AccessError } from '../http/access-error.js';
+import type { HeaderReader } from '../http/http-answer.js';
 import { constantTimeEqual, presentedKey, sha256HexSync } from './api-key.js';
 
 export interface AuthContext {
@@ -31,7 +32,7 @@ export class AuthRejected extends AccessError {
 export async function authenticate(
   store: TenantStore,
   tiers: Readonly<Record<string, Tier>>,
-  headers: Headers,
+  headers: HeaderReader,
 ): Promise<AuthContext> {
   const presented = presentedKey(headers);
   if (presented.kind === 'missing') {
@@ -68,7 +69,7 @@ export function requireModel(auth: AuthContext, model: string): void {
 }
 
 /** The admin key: its sha256 is configured; any other key (tenant keys included) is refused. */
-export async function authenticateAdmin(adminKeyHash: string | null, headers: Headers): Promise<void> {
+export async function authenticateAdmin(adminKeyHash: string | null, headers: HeaderReader): Promise<void> {
   if (adminKeyHash === null) {
     throw new AuthRejected(403, 'the admin API is disabled: configure adminKeyHash or TESSERA_ADMIN_KEY', 'admin');
   }
