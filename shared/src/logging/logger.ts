@@ -9,10 +9,12 @@
  * id, request id, tenant and model.
  *
  * Secrets never print: fields named in `REDACTED_FIELDS` (at the top level of a line, or one level
- * down, e.g. `headers.authorization`) are replaced by "[REDACTED]" whatever their value.
+ * down, e.g. `headers.authorization`) are replaced by "[REDACTED]" whatever their value
+ * (redact-fields.ts, applied to every line's fields and every child's).
  */
 import { destination as pinoDestination, pino } from 'pino';
 import type { DestinationStream, Logger as PinoLogger } from 'pino';
+import { createRedactor } from './redact-fields.js';
 
 export type LogFields = Record<string, unknown>;
 
@@ -48,13 +50,7 @@ const CENSOR = '[REDACTED]';
 /** Above pino's debug (20), below info (30): shown only when asked for. */
 const VERBOSE_LEVEL = 25;
 
-function redactPaths(): string[] {
-  const path = (name: string): string => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : `["${name}"]`);
-  return REDACTED_FIELDS.flatMap((name) => {
-    const p = path(name);
-    return [p, p.startsWith('[') ? `*${p}` : `*.${p}`];
-  });
-}
+const redact = createRedactor(REDACTED_FIELDS, CENSOR);
 
 type TesseraPino = PinoLogger<'verbose'>;
 
@@ -94,17 +90,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: null,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      redact: { paths: redactPaths(), censor: CENSOR },
     },
     destination,
   );
-  return wrap(options.fields === undefined ? root : root.child(options.fields), options.verbosity ?? 0);
+  return wrap(options.fields === undefined ? root : root.child(redact(options.fields)), options.verbosity ?? 0);
 }
 
 function wrap(log: TesseraPino, verbosity: number): Logger {
   const emit = (level: 'info' | 'warn' | 'error' | 'verbose', message: string, fields?: LogFields): void => {
     if (fields === undefined) log[level](message);
-    else log[level](fields, message);
+    else log[level](redact(fields), message);
   };
   return {
     info: (message, fields) => emit('info', message, fields),
@@ -113,7 +108,7 @@ function wrap(log: TesseraPino, verbosity: number): Logger {
     verbose: (level, message, fields) => {
       if (level <= verbosity) emit('verbose', message, fields);
     },
-    child: (fields) => wrap(log.child(fields), verbosity),
+    child: (fields) => wrap(log.child(redact(fields)), verbosity),
   };
 }
 
