@@ -100,7 +100,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   if (adminKeyHash === null) logger.warn('no admin key (adminKeyHash or TESSERA_ADMIN_KEY): the admin API is disabled');
 
   const prefix = config.keyPrefix;
-  const tenants = redis !== undefined ? createRedisTenantStore({ redis, prefix, logger }) : createMemoryTenantStore();
+  // Revocations and tenant changes made on any gateway reach this one's key-lookup cache at once.
+  const tenantEvents = redis !== undefined ? await connectSubscriber(redis, logger) : undefined;
+  const tenants =
+    redis !== undefined
+      ? createRedisTenantStore({ redis, prefix, logger, ...(tenantEvents === undefined ? {} : { subscriber: tenantEvents }) })
+      : createMemoryTenantStore();
   await seedTenants(tenants, config.tenants, Date.now());
   if (redis !== undefined) {
     // A Redis that comes back empty (restarted without persistence) has lost the file's tenants; seeding
@@ -210,6 +215,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       await dispatcher.close();
       await transport.close();
       await directory.close();
+      tenantEvents?.disconnect();
       if (redis !== undefined) await redis.quit().catch(() => redis?.disconnect());
       logger.info('tessera-gateway stopped');
     })());
@@ -238,6 +244,25 @@ export async function connectRedis(url: string, logger: Logger): Promise<Redis> 
     throw TesseraError.unavailable(`cannot connect to Redis at ${redactUrl(url)}: ${(error as Error).message}`);
   }
   return redis;
+}
+
+/**
+ * A second connection for SUBSCRIBE, or undefined (with a warning) when it cannot connect: the
+ * tenant store then falls back to its freshness bound for other gateways' changes.
+ */
+async function connectSubscriber(redis: Redis, logger: Logger): Promise<Redis | undefined> {
+  const subscriber = redis.duplicate();
+  subscriber.on('error', () => {}); // the main client already reports Redis errors
+  try {
+    await subscriber.connect();
+    return subscriber;
+  } catch (error) {
+    subscriber.disconnect();
+    logger.warn('no Redis subscriber for tenant changes: other gateways\' revocations are seen within the key cache\'s freshness', {
+      error: (error as Error).message,
+    });
+    return undefined;
+  }
 }
 
 /** A Redis URL without its password, for messages. */
