@@ -73,11 +73,8 @@ export function createDirectInfer(deps: GatewayAppDeps & { readonly now: () => n
 
 /** `extra` set over `headers` the way Web Headers#set does it: a name replaces any spelling of itself. */
 function withHeaders(headers: Record<string, string>, extra: Record<string, string>): Record<string, string> {
-  const out = { ...headers };
-  for (const [name, value] of Object.entries(extra)) {
-    const lower = name.toLowerCase();
-    for (const existing of Object.keys(out)) if (existing.toLowerCase() === lower) delete out[existing];
-    out[name] = value;
-  }
-  return out;
+  const extraNames = new Set(Object.keys(extra).map((name) => name.toLowerCase()));
+  const out: Record<string, string> = {};
+  for (const name in headers) if (!extraNames.has(name.toLowerCase())) out[name] = headers[name]!;
+  return Object.assign(out, extra);
 }
