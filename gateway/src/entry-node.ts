@@ -1,7 +1,8 @@
 /**
  * The gateway on Node: builds the adapters (Redis when REDIS_URL or `redisUrl` is set, in-process
  * stores otherwise), the dispatcher, the cache layer and the metrics, hands them to the
- * runtime-agnostic app, and serves it with @hono/node-server.
+ * runtime-agnostic app, and serves it on node:http: infer requests through the app's fast path
+ * (adapters/node-http), everything else through the Hono app with @hono/node-server.
  *
  * `startGateway(...)` is the programmatic form (tests, embedding); `runCli(argv)` is
  * `npx tessera-gateway --config FILE [--port 8080]` (options in config/cli-options.ts).
@@ -28,6 +29,7 @@ import { startJobs, type JobsSettings, type RunningJobs } from './adapters/bullm
 import { createMemoryResponseCache, createRedisResponseCache } from './adapters/cache/index.js';
 import { createRedisNodeDirectory, createStaticNodeDirectory, type StaticNode } from './adapters/fleet/index.js';
 import { createGrpcTransport } from './adapters/grpc/index.js';
+import { createNativeInferListener } from './adapters/node-http/index.js';
 import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTenantStore } from './adapters/memory/index.js';
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
 import { createRedisRateLimiter, createRedisSequenceAffinity, createRedisTenantStore } from './adapters/redis/index.js';
@@ -38,6 +40,13 @@ import { createCacheLayer } from './core/cache/index.js';
 import type { NodeDirectory } from './core/ports/index.js';
 import { createDispatcher } from './core/routing/index.js';
 import { applyServerTimeouts, limitPipelinedRequests } from '../../shared/src/http/index.js';
+
+/**
+ * Log lines (one access line per request among them) are written in batches at most this late: one
+ * write(2) per batch instead of one per request, which was a tenth of a cache hit's CPU. See
+ * shared/src/logging (`batchMs`): lines are flushed at exit, lost only on SIGKILL.
+ */
+const ACCESS_LOG_BATCH_MS = 100;
 
 /** The node used when there is neither Redis nor a static node list: a local node's gRPC port. */
 export const DEFAULT_LOCAL_NODE: StaticNodeConfig = Object.freeze({ id: 'local', grpc: '127.0.0.1:8001', http: '127.0.0.1:8000' });
@@ -76,7 +85,7 @@ export interface RunningGateway {
 }
 
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
-  const logger = options.logger ?? createLogger({ fields: { component: 'gateway' } });
+  const logger = options.logger ?? createLogger({ fields: { component: 'gateway' }, batchMs: ACCESS_LOG_BATCH_MS });
   const adminKeyHash = options.adminKey !== undefined ? await sha256Hex(options.adminKey) : options.config.adminKeyHash;
   const config: GatewayConfig = { ...options.config, adminKeyHash };
   const redisUrl = options.redisUrl === undefined ? config.redisUrl : options.redisUrl;
@@ -91,7 +100,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   if (adminKeyHash === null) logger.warn('no admin key (adminKeyHash or TESSERA_ADMIN_KEY): the admin API is disabled');
 
   const prefix = config.keyPrefix;
-  const tenants = redis !== undefined ? createRedisTenantStore({ redis, prefix, logger }) : createMemoryTenantStore();
+  // Revocations and tenant changes made on any gateway reach this one's key-lookup cache at once.
+  const tenantEvents = redis !== undefined ? await connectSubscriber(redis, logger) : undefined;
+  const tenants =
+    redis !== undefined
+      ? createRedisTenantStore({ redis, prefix, logger, ...(tenantEvents === undefined ? {} : { subscriber: tenantEvents }) })
+      : createMemoryTenantStore();
   await seedTenants(tenants, config.tenants, Date.now());
   if (redis !== undefined) {
     // A Redis that comes back empty (restarted without persistence) has lost the file's tenants; seeding
@@ -162,9 +176,19 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     ...(jobs === undefined ? {} : { jobs: jobs.queue, jobObserver: jobs.observer }),
   });
 
+  // Infer requests skip Hono and Web Request/Response (adapters/node-http/native-infer.ts); the rest,
+  // and infer requests the fast path leaves alone, go to the Hono app as @hono/node-server serves it.
   // Pipelined requests beyond config.maxPipelinedRequests on one connection are refused unprocessed:
   // without the bound one connection could start any number of requests with one write.
-  const server = applyServerTimeouts(createServer(limitPipelinedRequests(getRequestListener(app.fetch), config.maxPipelinedRequests)));
+  const honoListener = getRequestListener(app.fetch);
+  const nativeInfer = createNativeInferListener(app.serveInfer, logger);
+  const server = applyServerTimeouts(
+    createServer(
+      limitPipelinedRequests((incoming, outgoing) => {
+        if (!nativeInfer(incoming, outgoing)) void honoListener(incoming, outgoing);
+      }, config.maxPipelinedRequests),
+    ),
+  );
   const port = options.port ?? config.port;
   const host = options.host ?? config.host;
   await new Promise<void>((resolve, reject) => {
@@ -195,6 +219,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       await dispatcher.close();
       await transport.close();
       await directory.close();
+      tenantEvents?.disconnect();
       if (redis !== undefined) await redis.quit().catch(() => redis?.disconnect());
       logger.info('tessera-gateway stopped');
     })());
@@ -225,6 +250,25 @@ export async function connectRedis(url: string, logger: Logger): Promise<Redis> 
   return redis;
 }
 
+/**
+ * A second connection for SUBSCRIBE, or undefined (with a warning) when it cannot connect: the
+ * tenant store then falls back to its freshness bound for other gateways' changes.
+ */
+async function connectSubscriber(redis: Redis, logger: Logger): Promise<Redis | undefined> {
+  const subscriber = redis.duplicate();
+  subscriber.on('error', () => {}); // the main client already reports Redis errors
+  try {
+    await subscriber.connect();
+    return subscriber;
+  } catch (error) {
+    subscriber.disconnect();
+    logger.warn('no Redis subscriber for tenant changes: other gateways\' revocations are seen within the key cache\'s freshness', {
+      error: (error as Error).message,
+    });
+    return undefined;
+  }
+}
+
 /** A Redis URL without its password, for messages. */
 function redactUrl(url: string): string {
   return url.replace(/\/\/([^@/]*)@/, '//***@');
@@ -244,7 +288,7 @@ export async function embeddedConfig(): Promise<{ config: GatewayConfig; demoKey
 
 /** `tessera-gateway ...`: resolves when the gateway has stopped after SIGTERM/SIGINT. */
 export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const logger = createLogger({ fields: { component: 'gateway' } });
+  const logger = createLogger({ fields: { component: 'gateway' }, batchMs: ACCESS_LOG_BATCH_MS });
   let running: RunningGateway;
   let tracing: ReturnType<typeof createTracing> | undefined;
   try {

@@ -274,3 +274,27 @@ describe('cacheability', () => {
     expectTesseraError(() => computeCacheKey({ ...base, prefix: '{x}' }), 'INVALID_ARG', /prefix/);
   });
 });
+
+describe('computeCacheKey stability', () => {
+  // Keys must not change when the hashing code does (entries in Redis would all miss after a deploy).
+  // This value was computed by the first implementation (TextEncoder per field).
+  it('gives the recorded key for a fixed request with non-ASCII names and every parameter type', () => {
+    const key = computeCacheKey({
+      namespace: { tenant: 'acmé' },
+      model: 'simple',
+      version: '3',
+      request: {
+        id: 'x',
+        modelName: 'simple',
+        inputs: [
+          { name: 'INPUT1', datatype: 'INT32', shape: [1, 2], data: new Uint8Array([1, 0, 0, 0, 2, 0, 0, 0]) },
+          { name: 'ÏNPUT0', datatype: 'BYTES', shape: [1], data: new Uint8Array([3, 0, 0, 0, 0x61, 0x62, 0x63]) },
+        ],
+        outputs: [{ name: 'OUT😀', binaryData: true, classification: 2 }],
+        parameters: { custom: 'välue', big: 12345678901234567890n, flag: true, n: -0.5, priority: 3 },
+      },
+      binaryOutputDefault: false,
+    });
+    expect(key).toBe('tessera:cache:tenant:acm%C3%A9:simple:3:{e4ff121d3b4502231534799fee2b75449e88f3d2e1942239c82418359fc8174e}');
+  });
+});

@@ -8,9 +8,8 @@
  * is also available on Cloudflare Workers with the `nodejs_compat` flag (Web Crypto's digest would
  * force the key computation to be async and the whole input into one buffer).
  */
+import { Buffer } from 'node:buffer';
 import { createHash, type Hash } from 'node:crypto';
-
-const utf8 = new TextEncoder();
 
 const TAG_STRING = 0x73; // 's'
 const TAG_BYTES = 0x62; // 'b'
@@ -19,20 +18,28 @@ const TAG_BOOLEAN = 0x74; // 't'
 const TAG_BIGINT = 0x69; // 'i'
 const TAG_COUNT = 0x63; // 'c'
 
+// One scratch for every hash: `update` copies what it is given before returning, and nothing awaits
+// between writing the scratch and hashing it.
+const scratch = new ArrayBuffer(9);
+const scratchView = new DataView(scratch);
+const scratchBytes = new Uint8Array(scratch);
+
 export class FramedHash {
   private readonly hash: Hash = createHash('sha256');
-  private readonly scratch = new DataView(new ArrayBuffer(9));
 
   private head(tag: number, value: number): void {
-    this.scratch.setUint8(0, tag);
-    this.scratch.setFloat64(1, value, false);
-    this.hash.update(new Uint8Array(this.scratch.buffer, 0, 9));
+    scratchView.setUint8(0, tag);
+    scratchView.setFloat64(1, value, false);
+    this.hash.update(scratchBytes);
   }
 
+  /**
+   * The string's UTF-8 bytes, hashed from the string itself: the same bytes TextEncoder would give
+   * (lone surrogates become U+FFFD either way) without an intermediate array per field.
+   */
   string(value: string): this {
-    const bytes = utf8.encode(value);
-    this.head(TAG_STRING, bytes.length);
-    this.hash.update(bytes);
+    this.head(TAG_STRING, Buffer.byteLength(value, 'utf8'));
+    this.hash.update(value, 'utf8');
     return this;
   }
 
@@ -54,9 +61,9 @@ export class FramedHash {
   }
 
   bigint(value: bigint): this {
-    const text = utf8.encode(value.toString());
+    const text = value.toString();
     this.head(TAG_BIGINT, text.length);
-    this.hash.update(text);
+    this.hash.update(text, 'latin1');
     return this;
   }
 

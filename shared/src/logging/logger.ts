@@ -9,10 +9,12 @@
  * id, request id, tenant and model.
  *
  * Secrets never print: fields named in `REDACTED_FIELDS` (at the top level of a line, or one level
- * down, e.g. `headers.authorization`) are replaced by "[REDACTED]" whatever their value.
+ * down, e.g. `headers.authorization`) are replaced by "[REDACTED]" whatever their value
+ * (redact-fields.ts, applied to every line's fields and every child's).
  */
 import { destination as pinoDestination, pino } from 'pino';
 import type { DestinationStream, Logger as PinoLogger } from 'pino';
+import { createRedactor } from './redact-fields.js';
 
 export type LogFields = Record<string, unknown>;
 
@@ -29,6 +31,14 @@ export interface LoggerOptions {
   readonly verbosity?: number;
   /** Where lines go (each call gets one whole line ending in "\n"); default stderr, written synchronously. */
   readonly write?: (line: string) => void;
+  /**
+   * Stderr only (no `write`): collect lines and write them in batches, when 8 KiB are waiting, every
+   * `batchMs` milliseconds, and synchronously at process exit. A busy server then makes one write(2)
+   * per batch instead of one per line (the gateway writes an access line per request). Lines can be
+   * up to `batchMs` late, and lost only if the process is killed with SIGKILL. Default 0: every line
+   * is written at once.
+   */
+  readonly batchMs?: number;
   /** Fields added to every line; default none. */
   readonly fields?: LogFields;
 }
@@ -40,20 +50,39 @@ const CENSOR = '[REDACTED]';
 /** Above pino's debug (20), below info (30): shown only when asked for. */
 const VERBOSE_LEVEL = 25;
 
-function redactPaths(): string[] {
-  const path = (name: string): string => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : `["${name}"]`);
-  return REDACTED_FIELDS.flatMap((name) => {
-    const p = path(name);
-    return [p, p.startsWith('[') ? `*${p}` : `*.${p}`];
-  });
-}
+const redact = createRedactor(REDACTED_FIELDS, CENSOR);
 
 type TesseraPino = PinoLogger<'verbose'>;
 
+/** A batch is written once this many bytes wait (below sonic-boom's 16 KiB write size). */
+const BATCH_BYTES = 8192;
+
+/** Batched destinations still holding lines; one 'exit' listener flushes them all. */
+const batched = new Set<{ flushSync(): void }>();
+
+function flushBatchedAtExit(): void {
+  for (const stream of batched) {
+    try {
+      stream.flushSync();
+    } catch {
+      // stderr is gone (EPIPE): nothing left to tell.
+    }
+  }
+}
+
+/** Stderr, written synchronously: the last lines before a process.exit() are not lost. */
+function stderrDestination(batchMs: number): DestinationStream {
+  if (!(batchMs > 0)) return pinoDestination({ dest: 2, sync: true });
+  const stream = pinoDestination({ dest: 2, sync: true, minLength: BATCH_BYTES, periodicFlush: batchMs });
+  // Still synchronous writes, so the lines waiting at exit can be written from the 'exit' listener.
+  if (batched.size === 0) process.once('exit', flushBatchedAtExit);
+  batched.add(stream);
+  return stream;
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   const write = options.write;
-  // Synchronous stderr: the last lines before a process.exit() are not lost.
-  const destination: DestinationStream = write === undefined ? pinoDestination({ dest: 2, sync: true }) : { write: (line: string) => write(line) };
+  const destination: DestinationStream = write === undefined ? stderrDestination(options.batchMs ?? 0) : { write: (line: string) => write(line) };
   const root: TesseraPino = pino<'verbose'>(
     {
       level: 'verbose',
@@ -61,17 +90,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: null,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      redact: { paths: redactPaths(), censor: CENSOR },
     },
     destination,
   );
-  return wrap(options.fields === undefined ? root : root.child(options.fields), options.verbosity ?? 0);
+  return wrap(options.fields === undefined ? root : root.child(redact(options.fields)), options.verbosity ?? 0);
 }
 
 function wrap(log: TesseraPino, verbosity: number): Logger {
   const emit = (level: 'info' | 'warn' | 'error' | 'verbose', message: string, fields?: LogFields): void => {
     if (fields === undefined) log[level](message);
-    else log[level](fields, message);
+    else log[level](redact(fields), message);
   };
   return {
     info: (message, fields) => emit('info', message, fields),
@@ -80,7 +108,7 @@ function wrap(log: TesseraPino, verbosity: number): Logger {
     verbose: (level, message, fields) => {
       if (level <= verbosity) emit('verbose', message, fields);
     },
-    child: (fields) => wrap(log.child(fields), verbosity),
+    child: (fields) => wrap(log.child(redact(fields)), verbosity),
   };
 }
 

@@ -1,7 +1,8 @@
+import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../../shared/src/logging/index.js';
-import { startRedisServer, type RedisServer } from '../../../../shared/src/testing/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../../../shared/src/testing/index.js';
 import { seedTenants, sha256Hex } from '../../core/auth/index.js';
 import { createRedisTenantStore } from './redis-tenant-store.js';
 
@@ -39,6 +40,72 @@ describe('Redis tenant store', () => {
     await store.deleteTenant('acme');
     expect(await store.getTenant('acme')).toBeUndefined();
     expect(await store.listKeys('acme')).toEqual([]);
+  });
+
+  it('drops other gateways\' cached lookups at once on revocation and tenant changes (pub/sub)', async () => {
+    const subscriber = redis.duplicate();
+    subscriber.on('error', () => {});
+    await subscriber.connect();
+    try {
+      // Gateway A makes the changes; gateway B trusts its cache for a minute, so only the message can tell it.
+      const a = createRedisTenantStore({ redis, logger: silentLogger, prefix: 'pubsub:', freshMs: 60_000 });
+      const b = createRedisTenantStore({ redis, logger: silentLogger, prefix: 'pubsub:', freshMs: 60_000, subscriber });
+      const hash = await sha256Hex('k-gamma');
+      const other = await sha256Hex('k-gamma-2');
+      await seedTenants(a, [{ id: 'gamma', name: 'Gamma', tier: 'free', keys: [{ id: 'gamma-1', hash }, { id: 'gamma-2', hash: other }] }], 1);
+      await waitFor(async () => (await b.findByKeyHash(hash)) !== undefined && (await b.findByKeyHash(other)) !== undefined, {
+        what: 'B caches both keys',
+      });
+
+      await a.putTenant({ id: 'gamma', name: 'Gamma', tier: 'free', disabled: true });
+      await waitFor(async () => (await b.findByKeyHash(hash))?.tenant.disabled === true, { what: 'B sees the tenant disabled', timeoutMs: 2000 });
+      expect((await b.findByKeyHash(other))?.tenant.disabled).toBe(true);
+
+      // Removed behind the stores' back: B can only still know this key from its cache.
+      await redis.hdel('pubsub:{tenants}:key-hashes', other);
+      expect(await a.revokeKey('gamma-1')).toBe(true);
+      await waitFor(async () => (await b.findByKeyHash(hash)) === undefined, { what: 'B forgets the revoked key', timeoutMs: 2000 });
+      // Only that key was dropped: the other one is still served from B's cache.
+      expect((await b.findByKeyHash(other))?.key.id).toBe('gamma-2');
+    } finally {
+      subscriber.disconnect();
+    }
+  });
+
+  it('does not cache a lookup that an invalidation overtook', async () => {
+    const subscriber = Object.assign(new EventEmitter(), { subscribe: async () => 1 }) as unknown as Redis;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let lookups = 0;
+    // The lookup's reply is held back until after the invalidation message arrived.
+    const slow = new Proxy(redis, {
+      get(target, prop) {
+        if (prop === 'evalsha') {
+          return async (...args: Parameters<Redis['evalsha']>) => {
+            lookups++;
+            const reply = await target.evalsha(...args);
+            await gate;
+            return reply;
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const hash = await sha256Hex('k-delta');
+    await seedTenants(createRedisTenantStore({ redis, logger: silentLogger, prefix: 'race:' }), [
+      { id: 'delta', name: 'Delta', tier: 'free', keys: [{ id: 'delta-1', hash }] },
+    ], 1);
+    const store = createRedisTenantStore({ redis: slow, logger: silentLogger, prefix: 'race:', freshMs: 60_000, subscriber });
+    const pending = store.findByKeyHash(hash);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    subscriber.emit('message', 'race:{tenants}:changed', `key-hash:${hash}`);
+    release();
+    expect((await pending)?.tenant.id).toBe('delta');
+    await store.findByKeyHash(hash);
+    expect(lookups).toBe(2);
+    await store.findByKeyHash(hash);
+    expect(lookups).toBe(2);
   });
 
   it('keeps known keys working while Redis is down, and says UNAVAILABLE for the others', async () => {

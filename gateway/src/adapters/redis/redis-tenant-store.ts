@@ -2,11 +2,19 @@
  * TenantStore in Redis hashes (layout in keys.ts), shared by every gateway.
  *
  * Lookups by key hash go through a small in-process cache:
- * - a found key is served from memory for `freshMs` (default 5000 ms) without asking Redis, so a
- *   revocation or tenant change reaches every gateway within that time;
+ * - a found key is served from memory for `freshMs` (default 5000 ms) without asking Redis;
  * - when Redis fails, an entry up to `staleIfErrorMs` old (default 10 min) is still served, so a
  *   Redis outage does not log out tenants that were active; unknown keys then get UNAVAILABLE (503).
  * Unknown hashes are never cached (a new key works at once).
+ *
+ * Staleness of a revocation or tenant change (disabled, new tier, deleted):
+ * - on the gateway that made it (admin API): none, its own cache is updated at once;
+ * - on the other gateways, with `subscriber`: about one pub/sub message later. Every change made
+ *   through this store is published on `<prefix>{tenants}:changed` ("key-hash:<hash>" for a key,
+ *   "all" for a tenant) and every subscribed store drops the matching entries. Messages are not
+ *   queued while a subscriber is disconnected, so its cache is emptied when it reconnects;
+ * - otherwise (no subscriber, a message lost, a change written to Redis behind the gateways' back):
+ *   at most `freshMs`.
  */
 import type { Redis } from 'ioredis';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
@@ -28,7 +36,16 @@ export interface RedisTenantStoreOptions {
   readonly maxCached?: number;
   /** Clock; default Date.now. */
   readonly now?: () => number;
+  /**
+   * A connection of its own for SUBSCRIBE (a subscribed connection can send nothing else), connected;
+   * not closed by the store. Default none: other gateways see changes within `freshMs` only.
+   */
+  readonly subscriber?: Redis;
 }
+
+/** The pub/sub messages of the changes channel. */
+const ALL = 'all';
+const KEY_HASH = 'key-hash:';
 
 type Found = { readonly tenant: Tenant; readonly key: ApiKeyRecord };
 
@@ -49,6 +66,46 @@ export function createRedisTenantStore(options: RedisTenantStoreOptions): Tenant
 
   const parse = <T>(json: string | null): T | undefined => (json === null ? undefined : (JSON.parse(json) as T));
 
+  /** Tells the other gateways; a failed publish leaves them the `freshMs` bound, it fails nothing. */
+  const announce = async (message: string): Promise<void> => {
+    try {
+      await redis.publish(names.changed, message);
+    } catch (error) {
+      logger.warn('tenant store: could not announce a change to the other gateways; they see it within freshMs', {
+        freshMs,
+        error: (error as Error).message,
+      });
+    }
+  };
+
+  /**
+   * Bumped by every invalidation. A lookup answered from Redis is cached only if none came while it
+   * was in flight: its reply and the change's message travel on different connections, so the reply
+   * may hold what the message just invalidated.
+   */
+  let generation = 0;
+  const invalidate = (hash?: string): void => {
+    generation += 1;
+    if (hash === undefined) cache.clear();
+    else cache.delete(hash);
+  };
+
+  const { subscriber } = options;
+  if (subscriber !== undefined) {
+    subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== names.changed) return;
+      invalidate(message.startsWith(KEY_HASH) ? message.slice(KEY_HASH.length) : undefined);
+    });
+    // Messages sent while this connection was down are lost: start again from Redis after a reconnect.
+    subscriber.on('ready', () => invalidate());
+    subscriber.subscribe(names.changed).catch((error: unknown) => {
+      logger.warn('tenant store: cannot subscribe to tenant changes; other gateways\' changes are seen within freshMs', {
+        freshMs,
+        error: (error as Error).message,
+      });
+    });
+  }
+
   const listKeys = async (tenantId: string): Promise<ApiKeyRecord[]> => {
     const all = await redis.hgetall(names.keys);
     return Object.values(all)
@@ -61,6 +118,7 @@ export function createRedisTenantStore(options: RedisTenantStoreOptions): Tenant
     async findByKeyHash(hash) {
       const cached = cache.get(hash);
       if (cached !== undefined && now() - cached.at < freshMs) return cached.found;
+      const asked = generation;
       let reply: unknown;
       try {
         reply = await runLua(redis, 'find-key', [names.hashes, names.keys, names.tenants], [hash]);
@@ -77,7 +135,7 @@ export function createRedisTenantStore(options: RedisTenantStoreOptions): Tenant
       }
       const found = { key: JSON.parse(String(reply[0])) as ApiKeyRecord, tenant: JSON.parse(String(reply[1])) as Tenant };
       if (found.key.revoked) return undefined;
-      remember(hash, found);
+      if (generation === asked) remember(hash, found);
       return found;
     },
     async getTenant(id) {
@@ -91,26 +149,33 @@ export function createRedisTenantStore(options: RedisTenantStoreOptions): Tenant
     },
     async putTenant(tenant) {
       await redis.hset(names.tenants, tenant.id, JSON.stringify(tenant));
-      cache.clear();
+      invalidate();
+      await announce(ALL);
     },
     async deleteTenant(id) {
       const keys = await listKeys(id);
       const tx = redis.multi().hdel(names.tenants, id);
       for (const key of keys) tx.hdel(names.keys, key.id).hdel(names.hashes, key.hash);
       await tx.exec();
-      cache.clear();
+      invalidate();
+      await announce(ALL);
     },
     async putKey(record) {
       const tx = redis.multi().hset(names.keys, record.id, JSON.stringify(record));
       if (record.revoked) tx.hdel(names.hashes, record.hash);
       else tx.hset(names.hashes, record.hash, record.id);
       await tx.exec();
+      if (record.revoked) {
+        invalidate(record.hash);
+        await announce(KEY_HASH + record.hash);
+      }
     },
     async revokeKey(keyId) {
       const record = parse<ApiKeyRecord>(await redis.hget(names.keys, keyId));
       if (record === undefined || record.revoked) return false;
       await redis.multi().hset(names.keys, keyId, JSON.stringify({ ...record, revoked: true })).hdel(names.hashes, record.hash).exec();
-      cache.delete(record.hash);
+      invalidate(record.hash);
+      await announce(KEY_HASH + record.hash);
       return true;
     },
     listKeys,

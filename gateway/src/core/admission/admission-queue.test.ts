@@ -173,6 +173,31 @@ describe('AdmissionQueue', () => {
     expect(t.clock.pendingTimers).toBe(0);
   });
 
+  it('dispatches a newcomer that finds room and nobody waiting without queueing it: no timer, no abort listener', () => {
+    const t = setup({ room: 2 });
+    const controller = new AbortController();
+    let listeners = 0;
+    const signal = controller.signal;
+    const add = signal.addEventListener.bind(signal);
+    signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => {
+      listeners++;
+      add(...args);
+    }) as AbortSignal['addEventListener'];
+    t.submit('a', { signal });
+    expect(t.dispatched).toEqual(['a']);
+    expect(t.waits).toEqual([0]);
+    expect(t.queue.depth).toBe(0);
+    expect(t.clock.pendingTimers).toBe(0);
+    expect(listeners).toBe(0);
+    // With somebody already waiting, a newcomer queues behind it even if room appears meanwhile.
+    t.fleet.room = 0;
+    t.submit('b');
+    t.fleet.room = 1;
+    t.submit('c');
+    expect(t.dispatched).toEqual(['a', 'b']);
+    expect(t.queue.depth).toBe(1);
+  });
+
   it('refuses a nonsensical size', () => {
     expect(() => new AdmissionQueue({ name: 'm', maxQueue: 0, load: { room: () => 0, capacity: () => 1, execTimeMs: () => null } })).toThrow(
       /maxQueue must be a positive integer/,

@@ -22,7 +22,9 @@
  *    newcomer is rejected. Lower tiers therefore always lose first. (Evicted entries never count in
  *    the newcomer's `ahead`, so checking the deadline first evicts nobody in vain.)
  * Admitted entries leave the queue head-first while `room() > 0`, or are rejected at their deadline
- * by a timer: nothing is ever dispatched after its deadline.
+ * by a timer: nothing is ever dispatched after its deadline. A newcomer that finds the queue empty
+ * and room free is dispatched at once, without being queued (no timer, no abort listener): the
+ * outcome of queueing it and pumping, for less work on the common, unloaded path.
  *
  * Every rejection is a TesseraError UNAVAILABLE (HTTP 503) with `retryAfterMs`, except a client's
  * cancellation (CANCELLED).
@@ -165,6 +167,11 @@ export class AdmissionQueue {
       }
       this.remove(victim);
       this.settleRejected(victim, 'evicted', this.unavailable(`evicted from the queue of model '${name}' by a higher-priority request`));
+    }
+    if (this.size === 0 && !this.pumping && this.options.load.room() > 0) {
+      this.options.observer?.dispatched?.(name, request.tier, 0);
+      handlers.dispatch();
+      return;
     }
     const entry: Entry = { request, handlers, enqueuedAt: now, timer: undefined, onAbort: undefined };
     this.insert(entry);

@@ -8,21 +8,27 @@
  * mapping (shared/src/errors); RateLimit-* headers ride on errors too.
  */
 import { Hono } from 'hono';
-import { TesseraError } from '../../../../shared/src/errors/index.js';
-import { inSpan, noopTracer } from '../../../../shared/src/tracing/index.js';
-import { authenticate, authenticateAdmin, AuthRejected } from '../auth/index.js';
-import { errorResponse, jsonResponse } from '../http/index.js';
+import { noopTracer } from '../../../../shared/src/tracing/index.js';
+import { authenticateAdmin } from '../auth/index.js';
+import { answerToResponse, jsonResponse } from '../http/index.js';
 import { registerJobRoutes } from '../jobs/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import type { AppEnv } from './app-env.js';
+import { createDirectInfer, type DirectInfer } from './direct-infer.js';
 import type { GatewayAppDeps } from './gateway-deps.js';
 import { registerKserveRoutes } from './kserve-routes.js';
-import { beginRequest, endRequest, factsOf, REQUEST_ID_HEADER, requestLogger } from './request-telemetry.js';
+import { authenticateRequest, failureAnswer, finishRequest } from './request-cycle.js';
+import { beginRequest, factsOf, pathOf, REQUEST_ID_HEADER } from './request-telemetry.js';
 
 export interface GatewayApp {
   readonly app: Hono<AppEnv>;
   /** `app.fetch`, bound. */
   readonly fetch: (request: Request) => Promise<Response>;
+  /**
+   * The infer route outside Hono, for servers that can skip Web Request/Response (direct-infer.ts);
+   * paths come from `matchInferPath`. It answers exactly as `fetch` would.
+   */
+  readonly serveInfer: DirectInfer;
   /** From now on health answers 503, so load balancers stop sending; in-flight requests finish. */
   startDraining(): void;
 }
@@ -36,7 +42,8 @@ export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
 
   app.use('*', async (c, next) => {
     const started = now();
-    const telemetry = beginRequest(tracer, c.req.raw);
+    const target = { method: c.req.method, path: pathOf(c.req.url) };
+    const telemetry = beginRequest(tracer, target.method, target.path, c.req.raw.headers);
     c.set('telemetry', telemetry);
     c.set('route', 'other');
     c.set('model', '');
@@ -49,29 +56,14 @@ export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
       for (const [name, value] of Object.entries(extra)) headers.set(name, value);
       c.res = new Response(c.res.body, { status: c.res.status, statusText: c.res.statusText, headers });
     }
-    const auth = c.get('auth');
-    metrics.request({
-      route: c.get('route'),
-      tenant: auth?.tenant.id ?? '',
-      tier: auth?.tier.name ?? '',
-      model: c.get('model'),
-      status: c.res.status,
-      seconds: (now() - started) / 1000,
-    });
-    endRequest(logger, telemetry, c.req.raw, factsOf(c), c.res.status, now() - started);
+    finishRequest(metrics, logger, telemetry, target, factsOf(c), c.res.status, now() - started);
   });
 
   // Every /v2 route but health needs a tenant key (Hono's '/v2/*' also matches '/v2' itself).
   app.use('/v2/*', async (c, next) => {
     if (!c.req.path.startsWith('/v2/health/')) {
       const parent = c.get('telemetry').span.context();
-      const auth = await inSpan(tracer, 'auth', { parent }, async (span) => {
-        const found = await authenticate(deps.tenants, config.tiers, c.req.raw.headers);
-        span.setAttribute('tessera.tenant', found.tenant.id);
-        span.setAttribute('tessera.tier', found.tier.name);
-        return found;
-      });
-      c.set('auth', auth);
+      c.set('auth', await authenticateRequest(deps.tenants, config.tiers, tracer, parent, c.req.raw.headers));
     }
     await next();
   });
@@ -104,19 +96,14 @@ export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
 
   app.notFound(() => jsonResponse({ error: 'Not Found' }, 404));
   app.onError((error, c) => {
-    if (error instanceof AuthRejected) metrics.authRejected(error.reason);
     const telemetry = c.get('telemetry') as AppEnv['Variables']['telemetry'] | undefined;
-    const log = telemetry === undefined ? logger : requestLogger(logger, telemetry, factsOf(c));
-    // After the client went away, whatever the dispatcher threw is the consequence: answer CANCELLED.
-    if (c.req.raw.signal.aborted && !(error instanceof TesseraError)) {
-      return errorResponse(TesseraError.cancelled('the client closed the connection'), log);
-    }
-    return errorResponse(error, log);
+    return answerToResponse(failureAnswer(error, metrics, logger, telemetry, factsOf(c), c.req.raw.signal.aborted));
   });
 
   return {
     app,
     fetch: async (request) => app.fetch(request),
+    serveInfer: createDirectInfer({ ...deps, now }),
     startDraining: () => {
       draining = true;
     },

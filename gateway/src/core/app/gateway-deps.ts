@@ -7,6 +7,7 @@ import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { Tracer } from '../../../../shared/src/tracing/index.js';
 import type { GatewayConfig } from '../../config/index.js';
+import type { HeaderReader } from '../http/index.js';
 import type {
   DispatchContext,
   GatewayMetrics,
@@ -56,7 +57,7 @@ export interface InferCacheRequest {
   readonly request: InferRequest;
   readonly binaryOutputDefault: boolean;
   /** The client's headers (Cache-Control, a sticky-version header). */
-  readonly headers: Headers;
+  readonly headers: HeaderReader;
   /** The client's disconnect. */
   readonly signal: AbortSignal;
   /**

@@ -3,3 +3,5 @@ export * from './gateway-deps.js';
 export * from './rate-limit.js';
 export * from './infer-cache.js';
 export type * from './app-env.js';
+export * from './direct-infer.js';
+export * from './infer-path.js';

@@ -18,6 +18,7 @@ import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import { modelCacheSettings, type CacheSettings } from '../../config/index.js';
 import type { CacheLayer } from '../cache/index.js';
 import { parseCacheControl } from '../cache/index.js';
+import type { HeaderReader } from '../http/index.js';
 import type { NodeDirectory, Tier } from '../ports/index.js';
 import { selectVersion, type RoutingConfig } from '../routing/index.js';
 import type { CacheRunResult, GatewayInferCache, InferCacheRequest } from './gateway-deps.js';
@@ -54,7 +55,7 @@ export function createInferCache(options: InferCacheOptions): GatewayInferCache 
     return best;
   }
 
-  function resolveVersion(request: InferRequest, headers: Headers): string | undefined {
+  function resolveVersion(request: InferRequest, headers: HeaderReader): string | undefined {
     const model = request.modelName;
     if (request.modelVersion !== undefined && request.modelVersion !== '') return request.modelVersion;
     const modelRouting = routing.models?.[model];

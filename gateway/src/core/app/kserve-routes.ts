@@ -9,24 +9,21 @@
  * - POST /v2/models/{m}[/versions/{v}]/infer      JSON or JSON + binary tensors; raw binary bodies
  *        (Inference-Header-Content-Length: 0) are UNSUPPORTED at the gateway (they need the model's config)
  * Every route but health needs an API key; model routes need a key whose tier and tenant allow the model.
+ * The infer logic itself is infer-route.ts, shared with the Node fast path (direct-infer.ts).
  */
 import type { Context, Hono } from 'hono';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import { decodeInferRequestBody, encodeInferResponse } from '../../../../shared/src/kserve/index.js';
-import { elementCount, type InferRequest } from '../../../../shared/src/tensors/index.js';
-import { inSpan, noopTracer, type TraceContext } from '../../../../shared/src/tracing/index.js';
-import { withResponseId } from '../cache/index.js';
+import { inSpan, noopTracer } from '../../../../shared/src/tracing/index.js';
 import { requireModel, type AuthContext } from '../auth/index.js';
-import { acceptJob, asyncPreference, isQueueTimeoutRejection } from '../jobs/index.js';
-import { emptyResponse, jsonResponse, readBodyLimited } from '../http/index.js';
+import { answerToResponse, emptyResponse, jsonResponse, readBodyLimited } from '../http/index.js';
 import type { GatewayRoute } from '../ports/index.js';
 import type { AppEnv } from './app-env.js';
-import type { CacheRunResult, GatewayAppDeps, ProducedResponse } from './gateway-deps.js';
+import type { GatewayAppDeps } from './gateway-deps.js';
+import { runInfer, type InferExchange } from './infer-route.js';
 import { applyRateLimit, requestDeadline } from './rate-limit.js';
 
 const MODEL = '/v2/models/:model';
 const VERSIONED = '/v2/models/:model/versions/:version{[0-9]+}';
-const INFER_HEADER_LENGTH = 'inference-header-content-length';
 
 type Handler = (c: Context<AppEnv>) => Response | Promise<Response>;
 
@@ -96,72 +93,16 @@ export function registerKserveRoutes(app: Hono<AppEnv>, deps: KserveRoutesContex
   });
   modelRoute('/infer', 'POST', 'infer', async (c) => {
     const [model, version] = modelOf(c);
-    // The model check comes before reading the body: a forbidden model costs us no decoding.
-    const auth = c.get('auth');
-    if (auth !== undefined) {
-      c.set('model', model);
-      requireModel(auth, model);
-    }
-    const body = await readBodyLimited(c.req.raw, config.maxBodyBytes);
-    const headerLength = c.req.header(INFER_HEADER_LENGTH) ?? null;
-    if (headerLength !== null && headerLength.trim() === '0') {
-      throw TesseraError.unsupported(
-        `raw binary requests (Inference-Header-Content-Length: 0) are not supported by the gateway for model '${model}'; send the JSON header`,
-      );
-    }
-    const decoded = decodeInferRequestBody({ body, headerLength, modelName: model, ...(version === undefined ? {} : { modelVersion: version }) });
-    const elements = decoded.request.inputs.reduce((n, t) => n + elementCount(t.shape), 0);
-    await guard(c, model, elements);
-    // `Prefer: respond-async[, spill-over]` (core/jobs/prefer-header.ts); ignored without a job queue.
-    const preference = deps.jobs === undefined ? undefined : asyncPreference(c.req.header('prefer'));
-    const toJob = (spilled: boolean): Promise<Response> =>
-      acceptJob(
-        deps.jobs!,
-        { auth: auth!, model, version, body, headerLength, headers: c.req.raw.headers, spilled },
-        { ...(deps.jobObserver === undefined ? {} : { observer: deps.jobObserver }), now, extraHeaders: { 'Preference-Applied': 'respond-async' } },
-      );
-    if (preference?.always === true) return toJob(false);
-    const signal = c.req.raw.signal;
-    const deadline = requestDeadline(c.req.raw.headers, now(), auth!.tier.queueTimeoutMs);
-    const root = c.get('telemetry').span.context();
-    // The admission and upstream spans hang under `parent`: the cache span when the cache runs.
-    const produceUnder = (parent: TraceContext | undefined) => async (request: InferRequest, upstreamSignal: AbortSignal): Promise<ProducedResponse> => {
-      const result = await dispatcher.dispatch(
-        { ...request, id: '' },
-        { tenantId: auth!.tenant.id, tier: auth!.tier, deadline, signal: upstreamSignal, headers: c.req.raw.headers, trace: { tracer, parent } },
-      );
-      const encoded = encodeInferResponse(result.response, {
-        binaryOutputDefault: decoded.binaryOutputDefault,
-        outputBinary: decoded.outputBinary,
-      });
-      return { body: encoded.body, headers: encoded.headers, computeUs: result.computeUs ?? 0, modelVersion: result.response.modelVersion };
+    const exchange: InferExchange = {
+      headers: c.req.raw.headers,
+      readBody: (maxBytes) => readBodyLimited(c.req.raw, maxBytes),
+      signal: c.req.raw.signal,
+      auth: c.get('auth'),
+      traceParent: c.get('telemetry').span.context(),
+      setModel: (name) => c.set('model', name),
+      addHeaders: (h) => Object.assign(c.get('extraHeaders'), h),
     };
-    let cached: CacheRunResult;
-    try {
-      cached =
-        deps.cache === undefined
-          ? { ...(await produceUnder(root)(decoded.request, signal)), status: 'BYPASS' as const }
-          : await inSpan(tracer, 'cache', { parent: root }, async (span) => {
-              const run = await deps.cache!.run({
-                tenantId: auth!.tenant.id,
-                tier: auth!.tier,
-                request: decoded.request,
-                binaryOutputDefault: decoded.binaryOutputDefault,
-                headers: c.req.raw.headers,
-                signal,
-                produce: produceUnder(span.context()),
-              });
-              span.setAttribute('tessera.cache.status', run.status);
-              return run;
-            });
-    } catch (error) {
-      if (preference?.spillOver === true && isQueueTimeoutRejection(error)) return toJob(true);
-      throw error;
-    }
-    const result = withResponseId(cached, decoded.request.id);
-    const extra: Record<string, string> = { 'x-cache': cached.status };
-    if ('ageMs' in cached && cached.ageMs !== undefined) extra.Age = String(Math.floor(cached.ageMs / 1000));
-    return new Response(result.body, { status: 200, headers: { ...result.headers, ...extra } });
+    return answerToResponse(await runInfer({ ...deps, now }, exchange, model, version));
   });
 }
 

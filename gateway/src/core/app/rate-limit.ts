@@ -7,6 +7,7 @@
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { GatewayMetrics, RateLimiter } from '../ports/index.js';
 import type { AuthContext } from '../auth/index.js';
+import type { HeaderReader } from '../http/index.js';
 
 export async function applyRateLimit(
   limiter: RateLimiter,
@@ -43,7 +44,7 @@ export async function applyRateLimit(
 /** `x-tessera-deadline-ms`: relative ms; it can shorten the gateway's timeout, never lengthen it. */
 export const DEADLINE_HEADER = 'x-tessera-deadline-ms';
 
-export function requestDeadline(headers: Headers, now: number, timeoutMs: number): number {
+export function requestDeadline(headers: HeaderReader, now: number, timeoutMs: number): number {
   const raw = headers.get(DEADLINE_HEADER);
   if (raw === null) return now + timeoutMs;
   const trimmed = raw.trim();

@@ -9,7 +9,8 @@
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { AuthRejection, Tenant, TenantStore, Tier } from '../ports/index.js';
 import { AccessError } from '../http/access-error.js';
-import { constantTimeEqual, presentedKey, sha256Hex } from './api-key.js';
+import type { HeaderReader } from '../http/http-answer.js';
+import { constantTimeEqual, presentedKey, sha256HexSync } from './api-key.js';
 
 export interface AuthContext {
   readonly tenant: Tenant;
@@ -31,14 +32,14 @@ export class AuthRejected extends AccessError {
 export async function authenticate(
   store: TenantStore,
   tiers: Readonly<Record<string, Tier>>,
-  headers: Headers,
+  headers: HeaderReader,
 ): Promise<AuthContext> {
   const presented = presentedKey(headers);
   if (presented.kind === 'missing') {
     throw new AuthRejected(401, "missing API key: send 'Authorization: Bearer <key>' or 'x-api-key: <key>'", 'missing');
   }
   if (presented.kind === 'malformed') throw new AuthRejected(401, `malformed API key: ${presented.reason}`, 'malformed');
-  const hash = await sha256Hex(presented.key);
+  const hash = sha256HexSync(presented.key);
   const found = await store.findByKeyHash(hash);
   if (found === undefined || found.key.revoked || !constantTimeEqual(hash, found.key.hash)) {
     throw new AuthRejected(401, 'unknown or revoked API key', 'unknown_key');
@@ -68,7 +69,7 @@ export function requireModel(auth: AuthContext, model: string): void {
 }
 
 /** The admin key: its sha256 is configured; any other key (tenant keys included) is refused. */
-export async function authenticateAdmin(adminKeyHash: string | null, headers: Headers): Promise<void> {
+export async function authenticateAdmin(adminKeyHash: string | null, headers: HeaderReader): Promise<void> {
   if (adminKeyHash === null) {
     throw new AuthRejected(403, 'the admin API is disabled: configure adminKeyHash or TESSERA_ADMIN_KEY', 'admin');
   }
@@ -76,7 +77,7 @@ export async function authenticateAdmin(adminKeyHash: string | null, headers: He
   if (presented.kind !== 'key') {
     throw new AuthRejected(401, presented.kind === 'missing' ? 'missing admin key' : `malformed admin key: ${presented.reason}`, 'admin');
   }
-  if (!constantTimeEqual(await sha256Hex(presented.key), adminKeyHash)) {
+  if (!constantTimeEqual(sha256HexSync(presented.key), adminKeyHash)) {
     throw new AuthRejected(401, 'invalid admin key', 'admin');
   }
 }

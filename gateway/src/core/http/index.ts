@@ -1,3 +1,4 @@
 export * from './access-error.js';
 export * from './responses.js';
 export * from './read-body.js';
+export * from './http-answer.js';

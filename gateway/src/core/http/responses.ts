@@ -2,9 +2,14 @@
 import { errorBody, httpStatusOf, TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { AccessError } from './access-error.js';
+import { answerToResponse, type HttpAnswer } from './http-answer.js';
+
+export function jsonAnswer(value: unknown, status = 200, headers: Record<string, string> = {}): HttpAnswer {
+  return { status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(value) };
+}
 
 export function jsonResponse(value: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(value), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+  return answerToResponse(jsonAnswer(value, status, headers));
 }
 
 export function emptyResponse(status: number): Response {
@@ -16,9 +21,14 @@ export function emptyResponse(status: number): Response {
  * when it has `retryAfterMs`); anything else is our bug → 500, logged. Caller mistakes are not logged.
  */
 export function errorResponse(error: unknown, logger: Logger): Response {
+  return answerToResponse(errorAnswer(error, logger));
+}
+
+/** `errorResponse` as an HttpAnswer. */
+export function errorAnswer(error: unknown, logger: Logger): HttpAnswer {
   if (error instanceof AccessError) {
     const headers: Record<string, string> = error.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {};
-    return jsonResponse({ error: error.message }, error.status, headers);
+    return jsonAnswer({ error: error.message }, error.status, headers);
   }
   const wasOurs = error instanceof TesseraError;
   const tessera = toTesseraError(error);
@@ -28,5 +38,5 @@ export function errorResponse(error: unknown, logger: Logger): Response {
   }
   const headers: Record<string, string> = {};
   if (tessera.retryAfterMs !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(tessera.retryAfterMs / 1000)));
-  return jsonResponse(errorBody(tessera), status, headers);
+  return jsonAnswer(errorBody(tessera), status, headers);
 }

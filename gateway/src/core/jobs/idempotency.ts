@@ -6,6 +6,7 @@
  * with a different request (model, version or body) is refused: that is a client bug, not a replay.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
+import type { HeaderReader } from '../http/index.js';
 import { sha256HexOf } from './bytes.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -14,7 +15,7 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** The header's key, or undefined when absent; a malformed key is the caller's mistake (400). */
-export function idempotencyKeyOf(headers: Headers): string | undefined {
+export function idempotencyKeyOf(headers: HeaderReader): string | undefined {
   const raw = headers.get(IDEMPOTENCY_HEADER);
   if (raw === null) return undefined;
   // The draft sends it as a structured-field string: "abc". Plain tokens are accepted too.

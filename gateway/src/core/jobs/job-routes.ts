@@ -26,7 +26,7 @@ import { elementCount } from '../../../../shared/src/tensors/index.js';
 import type { AppEnv } from '../app/app-env.js';
 import { applyRateLimit } from '../app/rate-limit.js';
 import { authenticate, requireModel, type AuthContext } from '../auth/index.js';
-import { jsonResponse, readBodyLimited } from '../http/index.js';
+import { answerToResponse, jsonAnswer, jsonResponse, readBodyLimited, type HeaderReader, type HttpAnswer } from '../http/index.js';
 import type { GatewayMetrics, JobObserver, JobQueue, JobRecord, RateLimiter, TenantStore, Tier } from '../ports/index.js';
 import { fromBase64, toBase64 } from './bytes.js';
 import { idempotencyKeyOf, idempotentJobId, JOB_ID_PATTERN, randomJobId, requestFingerprint } from './idempotency.js';
@@ -58,7 +58,7 @@ export interface JobSubmission {
   readonly body: Uint8Array;
   readonly headerLength: string | null;
   /** The client's headers: Idempotency-Key and the webhook URL are read from them. */
-  readonly headers: Headers;
+  readonly headers: HeaderReader;
   /** True when an infer request refused at admission became this job. */
   readonly spilled: boolean;
 }
@@ -72,6 +72,15 @@ export async function acceptJob(
   submission: JobSubmission,
   ctx: { readonly observer?: JobObserver; readonly now: () => number; readonly extraHeaders?: Record<string, string> },
 ): Promise<Response> {
+  return answerToResponse(await acceptJobAnswer(jobs, submission, ctx));
+}
+
+/** `acceptJob` as an HttpAnswer (for the infer logic, which answers without a Web Response). */
+export async function acceptJobAnswer(
+  jobs: JobQueue,
+  submission: JobSubmission,
+  ctx: { readonly observer?: JobObserver; readonly now: () => number; readonly extraHeaders?: Record<string, string> },
+): Promise<HttpAnswer> {
   const { auth, model, version, body } = submission;
   const webhookUrl = webhookUrlOf(submission.headers);
   if (webhookUrl !== undefined && (auth.tenant.webhookSecret ?? '') === '') {
@@ -99,10 +108,10 @@ export async function acceptJob(
   if (created) ctx.observer?.submitted(auth.tier.name, model, submission.spilled);
   const headers: Record<string, string> = { Location: jobLocation(record.id), ...ctx.extraHeaders };
   if (!created) headers['Idempotent-Replayed'] = 'true';
-  return jsonResponse(jobView(record), 202, headers);
+  return jsonAnswer(jobView(record), 202, headers);
 }
 
-function webhookUrlOf(headers: Headers): string | undefined {
+function webhookUrlOf(headers: HeaderReader): string | undefined {
   const raw = headers.get(WEBHOOK_URL_HEADER);
   if (raw === null || raw.trim() === '') return undefined;
   let url: URL;

@@ -26,7 +26,7 @@
 import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
 import type { ErrorCode } from '../../../../shared/src/errors/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
-import type { Span } from '../../../../shared/src/tracing/index.js';
+import type { TraceContext } from '../../../../shared/src/tracing/index.js';
 import { AdmissionQueue, systemClock } from '../admission/index.js';
 import { SequenceRouter } from '../sequences/index.js';
 import type { SequenceBinding, SequenceRequest, SequenceRoutingOptions } from '../sequences/index.js';
@@ -214,7 +214,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return picker.pick(model, pool, (node) => score(node, model));
   }
 
-  function callOptions(request: InferRequest, ctx: DispatchContext, span?: Span): UpstreamCallOptions {
+  /** `trace`: the context the node's spans hang under (the upstream span, or the caller's parent). */
+  function callOptions(request: InferRequest, ctx: DispatchContext, trace: TraceContext | undefined): UpstreamCallOptions {
     // Never 0: Triton reads `timeout: 0` as "no timeout". A deadline already gone fails in the transport.
     const remainingUs = Math.max(1, Math.floor((ctx.deadline - clock.now()) * 1000));
     const clientTimeout = request.parameters.timeout;
@@ -223,7 +224,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         ? Math.min(clientTimeout, remainingUs)
         : remainingUs;
     // The tier decides the node-side priority: a client's own `priority` parameter is overridden.
-    const trace = span?.context();
     return { deadline: ctx.deadline, priority: ctx.tier.priority, timeoutUs, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(trace ? { trace } : {}) };
   }
 
@@ -232,14 +232,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const model = request.modelName;
     const started = clock.now();
     let outcome: 'OK' | ErrorCode = 'OK';
-    // The node's own spans become children of this one (traceparent in the call's metadata).
-    const span = ctx.trace?.tracer.startSpan('upstream', {
+    // The node's own spans become children of this one (traceparent in the call's metadata). With
+    // tracing off no span is made, but a client's traceparent still reaches the node.
+    const span = ctx.trace?.tracer.enabled !== true ? undefined : ctx.trace.tracer.startSpan('upstream', {
       parent: ctx.trace.parent,
       kind: 'client',
       attributes: { 'tessera.node_id': node.id, 'tessera.attempt': retry ? 2 : 1, 'tessera.model': model, 'tessera.model_version': request.modelVersion },
     });
     try {
-      const result = await transport.infer(node, request, callOptions(request, ctx, span));
+      const result = await transport.infer(node, request, callOptions(request, ctx, span === undefined ? ctx.trace?.parent : span.context()));
       if (result.load) directory.observe(node.id, model, result.load);
       const elapsed = clock.now() - started;
       const previous = measuredExecMs.get(model);
@@ -327,7 +328,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const routed: InferRequest = version === own ? request : { ...request, modelVersion: version };
     const { queue } = queueFor(model, version);
     // From admission to the queue's release (or refusal): the gateway-side wait of the request.
-    const admission = ctx.trace?.tracer.startSpan('admission', {
+    const admission = ctx.trace?.tracer.enabled !== true ? undefined : ctx.trace.tracer.startSpan('admission', {
       parent: ctx.trace.parent,
       attributes: { 'tessera.model': model, 'tessera.model_version': version, 'tessera.tier': ctx.tier.name, 'tessera.priority': ctx.tier.priority, 'tessera.queue_depth': queue.depth },
     });

@@ -1,0 +1,3 @@
+// node:http adapters: the infer fast path ahead of the Hono app, and its body reader.
+export * from './incoming-body.js';
+export * from './native-infer.js';

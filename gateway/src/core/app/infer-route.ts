@@ -1,0 +1,127 @@
+/**
+ * `POST /v2/models/{m}[/versions/{v}]/infer` after authentication: the model check, the body, the
+ * rate limit, async jobs (`Prefer: respond-async`), the cache and the dispatch, and the answer with
+ * `x-cache` (and `Age` on a stored hit).
+ *
+ * Written once against `InferExchange` and served two ways: by the Hono route (kserve-routes.ts, for
+ * Workers and `app.fetch`) and by the Node fast path outside Hono (direct-infer.ts), which spares each
+ * call the Web Request/Response objects. The order of checks is part of the contract:
+ * model permission before the body is read (a forbidden model costs no decoding), decoding before the
+ * rate limit (it takes the tensor elements), the rate limit before any queue or cache.
+ */
+import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { decodeInferRequestBody, encodeInferResponse } from '../../../../shared/src/kserve/index.js';
+import { elementCount, type InferRequest } from '../../../../shared/src/tensors/index.js';
+import { inSpan, noopTracer, type TraceContext } from '../../../../shared/src/tracing/index.js';
+import { requireModel, type AuthContext } from '../auth/index.js';
+import { withResponseId } from '../cache/index.js';
+import type { HeaderReader, HttpAnswer } from '../http/index.js';
+import { acceptJobAnswer, asyncPreference, isQueueTimeoutRejection } from '../jobs/index.js';
+import type { CacheRunResult, GatewayAppDeps, ProducedResponse } from './gateway-deps.js';
+import { applyRateLimit, requestDeadline } from './rate-limit.js';
+
+const INFER_HEADER_LENGTH = 'inference-header-content-length';
+
+/** What the infer logic needs of one request and of the code serving it. */
+export interface InferExchange {
+  readonly headers: HeaderReader;
+  /** The whole body (decompressed), or INVALID_ARG past `maxBytes`. */
+  readBody(maxBytes: number): Promise<Uint8Array>;
+  /** Aborts when the client goes away. */
+  readonly signal: AbortSignal;
+  /** Set by authentication; undefined only when it did not run (a wiring bug: INTERNAL). */
+  readonly auth: AuthContext | undefined;
+  /** The request's root span, parent of the rate_limit, cache, admission and upstream spans. */
+  readonly traceParent: TraceContext | undefined;
+  /** Records the model the request concerns (metrics, logs), as soon as it is known. */
+  setModel(model: string): void;
+  /** Headers for whatever answer is sent, errors included (RateLimit-*). */
+  addHeaders(headers: Record<string, string>): void;
+}
+
+export type InferRouteDeps = Pick<
+  GatewayAppDeps,
+  'config' | 'dispatcher' | 'cache' | 'rateLimiter' | 'metrics' | 'tracer' | 'jobs' | 'jobObserver'
+> & { readonly now: () => number };
+
+export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, model: string, version: string | undefined): Promise<HttpAnswer> {
+  const { config, dispatcher, now } = deps;
+  const tracer = deps.tracer ?? noopTracer;
+  const { headers } = exchange;
+  // The model check comes before reading the body: a forbidden model costs us no decoding.
+  if (exchange.auth !== undefined) {
+    exchange.setModel(model);
+    requireModel(exchange.auth, model);
+  }
+  const body = await exchange.readBody(config.maxBodyBytes);
+  const headerLength = headers.get(INFER_HEADER_LENGTH);
+  if (headerLength !== null && headerLength.trim() === '0') {
+    throw TesseraError.unsupported(
+      `raw binary requests (Inference-Header-Content-Length: 0) are not supported by the gateway for model '${model}'; send the JSON header`,
+    );
+  }
+  const decoded = decodeInferRequestBody({ body, headerLength, modelName: model, ...(version === undefined ? {} : { modelVersion: version }) });
+  const elements = decoded.request.inputs.reduce((n, t) => n + elementCount(t.shape), 0);
+  const auth = exchange.auth;
+  if (auth === undefined) throw TesseraError.internal('auth middleware did not run');
+  exchange.setModel(model);
+  requireModel(auth, model);
+  const limit = (): Promise<void> => applyRateLimit(deps.rateLimiter, deps.metrics, auth, elements, (h) => exchange.addHeaders(h));
+  await (tracer.enabled ? inSpan(tracer, 'rate_limit', { parent: exchange.traceParent }, limit) : limit());
+
+  // `Prefer: respond-async[, spill-over]` (core/jobs/prefer-header.ts); ignored without a job queue.
+  const preference = deps.jobs === undefined ? undefined : asyncPreference(headers.get('prefer'));
+  const toJob = (spilled: boolean): Promise<HttpAnswer> =>
+    acceptJobAnswer(
+      deps.jobs!,
+      { auth, model, version, body, headerLength, headers, spilled },
+      { ...(deps.jobObserver === undefined ? {} : { observer: deps.jobObserver }), now, extraHeaders: { 'Preference-Applied': 'respond-async' } },
+    );
+  if (preference?.always === true) return toJob(false);
+  const signal = exchange.signal;
+  const deadline = requestDeadline(headers, now(), auth.tier.queueTimeoutMs);
+  const root = exchange.traceParent;
+  // The admission and upstream spans hang under `parent`: the cache span when the cache runs.
+  const produceUnder = (parent: TraceContext | undefined) => async (request: InferRequest, upstreamSignal: AbortSignal): Promise<ProducedResponse> => {
+    const result = await dispatcher.dispatch(
+      { ...request, id: '' },
+      { tenantId: auth.tenant.id, tier: auth.tier, deadline, signal: upstreamSignal, headers, trace: { tracer, parent } },
+    );
+    const encoded = encodeInferResponse(result.response, {
+      binaryOutputDefault: decoded.binaryOutputDefault,
+      outputBinary: decoded.outputBinary,
+    });
+    return { body: encoded.body, headers: encoded.headers, computeUs: result.computeUs ?? 0, modelVersion: result.response.modelVersion };
+  };
+  const runCache = (parent: TraceContext | undefined): Promise<CacheRunResult> =>
+    deps.cache!.run({
+      tenantId: auth.tenant.id,
+      tier: auth.tier,
+      request: decoded.request,
+      binaryOutputDefault: decoded.binaryOutputDefault,
+      headers,
+      signal,
+      produce: produceUnder(parent),
+    });
+  let cached: CacheRunResult;
+  try {
+    if (deps.cache === undefined) {
+      cached = { ...(await produceUnder(root)(decoded.request, signal)), status: 'BYPASS' as const };
+    } else if (!tracer.enabled) {
+      cached = await runCache(root);
+    } else {
+      cached = await inSpan(tracer, 'cache', { parent: root }, async (span) => {
+        const run = await runCache(span.context());
+        span.setAttribute('tessera.cache.status', run.status);
+        return run;
+      });
+    }
+  } catch (error) {
+    if (preference?.spillOver === true && isQueueTimeoutRejection(error)) return toJob(true);
+    throw error;
+  }
+  const result = withResponseId(cached, decoded.request.id);
+  const extra: Record<string, string> = { 'x-cache': cached.status };
+  if ('ageMs' in cached && cached.ageMs !== undefined) extra.Age = String(Math.floor(cached.ageMs / 1000));
+  return { status: 200, headers: { ...result.headers, ...extra }, body: result.body };
+}
