@@ -33,6 +33,12 @@ const MODEL_INFER_PATH = `/${GRPCInferenceService.typeName}/${GRPCInferenceServi
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 /** How long close() waits for calls in flight before cutting the connection. */
 const CLOSE_GRACE_MS = 2000;
+/**
+ * Receive window for answers, per stream and for the connection: HTTP/2's default 64 KiB makes a
+ * burst of 64 answers of 4 KiB wait for WINDOW_UPDATE round trips; gRPC's C++ client (perf_analyzer's)
+ * sizes its windows by bandwidth-delay probing to megabytes.
+ */
+const FLOW_CONTROL_WINDOW = 16 * 1024 * 1024;
 const elapsedUs = (since: number): number => (performance.now() - since) * 1000;
 
 /** A call answered with a non-OK gRPC status. */
@@ -78,7 +84,9 @@ export function createGrpcInferClient(host: string, port: number, metadata: Read
   let closed = false;
 
   const openSession = (): ClientHttp2Session => {
-    const opened = connect(authority);
+    const opened = connect(authority, { settings: { initialWindowSize: FLOW_CONTROL_WINDOW } });
+    // The connection's own window can only be raised once the session is up.
+    opened.once('connect', () => opened.setLocalWindowSize(FLOW_CONTROL_WINDOW));
     const retire = (reason: string): void => {
       if (!endReasons.has(opened)) endReasons.set(opened, reason);
       if (session === opened) session = undefined;

@@ -10,6 +10,7 @@ import { serverServiceDefinition } from '../../../../shared/src/grpc/index.js';
 import type { NodeCore } from '../../core/index.js';
 import { healthServiceImplementation } from './health-service.js';
 import { inferenceServiceImplementation } from './inference-service.js';
+import { widenFlowControlWindows } from './flow-control.js';
 
 export const DEFAULT_GRPC_PORT = 8001;
 /**
@@ -73,8 +74,12 @@ export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}
     listen(port = DEFAULT_GRPC_PORT, host = '0.0.0.0') {
       return new Promise((resolve, reject) => {
         server.bindAsync(bindAddress(host, port), ServerCredentials.createInsecure(), (err, boundPort) => {
-          if (err) reject(err);
-          else resolve({ port: boundPort });
+          if (err) {
+            reject(err);
+            return;
+          }
+          widenFlowControlWindows(server);
+          resolve({ port: boundPort });
         });
       });
     },
