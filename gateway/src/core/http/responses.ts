@@ -18,7 +18,11 @@ export function emptyResponse(status: number): Response {
 
 /**
  * AccessError → 401/403 (+ `WWW-Authenticate` on 401); TesseraError → its mapped status (+ `Retry-After`
- * when it has `retryAfterMs`); anything else is our bug → 500, logged. Caller mistakes are not logged.
+ * when it has `retryAfterMs`); anything else is our bug → 500, logged. Only bugs and INTERNAL errors
+ * are logged here: caller mistakes (4xx, 501 for an unsupported encoding) are not ours, and 503/504
+ * (admission rejections, a node down, a deadline) are expected under load and counted by the metrics;
+ * logging each at error level would flood the log exactly when the gateway is busiest. Every request
+ * still gets its access line with its status.
  */
 export function errorResponse(error: unknown, logger: Logger): Response {
   return answerToResponse(errorAnswer(error, logger));
@@ -33,7 +37,7 @@ export function errorAnswer(error: unknown, logger: Logger): HttpAnswer {
   const wasOurs = error instanceof TesseraError;
   const tessera = toTesseraError(error);
   const status = httpStatusOf(tessera.code);
-  if (!wasOurs || status >= 500) {
+  if (!wasOurs || tessera.code === 'INTERNAL') {
     logger.error('request failed', { code: tessera.code, error: tessera.message, ...(wasOurs ? {} : { stack: (error as Error)?.stack }) });
   }
   const headers: Record<string, string> = {};
