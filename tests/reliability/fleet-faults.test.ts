@@ -172,8 +172,9 @@ describe('fleet faults (redis + three nodes + gateway)', () => {
     const during = await Promise.all([...load, ...Array.from({ length: 10 }, (_, i) => infer(KEY.a, simpleBody(30_100 + i)))]);
     for (const r of during) expect(r.status, await r.clone().text()).toBe(200);
     await redis.restart();
-    // The restarted Redis is empty and the gateway does not re-seed its config's tenants (the bug the
-    // it.fails test below pins down); seed them here as an operator would, to test the cache and limits.
+    // The restarted Redis is empty; the gateway re-seeds its config's tenants on reconnect (the next test
+    // proves that on its own). Seed them here too, so this test does not race the re-seeding and looks
+    // only at the cache and the rate limits.
     const seeder = new Redis(redis.url);
     await seedTenants(createRedisTenantStore({ redis: seeder, logger: silentLogger }), config.tenants, Date.now());
     seeder.disconnect();
