@@ -26,6 +26,7 @@ describe('Redis token bucket', () => {
 
   it('declares its keys in the script header', () => {
     expect(luaScript('token-bucket').numberOfKeys).toBe(1);
+    expect(luaScript('cache-get').numberOfKeys).toBe(1);
     expect(luaScript('find-key').numberOfKeys).toBe(3);
     expect(() => countDeclaredKeys('return 1', 'x')).toThrow(/no --\[\[ header/);
   });
