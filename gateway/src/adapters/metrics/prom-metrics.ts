@@ -33,6 +33,8 @@ export interface PromMetrics extends GatewayMetrics, CacheObserver, DispatchObse
   setFleetSize(read: () => number): void;
   /** Read at each scrape: requests waiting in the admission queues, per model. */
   setQueueDepth(read: () => ReadonlyMap<string, number>): void;
+  /** Read at each scrape: the cache's in-process copies (L1), undefined when it has none. */
+  setLocalCache(read: () => { readonly entries: number; readonly bytes: number } | undefined): void;
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -69,6 +71,7 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
   const cacheBypass = new Counter({ name: `${p}cache_bypass_total`, help: 'Cache bypasses by reason', labelNames: ['model', 'reason'], registers: [registry] });
   const cacheBytes = new Counter({ name: `${p}cache_served_bytes_total`, help: 'Response bytes served from the cache', labelNames: ['tenant', 'model', 'version'], registers: [registry] });
   const computeSaved = new Counter({ name: `${p}cache_compute_saved_seconds_total`, help: 'Node compute time saved by cache hits', labelNames: ['tenant', 'model', 'version'], registers: [registry] });
+  const hitSources = new Counter({ name: `${p}cache_hits_by_source_total`, help: 'Cache hits by where the answer came from: local (in-process copy), store (Redis), coalesced (waited for another request)', labelNames: ['model', 'source'], registers: [registry] });
   const notStored = new Counter({ name: `${p}cache_not_stored_total`, help: 'Responses served but not stored', labelNames: ['model', 'reason'], registers: [registry] });
   const breaker = new Gauge({ name: `${p}breaker_state`, help: 'Circuit breaker per node: 0 closed, 1 half-open, 2 open', labelNames: ['node'], registers: [registry] });
   let fleet: () => number = () => 0;
@@ -84,6 +87,10 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
       for (const [model, n] of depth()) this.set({ model: modelOf(model) }, n);
     },
   });
+
+  let localCache: () => { readonly entries: number; readonly bytes: number } | undefined = () => undefined;
+  new Gauge({ name: `${p}cache_local_bytes`, help: 'Bytes held by the in-process cache copies (L1)', registers: [registry], collect() { this.set(localCache()?.bytes ?? 0); } });
+  new Gauge({ name: `${p}cache_local_entries`, help: 'Entries held by the in-process cache copies (L1)', registers: [registry], collect() { this.set(localCache()?.entries ?? 0); } });
 
   const cacheLabels = (l: CacheLabels) => ({ tenant: tenantOf(l.tenant), model: modelOf(l.model), version: bound('version', l.version) });
 
@@ -115,12 +122,16 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
     setQueueDepth(read) {
       depth = read;
     },
+    setLocalCache(read) {
+      localCache = read;
+    },
     // CacheObserver
     hit(labels, served) {
       const l = cacheLabels(labels);
       cacheRequests.inc({ ...l, result: 'hit' });
       cacheBytes.inc(l, served.bytes);
       computeSaved.inc(l, served.computeUs / 1e6);
+      hitSources.inc({ model: l.model, source: served.source });
     },
     miss(labels) {
       cacheRequests.inc({ ...cacheLabels(labels), result: 'miss' });
