@@ -11,77 +11,114 @@ function heldRun() {
   return { calls, run };
 }
 
-const flush = () => new Promise<void>((r) => setImmediate(r));
+/** An event loop the test turns by hand: `endOfTurn` tasks run when the test calls `turn()`. */
+function manualLoop() {
+  const tasks: (() => void)[] = [];
+  return {
+    endOfTurn: (task: () => void) => void tasks.push(task),
+    pending: () => tasks.length,
+    /** Lets the promise reactions of the current turn run, then ends the turn. */
+    async turn() {
+      await new Promise<void>((r) => queueMicrotask(r));
+      for (const task of tasks.splice(0)) task();
+    },
+  };
+}
 
 describe('KeyedBatcher', () => {
-  it('sends a lone item at once, and batches what arrives while its call is in flight, in order', async () => {
+  it('sends what one turn submitted as one call at its end; what comes while it is in flight goes next, in order', async () => {
     const { calls, run } = heldRun();
-    const batcher = new KeyedBatcher<number, string>(run);
-    const first = batcher.submit('t', 1);
-    expect(calls.map((c) => c.items)).toEqual([[1]]); // sent synchronously: no wait for company
-    const rest = [2, 3, 4].map((n) => batcher.submit('t', n));
-    expect(calls).toHaveLength(1);
-    calls[0]!.answer(['r1']);
-    expect(await first).toBe('r1');
-    await flush();
-    expect(calls.map((c) => c.items)).toEqual([[1], [2, 3, 4]]);
-    calls[1]!.answer(['r2', 'r3', 'r4']);
-    expect(await Promise.all(rest)).toEqual(['r2', 'r3', 'r4']);
-    expect(batcher.busyKeys).toBe(0);
+    const loop = manualLoop();
+    const batcher = new KeyedBatcher<number, string>(run, { endOfTurn: loop.endOfTurn });
+    const first = [1, 2].map((n) => batcher.submit('t', n));
+    expect(calls).toHaveLength(0);
+    await loop.turn();
+    expect(calls.map((c) => c.items)).toEqual([[1, 2]]);
+    const rest = [3, 4, 5].map((n) => batcher.submit('t', n));
+    await loop.turn();
+    expect(calls).toHaveLength(1); // still in flight: 3, 4, 5 wait for it
+    expect(loop.pending()).toBe(0);
+    calls[0]!.answer(['r1', 'r2']);
+    expect(await Promise.all(first)).toEqual(['r1', 'r2']);
+    await loop.turn();
+    expect(calls.map((c) => c.items)).toEqual([[1, 2], [3, 4, 5]]);
+    calls[1]!.answer(['r3', 'r4', 'r5']);
+    expect(await Promise.all(rest)).toEqual(['r3', 'r4', 'r5']);
+    await loop.turn();
+    expect([calls.length, batcher.busyKeys]).toEqual([2, 0]);
   });
 
-  it('keeps keys apart: another key does not wait for a call in flight', () => {
+  it('sends a lone item in the turn that submitted it, without waiting for company (real event loop)', async () => {
     const { calls, run } = heldRun();
     const batcher = new KeyedBatcher<number, string>(run);
+    const one = batcher.submit('t', 1);
+    const two = batcher.submit('t', 2);
+    await new Promise<void>((r) => setImmediate(r));
+    expect(calls.map((c) => c.items)).toEqual([[1, 2]]);
+    calls[0]!.answer(['a', 'b']);
+    expect(await Promise.all([one, two])).toEqual(['a', 'b']);
+  });
+
+  it('keeps keys apart: another key does not wait for a call in flight', async () => {
+    const { calls, run } = heldRun();
+    const loop = manualLoop();
+    const batcher = new KeyedBatcher<number, string>(run, { endOfTurn: loop.endOfTurn });
     void batcher.submit('a', 1);
+    await loop.turn();
     void batcher.submit('b', 2);
     void batcher.submit('a', 3);
+    await loop.turn();
     expect(calls.map((c) => [c.key, c.items])).toEqual([['a', [1]], ['b', [2]]]);
   });
 
   it('fails every item of a failed batch with its error, and goes on with the next batch', async () => {
     const { calls, run } = heldRun();
-    const batcher = new KeyedBatcher<number, string>(run);
-    const first = batcher.submit('t', 1);
-    const batch = [2, 3].map((n) => batcher.submit('t', n));
-    calls[0]!.answer(['r1']);
-    await first;
-    await flush();
-    expect(calls[1]!.items).toEqual([2, 3]);
-    const later = batcher.submit('t', 4);
+    const loop = manualLoop();
+    const batcher = new KeyedBatcher<number, string>(run, { endOfTurn: loop.endOfTurn });
+    const batch = [1, 2].map((n) => batcher.submit('t', n));
+    await loop.turn();
+    const later = batcher.submit('t', 3);
     const boom = new Error('connection lost');
-    calls[1]!.fail(boom);
+    calls[0]!.fail(boom);
     for (const result of await Promise.allSettled(batch)) expect(result).toEqual({ status: 'rejected', reason: boom });
-    // 4 arrived while [2, 3] was in flight, so it went in the call after it.
-    await flush();
-    expect(calls[2]!.items).toEqual([4]);
-    calls[2]!.answer(['r4']);
-    expect(await later).toBe('r4');
+    await loop.turn();
+    expect(calls[1]!.items).toEqual([3]);
+    calls[1]!.answer(['r3']);
+    expect(await later).toBe('r3');
   });
 
   it('rejects a batch whose answer has the wrong length, and a run that throws synchronously', async () => {
     const { calls, run } = heldRun();
-    const batcher = new KeyedBatcher<number, string>(run);
+    const loop = manualLoop();
+    const batcher = new KeyedBatcher<number, string>(run, { endOfTurn: loop.endOfTurn });
     const one = batcher.submit('t', 1);
+    await loop.turn();
     calls[0]!.answer([]);
     await expect(one).rejects.toThrow(/a batch of 1 got 0 results/);
-    const throwing = new KeyedBatcher<number, string>(() => {
-      throw new Error('sync');
-    });
-    await expect(throwing.submit('t', 1)).rejects.toThrow('sync');
+    const throwing = new KeyedBatcher<number, string>(
+      () => {
+        throw new Error('sync');
+      },
+      { endOfTurn: loop.endOfTurn },
+    );
+    const failed = throwing.submit('t', 1);
+    await loop.turn();
+    await expect(failed).rejects.toThrow('sync');
     expect(throwing.busyKeys).toBe(0);
   });
 
-  it('splits a long queue into batches of at most maxBatch', async () => {
+  it('splits a long queue into batches of at most maxBatch, one in flight at a time', async () => {
     const { calls, run } = heldRun();
-    const batcher = new KeyedBatcher<number, string>(run, 2);
+    const loop = manualLoop();
+    const batcher = new KeyedBatcher<number, string>(run, { maxBatch: 2, endOfTurn: loop.endOfTurn });
     const all = [0, 1, 2, 3, 4].map((n) => batcher.submit('t', n));
     for (let i = 0; i < 3; i++) {
-      await flush();
+      await loop.turn();
+      expect(calls).toHaveLength(i + 1);
       calls[i]!.answer(calls[i]!.items.map(String));
     }
     expect(await Promise.all(all)).toEqual(['0', '1', '2', '3', '4']);
-    expect(calls.map((c) => c.items)).toEqual([[0], [1, 2], [3, 4]]);
-    expect(() => new KeyedBatcher(run, 0)).toThrow(/maxBatch/);
+    expect(calls.map((c) => c.items)).toEqual([[0, 1], [2, 3], [4]]);
+    expect(() => new KeyedBatcher(run, { maxBatch: 0 })).toThrow(/maxBatch/);
   });
 });

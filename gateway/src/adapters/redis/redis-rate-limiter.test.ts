@@ -137,8 +137,11 @@ describe('Redis token bucket', () => {
       const limiter = createRedisRateLimiter({ redis, logger: silentLogger });
       await redis.script('LOAD', luaScript('token-bucket').source);
       await redis.config('RESETSTAT');
-      const decisions = await Promise.all(Array.from({ length: 60 }, () => limiter.take('arrivals', 0, SLOW)));
-      // The first is sent at once; the 59 that came while it was in flight go together in the next call.
+      // The first goes at the end of this event-loop turn, alone; the 59 that come while it is in flight
+      // go together in the next call.
+      const first = limiter.take('arrivals', 0, SLOW);
+      await new Promise<void>((r) => setImmediate(r));
+      const decisions = await Promise.all([first, ...Array.from({ length: 59 }, () => limiter.take('arrivals', 0, SLOW))]);
       const stats = await redis.info('commandstats');
       expect(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1]).toBe('2');
       expect(decisions.map((d) => d.remaining)).toEqual([...Array.from({ length: 50 }, (_, i) => 49 - i), ...Array<number>(10).fill(0)]);
@@ -173,8 +176,10 @@ describe('Redis token bucket', () => {
       });
       const strict: RateLimits = { requestsPerSecond: 0.001, burst: 1, elementsPerSecond: 0, elementsBurst: 0 };
       const first = limiter.take('gated', 0, strict);
+      await waitFor(() => gates.length === 1, { what: 'the first call' });
       const batch = Array.from({ length: 9 }, () => limiter.take('gated', 0, strict));
-      expect(gates).toHaveLength(1);
+      await new Promise<void>((r) => setImmediate(r));
+      expect(gates).toHaveLength(1); // the 9 wait for the call in flight
       gates[0]!.release(false);
       expect(await first).toMatchObject({ allowed: true, remaining: 0 });
       await waitFor(() => gates.length === 2, { what: 'the batched call' });
@@ -194,6 +199,7 @@ describe('Redis token bucket', () => {
 
   it('fails open, with a warning and the store-error hook, when Redis is down', async () => {
     const dead = new Redis(`redis://127.0.0.1:${server.port}`, { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true });
+    dead.on('error', () => {});
     const warnings: string[] = [];
     let errors = 0;
     const limiter = createRedisRateLimiter({

@@ -3,11 +3,11 @@
  * any number of gateways share each tenant's limits exactly. The bucket in Redis is the only state:
  * no tokens are leased to a gateway.
  *
- * Batching: one script call per tenant is in flight at a time; the tenant's requests that arrive
- * while it runs are decided together by the next call, in arrival order (keyed-batcher.ts). The
- * script decides a batch exactly as the same requests one call each at that instant, so every
- * request gets its own decision and RateLimit figures. A request that finds no call in flight for
- * its tenant is sent at once: alone, it waits for nothing.
+ * Batching (keyed-batcher.ts): a tenant's requests of one event-loop turn go in one script call at
+ * the end of that turn, and those that arrive while the tenant's call is in flight go together in
+ * the next one, in arrival order. The script decides a batch exactly as the same requests one call
+ * each at that instant, so every request gets its own decision and RateLimit figures. No timer: a
+ * lone request waits only for the code already running in its turn.
  *
  * Failure policy: FAIL OPEN. When Redis cannot answer (down, timeout), the request is allowed, a
  * warning is logged (at most once per `warnEveryMs`) and `onStoreError` is called (a metric). A dead
@@ -70,7 +70,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
   const { redis, logger } = options;
   const prefix = options.prefix ?? 'tessera:';
   const warnEveryMs = options.warnEveryMs ?? 10_000;
-  const batcher = new KeyedBatcher<Take, RateLimitDecision>((key, takes) => takeBatch(redis, key, takes), options.maxBatch ?? DEFAULT_MAX_BATCH);
+  const batcher = new KeyedBatcher<Take, RateLimitDecision>((key, takes) => takeBatch(redis, key, takes), { maxBatch: options.maxBatch ?? DEFAULT_MAX_BATCH });
   let lastWarning = -Infinity;
 
   const failOpen = (error: unknown, limits: RateLimits): RateLimitDecision => {
