@@ -500,6 +500,12 @@ describe('cache layer: in-process copy (L1)', () => {
     expect(store.gets).toBe(7); // served by the store each time
   });
 
+  it('rejects a request already cancelled, even when it has a copy', async () => {
+    const { layer } = withLocal();
+    await layer.run('k', policy, labels, counting());
+    await expect(layer.run('k', policy, labels, counting(), { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'CANCELLED' });
+  });
+
   it('is off with maxBytes 0, and refuses bad options', () => {
     expect(withLocal({ maxBytes: 0 }).layer.local).toBeUndefined();
     expect(setup().layer.local).toBeUndefined();

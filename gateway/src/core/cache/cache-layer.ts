@@ -270,7 +270,8 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
         const outcome = fromProduced(produced, stored);
         return finish(outcome, labels, outcome.status, 'store');
       }
-      if (local !== undefined) {
+      // A request already cancelled fails as it would in the flight, copy or not.
+      if (local !== undefined && signal?.aborted !== true) {
         const now = clock.now();
         const copy = local.get(key, now);
         if (copy !== undefined) {
