@@ -148,7 +148,14 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     observer: metrics,
   });
   const store = redis !== undefined ? createRedisResponseCache({ redis }) : createMemoryResponseCache();
-  const layer = createCacheLayer({ store, maxEntryBytes: config.cache.maxEntryBytes, observer: metrics, logger });
+  // With Redis, an in-process copy of its entries (L1) answers repeated requests without a round
+  // trip (core/cache/cache-layer.ts). Embedded mode's store is in process already: no second copy.
+  const local =
+    redis !== undefined && config.cache.localMaxBytes > 0
+      ? { maxBytes: config.cache.localMaxBytes, maxAgeMs: config.cache.localMaxAgeSeconds * 1000 }
+      : undefined;
+  const layer = createCacheLayer({ store, maxEntryBytes: config.cache.maxEntryBytes, observer: metrics, logger, ...(local === undefined ? {} : { local }) });
+  metrics.setLocalCache(() => layer.local);
   const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing, keyPrefix: prefix });
   metrics.setFleetSize(() => directory.all().length);
   metrics.setQueueDepth(() => {

@@ -39,7 +39,8 @@ describe('gateway end to end (redis + two nodes)', () => {
           { id: 'tp', tier: 'premium', keys: [{ id: 'tp1', hash: await sha256Hex(KEY.premium) }] },
           { id: 'tf', tier: 'free', keys: [{ id: 'tf1', hash: await sha256Hex(KEY.free) }] },
         ],
-        cache: { models: { simple: { enabled: true } } },
+        // A long L1 life, so that the Redis outage test below cannot outlast its copies on a slow machine.
+        cache: { localMaxAgeSeconds: 600, models: { simple: { enabled: true } } },
       }),
     );
     gateway = await startGateway({ config, redisUrl: redis.url, port: 0, host: '127.0.0.1', logger: silentLogger, fleet: { refreshMs: 200 } });
@@ -52,17 +53,27 @@ describe('gateway end to end (redis + two nodes)', () => {
     await redis?.stop();
   });
 
-  it('serves JSON infer with an API key, then a cache HIT; another tenant never gets that entry', async () => {
+  const hitsBySource = async (source: string): Promise<number> => {
+    const text = await (await fetch(`${gateway.url}/metrics`)).text();
+    return Number(new RegExp(`tessera_gateway_cache_hits_by_source_total\\{model="simple",source="${source}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+  };
+
+  it("serves JSON infer with an API key, then a cache HIT from the gateway's memory; another tenant never gets that entry", async () => {
     const first = await infer(KEY.a, simpleBody(100));
     expect(first.status).toBe(200);
     expect(first.headers.get('x-cache')).toBe('MISS');
     const body = (await first.json()) as { outputs: { name: string; data: number[] }[] };
     expect(body.outputs.find((o) => o.name === 'OUTPUT0')!.data).toEqual(Array.from({ length: 16 }, (_, i) => i + 101));
+    const localBefore = await hitsBySource('local');
     const again = await infer(KEY.a, simpleBody(100));
     expect(again.headers.get('x-cache')).toBe('HIT');
     expect(await again.json()).toEqual(body);
+    expect(await hitsBySource('local')).toBe(localBefore + 1); // answered by the in-process copy (L1)
+    // The same request from tenant B: neither A's copy in this gateway nor A's Redis entry.
     const other = await infer(KEY.b, simpleBody(100));
     expect(other.headers.get('x-cache')).toBe('MISS');
+    expect(await hitsBySource('local')).toBe(localBefore + 1);
+    expect((await infer(KEY.b, simpleBody(100))).headers.get('x-cache')).toBe('HIT');
   });
 
   it('serves binary tensors (Triton client style) and keeps request ids per request', async () => {
@@ -129,14 +140,14 @@ describe('gateway end to end (redis + two nodes)', () => {
     expect(res.status).toBe(200);
   });
 
-  it('still serves requests, with cache BYPASS, when Redis stops mid-load', async () => {
+  it('still serves requests when Redis stops mid-load: cache BYPASS, except HITs from the copies this gateway holds', async () => {
     const before = await infer(KEY.a, simpleBody(7000));
     expect(before.status).toBe(200);
     await redis.kill();
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => infer(KEY.a, simpleBody(7000 + (i % 2)))));
-    for (const r of results) {
+    for (const [i, r] of results.entries()) {
       expect(r.status, await r.clone().text()).toBe(200);
-      expect(r.headers.get('x-cache')).toBe('BYPASS');
+      expect(r.headers.get('x-cache')).toBe(i % 2 === 0 ? 'HIT' : 'BYPASS');
     }
     await redis.restart();
   });

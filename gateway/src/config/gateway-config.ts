@@ -37,6 +37,11 @@
  *   "cache": {
  *     "enabled": true,                // [true] master switch
  *     "maxEntryBytes": 1048576,       // [1 MiB] larger responses are not stored
+ *     "localMaxBytes": 67108864,      // [64 MiB] in-process copy (L1) of Redis entries, LRU by bytes; 0 = off.
+ *                                     //   Only with Redis (embedded mode's cache is in process already)
+ *     "localMaxAgeSeconds": 5,        // [5] an L1 copy is served at most this long (and never past the Redis
+ *                                     //   entry's expiry) before Redis is read again: how long a refresh or
+ *                                     //   flush made through another gateway can go unseen here
  *     "models": { "simple": { "enabled": true, "shared": false }, "*": { "enabled": false } }
  *                                     // [{}] per model (or "*" for the rest): enabled [true once listed],
  *                                     //   shared [false]; a model neither listed nor covered by "*" is not cached
@@ -78,6 +83,10 @@ export interface ModelCacheSettings {
 export interface CacheSettings {
   readonly enabled: boolean;
   readonly maxEntryBytes: number;
+  /** Byte budget of the in-process copy (L1) in front of Redis; 0 turns it off. */
+  readonly localMaxBytes: number;
+  /** Longest life of an L1 copy before Redis is read again, in seconds (> 0). */
+  readonly localMaxAgeSeconds: number;
   /** Per model; the entry "*" applies to models not listed. */
   readonly models: Readonly<Record<string, ModelCacheSettings>>;
 }

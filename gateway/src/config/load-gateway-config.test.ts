@@ -26,7 +26,7 @@ describe('loadGatewayConfig', () => {
     expect(config.maxPipelinedRequests).toBe(32);
     expect(Object.keys(config.tiers).sort()).toEqual(['free', 'premium', 'standard']);
     expect(config.tiers.premium).toEqual(DEFAULT_TIERS.premium);
-    expect(config.cache).toEqual({ enabled: true, maxEntryBytes: 1024 * 1024, models: {} });
+    expect(config.cache).toEqual({ enabled: true, maxEntryBytes: 1024 * 1024, localMaxBytes: 64 * 1024 * 1024, localMaxAgeSeconds: 5, models: {} });
     expect(Object.isFrozen(config.tiers)).toBe(true);
   });
 
@@ -65,7 +65,7 @@ describe('loadGatewayConfig', () => {
         ],
         nodes: [{ id: 'n1' }, { grpc: 'no-port' }],
         routing: { policy: 'random', models: { m: { splits: [{ version: 'v1', weight: 1 }] } } },
-        cache: { maxEntryBytes: 0, models: { m: { enabled: 'yes' } } },
+        cache: { maxEntryBytes: 0, localMaxBytes: -1, localMaxAgeSeconds: 0, models: { m: { enabled: 'yes' } } },
       }),
     );
     const expected = [
@@ -87,6 +87,8 @@ describe('loadGatewayConfig', () => {
       '$.routing.policy: must be one of p2c, round-robin',
       '$.routing.models.m: models.m.splits[0].version must be a decimal version string',
       '$.cache.maxEntryBytes: must be >= 1',
+      '$.cache.localMaxBytes: must be >= 0',
+      '$.cache.localMaxAgeSeconds: must be > 0',
       '$.cache.models.m.enabled: must be true or false',
     ];
     for (const start of expected) {

@@ -26,6 +26,8 @@ export const DEFAULT_PORT = 8080;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_CACHE_ENTRY_BYTES = 1024 * 1024;
+export const DEFAULT_CACHE_LOCAL_MAX_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_CACHE_LOCAL_MAX_AGE_SECONDS = 5;
 
 type Json = Record<string, unknown>;
 
@@ -286,9 +288,12 @@ function readRouting(c: Checker, value: unknown): RoutingConfig {
 
 function readCache(c: Checker, value: unknown): CacheSettings {
   const obj = c.object(value, '$.cache') ?? {};
-  c.unknownKeys(obj, ['enabled', 'maxEntryBytes', 'models'], '$.cache');
+  c.unknownKeys(obj, ['enabled', 'maxEntryBytes', 'localMaxBytes', 'localMaxAgeSeconds', 'models'], '$.cache');
   const enabled = c.boolean(obj.enabled, '$.cache.enabled') ?? true;
   const maxEntryBytes = c.number(obj.maxEntryBytes, '$.cache.maxEntryBytes', { min: 1, integer: true }) ?? DEFAULT_MAX_CACHE_ENTRY_BYTES;
+  const localMaxBytes = c.number(obj.localMaxBytes, '$.cache.localMaxBytes', { min: 0, integer: true }) ?? DEFAULT_CACHE_LOCAL_MAX_BYTES;
+  const localMaxAgeSeconds =
+    c.number(obj.localMaxAgeSeconds, '$.cache.localMaxAgeSeconds', { min: 0, exclusiveMin: true }) ?? DEFAULT_CACHE_LOCAL_MAX_AGE_SECONDS;
   const models: Record<string, ModelCacheSettings> = {};
   const m = c.object(obj.models, '$.cache.models') ?? {};
   for (const [model, settings] of Object.entries(m)) {
@@ -301,7 +306,7 @@ function readCache(c: Checker, value: unknown): CacheSettings {
       shared: c.boolean(s.shared, `${path}.shared`) ?? false,
     };
   }
-  return { enabled, maxEntryBytes, models };
+  return { enabled, maxEntryBytes, localMaxBytes, localMaxAgeSeconds, models };
 }
 
 function deepFreeze<T>(value: T): T {

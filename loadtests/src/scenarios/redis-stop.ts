@@ -1,7 +1,9 @@
 /**
  * `npm run bench -- redis-stop`: Redis stops under load and comes back. The gateway's promise
- * (gateway/README.md): rate limits fail open, the cache is bypassed, keys seen recently are still
- * accepted, so clients should see (almost) no errors; and everything resumes when Redis returns.
+ * (gateway/README.md): rate limits fail open, the cache is bypassed (but for the copies a gateway
+ * holds in memory, served as hits until they expire, at most `cache.localMaxAgeSeconds`), keys seen
+ * recently are still accepted, so clients should see (almost) no errors; and everything resumes
+ * when Redis returns.
  *
  * Two nodes serve `echo` behind one gateway that caches it; half the requests are repeats of a hot
  * set (cache hits while Redis is up). Open-loop Poisson load; at t = 5 s Redis gets SIGTERM (it saves

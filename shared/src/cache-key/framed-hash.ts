@@ -18,19 +18,43 @@ const TAG_BOOLEAN = 0x74; // 't'
 const TAG_BIGINT = 0x69; // 'i'
 const TAG_COUNT = 0x63; // 'c'
 
-// One scratch for every hash: `update` copies what it is given before returning, and nothing awaits
-// between writing the scratch and hashing it.
-const scratch = new ArrayBuffer(9);
-const scratchView = new DataView(scratch);
-const scratchBytes = new Uint8Array(scratch);
+/** Fields are gathered in a buffer of this size and hashed in one update; bigger ones go directly. */
+const PENDING_BYTES = 1024;
+/** Strings up to this many UTF-16 units try the pure-JS ASCII copy into the buffer. */
+const SHORT_STRING = 128;
+/** Tag and float64 in front of every field. */
+const HEAD_BYTES = 9;
 
+/**
+ * The byte stream fed to SHA-256 is fixed by the field methods (tag, float64 big-endian, payload);
+ * how it is cut into `update` calls is not, and does not change the digest. Small fields are gathered
+ * in a buffer of the instance's own and hashed in one `update`, because each `update` is a call into
+ * native code, which cost more than the hashing itself for a key made of a few dozen short fields.
+ */
 export class FramedHash {
   private readonly hash: Hash = createHash('sha256');
+  // allocUnsafe: a slice of Node's shared pool, cheap; every byte hashed is written first.
+  private readonly pending = Buffer.allocUnsafe(PENDING_BYTES);
+  private used = 0;
+
+  private flush(): void {
+    if (this.used === 0) return;
+    this.hash.update(this.pending.subarray(0, this.used));
+    this.used = 0;
+  }
+
+  /** Makes room for `bytes` in the buffer (flushing it); false when they can never fit. */
+  private room(bytes: number): boolean {
+    if (bytes > PENDING_BYTES) return false;
+    if (this.used + bytes > PENDING_BYTES) this.flush();
+    return true;
+  }
 
   private head(tag: number, value: number): void {
-    scratchView.setUint8(0, tag);
-    scratchView.setFloat64(1, value, false);
-    this.hash.update(scratchBytes);
+    this.room(HEAD_BYTES);
+    this.pending[this.used] = tag;
+    this.pending.writeDoubleBE(value, this.used + 1);
+    this.used += HEAD_BYTES;
   }
 
   /**
@@ -38,14 +62,42 @@ export class FramedHash {
    * (lone surrogates become U+FFFD either way) without an intermediate array per field.
    */
   string(value: string): this {
-    this.head(TAG_STRING, Buffer.byteLength(value, 'utf8'));
-    this.hash.update(value, 'utf8');
+    if (value.length <= SHORT_STRING && this.asciiString(value)) return this;
+    const length = Buffer.byteLength(value, 'utf8');
+    this.head(TAG_STRING, length);
+    if (this.room(length)) {
+      this.used += this.pending.write(value, this.used, 'utf8');
+    } else {
+      this.flush();
+      this.hash.update(value, 'utf8');
+    }
     return this;
+  }
+
+  /** Writes a short all-ASCII string (its UTF-8 bytes are its code units); false, writing nothing, otherwise. */
+  private asciiString(value: string): boolean {
+    const length = value.length;
+    this.room(HEAD_BYTES + length);
+    const start = this.used + HEAD_BYTES;
+    for (let i = 0; i < length; i++) {
+      const unit = value.charCodeAt(i);
+      if (unit > 0x7f) return false;
+      this.pending[start + i] = unit;
+    }
+    this.head(TAG_STRING, length);
+    this.used += length;
+    return true;
   }
 
   bytes(value: Uint8Array): this {
     this.head(TAG_BYTES, value.byteLength);
-    this.hash.update(value);
+    if (this.room(value.byteLength)) {
+      this.pending.set(value, this.used);
+      this.used += value.byteLength;
+    } else {
+      this.flush();
+      this.hash.update(value);
+    }
     return this;
   }
 
@@ -63,7 +115,12 @@ export class FramedHash {
   bigint(value: bigint): this {
     const text = value.toString();
     this.head(TAG_BIGINT, text.length);
-    this.hash.update(text, 'latin1');
+    if (this.room(text.length)) {
+      this.used += this.pending.write(text, this.used, 'latin1');
+    } else {
+      this.flush();
+      this.hash.update(text, 'latin1');
+    }
     return this;
   }
 
@@ -74,6 +131,7 @@ export class FramedHash {
   }
 
   hex(): string {
+    this.flush();
     return this.hash.digest('hex');
   }
 }

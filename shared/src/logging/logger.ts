@@ -14,6 +14,7 @@
  */
 import { destination as pinoDestination, pino } from 'pino';
 import type { DestinationStream, Logger as PinoLogger } from 'pino';
+import { LineBatch } from './line-batch.js';
 import { createRedactor } from './redact-fields.js';
 
 export type LogFields = Record<string, unknown>;
@@ -54,16 +55,16 @@ const redact = createRedactor(REDACTED_FIELDS, CENSOR);
 
 type TesseraPino = PinoLogger<'verbose'>;
 
-/** A batch is written once this many bytes wait (below sonic-boom's 16 KiB write size). */
-const BATCH_BYTES = 8192;
+/** A batch is written once this many UTF-16 code units wait (about 8 KiB, below sonic-boom's 16 KiB write size). */
+const BATCH_CHARS = 8192;
 
-/** Batched destinations still holding lines; one 'exit' listener flushes them all. */
-const batched = new Set<{ flushSync(): void }>();
+/** Batches still holding lines; one 'exit' listener writes them all. */
+const batched = new Set<LineBatch>();
 
 function flushBatchedAtExit(): void {
-  for (const stream of batched) {
+  for (const batch of batched) {
     try {
-      stream.flushSync();
+      batch.flush();
     } catch {
       // stderr is gone (EPIPE): nothing left to tell.
     }
@@ -72,12 +73,14 @@ function flushBatchedAtExit(): void {
 
 /** Stderr, written synchronously: the last lines before a process.exit() are not lost. */
 function stderrDestination(batchMs: number): DestinationStream {
-  if (!(batchMs > 0)) return pinoDestination({ dest: 2, sync: true });
-  const stream = pinoDestination({ dest: 2, sync: true, minLength: BATCH_BYTES, periodicFlush: batchMs });
-  // Still synchronous writes, so the lines waiting at exit can be written from the 'exit' listener.
+  const stream = pinoDestination({ dest: 2, sync: true });
+  if (!(batchMs > 0)) return stream;
+  // Lines wait in a LineBatch (line-batch.ts) and reach the stream one batch per write, still
+  // synchronously, so the lines waiting at exit can be written from the 'exit' listener.
+  const batch = new LineBatch((text) => stream.write(text), BATCH_CHARS, batchMs);
   if (batched.size === 0) process.once('exit', flushBatchedAtExit);
-  batched.add(stream);
-  return stream;
+  batched.add(batch);
+  return { write: (line: string) => batch.write(line) };
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {

@@ -22,6 +22,8 @@ describe('createMemoryResponseCache', () => {
     await cache.set('k', value, 2);
     value.body.fill(9); // the caller reusing its buffer must not change the entry
     expect((await cache.get('k'))?.body).toEqual(new Uint8Array(4).fill(1));
+    clock.t = 1500;
+    expect((await cache.get('k'))?.remainingMs).toBe(500);
     clock.t = 1999;
     expect(await cache.get('k')).toBeDefined();
     clock.t = 2000;

@@ -52,8 +52,11 @@ describe('createRedisResponseCache', () => {
     const value = entry([0x7b, 0x7d, 0, 255, 1, 2, 0x80]);
     await cache.set('tessera:cache:test:a', value, 60);
     const read = await cache.get('tessera:cache:test:a');
-    expect(read).toEqual(value);
+    expect(read).toEqual({ ...value, remainingMs: expect.any(Number) });
     expect(read!.body).toBeInstanceOf(Uint8Array);
+    // How long Redis still keeps it: what the in-process copy must never outlive.
+    expect(read!.remainingMs).toBeGreaterThan(0);
+    expect(read!.remainingMs).toBeLessThanOrEqual(60_000);
     expect(await cache.get('tessera:cache:test:none')).toBeUndefined();
   });
 
@@ -66,6 +69,16 @@ describe('createRedisResponseCache', () => {
     await cache.set('tessera:cache:test:ttl', entry([2]), 0.5);
     expect(await admin.pttl('tessera:cache:test:ttl')).toBeLessThanOrEqual(500);
     expect((await cache.get('tessera:cache:test:ttl'))?.body).toEqual(new Uint8Array([2]));
+  });
+
+  it('tells the remaining life of an entry, and nothing for a value without expiry', async () => {
+    const cache = createRedisResponseCache({ redis: client });
+    await cache.set('tessera:cache:test:short', entry([3]), 0.2);
+    expect((await cache.get('tessera:cache:test:short'))?.remainingMs).toBeLessThanOrEqual(200);
+    await admin.set('tessera:cache:test:forever', Buffer.from(encodeCacheEnvelope(entry([4]))));
+    const forever = await cache.get('tessera:cache:test:forever');
+    expect(forever?.body).toEqual(new Uint8Array([4]));
+    expect(forever?.remainingMs).toBeUndefined();
   });
 
   it('reads a foreign or corrupt value as a miss', async () => {

@@ -1,6 +1,8 @@
 /**
  * The ResponseCache port on Redis (ioredis): one string value per entry (see cache-envelope.ts),
- * written with SET PX so Redis expires it, read with GET. Keys come from the core (shared/cache-key).
+ * written with SET PX so Redis expires it, read with its remaining TTL in one script call
+ * (adapters/redis/lua/cache-get.lua), so that the core's in-process copy can expire no later than
+ * Redis does. Keys come from the core (shared/cache-key).
  *
  * Failing fast matters more than any single entry: the core bypasses the cache whenever get/set
  * throws, so a Redis outage must turn into quick errors, never into requests that hang. Two guards:
@@ -14,7 +16,8 @@
  */
 import type { Redis } from 'ioredis';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { CachedResponse, ResponseCache } from '../../core/ports/index.js';
+import type { CachedResponse, ResponseCache, StoredResponse } from '../../core/ports/index.js';
+import { runLuaBuffer } from '../redis/lua-scripts.js';
 import { decodeCacheEnvelope, encodeCacheEnvelope } from './cache-envelope.js';
 
 /** The default per-command timeout: 250 ms (a cache lookup must never cost more than a node call). */
@@ -59,9 +62,15 @@ export function createRedisResponseCache(options: RedisResponseCacheOptions): Re
   }
 
   return {
-    async get(key: string): Promise<CachedResponse | undefined> {
-      const value = await command('GET', () => redis.getBuffer(key));
-      return value === null ? undefined : decodeCacheEnvelope(value);
+    async get(key: string): Promise<StoredResponse | undefined> {
+      const reply = await command('GET', () => runLuaBuffer(redis, 'cache-get', [key], []));
+      const [value, pttl] = Array.isArray(reply) ? (reply as [unknown, unknown]) : [null, null];
+      if (!(value instanceof Uint8Array)) return undefined;
+      const decoded = decodeCacheEnvelope(value);
+      if (decoded === undefined) return undefined;
+      // PTTL was measured after this call began, so it bounds the entry's life counted from then too.
+      // -1 (no expiry: not written by us) leaves it unknown.
+      return typeof pttl === 'number' && pttl > 0 ? { ...decoded, remainingMs: pttl } : decoded;
     },
     async set(key: string, value: CachedResponse, ttlSeconds: number): Promise<void> {
       // PX keeps sub-second tier TTLs; at least 1 ms because SET refuses PX 0.

@@ -6,12 +6,18 @@
  * Label sets are bounded: tenant ids (never keys), tier names, model names, versions, status codes,
  * node ids. Tenants and models can still grow without bound in principle (admin API, URLs), so each
  * label keeps at most `maxLabelValues` distinct values (default 1000); later ones are written "_other".
+ *
+ * The counters every request touches (requests, cache outcomes, bytes and compute saved, hit
+ * sources) are fed through counter cells (counter-cells.ts): the cells of a request's label values
+ * are found with one map lookup, remembered per raw label combination (at most `MAX_REMEMBERED`,
+ * then forgotten all at once), instead of prom-client hashing and validating labels on each increment.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AdmissionRejectReason } from '../../core/admission/index.js';
-import type { CacheBypassReason, CacheLabels, CacheNotStoredReason, CacheObserver } from '../../core/cache/index.js';
+import type { CacheBypassReason, CacheHitSource, CacheLabels, CacheNotStoredReason, CacheObserver } from '../../core/cache/index.js';
 import type { AuthRejection, GatewayMetrics, RequestObservation } from '../../core/ports/index.js';
 import type { DispatchObserver, UpstreamEvent } from '../../core/routing/index.js';
+import { CounterCells, type CounterCell } from './counter-cells.js';
 
 export interface PromMetricsOptions {
   /** Most distinct values one label keeps; default 1000. */
@@ -33,10 +39,39 @@ export interface PromMetrics extends GatewayMetrics, CacheObserver, DispatchObse
   setFleetSize(read: () => number): void;
   /** Read at each scrape: requests waiting in the admission queues, per model. */
   setQueueDepth(read: () => ReadonlyMap<string, number>): void;
+  /** Read at each scrape: the cache's in-process copies (L1), undefined when it has none. */
+  setLocalCache(read: () => { readonly entries: number; readonly bytes: number } | undefined): void;
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
+/** Raw label combinations whose cells are remembered at most; past it the memory starts over. */
+const MAX_REMEMBERED = 4096;
+
+/** A map that forgets everything when full: bounded memory whatever label values requests bring. */
+function rememberer<T>(): (key: string, make: () => T) => T {
+  const known = new Map<string, T>();
+  return (key, make) => {
+    let value = known.get(key);
+    if (value === undefined) {
+      if (known.size >= MAX_REMEMBERED) known.clear();
+      value = make();
+      known.set(key, value);
+    }
+    return value;
+  };
+}
+
+/** The cache series of one tenant, model and version; each cell made on first use, as inc() would. */
+interface CacheSeries {
+  readonly labels: { readonly tenant: string; readonly model: string; readonly version: string };
+  hit?: CounterCell;
+  miss?: CounterCell;
+  bypass?: CounterCell;
+  bytes?: CounterCell;
+  saved?: CounterCell;
+  sources: Partial<Record<CacheHitSource, CounterCell>>;
+}
 
 export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics {
   const p = options.prefix ?? 'tessera_gateway_';
@@ -57,7 +92,7 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
   const tenantOf = (t: string): string => (t === '' ? '_anonymous' : bound('tenant', t));
   const modelOf = (m: string): string => (m === '' ? '' : bound('model', m));
 
-  const requests = new Counter({ name: `${p}requests_total`, help: 'Requests by route, tenant, tier, model and HTTP status', labelNames: ['route', 'tenant', 'tier', 'model', 'status'], registers: [registry] });
+  const requests = new CounterCells({ name: `${p}requests_total`, help: 'Requests by route, tenant, tier, model and HTTP status', labelNames: ['route', 'tenant', 'tier', 'model', 'status'], registry });
   const latency = new Histogram({ name: `${p}request_duration_seconds`, help: 'Total time in the gateway per request', labelNames: ['route', 'tier', 'model'], buckets: LATENCY_BUCKETS, registers: [registry] });
   const queueWait = new Histogram({ name: `${p}queue_wait_seconds`, help: 'Time in the admission queue before dispatch', labelNames: ['tier', 'model'], buckets: LATENCY_BUCKETS, registers: [registry] });
   const upstream = new Histogram({ name: `${p}upstream_duration_seconds`, help: 'Upstream infer calls to nodes', labelNames: ['model', 'node', 'outcome'], buckets: LATENCY_BUCKETS, registers: [registry] });
@@ -65,10 +100,11 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
   const rateLimited = new Counter({ name: `${p}rate_limited_total`, help: 'Requests refused by rate limits (429)', labelNames: ['tenant', 'tier'], registers: [registry] });
   const rateLimitStoreErrors = new Counter({ name: `${p}rate_limit_store_errors_total`, help: 'Requests allowed because the rate-limit store failed (fail open)', registers: [registry] });
   const authRejections = new Counter({ name: `${p}auth_rejections_total`, help: 'Requests refused by authentication or authorization', labelNames: ['reason'], registers: [registry] });
-  const cacheRequests = new Counter({ name: `${p}cache_requests_total`, help: 'Cache outcomes: hit, miss, bypass', labelNames: ['tenant', 'model', 'version', 'result'], registers: [registry] });
+  const cacheRequests = new CounterCells({ name: `${p}cache_requests_total`, help: 'Cache outcomes: hit, miss, bypass', labelNames: ['tenant', 'model', 'version', 'result'], registry });
   const cacheBypass = new Counter({ name: `${p}cache_bypass_total`, help: 'Cache bypasses by reason', labelNames: ['model', 'reason'], registers: [registry] });
-  const cacheBytes = new Counter({ name: `${p}cache_served_bytes_total`, help: 'Response bytes served from the cache', labelNames: ['tenant', 'model', 'version'], registers: [registry] });
-  const computeSaved = new Counter({ name: `${p}cache_compute_saved_seconds_total`, help: 'Node compute time saved by cache hits', labelNames: ['tenant', 'model', 'version'], registers: [registry] });
+  const cacheBytes = new CounterCells({ name: `${p}cache_served_bytes_total`, help: 'Response bytes served from the cache', labelNames: ['tenant', 'model', 'version'], registry });
+  const computeSaved = new CounterCells({ name: `${p}cache_compute_saved_seconds_total`, help: 'Node compute time saved by cache hits', labelNames: ['tenant', 'model', 'version'], registry });
+  const hitSources = new CounterCells({ name: `${p}cache_hits_by_source_total`, help: 'Cache hits by where the answer came from: local (in-process copy), store (Redis), coalesced (waited for another request)', labelNames: ['model', 'source'], registry });
   const notStored = new Counter({ name: `${p}cache_not_stored_total`, help: 'Responses served but not stored', labelNames: ['model', 'reason'], registers: [registry] });
   const breaker = new Gauge({ name: `${p}breaker_state`, help: 'Circuit breaker per node: 0 closed, 1 half-open, 2 open', labelNames: ['node'], registers: [registry] });
   let fleet: () => number = () => 0;
@@ -85,14 +121,28 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
     },
   });
 
+  let localCache: () => { readonly entries: number; readonly bytes: number } | undefined = () => undefined;
+  new Gauge({ name: `${p}cache_local_bytes`, help: 'Bytes held by the in-process cache copies (L1)', registers: [registry], collect() { this.set(localCache()?.bytes ?? 0); } });
+  new Gauge({ name: `${p}cache_local_entries`, help: 'Entries held by the in-process cache copies (L1)', registers: [registry], collect() { this.set(localCache()?.entries ?? 0); } });
+
   const cacheLabels = (l: CacheLabels) => ({ tenant: tenantOf(l.tenant), model: modelOf(l.model), version: bound('version', l.version) });
+  const rememberCacheSeries = rememberer<CacheSeries>();
+  const cacheSeries = (l: CacheLabels): CacheSeries =>
+    rememberCacheSeries(`${l.tenant}\u0000${l.model}\u0000${l.version}`, () => ({ labels: cacheLabels(l), sources: {} }));
+  const rememberRequestSeries = rememberer<{ readonly count: CounterCell; readonly latency: { route: string; tier: string; model: string } }>();
 
   return {
     registry,
     request(o: RequestObservation) {
-      const model = modelOf(o.model);
-      requests.inc({ route: o.route, tenant: tenantOf(o.tenant), tier: o.tier, model, status: String(o.status) });
-      latency.observe({ route: o.route, tier: o.tier, model }, o.seconds);
+      const series = rememberRequestSeries(`${o.route}\u0000${o.tenant}\u0000${o.tier}\u0000${o.model}\u0000${o.status}`, () => {
+        const model = modelOf(o.model);
+        return {
+          count: requests.cell({ route: o.route, tenant: tenantOf(o.tenant), tier: o.tier, model, status: String(o.status) }),
+          latency: { route: o.route, tier: o.tier, model },
+        };
+      });
+      series.count.value += 1;
+      latency.observe(series.latency, o.seconds);
     },
     rateLimited(tenant, tier) {
       rateLimited.inc({ tenant: tenantOf(tenant), tier });
@@ -115,19 +165,25 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
     setQueueDepth(read) {
       depth = read;
     },
+    setLocalCache(read) {
+      localCache = read;
+    },
     // CacheObserver
     hit(labels, served) {
-      const l = cacheLabels(labels);
-      cacheRequests.inc({ ...l, result: 'hit' });
-      cacheBytes.inc(l, served.bytes);
-      computeSaved.inc(l, served.computeUs / 1e6);
+      const s = cacheSeries(labels);
+      (s.hit ??= cacheRequests.cell({ ...s.labels, result: 'hit' })).value += 1;
+      (s.bytes ??= cacheBytes.cell(s.labels)).value += served.bytes;
+      (s.saved ??= computeSaved.cell(s.labels)).value += served.computeUs / 1e6;
+      (s.sources[served.source] ??= hitSources.cell({ model: s.labels.model, source: served.source })).value += 1;
     },
     miss(labels) {
-      cacheRequests.inc({ ...cacheLabels(labels), result: 'miss' });
+      const s = cacheSeries(labels);
+      (s.miss ??= cacheRequests.cell({ ...s.labels, result: 'miss' })).value += 1;
     },
     bypass(labels, reason: CacheBypassReason) {
-      cacheRequests.inc({ ...cacheLabels(labels), result: 'bypass' });
-      cacheBypass.inc({ model: modelOf(labels.model), reason });
+      const s = cacheSeries(labels);
+      (s.bypass ??= cacheRequests.cell({ ...s.labels, result: 'bypass' })).value += 1;
+      cacheBypass.inc({ model: s.labels.model, reason });
     },
     notStored(labels, reason: CacheNotStoredReason) {
       notStored.inc({ model: modelOf(labels.model), reason });

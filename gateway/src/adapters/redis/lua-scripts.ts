@@ -15,7 +15,7 @@ export interface LuaScript {
   readonly source: string;
 }
 
-export type LuaScriptName = 'token-bucket' | 'find-key';
+export type LuaScriptName = 'token-bucket' | 'find-key' | 'cache-get';
 
 const loaded = new Map<LuaScriptName, LuaScript>();
 
@@ -41,14 +41,34 @@ export function countDeclaredKeys(source: string, name: string): number {
 }
 
 export async function runLua(redis: Redis, name: LuaScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  const script = checkedScript(name, keys);
+  try {
+    return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
+  } catch (error) {
+    if (!isNoScript(error)) throw error;
+    return redis.eval(script.source, keys.length, ...keys, ...args);
+  }
+}
+
+/** As `runLua`, but bulk strings in the reply come back as Buffers (binary values, e.g. cache entries). */
+export async function runLuaBuffer(redis: Redis, name: LuaScriptName, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  const script = checkedScript(name, keys);
+  try {
+    return await redis.callBuffer('EVALSHA', [script.sha, keys.length, ...keys, ...args]);
+  } catch (error) {
+    if (!isNoScript(error)) throw error;
+    return redis.callBuffer('EVAL', [script.source, keys.length, ...keys, ...args]);
+  }
+}
+
+function checkedScript(name: LuaScriptName, keys: readonly string[]): LuaScript {
   const script = luaScript(name);
   if (keys.length !== script.numberOfKeys) {
     throw new Error(`Lua script ${name} declares ${script.numberOfKeys} keys, got ${keys.length}`);
   }
-  try {
-    return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-    return redis.eval(script.source, keys.length, ...keys, ...args);
-  }
+  return script;
+}
+
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT');
 }

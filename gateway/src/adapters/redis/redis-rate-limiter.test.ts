@@ -1,11 +1,11 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../../shared/src/logging/index.js';
-import { startRedisServer, type RedisServer } from '../../../../shared/src/testing/index.js';
-import type { RateLimits } from '../../core/ports/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../../../shared/src/testing/index.js';
+import type { RateLimitDecision, RateLimits } from '../../core/ports/index.js';
 import { KEYS, simpleInferBody, testGateway } from '../../../test/app-fixtures.js';
 import { countDeclaredKeys, luaScript } from './lua-scripts.js';
-import { createRedisRateLimiter } from './redis-rate-limiter.js';
+import { createRedisRateLimiter, takeBatch } from './redis-rate-limiter.js';
 import { rateLimitKey } from './keys.js';
 
 // Refill so slow (1 token per ~17 min) that no token comes back during a test: counts are exact.
@@ -26,6 +26,7 @@ describe('Redis token bucket', () => {
 
   it('declares its keys in the script header', () => {
     expect(luaScript('token-bucket').numberOfKeys).toBe(1);
+    expect(luaScript('cache-get').numberOfKeys).toBe(1);
     expect(luaScript('find-key').numberOfKeys).toBe(3);
     expect(() => countDeclaredKeys('return 1', 'x')).toThrow(/no --\[\[ header/);
   });
@@ -82,8 +83,123 @@ describe('Redis token bucket', () => {
     expect(Number(refused.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
   });
 
+  describe('batches', () => {
+    // Refill so slow that the few ms between single calls add < 1e-6 tokens: token counts, decisions
+    // and RateLimit-Reset do not depend on when each call ran. Burst / rate are whole seconds, and a
+    // deficit of whole tokens waits whole seconds, so that Retry-After (s) is exact too; only
+    // retryAfterMs shrinks, by the ms that passed between single calls, as it must.
+    const RATE = 1e-6;
+    const limits: RateLimits = { requestsPerSecond: RATE, burst: 5, elementsPerSecond: RATE, elementsBurst: 100 };
+    const elements = [10, 60, 40, 30, 0, 5, 1, 20, 0, 0, 3, 2];
+    const takes = elements.map((n) => ({ elements: n, limits }));
+
+    async function bucket(key: string): Promise<{ r: number; e: number }> {
+      const [r, e] = await redis.hmget(key, 'r', 'e');
+      return { r: Number(r), e: Number(e) };
+    }
+    const retryAfterSeconds = (d: RateLimitDecision) => Math.max(1, Math.ceil(d.retryAfterMs / 1000));
+    const exact = (d: RateLimitDecision) => ({ allowed: d.allowed, remaining: d.remaining, limit: d.limit, resetSeconds: d.resetSeconds, retryAfter: retryAfterSeconds(d) });
+
+    async function compare(prepare: (key: string) => Promise<void>): Promise<void> {
+      const [singleKey, batchKey] = [`cmp:${Math.random()}:single`, `cmp:${Math.random()}:batch`];
+      await prepare(singleKey);
+      await prepare(batchKey);
+      const started = Date.now();
+      const singles: RateLimitDecision[] = [];
+      for (const take of takes) singles.push(...(await takeBatch(redis, singleKey, [take])));
+      const spreadMs = Date.now() - started + 1;
+      const batch = await takeBatch(redis, batchKey, takes);
+
+      expect(batch.map(exact)).toEqual(singles.map(exact));
+      batch.forEach((d, i) => expect(Math.abs(d.retryAfterMs - singles[i]!.retryAfterMs)).toBeLessThanOrEqual(spreadMs));
+      // Both kinds of refusal happen, and allowed requests after refused ones: the order matters.
+      expect(batch.map((d) => d.allowed)).toContain(false);
+      expect(batch.slice(batch.findIndex((d) => !d.allowed)).some((d) => d.allowed)).toBe(true);
+      const [a, b] = [await bucket(singleKey), await bucket(batchKey)];
+      expect(b.r).toBeCloseTo(a.r, 6);
+      expect(b.e).toBeCloseTo(a.e, 6);
+      const [ttlA, ttlB] = [await redis.pttl(singleKey), await redis.pttl(batchKey)];
+      expect(Math.abs(ttlA - ttlB)).toBeLessThanOrEqual(spreadMs + 50);
+    }
+
+    it('decides N requests in one call exactly as N single calls, from empty buckets', async () => {
+      await compare(async () => {});
+    });
+
+    it('decides N requests in one call exactly as N single calls, from partly drained buckets', async () => {
+      await compare(async (key) => {
+        const [seconds, micros] = await redis.time();
+        await redis.hset(key, 'r', '2', 'e', '45', 't', String(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)));
+      });
+    });
+
+    it("sends one tenant's concurrent requests in batches, deciding them in arrival order", async () => {
+      const limiter = createRedisRateLimiter({ redis, logger: silentLogger });
+      await redis.script('LOAD', luaScript('token-bucket').source);
+      await redis.config('RESETSTAT');
+      // The first goes at the end of this event-loop turn, alone; the 59 that come while it is in flight
+      // go together in the next call.
+      const first = limiter.take('arrivals', 0, SLOW);
+      await new Promise<void>((r) => setImmediate(r));
+      const decisions = await Promise.all([first, ...Array.from({ length: 59 }, () => limiter.take('arrivals', 0, SLOW))]);
+      const stats = await redis.info('commandstats');
+      expect(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1]).toBe('2');
+      expect(decisions.map((d) => d.remaining)).toEqual([...Array.from({ length: 50 }, (_, i) => 49 - i), ...Array<number>(10).fill(0)]);
+      expect(decisions.map((d) => d.allowed)).toEqual([...Array<boolean>(50).fill(true), ...Array<boolean>(10).fill(false)]);
+      // Another tenant is not batched behind this one, and its bucket is its own.
+      expect(await limiter.take('arrivals-other', 0, SLOW)).toMatchObject({ allowed: true, remaining: 49 });
+    });
+
+    it('fails open each request of a failed batched call, as a failed single call does', async () => {
+      // The real client, except that the test decides when each script call answers and whether it fails.
+      const gates: { release: (fail: boolean) => void }[] = [];
+      const gated = new Proxy(redis, {
+        get(target, name, receiver) {
+          if (name !== 'evalsha') return Reflect.get(target, name, receiver) as unknown;
+          return (...args: unknown[]) =>
+            new Promise((resolve, reject) => {
+              gates.push({
+                release: (fail) => {
+                  if (fail) reject(new Error('Connection is closed.'));
+                  else (target.evalsha as (...a: unknown[]) => Promise<unknown>)(...args).then(resolve, reject);
+                },
+              });
+            });
+        },
+      });
+      const warnings: string[] = [];
+      let errors = 0;
+      const limiter = createRedisRateLimiter({
+        redis: gated,
+        logger: { ...silentLogger, warn: (m: string) => warnings.push(m) },
+        onStoreError: () => errors++,
+      });
+      const strict: RateLimits = { requestsPerSecond: 0.001, burst: 1, elementsPerSecond: 0, elementsBurst: 0 };
+      const first = limiter.take('gated', 0, strict);
+      await waitFor(() => gates.length === 1, { what: 'the first call' });
+      const batch = Array.from({ length: 9 }, () => limiter.take('gated', 0, strict));
+      await new Promise<void>((r) => setImmediate(r));
+      expect(gates).toHaveLength(1); // the 9 wait for the call in flight
+      gates[0]!.release(false);
+      expect(await first).toMatchObject({ allowed: true, remaining: 0 });
+      await waitFor(() => gates.length === 2, { what: 'the batched call' });
+      gates[1]!.release(true);
+      // The bucket is empty, so had the call worked all 9 would be refused: fail open allows them all.
+      const decisions = await Promise.all(batch);
+      expect(decisions.every((d) => d.allowed && d.limit === 1 && d.remaining === 1)).toBe(true);
+      expect([errors, warnings.length]).toEqual([9, 1]);
+      // The next call works again, against the untouched bucket.
+      const after = limiter.take('gated', 0, strict);
+      await waitFor(() => gates.length === 3, { what: 'the next call' });
+      gates[2]!.release(false);
+      expect(await after).toMatchObject({ allowed: false, remaining: 0 });
+      expect(errors).toBe(9);
+    });
+  });
+
   it('fails open, with a warning and the store-error hook, when Redis is down', async () => {
     const dead = new Redis(`redis://127.0.0.1:${server.port}`, { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true });
+    dead.on('error', () => {});
     const warnings: string[] = [];
     let errors = 0;
     const limiter = createRedisRateLimiter({

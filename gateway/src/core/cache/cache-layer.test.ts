@@ -1,27 +1,35 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { LogFields, Logger } from '../../../../shared/src/logging/index.js';
-import type { CachedResponse, ResponseCache } from '../ports/index.js';
+import type { CachedResponse, ResponseCache, StoredResponse } from '../ports/index.js';
 import { createCacheLayer, type CacheLayerOptions } from './cache-layer.js';
-import type { CacheLabels, CacheObserver, CachePolicy, Produce, ProducedResponse } from './cache-types.js';
+import type { CacheHitSource, CacheLabels, CacheObserver, CachePolicy, Produce, ProducedResponse } from './cache-types.js';
 
 // ---- fakes --------------------------------------------------------------------------------------
 
+/** A store that expires entries on the test's clock and tells their remaining life, as Redis does. */
 class FakeStore implements ResponseCache {
-  readonly entries = new Map<string, { value: CachedResponse; ttlSeconds: number }>();
+  readonly entries = new Map<string, { value: CachedResponse; ttlSeconds: number; expiresAt: number }>();
   gets = 0;
   sets = 0;
   failGet = false;
   failSet = false;
-  async get(key: string): Promise<CachedResponse | undefined> {
+  /** When set, a get reads the entry at once but answers only when this settles. */
+  holdGet: Promise<void> | undefined;
+  constructor(private readonly clock: { now(): number }) {}
+  async get(key: string): Promise<StoredResponse | undefined> {
     this.gets++;
     if (this.failGet) throw new Error('connection refused');
-    return this.entries.get(key)?.value;
+    const entry = this.entries.get(key);
+    const now = this.clock.now();
+    const found = entry === undefined || now >= entry.expiresAt ? undefined : { ...entry.value, remainingMs: entry.expiresAt - now };
+    if (this.holdGet !== undefined) await this.holdGet;
+    return found;
   }
   async set(key: string, value: CachedResponse, ttlSeconds: number): Promise<void> {
     this.sets++;
     if (this.failSet) throw new Error('connection refused');
-    this.entries.set(key, { value, ttlSeconds });
+    this.entries.set(key, { value, ttlSeconds, expiresAt: this.clock.now() + ttlSeconds * 1000 });
   }
 }
 
@@ -29,8 +37,8 @@ class RecordingObserver implements CacheObserver {
   readonly events: string[] = [];
   bytesServed = 0;
   computeSavedUs = 0;
-  hit(_labels: CacheLabels, served: { bytes: number; computeUs: number; coalesced: boolean }): void {
-    this.events.push(served.coalesced ? 'hit(coalesced)' : 'hit');
+  hit(_labels: CacheLabels, served: { bytes: number; computeUs: number; source: CacheHitSource }): void {
+    this.events.push(served.source === 'store' ? 'hit' : `hit(${served.source})`);
     this.bytesServed += served.bytes;
     this.computeSavedUs += served.computeUs;
   }
@@ -90,10 +98,10 @@ function counting(text = '{"outputs":[]}'): Produce & { calls: number; signals: 
 }
 
 function setup(options: Partial<CacheLayerOptions> = {}) {
-  const store = new FakeStore();
+  const clock = { t: 1_000_000, now() { return this.t; } };
+  const store = new FakeStore(clock);
   const observer = new RecordingObserver();
   const logger = recordingLogger();
-  const clock = { t: 1_000_000, now() { return this.t; } };
   const layer = createCacheLayer({ store, observer, logger, clock, ...options });
   return { store, observer, logger, clock, layer };
 }
@@ -337,5 +345,171 @@ describe('cache layer: store failures', () => {
     const results = await Promise.all(runs);
     expect(calls).toBe(1);
     expect(results.map((r) => r.status)).toEqual(['BYPASS', 'BYPASS', 'BYPASS', 'BYPASS']);
+  });
+});
+
+describe('cache layer: in-process copy (L1)', () => {
+  const withLocal = (local: CacheLayerOptions['local'] = { maxBytes: 1 << 20 }, options: Partial<CacheLayerOptions> = {}) => setup({ local, ...options });
+
+  it('answers a repeated request from its copy, without the store, as a HIT with the same body, age and compute saved', async () => {
+    const { store, observer, clock, layer } = withLocal();
+    const produce = counting('{"a":1}');
+    expect((await layer.run('k', policy, labels, produce)).status).toBe('MISS');
+    clock.t += 1200;
+    const hit = await layer.run('k', policy, labels, produce);
+    expect(hit).toMatchObject({ status: 'HIT', computeUs: 1500, ageMs: 1200, headers: { 'Content-Type': 'application/json' } });
+    expect(text(hit.body)).toBe('{"a":1}');
+    expect([store.gets, store.sets, produce.calls]).toEqual([1, 1, 1]);
+    expect(observer.events).toEqual(['miss', 'hit(local)']);
+    expect(observer.computeSavedUs).toBe(1500);
+    expect(layer.local?.entries).toBe(1);
+  });
+
+  it("copies an entry found in the store (another gateway's), and keeps it no longer than the store does", async () => {
+    const { store, observer, clock, layer } = withLocal();
+    await store.set('k', { ...response('theirs'), storedAt: clock.t }, 2); // 2 s left in the store
+    store.sets = 0;
+    clock.t += 500;
+    const produce = counting('mine');
+    expect((await layer.run('k', policy, labels, produce)).status).toBe('HIT');
+    clock.t += 1499; // 1 ms before the store's expiry
+    expect(text((await layer.run('k', policy, labels, produce)).body)).toBe('theirs');
+    expect(store.gets).toBe(1);
+    clock.t += 1; // the store's entry is gone now, and so is the copy
+    const after = await layer.run('k', policy, labels, produce);
+    expect([after.status, text(after.body), store.gets, produce.calls]).toEqual(['MISS', 'mine', 2, 1]);
+    expect(observer.events).toEqual(['hit', 'hit(local)', 'miss']);
+  });
+
+  it('reads the store again after maxAgeMs, however long the store keeps the entry', async () => {
+    const { store, observer, clock, layer } = withLocal({ maxBytes: 1 << 20, maxAgeMs: 5000 });
+    const produce = counting('v1');
+    await layer.run('k', policy, labels, produce); // stored for 60 s
+    clock.t += 4999;
+    await layer.run('k', policy, labels, produce);
+    expect(store.gets).toBe(1);
+    // Another gateway refreshed the entry meanwhile: seen here once the copy is 5 s old.
+    store.entries.get('k')!.value = { ...response('v2'), storedAt: clock.t };
+    clock.t += 1;
+    const fresh = await layer.run('k', policy, labels, produce);
+    expect([fresh.status, text(fresh.body), store.gets]).toEqual(['HIT', 'v2', 2]);
+    expect(text((await layer.run('k', policy, labels, produce)).body)).toBe('v2');
+    expect(observer.events).toEqual(['miss', 'hit(local)', 'hit', 'hit(local)']);
+  });
+
+  it('no-cache never reads the copy and replaces it once the store took the fresh response', async () => {
+    const { store, layer } = withLocal();
+    await layer.run('k', policy, labels, counting('old'));
+    const fresh = counting('new');
+    const refreshed = await layer.run('k', { ttlSeconds: 30, directive: 'no-cache' }, labels, fresh);
+    expect([refreshed.status, text(refreshed.body), fresh.calls]).toEqual(['MISS', 'new', 1]);
+    const next = await layer.run('k', policy, labels, counting('other'));
+    expect([next.status, text(next.body), store.gets]).toEqual(['HIT', 'new', 1]);
+  });
+
+  it('no-store and TTL 0 neither read nor fill the copy', async () => {
+    const { store, observer, layer } = withLocal();
+    await layer.run('k', policy, labels, counting('cached'));
+    const bypass = await layer.run('k', { ttlSeconds: 60, directive: 'no-store' }, labels, counting('fresh'));
+    const zero = await layer.run('k', { ttlSeconds: 0, directive: 'default' }, labels, counting('zero'));
+    expect([bypass.status, text(bypass.body), zero.status, text(zero.body)]).toEqual(['BYPASS', 'fresh', 'BYPASS', 'zero']);
+    expect(text((await layer.run('k', policy, labels, counting('x'))).body)).toBe('cached');
+    await layer.run('n', { ttlSeconds: 60, directive: 'no-store' }, labels, counting('n'));
+    expect(layer.local?.entries).toBe(1);
+    expect([store.gets, store.sets]).toEqual([1, 1]);
+    expect(observer.events).toEqual(['miss', 'bypass(no-store)', 'bypass(ttl-zero)', 'hit(local)', 'bypass(no-store)']);
+  });
+
+  it('never copies what the store did not take: too large, uncacheable, or a failed write', async () => {
+    const { store, layer } = withLocal(undefined, { maxEntryBytes: 4 });
+    const big = counting('12345');
+    await layer.run('big', policy, labels, big);
+    expect((await layer.run('big', policy, labels, big)).status).toBe('MISS');
+    expect(big.calls).toBe(2);
+    const partial: Produce = async () => ({ ...response('{}'), cacheable: false });
+    await layer.run('partial', policy, labels, partial);
+    expect((await layer.run('partial', policy, labels, partial)).status).toBe('MISS');
+    store.failSet = true;
+    await layer.run('unset', policy, labels, counting('ok'));
+    expect(layer.local?.entries).toBe(0);
+  });
+
+  it('keeps serving its copies while the store is down, and adds none meanwhile', async () => {
+    const { store, observer, layer } = withLocal(undefined, { outageProbeIntervalMs: 0 });
+    await layer.run('k', policy, labels, counting('kept'));
+    store.failGet = true;
+    store.failSet = true;
+    const during = await layer.run('k', policy, labels, counting('unused'));
+    expect([during.status, text(during.body)]).toEqual(['HIT', 'kept']);
+    const other = counting('other');
+    expect((await layer.run('k2', policy, labels, other)).status).toBe('BYPASS');
+    expect((await layer.run('k2', policy, labels, other)).status).toBe('BYPASS');
+    expect([other.calls, layer.local?.entries, layer.storeInOutage]).toEqual([2, 1, true]);
+    expect(observer.events).toEqual(['miss', 'hit(local)', 'bypass(store-unavailable)', 'bypass(store-unavailable)']);
+  });
+
+  it('does not put back an older response read from the store after this gateway refreshed the entry', async () => {
+    const { store, clock, layer } = withLocal({ maxBytes: 1 << 20, maxAgeMs: 60_000 });
+    await store.set('k', { ...response('old'), storedAt: clock.t }, 60);
+    let release!: () => void;
+    store.holdGet = new Promise<void>((r) => (release = r));
+    const slowRead = layer.run('k', policy, labels, counting('unused')); // reads "old", answers later
+    clock.t += 10;
+    store.holdGet = undefined;
+    await layer.run('k', { ttlSeconds: 60, directive: 'no-cache' }, labels, counting('new'));
+    release();
+    expect(text((await slowRead).body)).toBe('old');
+    const next = await layer.run('k', policy, labels, counting('unused'));
+    expect([next.status, text(next.body)]).toEqual(['HIT', 'new']);
+  });
+
+  it('still coalesces identical concurrent misses into one produce and one store write', async () => {
+    const { store, observer, layer } = withLocal();
+    const gate = deferred<ProducedResponse>();
+    let calls = 0;
+    const runs = Array.from({ length: 5 }, () =>
+      layer.run('k', policy, labels, () => {
+        calls++;
+        return gate.promise;
+      }),
+    );
+    gate.resolve(response('once'));
+    expect((await Promise.all(runs)).map((r) => r.status)).toEqual(['MISS', 'HIT', 'HIT', 'HIT', 'HIT']);
+    expect([calls, store.gets, store.sets]).toEqual([1, 1, 1]);
+    expect((await layer.run('k', policy, labels, counting())).status).toBe('HIT');
+    expect(observer.events).toEqual(['miss', ...Array<string>(4).fill('hit(coalesced)'), 'hit(local)']);
+  });
+
+  it('evicts the least recently used copies over its budget (a read refreshes recency), and skips entries bigger than it', async () => {
+    // Each copy is charged ~390 bytes (200 of body, key, headers, overhead): two fit in 800.
+    const { store, layer } = withLocal({ maxBytes: 800 });
+    const body = (key: string) => key.repeat(200);
+    for (const key of ['a', 'b', 'c']) await layer.run(key, policy, labels, counting(body(key))); // a is evicted by c
+    expect([store.gets, layer.local!.entries]).toEqual([3, 2]);
+    expect(text((await layer.run('b', policy, labels, counting('unused'))).body)).toBe(body('b'));
+    expect(store.gets).toBe(3); // b from its copy, and b is now more recent than c
+    expect(text((await layer.run('a', policy, labels, counting('unused'))).body)).toBe(body('a'));
+    expect(store.gets).toBe(4); // a from the store, copied again: c is evicted, b stays
+    await layer.run('b', policy, labels, counting('unused'));
+    expect(store.gets).toBe(4);
+    await layer.run('c', policy, labels, counting('unused'));
+    expect(store.gets).toBe(5);
+    expect(layer.local!.bytes).toBeLessThanOrEqual(800);
+    await layer.run('huge', policy, labels, counting('h'.repeat(2000)));
+    expect((await layer.run('huge', policy, labels, counting('unused'))).status).toBe('HIT');
+    expect(store.gets).toBe(7); // served by the store each time
+  });
+
+  it('rejects a request already cancelled, even when it has a copy', async () => {
+    const { layer } = withLocal();
+    await layer.run('k', policy, labels, counting());
+    await expect(layer.run('k', policy, labels, counting(), { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'CANCELLED' });
+  });
+
+  it('is off with maxBytes 0, and refuses bad options', () => {
+    expect(withLocal({ maxBytes: 0 }).layer.local).toBeUndefined();
+    expect(setup().layer.local).toBeUndefined();
+    expect(() => withLocal({ maxBytes: -1 })).toThrow(/local.maxBytes/);
+    expect(() => withLocal({ maxBytes: 10, maxAgeMs: 0 })).toThrow(/local.maxAgeMs/);
   });
 });

@@ -28,12 +28,28 @@
  *
  * Store failures: a get or set that throws makes the request BYPASS; it is still served (a get
  * failure falls through to produce). See store-health.ts for the one-log-per-outage rule and probing.
+ *
+ * The in-process copy (L1, `local`; off unless configured): a byte-bounded LRU (local-cache.ts) of
+ * entries this layer read from or wrote to the store, under the same key, so a repeated request is
+ * answered without a store round trip. Why: with Redis as the store, its GET was one of the two
+ * round trips of every cache hit. Rules:
+ * - It holds only what the store holds: filled from a store hit, or after a successful store write.
+ *   Never from a response the store did not take (too large, uncacheable, store down).
+ * - A copy is served until the store's own expiry (the store's remaining TTL, counted from before
+ *   the read or write) or `maxAgeMs` after it was made, whichever is first. The second bound limits
+ *   how long a change made through ANOTHER gateway (a `no-cache` refresh, a flushed store) goes
+ *   unseen here. This gateway's own refreshes replace its copy at once; an older response read
+ *   from the store never replaces a newer copy (by `storedAt`).
+ * - `default` requests look in it first, before coalescing; `no-cache` never reads it and replaces
+ *   the copy when the store took the fresh response; `no-store` and TTL 0 ignore it.
+ * - While the store is down, copies keep being served until they expire; nothing new is added.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { CachedResponse, ResponseCache } from '../ports/index.js';
 import type {
   CacheBypassReason,
+  CacheHitSource,
   CacheLabels,
   CacheObserver,
   CachePolicy,
@@ -44,6 +60,7 @@ import type {
   ProducedResponse,
 } from './cache-types.js';
 import { noopCacheObserver } from './cache-types.js';
+import { LocalCache } from './local-cache.js';
 import { SingleFlight } from './single-flight.js';
 import { StoreHealth, systemClock, type Clock } from './store-health.js';
 
@@ -51,6 +68,15 @@ import { StoreHealth, systemClock, type Clock } from './store-health.js';
 export const DEFAULT_MAX_ENTRY_BYTES = 1024 * 1024;
 /** The default time between store probes during an outage: 1000 ms. */
 export const DEFAULT_OUTAGE_PROBE_INTERVAL_MS = 1000;
+/** The default longest life of an in-process copy: 5000 ms (then the store is asked again). */
+export const DEFAULT_LOCAL_MAX_AGE_MS = 5000;
+
+export interface LocalLayerOptions {
+  /** Byte budget of the in-process copies (entries are charged body, key and headers); 0 turns them off. */
+  readonly maxBytes: number;
+  /** Longest time a copy is served without reading the store again, in ms; default 5000. */
+  readonly maxAgeMs?: number;
+}
 
 export interface CacheLayerOptions {
   readonly store: ResponseCache;
@@ -63,12 +89,16 @@ export interface CacheLayerOptions {
   readonly clock?: Clock;
   /** While the store is failing, at most one request per this many ms tries it; default 1000 ms. */
   readonly outageProbeIntervalMs?: number;
+  /** An in-process copy (L1) of store entries in front of the store; default none. */
+  readonly local?: LocalLayerOptions;
 }
 
 export interface CacheLayer {
   run(key: string, policy: CachePolicy, labels: CacheLabels, produce: Produce, options?: CacheRunOptions): Promise<CacheRunResult>;
   /** True while the store is considered down (requests bypass). */
   readonly storeInOutage: boolean;
+  /** The in-process copies now; undefined when they are off. */
+  readonly local: { readonly entries: number; readonly bytes: number } | undefined;
 }
 
 /** What one flight (or one uncoalesced request) ended with, before per-request labelling. */
@@ -87,7 +117,10 @@ type StoreResult = 'stored' | 'not-stored' | 'unavailable';
 let neverAborted: AbortSignal | undefined;
 const NEVER_ABORTED = (): AbortSignal => (neverAborted ??= new AbortController().signal);
 
-/** Throws INVALID_ARG for a non-positive or non-integer `maxEntryBytes` or a negative probe interval. */
+/**
+ * Throws INVALID_ARG for a non-positive or non-integer `maxEntryBytes`, a negative probe interval, a
+ * negative or non-integer `local.maxBytes` or a non-positive `local.maxAgeMs`.
+ */
 export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
   const maxEntryBytes = options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
   if (!Number.isSafeInteger(maxEntryBytes) || maxEntryBytes <= 0) {
@@ -102,6 +135,18 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
   const clock = options.clock ?? systemClock;
   const health = new StoreHealth(options.logger, clock, probeMs);
   const flights = new SingleFlight<Outcome>();
+  const local = createLocal(options.local);
+  const localMaxAgeMs = options.local?.maxAgeMs ?? DEFAULT_LOCAL_MAX_AGE_MS;
+
+  /** Copies what the store holds until `storeExpiresAt` (never longer), unless a newer copy is there. */
+  function keepLocal(key: string, value: CachedResponse, storeExpiresAt: number): void {
+    if (local === undefined) return;
+    const now = clock.now();
+    const held = local.peek(key, now);
+    // A store read that began before this gateway refreshed the entry must not put the older one back.
+    if (held !== undefined && held.storedAt > value.storedAt) return;
+    local.set(key, value, Math.min(storeExpiresAt, now + localMaxAgeMs), now);
+  }
 
   async function tryStore(key: string, ttlSeconds: number, labels: CacheLabels, produced: ProducedResponse): Promise<StoreResult> {
     const bytes = produced.body.byteLength;
@@ -120,6 +165,8 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
       computeUs: computeUsOf(produced),
       storedAt: clock.now(),
     };
+    // The store's expiry starts when it runs the write, after this: the copy cannot outlive the entry.
+    const setAt = clock.now();
     try {
       await store.set(key, entry, ttlSeconds);
     } catch (error) {
@@ -127,6 +174,7 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
       return 'unavailable';
     }
     health.succeeded();
+    keepLocal(key, entry, setAt + ttlSeconds * 1000);
     return 'stored';
   }
 
@@ -140,9 +188,11 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
     let storeUsable = health.mayUse();
     if (storeUsable) {
       try {
+        const askedAt = clock.now();
         const cached = await store.get(key);
         health.succeeded();
         if (cached !== undefined) {
+          if (cached.remainingMs !== undefined) keepLocal(key, cached, askedAt + cached.remainingMs);
           return {
             status: 'HIT',
             body: cached.body,
@@ -161,8 +211,9 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
     return fromProduced(produced, await tryStore(key, ttlSeconds, labels, produced));
   }
 
-  function finish(outcome: Outcome, labels: CacheLabels, status: CacheStatus, coalesced: boolean): CacheRunResult {
-    if (status === 'HIT') observer.hit(labels, { bytes: outcome.body.byteLength, computeUs: outcome.computeUs, coalesced });
+  /** `source`: where a HIT came from (ignored for other statuses). */
+  function finish(outcome: Outcome, labels: CacheLabels, status: CacheStatus, source: CacheHitSource): CacheRunResult {
+    if (status === 'HIT') observer.hit(labels, { bytes: outcome.body.byteLength, computeUs: outcome.computeUs, source });
     else if (status === 'MISS') observer.miss(labels);
     else observer.bypass(labels, outcome.bypassReason ?? 'store-unavailable');
     return {
@@ -176,7 +227,7 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
 
   async function bypass(reason: CacheBypassReason, labels: CacheLabels, produce: Produce, signal: AbortSignal | undefined): Promise<CacheRunResult> {
     const produced = await produce(signal ?? NEVER_ABORTED());
-    return finish({ ...fromProduced(produced, 'unavailable'), bypassReason: reason }, labels, 'BYPASS', false);
+    return finish({ ...fromProduced(produced, 'unavailable'), bypassReason: reason }, labels, 'BYPASS', 'store');
   }
 
   async function coalesced(
@@ -198,13 +249,16 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
       }
       throw error;
     }
-    if (ticket.leader) return finish(outcome, labels, outcome.status, false);
-    return finish(outcome, labels, outcome.status === 'MISS' ? 'HIT' : outcome.status, true);
+    if (ticket.leader) return finish(outcome, labels, outcome.status, 'store');
+    return finish(outcome, labels, outcome.status === 'MISS' ? 'HIT' : outcome.status, 'coalesced');
   }
 
   return {
     get storeInOutage() {
       return health.inOutage;
+    },
+    get local() {
+      return local === undefined ? undefined : { entries: local.size, bytes: local.bytes };
     },
     async run(key, policy, labels, produce, runOptions) {
       const signal = runOptions?.signal;
@@ -214,11 +268,32 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
         const produced = await produce(signal ?? NEVER_ABORTED());
         const stored = await tryStore(key, policy.ttlSeconds, labels, produced);
         const outcome = fromProduced(produced, stored);
-        return finish(outcome, labels, outcome.status, false);
+        return finish(outcome, labels, outcome.status, 'store');
+      }
+      // A request already cancelled fails as it would in the flight, copy or not.
+      if (local !== undefined && signal?.aborted !== true) {
+        const now = clock.now();
+        const copy = local.get(key, now);
+        if (copy !== undefined) {
+          const outcome: Outcome = { status: 'HIT', body: copy.body, headers: copy.headers, computeUs: copy.computeUs, ageMs: Math.max(0, now - copy.storedAt) };
+          return finish(outcome, labels, 'HIT', 'local');
+        }
       }
       return coalesced(key, policy.ttlSeconds, labels, produce, signal, true);
     },
   };
+}
+
+function createLocal(options: LocalLayerOptions | undefined): LocalCache | undefined {
+  if (options === undefined) return undefined;
+  const { maxBytes, maxAgeMs } = options;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+    throw TesseraError.invalidArg(`cache local.maxBytes must be an integer >= 0, got ${maxBytes}`);
+  }
+  if (maxAgeMs !== undefined && !(Number.isFinite(maxAgeMs) && maxAgeMs > 0)) {
+    throw TesseraError.invalidArg(`cache local.maxAgeMs must be a number > 0, got ${maxAgeMs}`);
+  }
+  return maxBytes === 0 ? undefined : new LocalCache(maxBytes);
 }
 
 function computeUsOf(produced: ProducedResponse): number {

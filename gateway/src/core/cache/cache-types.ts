@@ -57,6 +57,12 @@ export interface CacheRunResult {
   readonly ageMs?: number;
 }
 
+/**
+ * Where a HIT came from: the in-process copy (`local`, no store call), the shared store (`store`), or
+ * another request's lookup or upstream call that this one waited for (`coalesced`).
+ */
+export type CacheHitSource = 'local' | 'store' | 'coalesced';
+
 /** Why a request did not use the cache. */
 export type CacheBypassReason = 'no-store' | 'ttl-zero' | 'store-unavailable';
 
@@ -70,7 +76,7 @@ export type CacheNotStoredReason = 'too-large' | 'uncacheable';
  */
 export interface CacheObserver {
   /** Served without an upstream call of its own: `bytes` served from cache, `computeUs` of node time saved. */
-  hit(labels: CacheLabels, served: { readonly bytes: number; readonly computeUs: number; readonly coalesced: boolean }): void;
+  hit(labels: CacheLabels, served: { readonly bytes: number; readonly computeUs: number; readonly source: CacheHitSource }): void;
   miss(labels: CacheLabels): void;
   bypass(labels: CacheLabels, reason: CacheBypassReason): void;
   notStored(labels: CacheLabels, reason: CacheNotStoredReason, bytes: number): void;

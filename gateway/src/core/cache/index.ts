@@ -1,7 +1,8 @@
-// The gateway's response cache layer: policy, single-flight coalescing, store failure handling.
+// The gateway's response cache layer: policy, single-flight coalescing, the in-process L1, store failure handling.
 export * from './cache-types.js';
 export * from './cache-control.js';
 export * from './cache-layer.js';
 export * from './response-id.js';
+export { LocalCache } from './local-cache.js';
 export { SingleFlight, type FlightTicket } from './single-flight.js';
 export { systemClock, type Clock } from './store-health.js';

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { createPromMetrics } from './prom-metrics.js';
+
+const labels = { tenant: 't1', model: 'simple', version: '1' };
+
+/** The exposition's sample lines of one metric family (name followed by `{` or a space). */
+async function samples(metrics: ReturnType<typeof createPromMetrics>, name: string): Promise<string[]> {
+  const { body } = await metrics.render();
+  return body.split('\n').filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
+}
+
+describe('prom metrics', () => {
+  it('exposes the cache counters as direct increments would, and what was added between scrapes', async () => {
+    const metrics = createPromMetrics({ processMetrics: false });
+    metrics.miss(labels);
+    metrics.hit(labels, { bytes: 100, computeUs: 1500, source: 'local' });
+    metrics.hit(labels, { bytes: 50, computeUs: 500, source: 'coalesced' });
+    metrics.bypass({ ...labels, tenant: 't2' }, 'no-store');
+    expect(await samples(metrics, 'tessera_gateway_cache_requests_total')).toEqual([
+      'tessera_gateway_cache_requests_total{tenant="t1",model="simple",version="1",result="miss"} 1',
+      'tessera_gateway_cache_requests_total{tenant="t1",model="simple",version="1",result="hit"} 2',
+      'tessera_gateway_cache_requests_total{tenant="t2",model="simple",version="1",result="bypass"} 1',
+    ]);
+    expect(await samples(metrics, 'tessera_gateway_cache_served_bytes_total')).toEqual([
+      'tessera_gateway_cache_served_bytes_total{tenant="t1",model="simple",version="1"} 150',
+    ]);
+    expect(await samples(metrics, 'tessera_gateway_cache_compute_saved_seconds_total')).toEqual([
+      'tessera_gateway_cache_compute_saved_seconds_total{tenant="t1",model="simple",version="1"} 0.002',
+    ]);
+    expect(await samples(metrics, 'tessera_gateway_cache_hits_by_source_total')).toEqual([
+      'tessera_gateway_cache_hits_by_source_total{model="simple",source="local"} 1',
+      'tessera_gateway_cache_hits_by_source_total{model="simple",source="coalesced"} 1',
+    ]);
+    metrics.hit(labels, { bytes: 10, computeUs: 0, source: 'local' });
+    expect(await samples(metrics, 'tessera_gateway_cache_hits_by_source_total')).toContain(
+      'tessera_gateway_cache_hits_by_source_total{model="simple",source="local"} 2',
+    );
+    expect(await samples(metrics, 'tessera_gateway_cache_served_bytes_total')).toEqual([
+      'tessera_gateway_cache_served_bytes_total{tenant="t1",model="simple",version="1"} 160',
+    ]);
+  });
+
+  it('counts requests per label set and observes their latency', async () => {
+    const metrics = createPromMetrics({ processMetrics: false });
+    for (let i = 0; i < 3; i++) metrics.request({ route: 'infer', tenant: 'a', tier: 'premium', model: 'simple', status: 200, seconds: 0.002 });
+    metrics.request({ route: 'health', tenant: '', tier: '', model: '', status: 200, seconds: 0.0001 });
+    expect(await samples(metrics, 'tessera_gateway_requests_total')).toEqual([
+      'tessera_gateway_requests_total{route="infer",tenant="a",tier="premium",model="simple",status="200"} 3',
+      'tessera_gateway_requests_total{route="health",tenant="_anonymous",tier="",model="",status="200"} 1',
+    ]);
+    expect(await samples(metrics, 'tessera_gateway_request_duration_seconds_count')).toEqual([
+      'tessera_gateway_request_duration_seconds_count{route="infer",tier="premium",model="simple"} 3',
+      'tessera_gateway_request_duration_seconds_count{route="health",tier="",model=""} 1',
+    ]);
+  });
+
+  it('writes label values past maxLabelValues as "_other", whatever was remembered before', async () => {
+    const metrics = createPromMetrics({ processMetrics: false, maxLabelValues: 2 });
+    for (const tenant of ['a', 'b', 'c', 'd', 'a']) metrics.miss({ ...labels, tenant });
+    expect(await samples(metrics, 'tessera_gateway_cache_requests_total')).toEqual([
+      'tessera_gateway_cache_requests_total{tenant="a",model="simple",version="1",result="miss"} 2',
+      'tessera_gateway_cache_requests_total{tenant="b",model="simple",version="1",result="miss"} 1',
+      'tessera_gateway_cache_requests_total{tenant="_other",model="simple",version="1",result="miss"} 2',
+    ]);
+  });
+});

@@ -1,0 +1,90 @@
+/**
+ * The cache as the infer route uses it, with the in-process copy (L1) on: whose entry a request may
+ * get. The key (shared/src/cache-key) carries the tenant unless the model is declared shared; the L1
+ * uses that same key, so it must never hand one tenant's response to another.
+ */
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../../../../shared/src/logging/index.js';
+import type { InferRequest } from '../../../../shared/src/tensors/index.js';
+import { DEFAULT_TIERS, loadGatewayConfig } from '../../config/index.js';
+import { createCacheLayer } from '../cache/index.js';
+import type { CachedResponse, NodeDirectory, ResponseCache, StoredResponse } from '../ports/index.js';
+import type { InferCacheRequest } from './gateway-deps.js';
+import { createInferCache } from './infer-cache.js';
+
+/** A shared store (Redis, as it were) that counts its reads. */
+class CountingStore implements ResponseCache {
+  readonly entries = new Map<string, CachedResponse>();
+  gets = 0;
+  async get(key: string): Promise<StoredResponse | undefined> {
+    this.gets++;
+    const value = this.entries.get(key);
+    return value === undefined ? undefined : { ...value, remainingMs: 60_000 };
+  }
+  async set(key: string, value: CachedResponse): Promise<void> {
+    this.entries.set(key, value);
+  }
+}
+
+const directory: NodeDirectory = {
+  candidates: () => [],
+  all: () => [],
+  observe: () => {},
+  track: () => () => {},
+  close: async () => {},
+};
+
+const request: InferRequest = {
+  id: '',
+  modelName: 'simple',
+  modelVersion: '1',
+  inputs: [{ name: 'INPUT0', datatype: 'INT32', shape: [1, 1], data: new Uint8Array([7, 0, 0, 0]) }],
+  parameters: {},
+};
+
+function setup(shared: boolean) {
+  const config = loadGatewayConfig(JSON.stringify({ cache: { models: { simple: { shared } } } }));
+  const store = new CountingStore();
+  const layer = createCacheLayer({ store, logger: silentLogger, local: { maxBytes: 1 << 20 } });
+  const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing });
+  const produced: string[] = [];
+  /** One request of `tenant`; the node's answer names the tenant it was computed for. */
+  const run = async (tenantId: string) => {
+    const input: InferCacheRequest = {
+      tenantId,
+      tier: DEFAULT_TIERS.standard,
+      request,
+      binaryOutputDefault: false,
+      headers: { get: () => null },
+      signal: new AbortController().signal,
+      produce: async () => {
+        produced.push(tenantId);
+        return { body: new TextEncoder().encode(`{"for":"${tenantId}"}`), headers: {}, computeUs: 1, modelVersion: '1' };
+      },
+    };
+    const result = await cache.run(input);
+    return { status: result.status, body: new TextDecoder().decode(result.body) };
+  };
+  return { store, layer, run, produced };
+}
+
+describe('infer cache with the in-process copy', () => {
+  it("never answers tenant B with tenant A's copy of the same request", async () => {
+    const { store, layer, run, produced } = setup(false);
+    expect(await run('a')).toEqual({ status: 'MISS', body: '{"for":"a"}' });
+    expect(await run('a')).toEqual({ status: 'HIT', body: '{"for":"a"}' });
+    expect(store.gets).toBe(1); // A's second request came from A's copy
+    expect(await run('b')).toEqual({ status: 'MISS', body: '{"for":"b"}' });
+    expect(await run('b')).toEqual({ status: 'HIT', body: '{"for":"b"}' });
+    expect(await run('a')).toEqual({ status: 'HIT', body: '{"for":"a"}' });
+    expect(produced).toEqual(['a', 'b']);
+    expect(layer.local?.entries).toBe(2);
+  });
+
+  it('shares one entry between tenants only for a model declared shared', async () => {
+    const { run, produced } = setup(true);
+    expect((await run('a')).status).toBe('MISS');
+    expect(await run('b')).toEqual({ status: 'HIT', body: '{"for":"a"}' });
+    expect(produced).toEqual(['a']);
+  });
+});
