@@ -1,8 +1,8 @@
 /**
  * gRPC's length-prefixed message framing over HTTP/2 DATA frames: 1 byte compressed flag, 4 bytes
  * big-endian length, then the protobuf bytes. A unary call carries exactly one message each way. Our
- * client never sends `grpc-accept-encoding`, so a compressed answer is a server bug, not something to
- * decompress.
+ * clients (the load generator's and the gateway's) never send `grpc-accept-encoding`, so a compressed
+ * answer is a server bug, not something to decompress.
  */
 
 const PREFIX_BYTES = 5;
