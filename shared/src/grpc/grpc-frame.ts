@@ -16,6 +16,13 @@ export function frameGrpcMessage(message: Uint8Array): Buffer {
   return framed;
 }
 
+/** The prefix alone, for a large message sent after it as is (no copy of the message). */
+export function grpcMessagePrefix(length: number): Buffer {
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  prefix.writeUInt32BE(length, 1);
+  return prefix;
+}
+
 /**
  * Collects a unary answer's DATA chunks (a large message arrives split over many) and cuts the one
  * message out of them at the end. Bytes beyond `maxMessageBytes` fail at once, before they pile up.
@@ -25,6 +32,11 @@ export class UnaryMessageReader {
   private received = 0;
 
   constructor(private readonly maxMessageBytes: number) {}
+
+  /** Nothing arrived (a unary answer with no message, which `message()` rejects). */
+  get empty(): boolean {
+    return this.received === 0;
+  }
 
   push(chunk: Buffer): void {
     this.chunks.push(chunk);
