@@ -299,6 +299,41 @@ describe('http2 transport on the wire', () => {
   });
 });
 
+describe('http2 transport: a node that allows few concurrent streams', () => {
+  it('holds the calls beyond the limit in the client until a stream is free; all answer with their own result', async () => {
+    const server = createHttp2Server({ settings: { maxConcurrentStreams: 2 } });
+    let open = 0;
+    let most = 0;
+    let refused = 0;
+    server.on('stream', (stream) => {
+      open++;
+      most = Math.max(most, open);
+      stream.on('error', () => undefined);
+      stream.on('close', () => {
+        open--;
+        if (stream.rstCode === constants.NGHTTP2_REFUSED_STREAM) refused++;
+      });
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => setTimeout(() => ok(stream, {}, Buffer.concat(chunks)), 30));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const t = createH2Transport();
+    try {
+      const node = view('n', `127.0.0.1:${(server.address() as AddressInfo).port}`);
+      // The first call learns the node's SETTINGS; the burst then meets the limit.
+      await t.infer(node, { ...simpleRequest(0), id: 'first' }, { deadline: soon() });
+      const results = await Promise.all(Array.from({ length: 7 }, (_, i) => t.infer(node, { ...simpleRequest(i), id: `b${i}` }, { deadline: soon() })));
+      expect(results.map((r) => r.response.id)).toEqual(Array.from({ length: 7 }, (_, i) => `b${i}`));
+      expect(most).toBe(2);
+      expect(refused).toBe(0);
+    } finally {
+      await t.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
 describe('http2 transport: connection failures', () => {
   it('backs off after a refused connect: calls fail at once as not accepted, then it connects again', async () => {
     const address = await deadAddress();
