@@ -7,3 +7,4 @@ export * from './infer-codec.js';
 export * from './unary-client.js';
 export * from './grpc-frame.js';
 export * from './grpc-message-header.js';
+export * from './infer-request-encoder.js';

@@ -12,7 +12,8 @@
  *   locally; an already passed deadline fails at once with DEADLINE_EXCEEDED without touching the
  *   network. Aborting `signal` resets the stream (RST_STREAM CANCEL): the node sees the cancellation.
  * - Infer requests get Triton's `priority` and `timeout` (µs) parameters from the call options,
- *   replacing the client's own (call-parameters.ts).
+ *   replacing the client's own (call-parameters.ts), and are encoded straight to protobuf bytes
+ *   (shared/src/grpc/infer-request-encoder.ts; large tensors are sent from the caller's memory).
  * - Trailing metadata `tessera-queue-depth` / `tessera-inflight` become `load`, on success and failure.
  * - Errors: grpc-errors.ts, with `notAccepted` known exactly rather than guessed from a message.
  * - Every call runs through the node's circuit breaker (node-breakers.ts, guarded-call.ts).
@@ -29,9 +30,8 @@ import {
 } from '../../../../shared/src/gen/grpc_service_pb.js';
 import {
   clientServiceDefinition,
+  encodeInferRequestFramed,
   frameGrpcMessage,
-  grpcMessagePrefix,
-  inferRequestToProto,
   inferResponseFromProto,
 } from '../../../../shared/src/grpc/index.js';
 import { silentLogger } from '../../../../shared/src/logging/index.js';
@@ -85,11 +85,17 @@ interface UnaryMethod<I, O> {
   responseDeserialize(bytes: Buffer): O;
 }
 
-/**
- * Below this size a request is copied once behind its 5-byte prefix and goes out as one write; above
- * it the prefix and the message are written separately, so tensors of megabytes are never copied.
- */
-const COPY_BELOW_BYTES = 64 * 1024;
+/** A request ready to send: its framed body (infer-request-encoder.ts for ModelInfer) and its message size. */
+interface EncodedRequest {
+  readonly chunks: Uint8Array[];
+  readonly messageBytes: number;
+}
+
+/** Small messages (metadata and config requests) framed after protobuf-es serialized them. */
+function framed<I>(method: UnaryMethod<I, unknown>, request: I): EncodedRequest {
+  const message = method.requestSerialize(request);
+  return { chunks: [frameGrpcMessage(message)], messageBytes: message.length };
+}
 
 const service = clientServiceDefinition(GRPCInferenceService);
 
@@ -132,22 +138,25 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
   });
 
   /** One unary call; rejects with an UpstreamError (TesseraError + notAccepted/load). */
-  async function call<I, O>(node: NodeView, method: UnaryMethod<I, O>, request: I, opts: UpstreamCallOptions): Promise<{ response: O; load: NodeLoad | undefined }> {
+  async function call<O>(
+    node: NodeView,
+    method: UnaryMethod<never, O>,
+    request: EncodedRequest,
+    opts: UpstreamCallOptions,
+  ): Promise<{ response: O; load: NodeLoad | undefined }> {
     const connection = connectionFor(node);
-    const message = method.requestSerialize(request);
-    if (message.length > maxSendBytes) {
+    if (request.messageBytes > maxSendBytes) {
       throw upstreamError(
-        { code: GrpcStatus.RESOURCE_EXHAUSTED, details: `Sent message larger than max (${message.length} vs. ${maxSendBytes})` },
+        { code: GrpcStatus.RESOURCE_EXHAUSTED, details: `Sent message larger than max (${request.messageBytes} vs. ${maxSendBytes})` },
         node.id,
         false,
         undefined,
       );
     }
-    const body = message.length < COPY_BELOW_BYTES ? [frameGrpcMessage(message)] : [grpcMessagePrefix(message.length), message];
     const trace = traceHeaders(opts.trace);
     const answer = await unaryCall(connection, node.id, {
       path: method.path,
-      body,
+      body: request.chunks,
       deadline: opts.deadline,
       maxReceiveBytes,
       ...(opts.signal ? { signal: opts.signal } : {}),
@@ -169,8 +178,7 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
 
     infer(node: NodeView, request: InferRequest, opts: UpstreamCallOptions): Promise<UpstreamInferResult> {
       return guardedCall(breakers, node, opts, async () => {
-        const message = inferRequestToProto(withCallParameters(request, opts));
-        const { response, load } = await call(node, service.modelInfer, message, opts);
+        const { response, load } = await call(node, service.modelInfer, encodeInferRequestFramed(withCallParameters(request, opts)), opts);
         return { response: inferResponseFromProto(response), ...(load ? { load } : {}) };
       });
     },
@@ -178,7 +186,7 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
     modelConfig(node, model, version, opts) {
       return guardedCall(breakers, node, opts, async () => {
         const request = create(ModelConfigRequestSchema, { name: model, version: version ?? '' });
-        const { response } = await call(node, service.modelConfig, request, opts);
+        const { response } = await call(node, service.modelConfig, framed(service.modelConfig, request), opts);
         if (response.config === undefined) throw TesseraError.internal(`node '${node.id}' sent no config for model '${model}'`);
         return modelConfigToTritonJson(response.config);
       });
@@ -187,7 +195,7 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
     modelMetadata(node, model, version, opts) {
       return guardedCall(breakers, node, opts, async () => {
         const request = create(ModelMetadataRequestSchema, { name: model, version: version ?? '' });
-        const { response } = await call(node, service.modelMetadata, request, opts);
+        const { response } = await call(node, service.modelMetadata, framed(service.modelMetadata, request), opts);
         return modelMetadataToTritonJson(response);
       });
     },
