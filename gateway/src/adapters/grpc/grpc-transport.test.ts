@@ -11,7 +11,7 @@ import { createDispatcher } from '../../core/routing/index.js';
 import type { UpstreamEvent } from '../../core/routing/index.js';
 import { createStaticNodeDirectory } from '../fleet/index.js';
 import { createGrpcTransport } from './grpc-transport.js';
-import type { GrpcTransport } from './grpc-transport.js';
+import type { GrpcTransport } from './grpc-node-transport.js';
 import { createH2Transport } from './h2-transport.js';
 import type { NodeBreakerOptions } from './node-breakers.js';
 import { deadAddress, startNodeProcess } from './test-node-process.js';

@@ -1,6 +1,7 @@
 /**
- * NodeTransport over gRPC (`inference.GRPCInferenceService`, @grpc/grpc-js): what the gateway on Node
- * uses to reach nodes.
+ * NodeTransport over gRPC (`inference.GRPCInferenceService`, @grpc/grpc-js): how the gateway on Node
+ * reached nodes before h2-transport.ts, kept selectable (config `grpcTransport: "grpc-js"`) until the
+ * new one has run in a release. Both share one contract (grpc-transport.test.ts runs it for each).
  *
  * - One channel (grpc-js Client) per node, created on first use, replaced when the node's address
  *   changes, closed when the node leaves (`fleetEvents`) or on `closeNode` / `close`.
@@ -30,10 +31,11 @@ import type { Logger } from '../../../../shared/src/logging/index.js';
 import { modelConfigToTritonJson } from '../../../../shared/src/model-config/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import { traceHeaders } from '../../../../shared/src/tracing/index.js';
-import type { NodeTransport, NodeView, UpstreamCallOptions, UpstreamInferResult } from '../../core/ports/index.js';
+import type { NodeView, UpstreamCallOptions, UpstreamInferResult } from '../../core/ports/index.js';
 import type { FleetChangeSource } from '../../core/routing/index.js';
 import { withCallParameters } from './call-parameters.js';
 import { upstreamErrorFromGrpc } from './grpc-errors.js';
+import type { GrpcTransport } from './grpc-node-transport.js';
 import type { NodeLoad } from './grpc-errors.js';
 import { guardedCall } from './guarded-call.js';
 import { INFLIGHT_TRAILER, QUEUE_DEPTH_TRAILER, loadFromTrailer } from './load-trailer.js';
@@ -56,12 +58,6 @@ export interface GrpcTransportOptions {
   readonly breaker?: NodeBreakerOptions;
   /** Fleet changes: a node's channel and breaker are dropped when it leaves. Default: none. */
   readonly fleetEvents?: FleetChangeSource;
-}
-
-export interface GrpcTransport extends NodeTransport {
-  readonly breakers: NodeBreakers;
-  /** Closes the node's channel and forgets its breaker. */
-  closeNode(nodeId: string): void;
 }
 
 const service = clientServiceDefinition(GRPCInferenceService);

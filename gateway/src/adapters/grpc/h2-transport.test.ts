@@ -19,7 +19,7 @@ import { waitFor } from '../../../../shared/src/testing/index.js';
 import type { NodeView } from '../../core/ports/index.js';
 import { createStaticNodeDirectory } from '../fleet/index.js';
 import { countsAgainstNode } from './grpc-errors.js';
-import type { GrpcTransport } from './grpc-transport.js';
+import type { GrpcTransport } from './grpc-node-transport.js';
 import { createH2Transport } from './h2-transport.js';
 import type { H2TransportOptions } from './h2-transport.js';
 import { deadAddress, startNodeProcess } from './test-node-process.js';

@@ -44,7 +44,7 @@ import type { FleetChangeSource } from '../../core/routing/index.js';
 import { withCallParameters } from './call-parameters.js';
 import { upstreamError } from './grpc-errors.js';
 import type { NodeLoad } from './grpc-errors.js';
-import type { GrpcTransport } from './grpc-transport.js';
+import type { GrpcTransport } from './grpc-node-transport.js';
 import { guardedCall } from './guarded-call.js';
 import { NodeConnection } from './h2-node-connection.js';
 import type { BackoffOptions } from './h2-node-connection.js';

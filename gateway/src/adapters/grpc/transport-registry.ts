@@ -6,7 +6,7 @@
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { FleetChangeSource } from '../../core/routing/index.js';
 import { createGrpcTransport } from './grpc-transport.js';
-import type { GrpcTransport } from './grpc-transport.js';
+import type { GrpcTransport } from './grpc-node-transport.js';
 import { createH2Transport } from './h2-transport.js';
 import type { NodeBreakerOptions, NodeBreakers } from './node-breakers.js';
 
