@@ -147,6 +147,13 @@ export function unaryCall(connection: NodeConnection, nodeId: string, call: Unar
     stream.on('error', (error: Error) => {
       streamError ??= error;
     });
+    // The answer is complete once the readable side ends with a status: settle there, so the caller
+    // goes on before node tears the stream down ('close' comes a few ticks later).
+    stream.on('end', () => {
+      if (settled || statusHeaders === undefined) return;
+      cleanup();
+      settleWithStatus(statusHeaders);
+    });
     stream.on('close', () => {
       session.inflight--;
       if (settled) return;
