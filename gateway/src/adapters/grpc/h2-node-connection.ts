@@ -5,10 +5,11 @@
  * - One session at a time, opened by the first call and reused by every later one (HTTP/2 multiplexes
  *   them). Wide flow-control windows both ways: HTTP/2's 64 KiB default makes a burst of answers wait
  *   for WINDOW_UPDATE round trips.
- * - A session that fails to connect puts the connection in backoff (gRPC's connection-backoff
- *   defaults: 1 s, x1.6, ±20 % jitter, at most 120 s): calls meanwhile fail at once as never sent,
- *   the first call after it tries again. A connected session that ends (the node stopped, the network
- *   dropped it) is replaced by the next call without waiting.
+ * - A session that fails before the node's SETTINGS arrived (refused, reset, timed out) has not
+ *   reached the node; it puts the connection in backoff (gRPC's connection-backoff defaults: 1 s,
+ *   x1.6, ±20 % jitter, at most 120 s): calls meanwhile fail at once as never sent, the first call
+ *   after it tries again. A connected session that ends (the node stopped, the network dropped it) is
+ *   replaced by the next call without waiting.
  * - GOAWAY: the session takes no new calls (the next call opens a new one); calls the node had taken
  *   finish on it, those above the GOAWAY's last stream id never reached the node (h2-unary-call.ts).
  * - Keepalive while calls are in flight: a PING every `keepaliveTimeMs`, the session is dropped when
@@ -54,7 +55,7 @@ const MAX_CALLS_PER_SESSION = 2 ** 30 - 1024;
 
 /** One HTTP/2 session and what calls need to know about it. */
 export class NodeSession {
-  /** True once the TCP connection and the HTTP/2 preface are through. */
+  /** True once the node's SETTINGS arrived: it speaks HTTP/2 on this connection. */
   connected = false;
   /** Set when the session failed or closed: the reason, for the calls it fails. */
   endReason: string | undefined;
@@ -149,13 +150,16 @@ export class NodeConnection {
       this.backOff(session, reason);
     };
 
-    h2.once('connect', () => {
+    // SETTINGS only widen each stream's window; the session's own starts at 64 KiB until told otherwise.
+    h2.once('connect', () => h2.setLocalWindowSize(this.windowBytes));
+    // Connected means the node has spoken HTTP/2 (its SETTINGS arrived), as grpc-js counts it: a
+    // connection the kernel accepted for a node that died before reading it then fails as never
+    // reached (the node's server sends its SETTINGS before it handles any stream).
+    h2.once('remoteSettings', () => {
       clearTimeout(connectTimer);
       session.connected = true;
       this.nextBackoffMs = this.backoff.initialMs;
       this.retryAt = 0;
-      // SETTINGS only widen each stream's window; the session's own starts at 64 KiB until told otherwise.
-      h2.setLocalWindowSize(this.windowBytes);
       keepalive = setInterval(() => {
         if (session.inflight === 0 || pingTimer !== undefined || h2.destroyed) return;
         pingTimer = setTimeout(() => {

@@ -376,6 +376,43 @@ describe('http2 transport: connection failures', () => {
     }
   });
 
+  it('a connection closed before the node spoke HTTP/2 (a node dying as it accepts) never reached it', async () => {
+    const accepted: Socket[] = [];
+    const closing: NetServer = createNetServer((socket) => {
+      accepted.push(socket);
+      socket.on('error', () => undefined);
+      socket.once('data', () => socket.resetAndDestroy());
+    });
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
+    const t = createH2Transport({ breaker: { volumeThreshold: 1000 } });
+    try {
+      const error = await failure(t.infer(view('n', `127.0.0.1:${(closing.address() as AddressInfo).port}`), simpleRequest(0), { deadline: soon() }));
+      expect(accepted).toHaveLength(1);
+      expect(error).toMatchObject({ code: 'UNAVAILABLE', notAccepted: true });
+      expect(error.message).toMatch(/No connection established/);
+    } finally {
+      await t.close();
+      await new Promise<void>((resolve) => closing.close(() => resolve()));
+    }
+  });
+
+  it('a node that accepts the connection but never speaks HTTP/2 fails the call as not accepted after the connect timeout', async () => {
+    const silent: NetServer = createNetServer((socket) => socket.on('error', () => undefined));
+    const sockets: Socket[] = [];
+    silent.on('connection', (socket: Socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const t = createH2Transport({ connectTimeoutMs: 200, breaker: { volumeThreshold: 1000 } });
+    try {
+      const error = await failure(t.infer(view('n', `127.0.0.1:${(silent.address() as AddressInfo).port}`), simpleRequest(0), { deadline: soon() }));
+      expect(error).toMatchObject({ code: 'UNAVAILABLE', notAccepted: true });
+      expect(error.message).toMatch(/connect timed out after 200 ms/);
+    } finally {
+      await t.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+
   it('drops a connection whose keepalive pings go unanswered, failing its calls before their deadline', async () => {
     // A TCP relay to a real HTTP/2 server that stops relaying (a silent network partition).
     const target = createHttp2Server();
