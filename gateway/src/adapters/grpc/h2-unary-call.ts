@@ -189,7 +189,11 @@ export function unaryCall(connection: NodeConnection, nodeId: string, call: Unar
 
     /** No grpc-status arrived: why the stream ended decides the status and whether the node saw the call. */
     function endedWithoutStatus(): UpstreamError {
-      const reason = session.endReason ?? (streamError?.cause as Error | undefined)?.message ?? streamError?.message ?? 'the stream closed';
+      const reason =
+        session.endReason ??
+        (streamError?.cause as Error | undefined)?.message ??
+        streamError?.message ??
+        (session.h2.destroyed ? 'the connection closed' : 'the stream closed');
       if (!session.connected) return notSent(`No connection established. Last error: ${reason}`, streamError);
       if (stream.id === undefined) return notSent(`the connection ended before the call was sent: ${reason}`, streamError);
       const lastProcessed = session.goawayLastStreamId;
