@@ -28,7 +28,7 @@ import type { Tracer } from '../../shared/src/tracing/index.js';
 import { startJobs, type JobsSettings, type RunningJobs } from './adapters/bullmq/index.js';
 import { createMemoryResponseCache, createRedisResponseCache } from './adapters/cache/index.js';
 import { createRedisNodeDirectory, createStaticNodeDirectory, type StaticNode } from './adapters/fleet/index.js';
-import { createGrpcTransport } from './adapters/grpc/index.js';
+import { createNodeTransport } from './adapters/grpc/index.js';
 import { createNativeInferListener } from './adapters/node-http/index.js';
 import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTenantStore } from './adapters/memory/index.js';
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
@@ -132,7 +132,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger.info('static fleet', { nodes: nodes.map((n) => n.grpc ?? n.http) });
   }
 
-  const transport = createGrpcTransport({ logger, fleetEvents: directory });
+  const transport = createNodeTransport(config.grpcTransport, { logger, fleetEvents: directory });
   transport.breakers.onStateChange((nodeId, state) => {
     metrics.breakerState(nodeId, state === 'halfOpen' ? 'half_open' : state);
     logger.warn('circuit breaker changed', { node: nodeId, state });
@@ -207,7 +207,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   });
   const bound = (server.address() as AddressInfo).port;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  logger.info('tessera-gateway started', { port: bound, host, redis: redis !== undefined });
+  logger.info('tessera-gateway started', { port: bound, host, redis: redis !== undefined, grpcTransport: config.grpcTransport });
 
   let closing: Promise<void> | undefined;
   const close = ({ graceMs = 10_000 } = {}): Promise<void> =>

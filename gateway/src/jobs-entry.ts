@@ -23,7 +23,7 @@ import { TesseraError } from '../../shared/src/errors/index.js';
 import { createLogger, type Logger } from '../../shared/src/logging/index.js';
 import { startJobs, type JobsSettings, type RunningJobs } from './adapters/bullmq/index.js';
 import { createRedisNodeDirectory } from './adapters/fleet/index.js';
-import { createGrpcTransport } from './adapters/grpc/index.js';
+import { createNodeTransport } from './adapters/grpc/index.js';
 import { createPromMetrics } from './adapters/metrics/index.js';
 import { createRedisSequenceAffinity, createRedisTenantStore } from './adapters/redis/index.js';
 import { loadGatewayConfig, type GatewayConfig } from './config/index.js';
@@ -65,7 +65,7 @@ export async function startJobsProcess(options: StartJobsProcessOptions): Promis
   const metrics = createPromMetrics();
   const tenants = createRedisTenantStore({ redis, prefix, logger });
   const directory = await createRedisNodeDirectory({ redis, keyPrefix: prefix, logger, ...options.fleet });
-  const transport = createGrpcTransport({ logger, fleetEvents: directory });
+  const transport = createNodeTransport(config.grpcTransport, { logger, fleetEvents: directory });
   // Sequence requests in jobs must reach the node that holds their sequence, like the gateway's own.
   const dispatcher = createDispatcher({
     directory,

@@ -29,6 +29,9 @@
  *       "keys": [ { "id": "acme-1", "hash": "<sha256 hex of the key>" } ] }
  *   ],
  *   "nodes": [ { "id": "n1", "grpc": "10.0.0.5:8001", "http": "10.0.0.5:8000" } ],  // static fleet without Redis
+ *   "grpcTransport": "http2",        // ["http2"] how the gateway speaks gRPC to nodes: "http2" (our client on
+ *                                    //   node:http2, adapters/grpc/h2-transport.ts) or "grpc-js" (the former
+ *                                    //   default, kept selectable until the new one has run in a release)
  *   "routing": {                      // [p2c, no splits]
  *     "policy": "p2c",                // ["p2c"] or "round-robin"
  *     "models": { "resnet": { "splits": [ { "version": "1", "weight": 90 }, { "version": "2", "weight": 10 } ],
@@ -52,6 +55,10 @@
  */
 import type { RateLimits, Tier } from '../core/ports/index.js';
 import type { RoutingConfig } from '../core/routing/index.js';
+
+/** The gRPC clients the gateway can reach nodes with (adapters/grpc). */
+export const GRPC_TRANSPORTS = ['http2', 'grpc-js'] as const;
+export type GrpcTransportName = (typeof GRPC_TRANSPORTS)[number];
 
 export interface StaticNodeConfig {
   readonly id: string;
@@ -104,6 +111,7 @@ export interface GatewayConfig {
   readonly tiers: Readonly<Record<string, Tier>>;
   readonly tenants: readonly ConfigTenant[];
   readonly nodes: readonly StaticNodeConfig[];
+  readonly grpcTransport: GrpcTransportName;
   /** Validated by the routing module (core/routing/version-splits.ts). */
   readonly routing: RoutingConfig;
   readonly cache: CacheSettings;

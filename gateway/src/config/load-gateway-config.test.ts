@@ -24,6 +24,8 @@ describe('loadGatewayConfig', () => {
     expect(config.adminKeyHash).toBeNull();
     expect(config.redisUrl).toBeNull();
     expect(config.maxPipelinedRequests).toBe(32);
+    expect(config.grpcTransport).toBe('http2');
+    expect(loadGatewayConfig('{"grpcTransport": "grpc-js"}').grpcTransport).toBe('grpc-js');
     expect(Object.keys(config.tiers).sort()).toEqual(['free', 'premium', 'standard']);
     expect(config.tiers.premium).toEqual(DEFAULT_TIERS.premium);
     expect(config.cache).toEqual({ enabled: true, maxEntryBytes: 1024 * 1024, localMaxBytes: 64 * 1024 * 1024, localMaxAgeSeconds: 5, models: {} });
@@ -58,6 +60,7 @@ describe('loadGatewayConfig', () => {
         redisUrl: 'http://x',
         colour: 'blue',
         maxPipelinedRequests: 0,
+        grpcTransport: 'grpc',
         tiers: { gold: { priority: 0 } },
         tenants: [
           { id: 'a b', tier: 'platinum', keys: [{ id: 'k', hash: 'plaintext-key' }] },
@@ -74,6 +77,7 @@ describe('loadGatewayConfig', () => {
       '$.redisUrl: must be a redis://',
       '$.colour: unknown field',
       '$.maxPipelinedRequests: must be >= 1',
+      '$.grpcTransport: must be one of http2, grpc-js, got "grpc"',
       '$.tiers.gold.priority: must be >= 1',
       '$.tiers.gold.queueTimeoutMs: is required for a new tier',
       '$.tiers.gold.rateLimits.burst: is required for a new tier',

@@ -13,9 +13,11 @@ import type {
   ConfigApiKey,
   ConfigTenant,
   GatewayConfig,
+  GrpcTransportName,
   ModelCacheSettings,
   StaticNodeConfig,
 } from './gateway-config.js';
+import { GRPC_TRANSPORTS } from './gateway-config.js';
 
 /** Tenant ids, key ids and tier names end up in Redis key names and metric labels: keep them plain. */
 export const IDENTIFIER_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -99,7 +101,7 @@ function describe(value: unknown): string {
 
 const TOP_KEYS = [
   'port', 'host', 'adminKeyHash', 'redisUrl', 'keyPrefix', 'requestTimeoutMs', 'maxBodyBytes', 'maxPipelinedRequests',
-  'metrics', 'tiers', 'tenants', 'nodes', 'routing', 'cache',
+  'metrics', 'tiers', 'tenants', 'nodes', 'grpcTransport', 'routing', 'cache',
 ] as const;
 const TIER_KEYS = ['priority', 'queueTimeoutMs', 'queueShare', 'rateLimits', 'cacheTtlSeconds', 'allowedModels'] as const;
 const RATE_KEYS = ['requestsPerSecond', 'burst', 'elementsPerSecond', 'elementsBurst'] as const;
@@ -133,6 +135,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
   const tiers = readTiers(c, root.tiers);
   const tenants = readTenants(c, root.tenants, tiers);
   const nodes = readNodes(c, root.nodes);
+  const grpcTransport = readGrpcTransport(c, root.grpcTransport);
   const routing = readRouting(c, root.routing);
   const cache = readCache(c, root.cache);
 
@@ -142,7 +145,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
   }
   return deepFreeze({
     port, host, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, metrics,
-    tiers, tenants, nodes, routing, cache,
+    tiers, tenants, nodes, grpcTransport, routing, cache,
   });
 }
 
@@ -259,6 +262,14 @@ function readNodes(c: Checker, value: unknown): StaticNodeConfig[] {
     nodes.push({ id, grpc, http });
   });
   return nodes;
+}
+
+function readGrpcTransport(c: Checker, value: unknown): GrpcTransportName {
+  const name = c.string(value, '$.grpcTransport');
+  if (name === undefined) return 'http2';
+  if ((GRPC_TRANSPORTS as readonly string[]).includes(name)) return name as GrpcTransportName;
+  c.issue('$.grpcTransport', `must be one of ${GRPC_TRANSPORTS.join(', ')}, got ${JSON.stringify(name)}`);
+  return 'http2';
 }
 
 function readRouting(c: Checker, value: unknown): RoutingConfig {

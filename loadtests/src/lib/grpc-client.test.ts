@@ -8,7 +8,7 @@ import { TesseraError } from '../../../shared/src/errors/index.js';
 import { ModelInferResponseSchema } from '../../../shared/src/gen/grpc_service_pb.js';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
 import { GrpcStatusError, createGrpcInferClient } from './grpc-client.js';
-import { frameGrpcMessage } from './grpc-frame.js';
+import { frameGrpcMessage } from '../../../shared/src/grpc/index.js';
 import type { InferClient } from './infer-client.js';
 
 const fp32 = (...values: number[]): Uint8Array => new Uint8Array(new Float32Array(values).buffer);

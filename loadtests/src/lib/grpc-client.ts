@@ -5,7 +5,7 @@
  * costs ~250 us of CPU per call against ~50 us for a bare http2 stream, and the load generator shares
  * its machine with the servers it measures.
  *
- * A call is a POST of one length-prefixed protobuf message (grpc-frame.ts) with `te: trailers`; the
+ * A call is a POST of one length-prefixed protobuf message (shared/src/grpc/grpc-frame.ts) with `te: trailers`; the
  * answer is one message and a `grpc-status` in the trailers, or in the headers of a trailers-only
  * answer (how servers answer errors before any message). A non-zero status rejects with a
  * GrpcStatusError (`NOT_FOUND: <grpc-message>`).
@@ -23,9 +23,8 @@ import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, ty
 import { toBinary } from '@bufbuild/protobuf';
 import { grpcStatusName } from '../../../shared/src/errors/index.js';
 import { GRPCInferenceService, ModelInferRequestSchema, ModelInferResponseSchema } from '../../../shared/src/gen/grpc_service_pb.js';
-import { decodeMessage, inferRequestToProto, inferResponseFromProto } from '../../../shared/src/grpc/index.js';
+import { decodeGrpcMessage, decodeMessage, frameGrpcMessage, inferRequestToProto, inferResponseFromProto, UnaryMessageReader } from '../../../shared/src/grpc/index.js';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
-import { frameGrpcMessage, UnaryMessageReader } from './grpc-frame.js';
 import type { InferClient, InferResult } from './infer-client.js';
 
 const MODEL_INFER_PATH = `/${GRPCInferenceService.typeName}/${GRPCInferenceService.method.modelInfer.name}`;
@@ -51,16 +50,6 @@ export class GrpcStatusError extends Error {
   ) {
     super(`${grpcStatusName(grpcStatus)}: ${details || `gRPC status ${grpcStatus}`}`);
     this.name = 'GrpcStatusError';
-  }
-}
-
-/** grpc-message is percent-encoded on the wire (the gRPC HTTP/2 spec). */
-function decodeGrpcMessage(value: string | string[] | undefined): string {
-  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text; // not valid percent-encoding: show it as sent
   }
 }
 

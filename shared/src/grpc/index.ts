@@ -5,3 +5,6 @@ export * from './parameter-codec.js';
 export * from './typed-contents.js';
 export * from './infer-codec.js';
 export * from './unary-client.js';
+export * from './grpc-frame.js';
+export * from './grpc-message-header.js';
+export * from './infer-request-encoder.js';

@@ -1,6 +1,6 @@
 /**
  * The whole routing path with real parts: a node process reporting to a real redis-server, the Redis
- * node directory, the gRPC transport and the dispatcher.
+ * node directory, the gRPC transport (each of the two) and the dispatcher.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
@@ -11,32 +11,40 @@ import { createDispatcher } from '../../core/routing/index.js';
 import { createRedisNodeDirectory } from '../fleet/index.js';
 import type { RedisNodeDirectory } from '../fleet/index.js';
 import { createGrpcTransport } from './grpc-transport.js';
+import type { GrpcTransport } from './grpc-node-transport.js';
+import type { GrpcTransportOptions } from './grpc-transport.js';
+import { createH2Transport } from './h2-transport.js';
 import { startNodeProcess } from './test-node-process.js';
 import { simpleRequest } from './test-node-requests.js';
 import type { NodeProcess } from './test-node-process.js';
 import { testTier } from '../../core/routing/test-tier.js';
 
-let redis: RedisServer;
-let node: NodeProcess | undefined;
-let directory: RedisNodeDirectory;
-
-beforeAll(async () => {
-  redis = await startRedisServer();
-  directory = await createRedisNodeDirectory({ redis: redis.url, refreshMs: 100 });
-  node = await startNodeProcess(['--redis-url', redis.url, '--node-id', 'e2e-node', '--advertise-host', '127.0.0.1']);
-});
-
-afterAll(async () => {
-  await node?.stop();
-  await directory?.close();
-  await redis?.stop();
-});
-
 const tier: Tier = testTier(20_000);
 
 const request: InferRequest = simpleRequest(2);
 
-describe('a reporting node through Redis, the directory and the dispatcher', () => {
+const transports: [string, (options: Pick<GrpcTransportOptions, 'fleetEvents'>) => GrpcTransport][] = [
+  ['grpc-js', createGrpcTransport],
+  ['http2', createH2Transport],
+];
+
+describe.each(transports)('a reporting node through Redis, the directory and the dispatcher (%s transport)', (_name, createTransport) => {
+  let redis: RedisServer;
+  let node: NodeProcess | undefined;
+  let directory: RedisNodeDirectory;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    directory = await createRedisNodeDirectory({ redis: redis.url, refreshMs: 100 });
+    node = await startNodeProcess(['--redis-url', redis.url, '--node-id', 'e2e-node', '--advertise-host', '127.0.0.1']);
+  });
+
+  afterAll(async () => {
+    await node?.stop();
+    await directory?.close();
+    await redis?.stop();
+  });
+
   it('becomes a candidate from its report, serves, and leaves the pick set when it stops', async () => {
     await waitFor(() => directory.candidates('simple').length === 1, { what: 'the node to register', timeoutMs: 30_000 });
     const view = directory.candidates('simple')[0]!;
@@ -45,7 +53,7 @@ describe('a reporting node through Redis, the directory and the dispatcher', () 
     expect(view.models.get('simple')).toMatchObject({ versions: ['1'], capacity: expect.any(Number) });
     expect(directory.candidates('sleepy').map((n) => n.id)).toEqual(['e2e-node']);
 
-    const transport = createGrpcTransport({ fleetEvents: directory });
+    const transport = createTransport({ fleetEvents: directory });
     const dispatcher = createDispatcher({ directory, transport, breakers: transport.breakers, fleetEvents: directory });
     try {
       const result = await dispatcher.dispatch(request, { tenantId: 't', tier, deadline: Date.now() + 20_000 });

@@ -1,12 +1,14 @@
 /**
  * How a failed gRPC call to a node becomes a TesseraError, and which failures say something about
- * the node's health.
+ * the node's health. Both transports (grpc-js and our node:http2 client) end here, so the retry and
+ * breaker rules cannot drift apart.
  *
- * `notAccepted` heuristic (the only failures the dispatcher may retry on another node): status
- * UNAVAILABLE, no response headers received, and a connection-phase message from grpc-js ("No
- * connection established", ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT at connect, name
- * resolution failures). Such a call never reached the node's handlers. A connection that drops while
- * the node works ("Connection dropped", RST_STREAM) is NOT retried: the node may have run it.
+ * `notAccepted` (the only failures the dispatcher may retry on another node): the call never reached
+ * the node's handlers. The HTTP/2 client knows it (the connection never came up, the stream was
+ * refused) and says so; for grpc-js it is inferred: status UNAVAILABLE, no response headers received,
+ * and a connection-phase message ("No connection established", ECONNREFUSED, EHOSTUNREACH,
+ * ENETUNREACH, ETIMEDOUT at connect, name resolution failures). A connection that drops while the node
+ * works ("Connection dropped", RST_STREAM) is NOT retried: the node may have run it.
  *
  * Breaker failures (`countsAgainstNode`): connection failures, and UNAVAILABLE, INTERNAL, UNKNOWN or
  * DEADLINE_EXCEEDED calls that carry no load trailer, i.e. that the node's application code did not
@@ -27,23 +29,41 @@ const CONNECT_FAILURE =
 
 const HEALTH_CODES: ReadonlySet<ErrorCode> = new Set(['UNAVAILABLE', 'INTERNAL', 'UNKNOWN', 'DEADLINE_EXCEEDED']);
 
+/** A node's load figures as its trailing metadata reports them. */
+export type NodeLoad = { readonly queued: number; readonly inflight: number };
+
+/** A failed call's final status as any gRPC client reports it: the numeric code and its text. */
+export interface CallStatus {
+  readonly code: number;
+  readonly details: string;
+}
+
 export function isServiceError(value: unknown): value is ServiceError {
   return value instanceof Error && typeof (value as Partial<ServiceError>).code === 'number';
 }
 
 /**
- * `load`: the node's figures from the failed call's trailer, when it sent them.
- * `headersReceived`: whether the node had started answering.
+ * Whether a status that came back without response headers reads as a connection-phase failure
+ * (grpc-js reports those as UNAVAILABLE with the connect error in its text; a proxy may answer the
+ * same way). Statuses the node itself sent never match.
  */
-export function upstreamErrorFromGrpc(
-  error: ServiceError,
+export function looksNotAccepted(status: CallStatus, headersReceived: boolean): boolean {
+  return status.code === GrpcStatus.UNAVAILABLE && !headersReceived && CONNECT_FAILURE.test(status.details);
+}
+
+/**
+ * The TesseraError for a failed call. `notAccepted`: the node never received the request.
+ * `load`: the node's figures from the failed call's trailer, when it sent them.
+ */
+export function upstreamError(
+  status: CallStatus,
   nodeId: string,
-  headersReceived: boolean,
-  load: { queued: number; inflight: number } | undefined,
+  notAccepted: boolean,
+  load: NodeLoad | undefined,
+  cause?: unknown,
 ): UpstreamError {
-  const code = errorCodeFromGrpc(error.code);
-  const details = error.details || error.message;
-  const notAccepted = error.code === GrpcStatus.UNAVAILABLE && !headersReceived && CONNECT_FAILURE.test(details);
+  const code = errorCodeFromGrpc(status.code);
+  const details = status.details;
   const message =
     code === 'CANCELLED'
       ? 'the request was cancelled'
@@ -52,7 +72,13 @@ export function upstreamErrorFromGrpc(
         : notAccepted
           ? `node '${nodeId}' is unreachable: ${details}`
           : details;
-  return Object.assign(new TesseraError(code, message, { cause: error }), { notAccepted, ...(load ? { load } : {}) });
+  return Object.assign(new TesseraError(code, message, cause === undefined ? {} : { cause }), { notAccepted, ...(load ? { load } : {}) });
+}
+
+/** A grpc-js failure; `headersReceived`: whether the node had started answering. */
+export function upstreamErrorFromGrpc(error: ServiceError, nodeId: string, headersReceived: boolean, load: NodeLoad | undefined): UpstreamError {
+  const status = { code: error.code, details: error.details || error.message };
+  return upstreamError(status, nodeId, looksNotAccepted(status, headersReceived), load, error);
 }
 
 export function countsAgainstNode(error: unknown): boolean {

@@ -1,6 +1,7 @@
 /**
- * The gRPC transport and the dispatcher against a REAL node process (bin/tessera-node.js) on loopback,
- * plus a loopback port where nothing listens for the unreachable-node paths.
+ * Both gRPC transports (grpc-js, and our node:http2 client) and the dispatcher over them, against a
+ * REAL node process (bin/tessera-node.js) on loopback, plus a loopback port where nothing listens for
+ * the unreachable-node paths. Every case runs for each transport: they share one contract.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TesseraError } from '../../../../shared/src/errors/index.js';
@@ -10,7 +11,9 @@ import { createDispatcher } from '../../core/routing/index.js';
 import type { UpstreamEvent } from '../../core/routing/index.js';
 import { createStaticNodeDirectory } from '../fleet/index.js';
 import { createGrpcTransport } from './grpc-transport.js';
-import type { GrpcTransport } from './grpc-transport.js';
+import type { GrpcTransport } from './grpc-node-transport.js';
+import { createH2Transport } from './h2-transport.js';
+import type { NodeBreakerOptions } from './node-breakers.js';
 import { deadAddress, startNodeProcess } from './test-node-process.js';
 import { simpleRequest, sleepyRequest } from './test-node-requests.js';
 import type { NodeProcess } from './test-node-process.js';
@@ -18,17 +21,20 @@ import { testTier } from '../../core/routing/test-tier.js';
 
 let node: NodeProcess;
 let dead: string;
-let transport: GrpcTransport;
 
 beforeAll(async () => {
   [node, dead] = await Promise.all([startNodeProcess(), deadAddress()]);
-  transport = createGrpcTransport({ breaker: { volumeThreshold: 1000 } });
 });
 
 afterAll(async () => {
-  await transport?.close();
   await node?.stop();
 });
+
+type MakeTransport = (breaker: NodeBreakerOptions) => GrpcTransport;
+const transports: [string, MakeTransport][] = [
+  ['grpc-js', (breaker) => createGrpcTransport({ breaker })],
+  ['http2', (breaker) => createH2Transport({ breaker })],
+];
 
 const A = Array.from({ length: 16 }, (_, i) => i);
 // The client's own priority is replaced by the tier's.
@@ -49,7 +55,15 @@ async function failure(promise: Promise<unknown>): Promise<TesseraError & { notA
   throw new Error('expected a failure');
 }
 
-describe('gRPC transport against a real node', () => {
+describe.each(transports)('%s transport against a real node', (_name, makeTransport) => {
+  let transport: GrpcTransport;
+  beforeAll(() => {
+    transport = makeTransport({ volumeThreshold: 1000 });
+  });
+  afterAll(async () => {
+    await transport?.close();
+  });
+
   it('infers, with priority and timeout parameters, and reads the load trailer', async () => {
     const live = view('live', node.grpcAddress);
     const result = await transport.infer(live, simple, { deadline: soon(), priority: 1, timeoutUs: 5_000_000 });
@@ -120,14 +134,14 @@ describe('gRPC transport against a real node', () => {
 
 const tier: Tier = testTier(20_000);
 
-describe('dispatcher over gRPC', () => {
+describe.each(transports)('dispatcher over the %s transport', (_name, makeTransport) => {
   it('retries once on another node when the first one refuses the connection', async () => {
     const directory = createStaticNodeDirectory([
       { id: 'a-dead', grpcAddress: dead },
       { id: 'b-live', grpcAddress: node.grpcAddress },
     ]);
     const events: UpstreamEvent[] = [];
-    const grpc = createGrpcTransport({ breaker: { volumeThreshold: 1000 } });
+    const grpc = makeTransport({ volumeThreshold: 1000 });
     const dispatcher = createDispatcher({
       directory,
       transport: grpc,
@@ -156,7 +170,7 @@ describe('dispatcher over gRPC', () => {
     ]);
     const events: UpstreamEvent[] = [];
     const states: string[] = [];
-    const grpc = createGrpcTransport({ breaker: { volumeThreshold: 2, errorThresholdPercentage: 50, resetTimeoutMs: 60_000 } });
+    const grpc = makeTransport({ volumeThreshold: 2, errorThresholdPercentage: 50, resetTimeoutMs: 60_000 });
     grpc.breakers.onStateChange((id, state) => states.push(`${id}:${state}`));
     const dispatcher = createDispatcher({
       directory,

@@ -1,6 +1,7 @@
 /**
- * NodeTransport over gRPC (`inference.GRPCInferenceService`, @grpc/grpc-js): what the gateway on Node
- * uses to reach nodes.
+ * NodeTransport over gRPC (`inference.GRPCInferenceService`, @grpc/grpc-js): how the gateway on Node
+ * reached nodes before h2-transport.ts, kept selectable (config `grpcTransport: "grpc-js"`) until the
+ * new one has run in a release. Both share one contract (grpc-transport.test.ts runs it for each).
  *
  * - One channel (grpc-js Client) per node, created on first use, replaced when the node's address
  *   changes, closed when the node leaves (`fleetEvents`) or on `closeNode` / `close`.
@@ -9,15 +10,16 @@
  * - Infer requests get Triton's `priority` and `timeout` (µs) parameters from the call options,
  *   replacing the client's own (the dispatcher computed them from the tier and the deadline).
  * - Aborting `signal` cancels the call (`call.cancel()`); the node sees the cancellation.
- * - Trailing metadata `tessera-queue-depth` / `tessera-inflight` become `load`, on success and failure.
+ * - Trailing metadata `tessera-queue-depth` / `tessera-inflight` become `load`, on success and failure
+ *   (load-trailer.ts).
  * - Errors: grpc-errors.ts (codes via errorCodeFromGrpc, the `notAccepted` heuristic).
- * - Every call runs through the node's circuit breaker (node-breakers.ts).
+ * - Every call runs through the node's circuit breaker (node-breakers.ts, guarded-call.ts).
  * - The caller's span (`opts.trace`) travels as W3C `traceparent`/`tracestate` metadata.
  */
 import { Client, Metadata, credentials } from '@grpc/grpc-js';
 import type { ChannelOptions, MethodDefinition, ServiceError, StatusObject } from '@grpc/grpc-js';
 import { create } from '@bufbuild/protobuf';
-import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
+import { TesseraError } from '../../../../shared/src/errors/index.js';
 import {
   GRPCInferenceService,
   ModelConfigRequestSchema,
@@ -29,16 +31,17 @@ import type { Logger } from '../../../../shared/src/logging/index.js';
 import { modelConfigToTritonJson } from '../../../../shared/src/model-config/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import { traceHeaders } from '../../../../shared/src/tracing/index.js';
-import type { NodeTransport, NodeView, UpstreamCallOptions, UpstreamInferResult } from '../../core/ports/index.js';
+import type { NodeView, UpstreamCallOptions, UpstreamInferResult } from '../../core/ports/index.js';
 import type { FleetChangeSource } from '../../core/routing/index.js';
-import { loadFigure } from '../fleet/index.js';
+import { withCallParameters } from './call-parameters.js';
 import { upstreamErrorFromGrpc } from './grpc-errors.js';
+import type { GrpcTransport } from './grpc-node-transport.js';
+import type { NodeLoad } from './grpc-errors.js';
+import { guardedCall } from './guarded-call.js';
+import { INFLIGHT_TRAILER, QUEUE_DEPTH_TRAILER, loadFromTrailer } from './load-trailer.js';
 import { modelMetadataToTritonJson } from './metadata-json.js';
 import { createNodeBreakers } from './node-breakers.js';
 import type { NodeBreakerOptions, NodeBreakers } from './node-breakers.js';
-
-export const QUEUE_DEPTH_TRAILER = 'tessera-queue-depth';
-export const INFLIGHT_TRAILER = 'tessera-inflight';
 
 export interface GrpcTransportOptions {
   /** Default: silent. */
@@ -55,12 +58,6 @@ export interface GrpcTransportOptions {
   readonly breaker?: NodeBreakerOptions;
   /** Fleet changes: a node's channel and breaker are dropped when it leaves. Default: none. */
   readonly fleetEvents?: FleetChangeSource;
-}
-
-export interface GrpcTransport extends NodeTransport {
-  readonly breakers: NodeBreakers;
-  /** Closes the node's channel and forgets its breaker. */
-  closeNode(nodeId: string): void;
 }
 
 const service = clientServiceDefinition(GRPCInferenceService);
@@ -119,11 +116,9 @@ export function createGrpcTransport(options: GrpcTransportOptions = {}): GrpcTra
     if (change.type === 'leave') closeNode(change.nodeId);
   });
 
-  function loadOf(trailer: Metadata | undefined): { queued: number; inflight: number } | undefined {
+  function loadOf(trailer: Metadata | undefined): NodeLoad | undefined {
     if (trailer === undefined) return undefined;
-    const queued = loadFigure(trailer.get(QUEUE_DEPTH_TRAILER)[0]);
-    const inflight = loadFigure(trailer.get(INFLIGHT_TRAILER)[0]);
-    return queued === undefined || inflight === undefined ? undefined : { queued, inflight };
+    return loadFromTrailer(trailer.get(QUEUE_DEPTH_TRAILER)[0], trailer.get(INFLIGHT_TRAILER)[0]);
   }
 
   /** One unary call; rejects with an UpstreamError (TesseraError + notAccepted/load). */
@@ -173,21 +168,7 @@ export function createGrpcTransport(options: GrpcTransportOptions = {}): GrpcTra
     });
   }
 
-  /**
-   * Wraps a call in the node's breaker; other throwables (a bad response message) become TesseraErrors.
-   * A request already cancelled or past its deadline fails before the breaker: not the node's fault.
-   */
-  async function guarded<T>(node: NodeView, opts: UpstreamCallOptions, run: () => Promise<T>): Promise<T> {
-    if (opts.signal?.aborted) throw TesseraError.cancelled('the request was cancelled');
-    if (opts.deadline <= Date.now()) {
-      throw TesseraError.deadlineExceeded(`the request deadline passed before it could be sent to node '${node.id}'`);
-    }
-    try {
-      return await breakers.run(node.id, run);
-    } catch (error) {
-      throw toTesseraError(error);
-    }
-  }
+  const guarded = <T>(node: NodeView, opts: UpstreamCallOptions, run: () => Promise<T>): Promise<T> => guardedCall(breakers, node, opts, run);
 
   return {
     breakers,
@@ -195,10 +176,7 @@ export function createGrpcTransport(options: GrpcTransportOptions = {}): GrpcTra
 
     infer(node: NodeView, request: InferRequest, opts: UpstreamCallOptions): Promise<UpstreamInferResult> {
       return guarded(node, opts, async () => {
-        const parameters = { ...request.parameters };
-        if (opts.priority !== undefined) parameters.priority = opts.priority;
-        if (opts.timeoutUs !== undefined) parameters.timeout = opts.timeoutUs;
-        const message = inferRequestToProto({ ...request, parameters });
+        const message = inferRequestToProto(withCallParameters(request, opts));
         const { response, trailer } = await call(node, service.modelInfer, message, opts);
         const load = loadOf(trailer);
         return { response: inferResponseFromProto(response), ...(load ? { load } : {}) };

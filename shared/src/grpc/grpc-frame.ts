@@ -1,19 +1,32 @@
 /**
  * gRPC's length-prefixed message framing over HTTP/2 DATA frames: 1 byte compressed flag, 4 bytes
  * big-endian length, then the protobuf bytes. A unary call carries exactly one message each way. Our
- * client never sends `grpc-accept-encoding`, so a compressed answer is a server bug, not something to
- * decompress.
+ * clients (the load generator's and the gateway's) never send `grpc-accept-encoding`, so a compressed
+ * answer is a server bug, not something to decompress.
  */
 
-const PREFIX_BYTES = 5;
+/** The flag byte and the 4-byte length before every message. */
+export const GRPC_PREFIX_BYTES = 5;
+
+/** Writes the prefix of an uncompressed message of `length` bytes at the start of `target`. */
+export function writeGrpcMessagePrefix(target: Buffer, length: number): void {
+  target[0] = 0;
+  target.writeUInt32BE(length, 1);
+}
 
 /** One uncompressed message, ready to send as a request body. */
 export function frameGrpcMessage(message: Uint8Array): Buffer {
-  const framed = Buffer.allocUnsafe(PREFIX_BYTES + message.length);
-  framed[0] = 0;
-  framed.writeUInt32BE(message.length, 1);
-  framed.set(message, PREFIX_BYTES);
+  const framed = Buffer.allocUnsafe(GRPC_PREFIX_BYTES + message.length);
+  writeGrpcMessagePrefix(framed, message.length);
+  framed.set(message, GRPC_PREFIX_BYTES);
   return framed;
+}
+
+/** The prefix alone, for a large message sent after it as is (no copy of the message). */
+export function grpcMessagePrefix(length: number): Buffer {
+  const prefix = Buffer.allocUnsafe(GRPC_PREFIX_BYTES);
+  writeGrpcMessagePrefix(prefix, length);
+  return prefix;
 }
 
 /**
@@ -26,10 +39,15 @@ export class UnaryMessageReader {
 
   constructor(private readonly maxMessageBytes: number) {}
 
+  /** Nothing arrived (a unary answer with no message, which `message()` rejects). */
+  get empty(): boolean {
+    return this.received === 0;
+  }
+
   push(chunk: Buffer): void {
     this.chunks.push(chunk);
     this.received += chunk.length;
-    if (this.received > this.maxMessageBytes + PREFIX_BYTES) {
+    if (this.received > this.maxMessageBytes + GRPC_PREFIX_BYTES) {
       throw new Error(`the response is larger than the ${this.maxMessageBytes}-byte message limit`);
     }
   }
@@ -38,12 +56,12 @@ export class UnaryMessageReader {
   message(): Buffer {
     const body = this.bytes();
     if (body.length === 0) throw new Error('the response carries no message');
-    if (body.length < PREFIX_BYTES) throw new Error(`the response ends inside a message prefix (${body.length} bytes)`);
+    if (body.length < GRPC_PREFIX_BYTES) throw new Error(`the response ends inside a message prefix (${body.length} bytes)`);
     if (body[0] !== 0) throw new Error(`the response message is compressed (flag ${body[0]}), which was not asked for`);
-    const end = PREFIX_BYTES + body.readUInt32BE(1);
-    if (end > body.length) throw new Error(`the response message is truncated: ${body.length - PREFIX_BYTES} of ${end - PREFIX_BYTES} bytes`);
+    const end = GRPC_PREFIX_BYTES + body.readUInt32BE(1);
+    if (end > body.length) throw new Error(`the response message is truncated: ${body.length - GRPC_PREFIX_BYTES} of ${end - GRPC_PREFIX_BYTES} bytes`);
     if (end < body.length) throw new Error('the response carries more than one message for a unary call');
-    return body.subarray(PREFIX_BYTES, end);
+    return body.subarray(GRPC_PREFIX_BYTES, end);
   }
 
   private bytes(): Buffer {

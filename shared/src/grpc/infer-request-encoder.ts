@@ -1,0 +1,200 @@
+/**
+ * A ModelInferRequest's gRPC request body straight from an InferRequest, without building the
+ * protobuf-es message first: the same message `toBinary(ModelInferRequestSchema, inferRequestToProto(r))`
+ * gives (inputs in raw_input_contents, parameters as infer-codec / parameter-codec convert them), at a
+ * fraction of the cost. The gateway encodes one per upstream call, so this is on its hot path.
+ *
+ * The body comes framed (the 5-byte gRPC prefix first) as a list of chunks to write in order: one
+ * buffer for everything, except tensors of `inlineBelowBytes` or more, which are passed as views of
+ * the caller's data instead of being copied.
+ */
+import { TesseraError } from '../errors/index.js';
+import type { InferRequest, ParameterValue, Parameters } from '../tensors/index.js';
+import { GRPC_PREFIX_BYTES, writeGrpcMessagePrefix } from './grpc-frame.js';
+import { ProtobufWriter, WIRE_VARINT, int64Size, lenFieldSize, tagSize } from './protobuf-writer.js';
+
+/** Field numbers from grpc_service.proto. */
+const REQUEST = { modelName: 1, modelVersion: 2, id: 3, parameters: 4, inputs: 5, outputs: 6, rawInputContents: 7 } as const;
+const INPUT = { name: 1, datatype: 2, shape: 3 } as const;
+const OUTPUT = { name: 1, parameters: 2 } as const;
+const MAP_ENTRY = { key: 1, value: 2 } as const;
+const PARAM = { bool: 1, int64: 2, string: 3, double: 4, uint64: 5 } as const;
+
+const CLASSIFICATION_KEY = 'classification';
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+/** Below this a tensor is copied into the body; at or above it, it is sent from the caller's memory. */
+export const DEFAULT_INLINE_BELOW_BYTES = 16 * 1024;
+
+export interface EncodedInferRequest {
+  /** The framed body, in order. */
+  readonly chunks: Uint8Array[];
+  /** The message's length (without the prefix). */
+  readonly messageBytes: number;
+}
+
+const utf8Length = (text: string): number => (text.length === 0 ? 0 : Buffer.byteLength(text, 'utf8'));
+
+/** One parameter as InferParameter would hold it: its oneof field and its value (parameter-codec.ts's rules). */
+interface ParamChoice {
+  readonly field: number;
+  readonly value: ParameterValue;
+  /** Payload size: the string's UTF-8 length, the varint's bytes, or 8 for a double. */
+  readonly size: number;
+}
+
+function paramChoice(key: string, value: ParameterValue): ParamChoice {
+  switch (typeof value) {
+    case 'boolean':
+      return { field: PARAM.bool, value, size: 1 };
+    case 'string':
+      return { field: PARAM.string, value, size: utf8Length(value) };
+    case 'number':
+      return Number.isSafeInteger(value) ? { field: PARAM.int64, value, size: int64Size(value) } : { field: PARAM.double, value, size: 8 };
+    case 'bigint':
+      if (value >= INT64_MIN && value <= INT64_MAX) return { field: PARAM.int64, value, size: int64Size(value) };
+      if (value > INT64_MAX && value <= UINT64_MAX) return { field: PARAM.uint64, value, size: int64Size(value) };
+      throw TesseraError.invalidArg(`parameter '${key}' value ${value} does not fit in 64 bits`);
+  }
+}
+
+/** The InferParameter message's size for a choice. */
+const paramMessageSize = (choice: ParamChoice): number =>
+  choice.field === PARAM.string ? lenFieldSize(choice.field, choice.size) : tagSize(choice.field) + choice.size;
+
+interface SizedEntry {
+  readonly key: string;
+  readonly keyBytes: number;
+  readonly choice: ParamChoice;
+  /** The map entry message's size. */
+  readonly size: number;
+}
+
+function sizeParameters(params: Parameters | undefined): SizedEntry[] {
+  const entries: SizedEntry[] = [];
+  if (params === undefined) return entries;
+  for (const key of Object.keys(params)) {
+    const choice = paramChoice(key, params[key] as ParameterValue);
+    const keyBytes = utf8Length(key);
+    entries.push({ key, keyBytes, choice, size: lenFieldSize(MAP_ENTRY.key, keyBytes) + lenFieldSize(MAP_ENTRY.value, paramMessageSize(choice)) });
+  }
+  return entries;
+}
+
+const mapSize = (field: number, entries: readonly SizedEntry[]): number => {
+  let size = 0;
+  for (const entry of entries) size += lenFieldSize(field, entry.size);
+  return size;
+};
+
+function writeParameters(w: ProtobufWriter, field: number, entries: readonly SizedEntry[]): void {
+  for (const { key, keyBytes, choice, size } of entries) {
+    w.lenHeader(field, size);
+    w.string(MAP_ENTRY.key, key, keyBytes);
+    w.lenHeader(MAP_ENTRY.value, paramMessageSize(choice));
+    switch (choice.field) {
+      case PARAM.bool:
+        w.tag(PARAM.bool, WIRE_VARINT);
+        w.varint(choice.value ? 1 : 0);
+        break;
+      case PARAM.string:
+        w.string(PARAM.string, choice.value as string, choice.size);
+        break;
+      case PARAM.double:
+        w.double(PARAM.double, choice.value as number);
+        break;
+      default:
+        w.tag(choice.field, WIRE_VARINT);
+        w.int64(choice.value as number | bigint);
+    }
+  }
+}
+
+interface SizedInput {
+  readonly nameBytes: number;
+  readonly datatypeBytes: number;
+  /** The packed shape's payload size. */
+  readonly shapeBytes: number;
+  readonly size: number;
+}
+
+function sizeInput(name: string, datatype: string, shape: readonly number[]): SizedInput {
+  const nameBytes = utf8Length(name);
+  const datatypeBytes = utf8Length(datatype);
+  let shapeBytes = 0;
+  for (const dim of shape) {
+    if (!Number.isSafeInteger(dim)) throw TesseraError.invalidArg(`invalid dimension ${dim} in the shape of input '${name}'`);
+    shapeBytes += int64Size(dim);
+  }
+  const size =
+    (nameBytes > 0 ? lenFieldSize(INPUT.name, nameBytes) : 0) +
+    (datatypeBytes > 0 ? lenFieldSize(INPUT.datatype, datatypeBytes) : 0) +
+    (shapeBytes > 0 ? lenFieldSize(INPUT.shape, shapeBytes) : 0);
+  return { nameBytes, datatypeBytes, shapeBytes, size };
+}
+
+export function encodeInferRequestFramed(request: InferRequest, inlineBelowBytes = DEFAULT_INLINE_BELOW_BYTES): EncodedInferRequest {
+  const modelNameBytes = utf8Length(request.modelName);
+  const modelVersion = request.modelVersion ?? '';
+  const modelVersionBytes = utf8Length(modelVersion);
+  const idBytes = utf8Length(request.id);
+  const parameters = sizeParameters(request.parameters);
+  const inputs = request.inputs.map((t) => sizeInput(t.name, t.datatype, t.shape));
+  const outputs = (request.outputs ?? []).map((o) => {
+    const nameBytes = utf8Length(o.name);
+    const params = o.classification !== undefined ? sizeParameters({ [CLASSIFICATION_KEY]: o.classification }) : [];
+    return { nameBytes, params, size: (nameBytes > 0 ? lenFieldSize(OUTPUT.name, nameBytes) : 0) + mapSize(OUTPUT.parameters, params) };
+  });
+
+  let messageBytes =
+    (modelNameBytes > 0 ? lenFieldSize(REQUEST.modelName, modelNameBytes) : 0) +
+    (modelVersionBytes > 0 ? lenFieldSize(REQUEST.modelVersion, modelVersionBytes) : 0) +
+    (idBytes > 0 ? lenFieldSize(REQUEST.id, idBytes) : 0) +
+    mapSize(REQUEST.parameters, parameters);
+  for (const input of inputs) messageBytes += lenFieldSize(REQUEST.inputs, input.size);
+  for (const output of outputs) messageBytes += lenFieldSize(REQUEST.outputs, output.size);
+  let external = 0;
+  for (const t of request.inputs) {
+    messageBytes += lenFieldSize(REQUEST.rawInputContents, t.data.length);
+    if (t.data.length >= inlineBelowBytes) external += t.data.length;
+  }
+
+  const head = Buffer.allocUnsafe(GRPC_PREFIX_BYTES + messageBytes - external);
+  writeGrpcMessagePrefix(head, messageBytes);
+  const w = new ProtobufWriter(head, GRPC_PREFIX_BYTES);
+  if (modelNameBytes > 0) w.string(REQUEST.modelName, request.modelName, modelNameBytes);
+  if (modelVersionBytes > 0) w.string(REQUEST.modelVersion, modelVersion, modelVersionBytes);
+  if (idBytes > 0) w.string(REQUEST.id, request.id, idBytes);
+  writeParameters(w, REQUEST.parameters, parameters);
+  request.inputs.forEach((t, i) => {
+    const sized = inputs[i]!;
+    w.lenHeader(REQUEST.inputs, sized.size);
+    if (sized.nameBytes > 0) w.string(INPUT.name, t.name, sized.nameBytes);
+    if (sized.datatypeBytes > 0) w.string(INPUT.datatype, t.datatype, sized.datatypeBytes);
+    if (sized.shapeBytes > 0) {
+      w.lenHeader(INPUT.shape, sized.shapeBytes);
+      for (const dim of t.shape) w.int64(dim);
+    }
+  });
+  (request.outputs ?? []).forEach((o, i) => {
+    const sized = outputs[i]!;
+    w.lenHeader(REQUEST.outputs, sized.size);
+    if (sized.nameBytes > 0) w.string(OUTPUT.name, o.name, sized.nameBytes);
+    writeParameters(w, OUTPUT.parameters, sized.params);
+  });
+  const chunks: Uint8Array[] = [];
+  let cut = 0;
+  for (const t of request.inputs) {
+    if (t.data.length < inlineBelowBytes) {
+      w.bytes(REQUEST.rawInputContents, t.data);
+      continue;
+    }
+    w.lenHeader(REQUEST.rawInputContents, t.data.length);
+    chunks.push(head.subarray(cut, w.pos), t.data);
+    cut = w.pos;
+  }
+  if (w.pos !== head.length) throw new Error(`ModelInferRequest encoder: wrote ${w.pos} of ${head.length} bytes`);
+  if (cut < head.length) chunks.push(head.subarray(cut));
+  return { chunks, messageBytes };
+}
