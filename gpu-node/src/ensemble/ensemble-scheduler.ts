@@ -11,7 +11,7 @@ import { TesseraError, toTesseraError } from '../../../shared/src/errors/index.j
 import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
 import type { InferRequest, Tensor } from '../../../shared/src/tensors/index.js';
 import type { ExecutionTiming } from '../backends/backend.js';
-import { schedulerError } from '../scheduler/scheduler-errors.js';
+import { abortReasonError, schedulerError } from '../scheduler/scheduler-errors.js';
 import {
   REQUEST_CANCELLED_MESSAGE,
   SCHEDULER_STOPPED_MESSAGE,
@@ -93,7 +93,7 @@ function runEnsemble(plan: EnsemblePlan, composing: ComposingModels, request: Sc
       for (const step of waiting) {
         if (!step.inputs.every(([, tensor]) => tensors.has(tensor))) continue;
         if (signal?.aborted) {
-          fail(TesseraError.cancelled(REQUEST_CANCELLED_MESSAGE));
+          fail(abortReasonError(signal, REQUEST_CANCELLED_MESSAGE));
           return;
         }
         waiting.delete(step);
@@ -107,7 +107,7 @@ function runEnsemble(plan: EnsemblePlan, composing: ComposingModels, request: Sc
           (error: unknown) => {
             running -= 1;
             // A step that failed because the client went away is a cancellation, not a step failure.
-            fail(signal?.aborted ? TesseraError.cancelled(REQUEST_CANCELLED_MESSAGE) : stepFailure(plan, step, error));
+            fail(signal?.aborted ? abortReasonError(signal, REQUEST_CANCELLED_MESSAGE) : stepFailure(plan, step, error));
           },
         );
       }

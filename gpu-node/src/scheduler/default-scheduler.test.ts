@@ -1,5 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
+import { TesseraError } from '../../../shared/src/errors/index.js';
 import { ModelConfigSchema } from '../../../shared/src/gen/model_config_pb.js';
 import type { BackendInstance, ExecutionRequest, InstanceSpec, ModelSource } from '../backends/backend.js';
 import { FakeBackend } from '../models/test-support/fake-backend.js';
@@ -100,6 +101,19 @@ describe('DefaultScheduler', () => {
     const stopped = scheduler.stop();
     await stopped;
     expect(scheduler.inflight()).toBe(0);
+  });
+
+  it('a request aborted by its deadline while executing is answered DEADLINE_EXCEEDED', async () => {
+    const backend = new FakeBackend();
+    backend.gate = true;
+    const scheduler = new DefaultScheduler(await instances(backend, 1));
+    const controller = new AbortController();
+    const running = scheduler.enqueue(request(1, controller.signal));
+    await backend.waitForHeld(1);
+    controller.abort(TesseraError.deadlineExceeded('the request deadline passed'));
+    await expect(running).rejects.toMatchObject({ code: 'DEADLINE_EXCEEDED' });
+    backend.releaseAll();
+    await scheduler.stop();
   });
 
   it('an already-aborted signal is refused without queueing', async () => {

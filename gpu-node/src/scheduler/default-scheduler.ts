@@ -7,7 +7,7 @@
 import { TesseraError, toTesseraError } from '../../../shared/src/errors/index.js';
 import type { BackendInstance, ExecutionBatchResult } from '../backends/backend.js';
 import { notify, type BatcherObserver } from './dynamic/batcher-observer.js';
-import { schedulerError } from './scheduler-errors.js';
+import { abortedRequestError, schedulerError } from './scheduler-errors.js';
 import {
   REQUEST_CANCELLED_MESSAGE,
   SCHEDULER_STOPPED_MESSAGE,
@@ -50,7 +50,7 @@ export class DefaultScheduler implements Scheduler {
       // Counted as queued and cancelled at once, as the dynamic batcher counts it (a deadline of 0).
       notify(this.queueObserver, 'requestQueued', { id, level: 0 });
       notify(this.queueObserver, 'requestLeftQueue', { id, reason: 'cancelled', queueUs: 0 });
-      return Promise.reject(schedulerError(TesseraError.cancelled(REQUEST_CANCELLED_MESSAGE)));
+      return Promise.reject(abortedRequestError(request.signal, REQUEST_CANCELLED_MESSAGE));
     }
     return new Promise<ScheduledResult>((resolve, reject) => {
       const entry: Entry = { request, enqueuedAt: process.hrtime.bigint(), resolve, reject, settled: false };
@@ -133,7 +133,7 @@ export class DefaultScheduler implements Scheduler {
     } else {
       notify(this.queueObserver, 'requestCancelledRunning', { id, elapsedUs });
     }
-    this.settle(entry, () => entry.reject(schedulerError(TesseraError.cancelled(REQUEST_CANCELLED_MESSAGE))));
+    this.settle(entry, () => entry.reject(abortedRequestError(entry.request.signal, REQUEST_CANCELLED_MESSAGE)));
     this.checkDrained();
   }
 

@@ -6,6 +6,8 @@
  * may throw the same codes (an instance worker that closed answers UNAVAILABLE), so the code alone
  * cannot tell them apart; the error object is marked instead.
  */
+import { TesseraError } from '../../../shared/src/errors/index.js';
+
 const produced = new WeakSet<object>();
 
 /** Marks `error` as the scheduler's own outcome and returns it. */
@@ -17,4 +19,23 @@ export function schedulerError<E extends Error>(error: E): E {
 /** True for an error made by `schedulerError`: the scheduler accounts for it, not the caller. */
 export function isSchedulerError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && produced.has(error);
+}
+
+/**
+ * The error for a request whose AbortSignal fired: DEADLINE_EXCEEDED when the signal's reason says
+ * that its deadline passed (a gRPC deadline, the gateway's deadline header), CANCELLED otherwise (the
+ * client went away). Both are counted CANCELED in the statistics, as Triton counts them; the code
+ * tells the caller which happened, so a client whose own deadline timer is a moment late still reads
+ * DEADLINE_EXCEEDED rather than a cancellation it never asked for.
+ */
+export function abortReasonError(signal: AbortSignal | undefined, cancelledMessage: string): TesseraError {
+  const reason: unknown = signal?.reason;
+  return reason instanceof TesseraError && reason.code === 'DEADLINE_EXCEEDED'
+    ? new TesseraError('DEADLINE_EXCEEDED', reason.message)
+    : TesseraError.cancelled(cancelledMessage);
+}
+
+/** `abortReasonError`, marked as the scheduler's own outcome (see `schedulerError`). */
+export function abortedRequestError(signal: AbortSignal | undefined, cancelledMessage: string): TesseraError {
+  return schedulerError(abortReasonError(signal, cancelledMessage));
 }

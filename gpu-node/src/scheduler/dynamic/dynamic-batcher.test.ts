@@ -274,6 +274,25 @@ describe('DynamicBatcher: cancellation', () => {
     expect(counters.cancelled).toBe(1);
   });
 
+  it('a request whose deadline aborted it is answered DEADLINE_EXCEEDED, and counted cancelled like the others', async () => {
+    const { inst, counters, batcher } = setup({ maxBatchSize: 8 });
+    batcher.enqueue(req('busy'));
+    await flushPromises();
+    const ac = new AbortController();
+    const queued = track(batcher.enqueue(req('q', { signal: ac.signal })));
+    ac.abort(TesseraError.deadlineExceeded('the request deadline passed'));
+    await flushPromises();
+    expect(queued.error).toMatchObject({ code: 'DEADLINE_EXCEEDED', message: 'the request deadline passed' });
+    // Any other reason (a disconnect, a plain abort()) stays a cancellation.
+    const other = track(batcher.enqueue(req('o', { signal: AbortSignal.abort(new Error('gone')) })));
+    await flushPromises();
+    expect(other.error).toMatchObject({ code: 'CANCELLED' });
+    inst.complete();
+    await flushPromises();
+    expect(inst.batches).toEqual([['busy']]);
+    expect(counters.cancelled).toBe(2);
+  });
+
   it('a request already cancelled is never queued for execution', async () => {
     const { inst, batcher } = setup({ maxBatchSize: 8 });
     const r = track(batcher.enqueue(req('r', { signal: AbortSignal.abort() })));

@@ -13,7 +13,7 @@
  */
 import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
 import type { ExecutionTiming } from '../../backends/backend.js';
-import { schedulerError } from '../scheduler-errors.js';
+import { abortedRequestError, schedulerError } from '../scheduler-errors.js';
 import { formBatch, formerSettings } from './batch-former.js';
 import type { FormerSettings } from './batch-former.js';
 import type { DynamicBatcherOptions } from './batcher-options.js';
@@ -143,10 +143,10 @@ export class DynamicBatcher<P, R> {
       const signal = request.signal;
       if (signal !== undefined) {
         if (signal.aborted) {
-          this.cancel(entry);
+          this.cancel(entry, signal);
           return;
         }
-        const onAbort = (): void => this.cancel(entry);
+        const onAbort = (): void => this.cancel(entry, signal);
         signal.addEventListener('abort', onAbort, { once: true });
         entry.detach = () => signal.removeEventListener('abort', onAbort);
       }
@@ -176,7 +176,7 @@ export class DynamicBatcher<P, R> {
   }
 
   /** A queued request leaves without running; a running one has its result dropped. */
-  private cancel(entry: Entry<P, R>): void {
+  private cancel(entry: Entry<P, R>, signal: AbortSignal): void {
     if (entry.state === 'queued') {
       this.queue.remove(entry);
       notify(this.observer, 'requestLeftQueue', {
@@ -184,7 +184,7 @@ export class DynamicBatcher<P, R> {
         reason: 'cancelled',
         queueUs: this.clock.now() - entry.enqueuedUs,
       });
-      this.settle(entry, () => entry.reject(schedulerError(TesseraError.cancelled(CANCELLED_MESSAGE))));
+      this.settle(entry, () => entry.reject(abortedRequestError(signal, CANCELLED_MESSAGE)));
       // The oldest pending request may be gone: the queue-delay wake-up can change.
       this.schedulePump();
       this.checkDrained();
@@ -192,7 +192,7 @@ export class DynamicBatcher<P, R> {
       notify(this.observer, 'requestCancelledRunning', { id: entry.id, elapsedUs: this.clock.now() - entry.enqueuedUs });
       // Rejected now; under preserve_ordering its slot is released so later responses are not held.
       if (this.options.preserveOrdering) this.ordered.release(entry.ticket, () => {});
-      this.settle(entry, () => entry.reject(schedulerError(TesseraError.cancelled(CANCELLED_MESSAGE))));
+      this.settle(entry, () => entry.reject(abortedRequestError(signal, CANCELLED_MESSAGE)));
     }
   }
 

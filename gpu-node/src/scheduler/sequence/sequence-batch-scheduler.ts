@@ -19,7 +19,7 @@ import type { BackendInstance } from '../../backends/backend.js';
 import { requestPrefix } from '../../models/request-validator.js';
 import { notify, type BatcherObserver } from '../dynamic/batcher-observer.js';
 import { realClock, type CancelTimer, type Clock } from '../dynamic/clock.js';
-import { schedulerError } from '../scheduler-errors.js';
+import { abortedRequestError, schedulerError } from '../scheduler-errors.js';
 import {
   REQUEST_CANCELLED_MESSAGE,
   SCHEDULER_STOPPED_MESSAGE,
@@ -188,7 +188,7 @@ export class SequenceBatchScheduler implements Scheduler {
       notify(this.options.queueObserver, 'requestQueued', { id: request.id ?? '', level: 0 });
       notify(this.options.queueObserver, 'requestLeftQueue', { id: request.id ?? '', reason: 'cancelled', queueUs: 0 });
       entry.settled = true;
-      reject(schedulerError(TesseraError.cancelled(REQUEST_CANCELLED_MESSAGE)));
+      reject(abortedRequestError(request.signal, REQUEST_CANCELLED_MESSAGE));
       return undefined;
     }
     return entry;
@@ -306,7 +306,7 @@ export class SequenceBatchScheduler implements Scheduler {
   private cancelSequence(entry: SequenceEntry): void {
     if (entry.settled) return;
     const where = this.placement.get(entry);
-    const cancelled = schedulerError(TesseraError.cancelled(REQUEST_CANCELLED_MESSAGE));
+    const cancelled = abortedRequestError(entry.request.signal, REQUEST_CANCELLED_MESSAGE);
     const now = this.clock.now();
     let victims: SequenceEntry[] = [];
     const queued =
