@@ -6,13 +6,18 @@
  * Like Triton's `local` cache it is bounded by a byte budget and evicts the least recently used
  * entries (a read refreshes recency); unlike it, entries also expire. A Map keeps insertion order, so
  * "move to the end" on every read makes its first key the least recently used one. Expired entries
- * are dropped when read, or when eviction reaches them. Each entry is charged its body, key and
+ * are dropped when read, when eviction reaches them, and from the front of the map as new entries
+ * arrive (a few per `set`): the L1 gives every entry about the same short lifetime, so the front is
+ * where the dead ones are, and without that sweep a stream of one-off responses would fill the whole
+ * budget with expired entries (the soak saw the gateway's RSS climb by its 64 MiB budget). Each entry is charged its body, key and
  * header bytes plus a fixed overhead, so a flood of tiny entries cannot exceed the budget by
  * bookkeeping alone.
  */
 import type { CachedResponse } from '../ports/index.js';
 
 const ENTRY_OVERHEAD_BYTES = 128;
+/** Expired entries dropped from the front per `set`: more than one, so the sweep outpaces arrivals. */
+const SWEEP_PER_SET = 8;
 
 interface Entry {
   readonly value: CachedResponse;
@@ -60,6 +65,7 @@ export class LocalCache {
    */
   set(key: string, value: CachedResponse, expiresAt: number, now: number): void {
     this.delete(key);
+    this.sweepExpired(now);
     if (!(expiresAt > now)) return;
     const charge = chargeOf(key, value);
     if (charge > this.maxBytes) return;
@@ -90,6 +96,15 @@ export class LocalCache {
   remainingMs(key: string, now: number): number | undefined {
     const entry = this.live(key, now);
     return entry === undefined ? undefined : entry.expiresAt - now;
+  }
+
+  /** Drops expired entries from the front (least recently used first), stopping at a live one. */
+  private sweepExpired(now: number): void {
+    let budget = SWEEP_PER_SET;
+    for (const [key, entry] of this.entries) {
+      if (budget-- === 0 || now < entry.expiresAt) return;
+      this.delete(key);
+    }
   }
 
   private live(key: string, now: number): Entry | undefined {

@@ -40,7 +40,7 @@ import type {
   UpstreamCallOptions,
   UpstreamInferResult,
 } from '../ports/index.js';
-import { DEFAULT_OVERCOMMIT, modelLoadOf, reportedExecTimeMs, room, score } from './node-load.js';
+import { DEFAULT_OVERCOMMIT, expectedWaitMs, modelLoadOf, reportedExecTimeMs, room } from './node-load.js';
 import { createPicker } from './pickers.js';
 import type { BreakerView, FleetChangeSource } from './routing-ports.js';
 import { isNotAccepted, upstreamDetails } from './routing-ports.js';
@@ -211,7 +211,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const nodes = eligible(model, version).filter((node) => !exclude.has(node.id));
     const withRoom = needRoom ? nodes.filter((node) => room(node, model, overcommit) > 0) : nodes;
     const pool = withRoom.length > 0 ? withRoom : nodes;
-    return picker.pick(model, pool, (node) => score(node, model));
+    // Nodes that have not reported an execution time count at the fleet's mean (1 ms when none has:
+    // the key then orders by rounds ahead alone).
+    const fallbackMs = reportedExecTimeMs(pool, model) ?? 1;
+    return picker.pick(model, pool, (node) => expectedWaitMs(node, model, fallbackMs));
   }
 
   /** `trace`: the context the node's spans hang under (the upstream span, or the caller's parent). */

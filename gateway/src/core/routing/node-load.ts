@@ -4,7 +4,9 @@
  *   outstanding(node, model) = queued + inflight (last figures for the model on the node)
  *                              + sentSinceReport (what this gateway sent since those figures;
  *                                `localInflight` when the directory cannot tell, see RoutedNodeView)
- *   score(node, model)       = outstanding / capacity                  (lower is better; the p2c key)
+ *   score(node, model)       = outstanding / capacity                  (batch rounds ahead)
+ *   expectedWaitMs(node, model, fallbackMs)
+ *                            = (outstanding + 1) / capacity × execTime (lower is better; the p2c key)
  *   slots(node, model)       = floor(capacity × (1 + overcommit))
  *   room(node, model)        = max(0, slots − outstanding)             (requests we may still send)
  *
@@ -32,6 +34,22 @@ export function outstanding(node: RoutedNodeView, model: string): number {
 
 export function score(node: NodeView, model: string): number {
   return outstanding(node, model) / Math.max(1, modelLoadOf(node, model).capacity);
+}
+
+/**
+ * When a request sent now would be answered, in ms: the batch rounds ahead of it and its own
+ * (`(outstanding + 1) / capacity`), each taking the node's reported smoothed execution time. This is
+ * the p2c key. With equal execution times it orders nodes exactly as `score` does; a node that is
+ * three times slower needs a third of the queue to be worth the same, so heterogeneous fleets (an
+ * older GPU, a node sharing its host) get traffic in proportion to how fast they answer, not only to
+ * how many requests they hold. The `+ 1` counts the request being placed: an idle slow node is not
+ * better than a fast one with a round still free. `fallbackMs` stands in for a node that has not
+ * reported an execution time yet (the fleet's mean), so it is tried rather than starved or flooded.
+ */
+export function expectedWaitMs(node: NodeView, model: string, fallbackMs: number): number {
+  const load = modelLoadOf(node, model);
+  const execMs = load.execTimeEmaMs !== null && load.execTimeEmaMs > 0 ? load.execTimeEmaMs : fallbackMs;
+  return ((outstanding(node, model) + 1) / Math.max(1, load.capacity)) * execMs;
 }
 
 export function room(node: NodeView, model: string, overcommit = DEFAULT_OVERCOMMIT): number {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeModelLoad, NodeView } from '../ports/index.js';
-import { room, score } from './node-load.js';
+import { expectedWaitMs, room, score } from './node-load.js';
 import { createPicker, powerOfTwoChoices, roundRobin } from './pickers.js';
 
 function node(id: string, load: Partial<NodeModelLoad> = {}, extra: { localInflight?: number; sentSinceReport?: number } = {}): NodeView {
@@ -16,6 +16,31 @@ describe('node load figures', () => {
     expect(room(node('a', { queued: 1, inflight: 4 }, { sentSinceReport: 1 }), 'm')).toBe(2);
     expect(room(node('a', { queued: 9, inflight: 4 }), 'm')).toBe(0);
     expect(room(node('a', { inflight: 4 }), 'm', 0)).toBe(0);
+  });
+});
+
+describe('expected wait, the p2c key', () => {
+  it('is rounds ahead (this request included) times the node\'s execution time', () => {
+    // capacity 4: 3 outstanding + this one = one round of 20 ms
+    expect(expectedWaitMs(node('a', { queued: 1, inflight: 2, execTimeEmaMs: 20 }), 'm', 99)).toBe(20);
+    // a node without a reported time counts at the fallback
+    expect(expectedWaitMs(node('b', { inflight: 3 }), 'm', 30)).toBe(30);
+  });
+
+  it('sends the next request to a fast node with a round in progress rather than to an idle node 3x slower', () => {
+    const slowIdle = node('slow', { execTimeEmaMs: 60, capacity: 2 });
+    const fastBusy = node('fast', { inflight: 1, execTimeEmaMs: 20, capacity: 2 });
+    const picker = powerOfTwoChoices(() => 0);
+    expect(picker.pick('m', [slowIdle, fastBusy], (n) => expectedWaitMs(n, 'm', 40))?.id).toBe('fast');
+    // ... but not once the fast node's queue is deeper than the slow node's time makes up for.
+    const fastDeep = node('fast', { queued: 4, inflight: 2, execTimeEmaMs: 20, capacity: 2 });
+    expect(picker.pick('m', [slowIdle, fastDeep], (n) => expectedWaitMs(n, 'm', 40))?.id).toBe('slow');
+  });
+
+  it('orders nodes of equal speed exactly as the plain queue-per-capacity score does', () => {
+    const a = node('a', { queued: 3, inflight: 4, execTimeEmaMs: 10 });
+    const b = node('b', { queued: 1, inflight: 4, execTimeEmaMs: 10 });
+    expect(Math.sign(expectedWaitMs(a, 'm', 1) - expectedWaitMs(b, 'm', 1))).toBe(Math.sign(score(a, 'm') - score(b, 'm')));
   });
 });
 

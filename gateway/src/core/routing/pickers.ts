@@ -1,8 +1,9 @@
 /**
  * Node pickers, chosen by name from a registry (as grpc-js registers load balancers).
  * - `p2c` (default): power of two choices. Two distinct candidates drawn at random, the one with the
- *   lower score (node-load.ts: outstanding / capacity) wins, ties to the first drawn. Nearly as good
- *   as least-loaded, without every gateway herding onto the same node between two load reports.
+ *   lower score wins, ties to the first drawn. The dispatcher scores by expected wait (node-load.ts:
+ *   rounds ahead × the node's execution time). Nearly as good as least-loaded, without every gateway
+ *   herding onto the same node between two load reports.
  * - `round-robin`: in turn, ignoring load; the baseline for the benchmark.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
