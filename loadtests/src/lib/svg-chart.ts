@@ -4,7 +4,8 @@
  * (no CSS, no fonts beyond a generic family) so rsvg-convert and ImageMagick render it the same.
  *
  * Points with a non-finite coordinate are skipped (a figure that was not measured), and a series is
- * drawn as separate runs where it has such gaps.
+ * drawn as separate runs where it has such gaps. A `reference` series (a ceiling, a configured limit)
+ * is drawn dashed and without markers, so it reads as a bound rather than as measured points.
  */
 
 export interface ChartPoint {
@@ -15,6 +16,7 @@ export interface ChartPoint {
 export interface ChartSeries {
   readonly name: string;
   readonly points: readonly ChartPoint[];
+  readonly reference?: boolean;
 }
 
 export interface LineChart {
@@ -28,8 +30,9 @@ export interface LineChart {
   readonly yFromZero?: boolean;
 }
 
-const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
+export const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
 const MARGIN = { left: 70, right: 20, top: 40, bottom: 50 };
+const DASH = '6 4';
 
 export function escapeXml(text: string): string {
   return text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string);
@@ -108,9 +111,10 @@ export function renderLineChart(chart: LineChart): string {
   chart.series.forEach((series, i) => {
     const color = PALETTE[i % PALETTE.length] as string;
     out.push(`<g class="series" data-name="${escapeXml(series.name)}" stroke="${color}" fill="${color}">`);
+    const dash = series.reference === true ? ` stroke-dasharray="${DASH}"` : '';
     let run: string[] = [];
     const flush = (): void => {
-      if (run.length > 1) out.push(`<polyline fill="none" stroke-width="2" points="${run.join(' ')}"/>`);
+      if (run.length > 1) out.push(`<polyline fill="none" stroke-width="2"${dash} points="${run.join(' ')}"/>`);
       run = [];
     };
     for (const p of series.points) {
@@ -121,7 +125,7 @@ export function renderLineChart(chart: LineChart): string {
       run.push(`${fmt(px(p.x))},${fmt(py(p.y))}`);
     }
     flush();
-    for (const p of series.points) {
+    for (const p of series.reference === true ? [] : series.points) {
       if (Number.isFinite(p.x) && Number.isFinite(p.y)) out.push(`<circle cx="${fmt(px(p.x))}" cy="${fmt(py(p.y))}" r="3"/>`);
     }
     out.push('</g>');
@@ -137,7 +141,7 @@ export function renderLineChart(chart: LineChart): string {
       const color = PALETTE[i % PALETTE.length] as string;
       const y = MARGIN.top + 20 + i * 18;
       out.push(
-        `<line x1="${MARGIN.left + 14}" y1="${y - 4}" x2="${MARGIN.left + 30}" y2="${y - 4}" stroke="${color}" stroke-width="2"/>`,
+        `<line x1="${MARGIN.left + 14}" y1="${y - 4}" x2="${MARGIN.left + 30}" y2="${y - 4}" stroke="${color}" stroke-width="2"${series.reference === true ? ` stroke-dasharray="${DASH}"` : ''}/>`,
         `<text x="${MARGIN.left + 36}" y="${y}">${escapeXml(series.name)}</text>`,
       );
     });

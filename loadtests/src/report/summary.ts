@@ -10,11 +10,14 @@
  *
  * Targets come in two shapes: `{name, verdict, detail}` (gateway and the suite's scenarios) and
  * `{name, pass, protocol, detail}` (batching); both are read. Rendering is pure and unit-tested.
+ * Batching and gateway plots are drawn here from their JSON (result-charts.ts), so any folder gets them.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_RESULTS_ROOT } from '../lib/results-files.js';
+import { writePlots } from '../perf/perf-plots.js';
+import { resultCharts } from './result-charts.js';
 
 export const BEGIN_MARKER = '<!-- bench:begin -->';
 export const END_MARKER = '<!-- bench:end -->';
@@ -170,6 +173,10 @@ export interface WrittenSummary {
 export async function writeSummary(root: string, date: string, suite?: SummaryInput['suite'], docPath = DOC_PATH): Promise<WrittenSummary> {
   const dir = join(root, date);
   const scenarios = await loadResults(dir);
+  for (const { scenario, json } of scenarios) {
+    const charts = resultCharts(scenario, json);
+    if (Object.keys(charts).length > 0) await writePlots(join(dir, 'plots'), charts);
+  }
   const plotFiles = (await readdir(join(dir, 'plots')).catch(() => [] as string[])).filter((f) => f.endsWith('.svg')).sort((a, b) => {
     const rank = (f: string): number => {
       const i = SCENARIO_ORDER.findIndex((s) => f.startsWith(`${s}-`));

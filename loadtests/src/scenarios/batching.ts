@@ -11,8 +11,9 @@
  * Then `simple` (tiny INT32 add/sub) shows the per-request overhead of each protocol in requests/s.
  *
  * Targets, evaluated at concurrency 64 per protocol: batched ≥ 0.8 × ceiling, batched ≥ 3 × unbatched,
- * p99 ≤ max_queue_delay + 2 × the ceiling's execution time at the observed average batch size (a
- * request that just missed a batch waits for it and then rides the next one).
+ * p99 ≤ max_queue_delay + 2 × the node's measured batch execution in the same window (a request that
+ * just missed a batch waits for it and then rides the next one; the ceiling's time for that batch
+ * size is printed beside it).
  */
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -198,8 +199,13 @@ function evaluateTargets(
       });
     }
     const delayUs = chosen.dynamicBatching?.maxQueueDelayUs ?? 0;
-    const batchUs = batchExecutionUs(ceiling, served.server.avgBatchSize);
-    const boundUs = delayUs + 2 * batchUs;
+    // A batch execution is what the node measured for this window's batches (compute input + infer +
+    // output per request, which in Triton's statistics is the whole execution of the request's batch):
+    // the time a request that just missed a batch really waits for. The ceiling's time for the same
+    // batch size is smaller (no server around it); it is reported beside it, not used for the bound.
+    const executionUs = served.server.computeInputUs + served.server.computeInferUs + served.server.computeOutputUs;
+    const ceilingUs = batchExecutionUs(ceiling, served.server.avgBatchSize);
+    const boundUs = delayUs + 2 * executionUs;
     targets.push({
       protocol,
       name: 'p99 <= delay + 2 x batch exec',
@@ -207,8 +213,8 @@ function evaluateTargets(
       threshold: boundUs / 1000,
       pass: served.latency.p99Us <= boundUs,
       detail:
-        `p99 ${(served.latency.p99Us / 1000).toFixed(1)} ms vs ${(delayUs / 1000).toFixed(1)} + 2 x ${(batchUs / 1000).toFixed(1)} ms ` +
-        `(avg batch ${served.server.avgBatchSize.toFixed(1)})`,
+        `p99 ${(served.latency.p99Us / 1000).toFixed(1)} ms vs ${(delayUs / 1000).toFixed(1)} + 2 x ${(executionUs / 1000).toFixed(1)} ms ` +
+        `(avg batch ${served.server.avgBatchSize.toFixed(1)}; the node's measured execution, ${(ceilingUs / 1000).toFixed(1)} ms in the ceiling)`,
     });
   }
   return targets;
