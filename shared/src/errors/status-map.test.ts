@@ -22,10 +22,15 @@ describe('error status mapping', () => {
     expect(grpcStatusName(42)).toBe('UNKNOWN');
   });
 
-  it('round-trips every code through gRPC except the catch-all', () => {
+  it('round-trips every code through gRPC; BAD_GATEWAY reads back as UNAVAILABLE', () => {
     for (const code of ERROR_CODES) {
-      expect(errorCodeFromGrpc(grpcStatusOf(code))).toBe(code);
+      expect(errorCodeFromGrpc(grpcStatusOf(code))).toBe(code === 'BAD_GATEWAY' ? 'UNAVAILABLE' : code);
     }
+  });
+
+  it("answers a node's unusable response with 502 over HTTP and UNAVAILABLE over gRPC", () => {
+    expect(httpStatusOf('BAD_GATEWAY')).toBe(502);
+    expect(grpcStatusOf('BAD_GATEWAY')).toBe(GrpcStatus.UNAVAILABLE);
   });
 
   it('builds the KServe error body and wraps foreign throwables as INTERNAL', () => {

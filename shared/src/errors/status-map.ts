@@ -40,7 +40,8 @@ interface Mapping {
 }
 
 // Triton answers CANCELLED and ALREADY_EXISTS with 400 over HTTP (not 499/409); we keep that so
-// Triton's clients see what they expect. DEADLINE_EXCEEDED and RESOURCE_EXHAUSTED are ours.
+// Triton's clients see what they expect. DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED and BAD_GATEWAY are
+// ours; BAD_GATEWAY is UNAVAILABLE over gRPC, as gRPC's HTTP mapping reads a 502 (worth a retry).
 const MAPPING: Record<ErrorCode, Mapping> = {
   INVALID_ARG: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
   NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND },
@@ -51,6 +52,7 @@ const MAPPING: Record<ErrorCode, Mapping> = {
   CANCELLED: { http: 400, grpc: GrpcStatus.CANCELLED },
   DEADLINE_EXCEEDED: { http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED },
   RESOURCE_EXHAUSTED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
+  BAD_GATEWAY: { http: 502, grpc: GrpcStatus.UNAVAILABLE },
   UNKNOWN: { http: 400, grpc: GrpcStatus.UNKNOWN },
 };
 

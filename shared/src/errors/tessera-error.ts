@@ -1,6 +1,8 @@
 /**
  * The one error type of Tessera. Its codes are Triton's (TRITONSERVER_Error codes) plus
- * DEADLINE_EXCEEDED and RESOURCE_EXHAUSTED, which the gateway needs for deadlines and quotas.
+ * DEADLINE_EXCEEDED and RESOURCE_EXHAUSTED, which the gateway needs for deadlines and quotas, and
+ * BAD_GATEWAY: a node answered, but with something the gateway cannot use (an undecodable message,
+ * outputs that contradict their own shapes). It is neither the caller's mistake nor the gateway's bug.
  * How a code becomes an HTTP status, a gRPC status or an error body lives in `status-map.ts`, and only there.
  */
 export const ERROR_CODES = [
@@ -13,6 +15,7 @@ export const ERROR_CODES = [
   'CANCELLED',
   'DEADLINE_EXCEEDED',
   'RESOURCE_EXHAUSTED',
+  'BAD_GATEWAY',
   'UNKNOWN',
 ] as const;
 
@@ -53,6 +56,9 @@ export class TesseraError extends Error {
   }
   static cancelled(message: string): TesseraError {
     return new TesseraError('CANCELLED', message);
+  }
+  static badGateway(message: string, cause?: unknown): TesseraError {
+    return new TesseraError('BAD_GATEWAY', message, { cause });
   }
   static deadlineExceeded(message: string): TesseraError {
     return new TesseraError('DEADLINE_EXCEEDED', message);

@@ -10,7 +10,8 @@
  * ENETUNREACH, ETIMEDOUT at connect, name resolution failures). A connection that drops while the node
  * works ("Connection dropped", RST_STREAM) is NOT retried: the node may have run it.
  *
- * Breaker failures (`countsAgainstNode`): connection failures, and UNAVAILABLE, INTERNAL, UNKNOWN or
+ * Breaker failures (`countsAgainstNode`): connection failures, answers the gateway cannot decode
+ * (BAD_GATEWAY, 502: the node answered, but not with a usable message), and UNAVAILABLE, INTERNAL, UNKNOWN or
  * DEADLINE_EXCEEDED calls that carry no load trailer, i.e. that the node's application code did not
  * answer (a hung or crashed node, a broken proxy). Answers the node itself gave (its trailer is
  * there) do not count even when they are errors: a full queue, "Request timeout expired" or a model
@@ -26,6 +27,9 @@ export type UpstreamError = TesseraError & UpstreamErrorDetails;
 
 const CONNECT_FAILURE =
   /No connection established|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|ENOTFOUND|EAI_AGAIN|Name resolution failed|DNS resolution failed|failed to connect/i;
+
+/** How grpc-js (and our HTTP/2 client, after it) words an answer it could not decode. */
+const PARSE_FAILURE = 'Response message parsing error';
 
 const HEALTH_CODES: ReadonlySet<ErrorCode> = new Set(['UNAVAILABLE', 'INTERNAL', 'UNKNOWN', 'DEADLINE_EXCEEDED']);
 
@@ -62,6 +66,9 @@ export function upstreamError(
   load: NodeLoad | undefined,
   cause?: unknown,
 ): UpstreamError {
+  if (status.code === GrpcStatus.INTERNAL && status.details.startsWith(PARSE_FAILURE)) {
+    return Object.assign(unusableAnswer(nodeId, status.details, cause), { notAccepted: false, ...(load ? { load } : {}) });
+  }
   const code = errorCodeFromGrpc(status.code);
   const details = status.details;
   const message =
@@ -81,9 +88,25 @@ export function upstreamErrorFromGrpc(error: ServiceError, nodeId: string, heade
   return upstreamError(status, nodeId, looksNotAccepted(status, headersReceived), load, error);
 }
 
+function unusableAnswer(nodeId: string, problem: string, cause?: unknown): TesseraError {
+  return TesseraError.badGateway(`node '${nodeId}' sent an answer the gateway cannot use: ${problem}`, cause);
+}
+
+/**
+ * Decodes a node's answer; a failure is the node's fault, not the caller's nor ours: BAD_GATEWAY (502),
+ * which counts against the node's breaker whatever its trailer said.
+ */
+export function decodeNodeAnswer<T>(nodeId: string, decode: () => T): T {
+  try {
+    return decode();
+  } catch (error) {
+    throw Object.assign(unusableAnswer(nodeId, error instanceof Error ? error.message : String(error), error), { notAccepted: false });
+  }
+}
+
 export function countsAgainstNode(error: unknown): boolean {
   if (!isTesseraError(error)) return true;
   const details = error as UpstreamError;
-  if (details.notAccepted) return true;
+  if (details.notAccepted || error.code === 'BAD_GATEWAY') return true;
   return HEALTH_CODES.has(error.code) && details.load === undefined;
 }

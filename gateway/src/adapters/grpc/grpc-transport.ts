@@ -34,7 +34,7 @@ import { traceHeaders } from '../../../../shared/src/tracing/index.js';
 import type { NodeView, UpstreamCallOptions, UpstreamInferResult } from '../../core/ports/index.js';
 import type { FleetChangeSource } from '../../core/routing/index.js';
 import { withCallParameters } from './call-parameters.js';
-import { upstreamErrorFromGrpc } from './grpc-errors.js';
+import { decodeNodeAnswer, upstreamErrorFromGrpc } from './grpc-errors.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
 import type { NodeLoad } from './grpc-errors.js';
 import { guardedCall } from './guarded-call.js';
@@ -179,7 +179,7 @@ export function createGrpcTransport(options: GrpcTransportOptions = {}): GrpcTra
         const message = inferRequestToProto(withCallParameters(request, opts));
         const { response, trailer } = await call(node, service.modelInfer, message, opts);
         const load = loadOf(trailer);
-        return { response: inferResponseFromProto(response), ...(load ? { load } : {}) };
+        return { response: decodeNodeAnswer(node.id, () => inferResponseFromProto(response)), ...(load ? { load } : {}) };
       });
     },
 
@@ -187,7 +187,7 @@ export function createGrpcTransport(options: GrpcTransportOptions = {}): GrpcTra
       return guarded(node, opts, async () => {
         const request = create(ModelConfigRequestSchema, { name: model, version: version ?? '' });
         const { response } = await call(node, service.modelConfig, request, opts);
-        if (response.config === undefined) throw TesseraError.internal(`node '${node.id}' sent no config for model '${model}'`);
+        if (response.config === undefined) throw TesseraError.badGateway(`node '${node.id}' sent no config for model '${model}'`);
         return modelConfigToTritonJson(response.config);
       });
     },

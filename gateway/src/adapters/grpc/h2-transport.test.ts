@@ -194,9 +194,25 @@ describe('http2 transport on the wire', () => {
       stream.end(frameGrpcMessage(Buffer.from([0xff, 0xff, 0xff])));
     };
     const garbled = await failure(t.infer(view('n', address), simpleRequest(0), { deadline: soon() }));
-    expect(garbled.code).toBe('INTERNAL');
-    expect(garbled.message).toMatch(/^Response message parsing error: /);
+    expect(garbled.code).toBe('BAD_GATEWAY');
+    expect(garbled.message).toMatch(/^node 'n' sent an answer the gateway cannot use: /);
     expect(countsAgainstNode(garbled)).toBe(true);
+    // A well-formed message whose output contradicts its own shape (4 bytes for 1x2 FP32), with the
+    // node's load trailer: still the node's fault, and still counted against it.
+    behaviour = (stream) => {
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+      stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0', 'tessera-queue-depth': '0', 'tessera-inflight': '1' }));
+      const response = create(ModelInferResponseSchema, {
+        modelName: 'simple',
+        outputs: [{ name: 'OUT', datatype: 'FP32', shape: [1n, 2n] }],
+        rawOutputContents: [fp32(0.25)],
+      });
+      stream.end(frameGrpcMessage(toBinary(ModelInferResponseSchema, response)));
+    };
+    const contradictory = await failure(t.infer(view('n', address), simpleRequest(0), { deadline: soon() }));
+    expect(contradictory.code).toBe('BAD_GATEWAY');
+    expect(contradictory.message).toMatch(/^node 'n' sent an answer the gateway cannot use: malformed ModelInferResponse .*OUT/);
+    expect(countsAgainstNode(contradictory)).toBe(true);
   });
 
   it('maps a non-gRPC HTTP answer (a proxy in the way) by its HTTP status', async () => {

@@ -42,7 +42,7 @@ import { traceHeaders } from '../../../../shared/src/tracing/index.js';
 import type { NodeView, UpstreamCallOptions, UpstreamInferResult } from '../../core/ports/index.js';
 import type { FleetChangeSource } from '../../core/routing/index.js';
 import { withCallParameters } from './call-parameters.js';
-import { upstreamError } from './grpc-errors.js';
+import { decodeNodeAnswer, upstreamError } from './grpc-errors.js';
 import type { NodeLoad } from './grpc-errors.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
 import { guardedCall } from './guarded-call.js';
@@ -162,13 +162,7 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
       ...(opts.signal ? { signal: opts.signal } : {}),
       ...(trace.traceparent === undefined ? {} : { metadata: trace }),
     });
-    let response: O;
-    try {
-      response = method.responseDeserialize(answer.message);
-    } catch (error) {
-      // As grpc-js reports an answer it cannot decode: the node's fault, not the caller's.
-      throw upstreamError({ code: GrpcStatus.INTERNAL, details: `Response message parsing error: ${(error as Error).message}` }, node.id, false, undefined);
-    }
+    const response = decodeNodeAnswer(node.id, () => method.responseDeserialize(answer.message));
     return { response, load: answer.load };
   }
 
@@ -179,7 +173,7 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
     infer(node: NodeView, request: InferRequest, opts: UpstreamCallOptions): Promise<UpstreamInferResult> {
       return guardedCall(breakers, node, opts, async () => {
         const { response, load } = await call(node, service.modelInfer, encodeInferRequestFramed(withCallParameters(request, opts)), opts);
-        return { response: inferResponseFromProto(response), ...(load ? { load } : {}) };
+        return { response: decodeNodeAnswer(node.id, () => inferResponseFromProto(response)), ...(load ? { load } : {}) };
       });
     },
 
@@ -187,7 +181,7 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
       return guardedCall(breakers, node, opts, async () => {
         const request = create(ModelConfigRequestSchema, { name: model, version: version ?? '' });
         const { response } = await call(node, service.modelConfig, framed(service.modelConfig, request), opts);
-        if (response.config === undefined) throw TesseraError.internal(`node '${node.id}' sent no config for model '${model}'`);
+        if (response.config === undefined) throw TesseraError.badGateway(`node '${node.id}' sent no config for model '${model}'`);
         return modelConfigToTritonJson(response.config);
       });
     },

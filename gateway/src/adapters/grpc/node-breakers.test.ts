@@ -64,4 +64,21 @@ describe('node breakers', () => {
       breakers.close();
     }
   });
+
+  it('open after consecutive failures even when earlier successes keep the percentage low', async () => {
+    const breakers = createNodeBreakers({ consecutiveFailures: 3, resetTimeoutMs: 60_000 });
+    const ok = () => Promise.resolve('ok');
+    const dead = () => Promise.reject(Object.assign(TesseraError.unavailable('Connection dropped'), { notAccepted: false }));
+    try {
+      for (let i = 0; i < 20; i++) await breakers.run('n', ok);
+      // Two failures, an answer, two failures: never three in a row, and 4/25 is far under 50 %.
+      for (const call of [dead, dead, ok, dead, dead]) await breakers.run('n', call).catch(() => undefined);
+      expect(breakers.state('n')).toBe('closed');
+      await expect(breakers.run('n', dead)).rejects.toThrow(/Connection dropped/);
+      expect(breakers.state('n')).toBe('open');
+      expect(breakers.isOpen('n')).toBe(true);
+    } finally {
+      breakers.close();
+    }
+  });
 });

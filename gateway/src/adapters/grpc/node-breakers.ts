@@ -7,6 +7,11 @@
  * Which failures count is `countsAgainstNode` (grpc-errors.ts): the caller's mistakes and the node's
  * own application answers never do; opossum records them as successes (the node did its job), so they
  * also dilute the failure percentage. opossum's own call timeout is off: gRPC deadlines bound calls.
+ *
+ * A breaker also opens after `consecutiveFailures` counted failures in a row (Envoy's outlier
+ * detection does the same, 5 by default): a node that served thousands of calls in the rolling window
+ * and then died would otherwise need as many failures again before the percentage crossed 50 %, and
+ * stay in the pick set until its load report went stale.
  */
 import CircuitBreaker from 'opossum';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
@@ -24,6 +29,8 @@ export interface NodeBreakerOptions {
   readonly resetTimeoutMs?: number;
   /** Length of the rolling statistics window; default 10000 ms. */
   readonly rollingWindowMs?: number;
+  /** Counted failures in a row that open the breaker whatever the percentage; default 5. */
+  readonly consecutiveFailures?: number;
 }
 
 export interface NodeBreakers extends BreakerView {
@@ -41,6 +48,7 @@ type Thunk = () => Promise<unknown>;
 
 export function createNodeBreakers(options: NodeBreakerOptions = {}): NodeBreakers {
   const breakers = new Map<string, CircuitBreaker<[Thunk], unknown>>();
+  const consecutiveLimit = options.consecutiveFailures ?? 5;
   const listeners = new Set<(nodeId: string, state: BreakerState) => void>();
   const notify = (nodeId: string, state: BreakerState): void => {
     for (const listener of [...listeners]) listener(nodeId, state);
@@ -64,7 +72,20 @@ export function createNodeBreakers(options: NodeBreakerOptions = {}): NodeBreake
         rollingPercentilesEnabled: false,
         enableSnapshots: false,
       });
-      breaker.on('open', () => notify(nodeId, 'open'));
+      // Counted failures in a row; anything the node answered (a success to opossum) ends the streak.
+      let streak = 0;
+      const opened = breaker;
+      breaker.on('success', () => {
+        streak = 0;
+      });
+      breaker.on('failure', () => {
+        streak++;
+        if (streak >= consecutiveLimit && opened.closed) opened.open();
+      });
+      breaker.on('open', () => {
+        streak = 0;
+        notify(nodeId, 'open');
+      });
       breaker.on('halfOpen', () => notify(nodeId, 'halfOpen'));
       breaker.on('close', () => notify(nodeId, 'closed'));
       breakers.set(nodeId, breaker);

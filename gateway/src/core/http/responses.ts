@@ -18,8 +18,8 @@ export function emptyResponse(status: number): Response {
 
 /**
  * AccessError → 401/403 (+ `WWW-Authenticate` on 401); TesseraError → its mapped status (+ `Retry-After`
- * when it has `retryAfterMs`); anything else is our bug → 500, logged. Only bugs and INTERNAL errors
- * are logged here: caller mistakes (4xx, 501 for an unsupported encoding) are not ours, and 503/504
+ * when it has `retryAfterMs`); anything else is our bug → 500, logged. Only bugs, INTERNAL errors and
+ * BAD_GATEWAY (a node sent an answer we cannot use: an operator must look at that node) are logged here: caller mistakes (4xx, 501 for an unsupported encoding) are not ours, and 503/504
  * (admission rejections, a node down, a deadline) are expected under load and counted by the metrics;
  * logging each at error level would flood the log exactly when the gateway is busiest. Every request
  * still gets its access line with its status.
@@ -37,7 +37,7 @@ export function errorAnswer(error: unknown, logger: Logger): HttpAnswer {
   const wasOurs = error instanceof TesseraError;
   const tessera = toTesseraError(error);
   const status = httpStatusOf(tessera.code);
-  if (!wasOurs || tessera.code === 'INTERNAL') {
+  if (!wasOurs || tessera.code === 'INTERNAL' || tessera.code === 'BAD_GATEWAY') {
     logger.error('request failed', { code: tessera.code, error: tessera.message, ...(wasOurs ? {} : { stack: (error as Error)?.stack }) });
   }
   const headers: Record<string, string> = {};

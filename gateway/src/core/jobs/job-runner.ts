@@ -17,7 +17,7 @@ import { fromBase64, toBase64 } from './bytes.js';
 /** Default run timeout of one attempt: 5 minutes. */
 export const DEFAULT_JOB_RUN_TIMEOUT_MS = 300_000;
 
-const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'RESOURCE_EXHAUSTED', 'UNKNOWN']);
+const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['UNAVAILABLE', 'BAD_GATEWAY', 'DEADLINE_EXCEEDED', 'RESOURCE_EXHAUSTED', 'UNKNOWN']);
 
 export interface JobRunnerDeps {
   readonly dispatcher: Pick<GatewayDispatcher, 'dispatch'>;

@@ -6,7 +6,7 @@
  *                                `localInflight` when the directory cannot tell, see RoutedNodeView)
  *   score(node, model)       = outstanding / capacity                  (batch rounds ahead)
  *   expectedWaitMs(node, model, fallbackMs)
- *                            = (outstanding + 1) / capacity × execTime (lower is better; the p2c key)
+ *                            = (outstanding / capacity + 1) × execTime (lower is better; the p2c key)
  *   slots(node, model)       = floor(capacity × (1 + overcommit))
  *   room(node, model)        = max(0, slots − outstanding)             (requests we may still send)
  *
@@ -37,19 +37,23 @@ export function score(node: NodeView, model: string): number {
 }
 
 /**
- * When a request sent now would be answered, in ms: the batch rounds ahead of it and its own
- * (`(outstanding + 1) / capacity`), each taking the node's reported smoothed execution time. This is
- * the p2c key. With equal execution times it orders nodes exactly as `score` does; a node that is
- * three times slower needs a third of the queue to be worth the same, so heterogeneous fleets (an
- * older GPU, a node sharing its host) get traffic in proportion to how fast they answer, not only to
- * how many requests they hold. The `+ 1` counts the request being placed: an idle slow node is not
- * better than a fast one with a round still free. `fallbackMs` stands in for a node that has not
- * reported an execution time yet (the fleet's mean), so it is tried rather than starved or flooded.
+ * When a request sent now would be answered, in ms: the batch rounds ahead of it
+ * (`outstanding / capacity`) plus its own round, each taking the node's reported smoothed execution
+ * time. This is the p2c key. With equal execution times it orders nodes exactly as `score` does; a
+ * node three times slower is worth the same as a fast one only with two rounds fewer ahead, so
+ * heterogeneous fleets (an older GPU, a node sharing its host) get traffic in proportion to how fast
+ * they answer, not only to how many requests they hold. The own round is a whole execution, not a
+ * share of one: a request is answered when its batch ends, so an idle node 3x slower answers later
+ * than a fast node with two rounds still ahead. (The first version counted `(outstanding + 1) /
+ * capacity` rounds, which made an idle slow node look as good as a fast one with a round ahead, and
+ * sent the slow node enough traffic to set the fleet's p99.) `fallbackMs` stands in for a node that
+ * has not reported an execution time yet (the fleet's mean), so it is tried rather than starved or
+ * flooded.
  */
 export function expectedWaitMs(node: NodeView, model: string, fallbackMs: number): number {
   const load = modelLoadOf(node, model);
   const execMs = load.execTimeEmaMs !== null && load.execTimeEmaMs > 0 ? load.execTimeEmaMs : fallbackMs;
-  return ((outstanding(node, model) + 1) / Math.max(1, load.capacity)) * execMs;
+  return (outstanding(node, model) / Math.max(1, load.capacity) + 1) * execMs;
 }
 
 export function room(node: NodeView, model: string, overcommit = DEFAULT_OVERCOMMIT): number {

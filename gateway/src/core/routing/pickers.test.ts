@@ -20,20 +20,22 @@ describe('node load figures', () => {
 });
 
 describe('expected wait, the p2c key', () => {
-  it('is rounds ahead (this request included) times the node\'s execution time', () => {
-    // capacity 4: 3 outstanding + this one = one round of 20 ms
-    expect(expectedWaitMs(node('a', { queued: 1, inflight: 2, execTimeEmaMs: 20 }), 'm', 99)).toBe(20);
+  it("is the rounds ahead plus this request's own round, times the node's execution time", () => {
+    // capacity 4: 3 outstanding = 0.75 of a round ahead, then its own round of 20 ms
+    expect(expectedWaitMs(node('a', { queued: 1, inflight: 2, execTimeEmaMs: 20 }), 'm', 99)).toBe(35);
+    expect(expectedWaitMs(node('a', { execTimeEmaMs: 20 }), 'm', 99)).toBe(20);
     // a node without a reported time counts at the fallback
-    expect(expectedWaitMs(node('b', { inflight: 3 }), 'm', 30)).toBe(30);
+    expect(expectedWaitMs(node('b', { inflight: 4 }), 'm', 30)).toBe(60);
   });
 
   it('sends the next request to a fast node with a round in progress rather than to an idle node 3x slower', () => {
     const slowIdle = node('slow', { execTimeEmaMs: 60, capacity: 2 });
-    const fastBusy = node('fast', { inflight: 1, execTimeEmaMs: 20, capacity: 2 });
     const picker = powerOfTwoChoices(() => 0);
+    // 1.5 rounds ahead at 20 ms (50 ms in all) still answers before one round at 60 ms.
+    const fastBusy = node('fast', { queued: 1, inflight: 2, execTimeEmaMs: 20, capacity: 2 });
     expect(picker.pick('m', [slowIdle, fastBusy], (n) => expectedWaitMs(n, 'm', 40))?.id).toBe('fast');
     // ... but not once the fast node's queue is deeper than the slow node's time makes up for.
-    const fastDeep = node('fast', { queued: 4, inflight: 2, execTimeEmaMs: 20, capacity: 2 });
+    const fastDeep = node('fast', { queued: 3, inflight: 2, execTimeEmaMs: 20, capacity: 2 });
     expect(picker.pick('m', [slowIdle, fastDeep], (n) => expectedWaitMs(n, 'm', 40))?.id).toBe('slow');
   });
 
