@@ -21,6 +21,18 @@ export interface LoadPoint {
   readonly firstError?: string;
   readonly windowS: number;
   readonly server: StatsDelta;
+  /** Where the machine's CPU went, per inference, when the bench could read it (Linux /proc). */
+  readonly cpu?: CpuPerInference;
+}
+
+/** CPU microseconds per inference over the measurement window, by process (and thread). */
+export interface CpuPerInference {
+  /** The node's main thread: HTTP/gRPC, decoding, batching, encoding (its event loop). */
+  readonly nodeMainUs: number;
+  /** The node's other threads: onnxruntime's intra-op threads above all, then libuv and the GC's helpers. */
+  readonly nodeOtherUs: number;
+  /** The load generator (this process): its clients' encoding, sockets and decoding. */
+  readonly clientUs: number;
 }
 
 export function loadPoint(

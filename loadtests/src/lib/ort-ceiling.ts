@@ -29,6 +29,8 @@ export interface CeilingPoint {
   readonly execAvgUs: number;
   readonly execP50Us: number;
   readonly execP99Us: number;
+  /** CPU of this process (onnxruntime's threads and the calling loop) per inference, in microseconds. */
+  readonly cpuUsPerInference: number;
 }
 
 export interface CeilingResult {
@@ -60,6 +62,7 @@ export async function measureOrtCeiling(options: CeilingOptions): Promise<Ceilin
       while (performance.now() < warmupEnd);
 
       const times: number[] = [];
+      const cpuBefore = process.cpuUsage();
       const start = performance.now();
       const end = start + options.measureMs;
       // At least a few runs even when one run outlasts the window, so the times mean something.
@@ -69,6 +72,7 @@ export async function measureOrtCeiling(options: CeilingOptions): Promise<Ceilin
         times.push((performance.now() - t0) * 1000);
       }
       const elapsedS = (performance.now() - start) / 1000;
+      const cpu = process.cpuUsage(cpuBefore);
       const summary = summarizeLatencies(times);
       points.push({
         batchSize,
@@ -77,6 +81,7 @@ export async function measureOrtCeiling(options: CeilingOptions): Promise<Ceilin
         execAvgUs: summary.avgUs,
         execP50Us: summary.p50Us,
         execP99Us: summary.p99Us,
+        cpuUsPerInference: (cpu.user + cpu.system) / (times.length * batchSize),
       });
     }
     const best = points.reduce((a, b) => (b.inferencesPerSec > a.inferencesPerSec ? b : a));

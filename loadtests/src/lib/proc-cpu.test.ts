@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cpuUsPerRequest, processCpuSeconds } from './proc-cpu.js';
+import { cpuUsPerRequest, processCpuSeconds, threadCpuSeconds } from './proc-cpu.js';
 
 describe('processCpuSeconds', () => {
   it.runIf(process.platform === 'linux')('reads a non-decreasing figure for this process', async () => {
@@ -14,6 +14,15 @@ describe('processCpuSeconds', () => {
 
   it('is NaN for a process that does not exist', async () => {
     expect(await processCpuSeconds(2 ** 30)).toBeNaN();
+    expect(await threadCpuSeconds(2 ** 30, 2 ** 30)).toBeNaN();
+  });
+
+  it.runIf(process.platform === 'linux')("reads the main thread's share, at most the whole process's", async () => {
+    // Read the thread first: the process figure read after it includes everything the thread had.
+    const main = await threadCpuSeconds(process.pid, process.pid);
+    const whole = await processCpuSeconds(process.pid);
+    expect(main).toBeGreaterThanOrEqual(0);
+    expect(main).toBeLessThanOrEqual(whole);
   });
 });
 

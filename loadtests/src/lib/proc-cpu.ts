@@ -10,9 +10,22 @@ import { readFile } from 'node:fs/promises';
 const CLK_TCK = 100;
 
 /** Seconds of CPU used by `pid` so far, or NaN when it cannot be read. */
-export async function processCpuSeconds(pid: number): Promise<number> {
+export function processCpuSeconds(pid: number): Promise<number> {
+  return statCpuSeconds(`/proc/${pid}/stat`);
+}
+
+/**
+ * Seconds of CPU used by one thread of `pid` so far (NaN when unreadable). A process's main thread
+ * has the process's id: `threadCpuSeconds(pid, pid)` is the event loop of a Node process, without
+ * its worker pools (onnxruntime's intra-op threads, libuv, the GC's helpers).
+ */
+export function threadCpuSeconds(pid: number, tid: number): Promise<number> {
+  return statCpuSeconds(`/proc/${pid}/task/${tid}/stat`);
+}
+
+async function statCpuSeconds(path: string): Promise<number> {
   try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const stat = await readFile(path, 'utf8');
     // The command name (field 2) is in parentheses and may contain spaces: fields are counted after it.
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // rest[0] is field 3 (state); utime and stime are fields 14 and 15.

@@ -25,11 +25,12 @@ import { runClosedLoop } from '../lib/closed-loop.js';
 import { createGrpcInferClient } from '../lib/grpc-client.js';
 import { createHttpInferClient } from '../lib/http-client.js';
 import type { InferClient } from '../lib/infer-client.js';
-import { loadPoint, type LoadPoint } from '../lib/load-point.js';
+import { loadPoint, type CpuPerInference, type LoadPoint } from '../lib/load-point.js';
 import { fetchModelStats, statsDelta, type ModelStatsSnapshot } from '../lib/node-stats.js';
 import { launchNode, waitForModelReady, type RunningNode } from '../lib/node-process.js';
 import { batchExecutionUs, measureOrtCeiling, type CeilingResult } from '../lib/ort-ceiling.js';
 import { toPerfCsv } from '../lib/perf-csv.js';
+import { cpuUsPerRequest, processCpuSeconds, threadCpuSeconds } from '../lib/proc-cpu.js';
 import { DEFAULT_RESULTS_ROOT, writeResults } from '../lib/results-files.js';
 import { formatTable } from '../lib/text-table.js';
 import { machineInfo } from './scenario-output.js';
@@ -124,11 +125,36 @@ interface Load {
   readonly durationS: number;
 }
 
+/** CPU seconds so far: the node's main thread, the whole node, this process. */
+interface CpuReading {
+  readonly nodeMain: number;
+  readonly node: number;
+  readonly client: number;
+}
+
+async function readCpu(node: RunningNode): Promise<CpuReading> {
+  // The thread first: the process figure read after it includes all the thread had.
+  const nodeMain = await threadCpuSeconds(node.pid, node.pid);
+  const whole = await processCpuSeconds(node.pid);
+  const own = process.cpuUsage();
+  return { nodeMain, node: whole, client: (own.user + own.system) / 1e6 };
+}
+
+function cpuPerInference(before: CpuReading, after: CpuReading, inferences: number): CpuPerInference | undefined {
+  const main = cpuUsPerRequest(before.nodeMain, after.nodeMain, inferences);
+  const node = cpuUsPerRequest(before.node, after.node, inferences);
+  const client = cpuUsPerRequest(before.client, after.client, inferences);
+  if (![main, node, client].every(Number.isFinite)) return undefined;
+  return { nodeMainUs: main, nodeOtherUs: Math.max(0, node - main), clientUs: client };
+}
+
 async function measureLoad(load: Load): Promise<LoadPoint> {
   const client = clientFor(load.node, load.protocol, load.concurrency);
   const model = load.request.modelName;
   let before: ModelStatsSnapshot | undefined;
   let after: ModelStatsSnapshot | undefined;
+  let cpuBefore: CpuReading | undefined;
+  let cpuAfter: CpuReading | undefined;
   try {
     const run = await runClosedLoop({
       concurrency: load.concurrency,
@@ -140,14 +166,23 @@ async function measureLoad(load: Load): Promise<LoadPoint> {
         if (bytes !== load.outputBytes) throw new Error(`expected ${load.outputBytes} output bytes, got ${bytes}`);
         return result;
       },
-      onWindowStart: async () => void (before = await fetchModelStats(load.node.httpBase, model)),
-      onWindowEnd: async () => void (after = await fetchModelStats(load.node.httpBase, model)),
+      onWindowStart: async () => {
+        cpuBefore = await readCpu(load.node);
+        before = await fetchModelStats(load.node.httpBase, model);
+      },
+      onWindowEnd: async () => {
+        cpuAfter = await readCpu(load.node);
+        after = await fetchModelStats(load.node.httpBase, model);
+      },
     });
-    const point = loadPoint({ model, protocol: load.protocol, setup: load.setup }, run, statsDelta(before!, after!));
+    const served = loadPoint({ model, protocol: load.protocol, setup: load.setup }, run, statsDelta(before!, after!));
+    const cpu = cpuPerInference(cpuBefore!, cpuAfter!, served.server.inferences);
+    const point: LoadPoint = cpu === undefined ? served : { ...served, cpu };
     const batch = Number.isFinite(point.server.avgBatchSize) ? point.server.avgBatchSize.toFixed(1) : '-';
     log(
       `  ${model} ${load.setup} ${load.protocol} c=${load.concurrency}: ${point.inferencesPerSec.toFixed(1)} inf/s, ` +
         `p50 ${(point.latency.p50Us / 1000).toFixed(1)} ms, p99 ${(point.latency.p99Us / 1000).toFixed(1)} ms, batch ${batch}` +
+        (cpu === undefined ? '' : `, CPU/inf node ${cpu.nodeMainUs.toFixed(0)}+${cpu.nodeOtherUs.toFixed(0)} us client ${cpu.clientUs.toFixed(0)} us`) +
         (point.errors > 0 ? `, ${point.errors} errors (${point.firstError})` : ''),
     );
     return point;
@@ -163,6 +198,21 @@ interface Target {
   readonly threshold: number;
   readonly pass: boolean;
   readonly detail: string;
+}
+
+/**
+ * Where a served inference's CPU goes, and the throughput the machine's cores allow at that cost: the
+ * load generator shares the cores with the node, so every microsecond it or the node's event loop
+ * spends per inference is one onnxruntime does not get.
+ */
+function cpuBudget(cpu: CpuPerInference, ceilingCpuUs: number): string {
+  const totalUs = cpu.nodeMainUs + cpu.nodeOtherUs + cpu.clientUs;
+  const cores = availableParallelism();
+  return (
+    `CPU per inference ${totalUs.toFixed(0)} us = node onnxruntime and other threads ${cpu.nodeOtherUs.toFixed(0)} ` +
+    `(ceiling ${ceilingCpuUs.toFixed(0)}) + node event loop ${cpu.nodeMainUs.toFixed(0)} + load generator ${cpu.clientUs.toFixed(0)}; ` +
+    `${cores} cores allow ${((cores * 1e6) / totalUs).toFixed(0)} inf/s at that cost`
+  );
 }
 
 function evaluateTargets(
@@ -185,7 +235,9 @@ function evaluateTargets(
       value: ceilingRatio,
       threshold: 0.8,
       pass: ceilingRatio >= 0.8,
-      detail: `${served.inferencesPerSec.toFixed(1)} / ${ceiling.best.inferencesPerSec.toFixed(1)} inf/s (ceiling at batch ${ceiling.best.batchSize})`,
+      detail:
+        `${served.inferencesPerSec.toFixed(1)} / ${ceiling.best.inferencesPerSec.toFixed(1)} inf/s (ceiling at batch ${ceiling.best.batchSize})` +
+        (served.cpu === undefined ? '' : `; ${cpuBudget(served.cpu, ceiling.best.cpuUsPerInference)}`),
     });
     if (plain !== undefined) {
       const speedup = served.inferencesPerSec / plain.inferencesPerSec;
@@ -240,6 +292,7 @@ function resultsTable(
     String(p.batchSize),
     ratio(p.inferencesPerSec / ceiling.best.inferencesPerSec),
     '-',
+    `-+${p.cpuUsPerInference.toFixed(0)}+-`,
     '',
   ]);
   const row = (p: LoadPoint): string[] => {
@@ -256,11 +309,12 @@ function resultsTable(
       Number.isFinite(p.server.avgBatchSize) ? p.server.avgBatchSize.toFixed(1) : '-',
       p.model === MLP_MODEL ? ratio(p.inferencesPerSec / ceiling.best.inferencesPerSec) : '-',
       isBatched ? ratio(plain === undefined ? undefined : p.inferencesPerSec / plain.inferencesPerSec) : '-',
+      p.cpu === undefined ? '-' : [p.cpu.nodeMainUs, p.cpu.nodeOtherUs, p.cpu.clientUs].map((us) => us.toFixed(0)).join('+'),
       p.errors > 0 ? `${p.errors} errors` : '',
     ];
   };
   return formatTable(
-    ['setup', 'proto', 'conc', 'inf/s', 'p50 ms', 'p90 ms', 'p99 ms', 'avg batch', 'served/ceiling', 'batched/unbatched', 'note'],
+    ['setup', 'proto', 'conc', 'inf/s', 'p50 ms', 'p90 ms', 'p99 ms', 'avg batch', 'served/ceiling', 'batched/unbatched', 'CPU us/inf loop+ort+client', 'note'],
     [...ceilingRows, ...[...batched, ...unbatched, ...simple].map(row)],
   );
 }
@@ -383,6 +437,7 @@ export async function runBatchingScenario(options: BenchOptions): Promise<number
       notes: [
         'Client Send/Recv are this process encoding the request and decoding the response (codec time), not socket time.',
         'Server columns are averages per request from /v2/models/{m}/stats deltas over the measurement window.',
+        "CPU us/inf: the node's event loop + its other threads (onnxruntime's above all) + the load generator, CPU microseconds per inference over the window (/proc); in a ceiling row, onnxruntime's process alone.",
         `The ceiling is one onnxruntime-node session with ${cores} intra-op threads (the total the node configs use).`,
         'The load generator shares the machine with the node; the ceiling had the machine to itself.',
       ],
