@@ -108,6 +108,45 @@ describe('Redis tenant store', () => {
     expect(lookups).toBe(2);
   });
 
+  it('asks Redis again after its subscriber reconnects, yet still serves those keys while the lookup connection is not back', async () => {
+    const subscriber = Object.assign(new EventEmitter(), { subscribe: async () => 1 }) as unknown as Redis;
+    let lookups = 0;
+    let lookupsFail = false;
+    const flaky = new Proxy(redis, {
+      get(target, prop) {
+        if (prop === 'evalsha') {
+          return async (...args: Parameters<Redis['evalsha']>) => {
+            lookups++;
+            if (lookupsFail) throw new Error("Stream isn't writeable and enableOfflineQueue options is false");
+            return target.evalsha(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const hash = await sha256Hex('k-epsilon');
+    // Another gateway's store (no subscriber here: its changes reach ours only through Redis).
+    const other = createRedisTenantStore({ redis, logger: silentLogger, prefix: 'rec:' });
+    await seedTenants(other, [{ id: 'epsilon', name: 'Epsilon', tier: 'free', keys: [{ id: 'epsilon-1', hash }] }], 1);
+    const store = createRedisTenantStore({ redis: flaky, logger: silentLogger, prefix: 'rec:', freshMs: 60_000, subscriber });
+    expect((await store.findByKeyHash(hash))?.tenant.id).toBe('epsilon');
+    expect((await store.findByKeyHash(hash))?.tenant.id).toBe('epsilon');
+    expect(lookups).toBe(1);
+    // The subscriber is back first; the lookup connection is still reconnecting.
+    lookupsFail = true;
+    subscriber.emit('ready');
+    expect((await store.findByKeyHash(hash))?.tenant.id).toBe('epsilon');
+    expect(lookups, 'the entry was expired: Redis was asked').toBe(2);
+    await expect(store.findByKeyHash(await sha256Hex('never-seen'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    // Once lookups work again, the expired entry is checked against Redis: a revocation made while
+    // the subscriber was away is seen at once, not after freshMs.
+    lookupsFail = false;
+    await other.revokeKey('epsilon-1');
+    expect(await store.findByKeyHash(hash)).toBeUndefined();
+    expect(lookups).toBe(4);
+  });
+
   it('keeps known keys working while Redis is down, and says UNAVAILABLE for the others', async () => {
     let now = 0;
     const store = createRedisTenantStore({ redis, logger: silentLogger, freshMs: 10, staleIfErrorMs: 1000, now: () => now });

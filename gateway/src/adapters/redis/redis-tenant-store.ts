@@ -12,7 +12,10 @@
  * - on the other gateways, with `subscriber`: about one pub/sub message later. Every change made
  *   through this store is published on `<prefix>{tenants}:changed` ("key-hash:<hash>" for a key,
  *   "all" for a tenant) and every subscribed store drops the matching entries. Messages are not
- *   queued while a subscriber is disconnected, so its cache is emptied when it reconnects;
+ *   queued while a subscriber is disconnected, so when it reconnects every entry is expired: the next
+ *   lookup of each asks Redis again. Expired entries stay for stale-if-error: the subscriber often
+ *   reconnects before the connection that runs lookups does, and dropping them then failed every
+ *   request of that gap with 503 (seen in `npm run bench -- redis-stop`);
  * - otherwise (no subscriber, a message lost, a change written to Redis behind the gateways' back):
  *   at most `freshMs`.
  */
@@ -56,11 +59,12 @@ export function createRedisTenantStore(options: RedisTenantStoreOptions): Tenant
   const staleIfErrorMs = options.staleIfErrorMs ?? 600_000;
   const maxCached = options.maxCached ?? 10_000;
   const now = options.now ?? Date.now;
-  const cache = new Map<string, { found: Found; at: number }>();
+  /** `expired`: not served as fresh any more (changes may have been missed), still usable if Redis fails. */
+  const cache = new Map<string, { found: Found; at: number; expired: boolean }>();
 
   const remember = (hash: string, found: Found): void => {
     cache.delete(hash);
-    cache.set(hash, { found, at: now() });
+    cache.set(hash, { found, at: now(), expired: false });
     if (cache.size > maxCached) cache.delete(cache.keys().next().value as string);
   };
 
@@ -89,6 +93,10 @@ export function createRedisTenantStore(options: RedisTenantStoreOptions): Tenant
     if (hash === undefined) cache.clear();
     else cache.delete(hash);
   };
+  const expireAll = (): void => {
+    generation += 1;
+    for (const entry of cache.values()) entry.expired = true;
+  };
 
   const { subscriber } = options;
   if (subscriber !== undefined) {
@@ -96,8 +104,8 @@ export function createRedisTenantStore(options: RedisTenantStoreOptions): Tenant
       if (channel !== names.changed) return;
       invalidate(message.startsWith(KEY_HASH) ? message.slice(KEY_HASH.length) : undefined);
     });
-    // Messages sent while this connection was down are lost: start again from Redis after a reconnect.
-    subscriber.on('ready', () => invalidate());
+    // Messages sent while this connection was down are lost: ask Redis again after a reconnect.
+    subscriber.on('ready', expireAll);
     subscriber.subscribe(names.changed).catch((error: unknown) => {
       logger.warn('tenant store: cannot subscribe to tenant changes; other gateways\' changes are seen within freshMs', {
         freshMs,
@@ -117,7 +125,7 @@ export function createRedisTenantStore(options: RedisTenantStoreOptions): Tenant
   return {
     async findByKeyHash(hash) {
       const cached = cache.get(hash);
-      if (cached !== undefined && now() - cached.at < freshMs) return cached.found;
+      if (cached !== undefined && !cached.expired && now() - cached.at < freshMs) return cached.found;
       const asked = generation;
       let reply: unknown;
       try {
