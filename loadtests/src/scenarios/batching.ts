@@ -424,6 +424,7 @@ export async function runBatchingScenario(options: BenchOptions): Promise<number
     const elapsedS = (performance.now() - t0) / 1000;
     const json = {
       scenario: 'batching',
+      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`,
       startedAt: started.toISOString(),
       elapsedS,
       machine: machineInfo(),
