@@ -21,6 +21,7 @@
 import type { ServiceError } from '@grpc/grpc-js';
 import { GrpcStatus, TesseraError, errorCodeFromGrpc, isTesseraError } from '../../../../shared/src/errors/index.js';
 import type { ErrorCode } from '../../../../shared/src/errors/index.js';
+import type { NodeView } from '../../core/ports/index.js';
 import type { UpstreamErrorDetails } from '../../core/routing/index.js';
 
 export type UpstreamError = TesseraError & UpstreamErrorDetails;
@@ -102,6 +103,14 @@ export function decodeNodeAnswer<T>(nodeId: string, decode: () => T): T {
   } catch (error) {
     throw Object.assign(unusableAnswer(nodeId, error instanceof Error ? error.message : String(error), error), { notAccepted: false });
   }
+}
+
+/** The node's gRPC address; a node without one fails as never accepted, so the dispatcher tries another. */
+export function grpcAddressOf(node: NodeView): string {
+  if (node.grpcAddress === null) {
+    throw Object.assign(TesseraError.unavailable(`node '${node.id}' has no gRPC address`), { notAccepted: true });
+  }
+  return node.grpcAddress;
 }
 
 export function countsAgainstNode(error: unknown): boolean {

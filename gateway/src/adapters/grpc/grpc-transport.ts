@@ -34,7 +34,7 @@ import { traceHeaders } from '../../../../shared/src/tracing/index.js';
 import type { NodeView, UpstreamCallOptions, UpstreamInferResult } from '../../core/ports/index.js';
 import type { FleetChangeSource } from '../../core/routing/index.js';
 import { withCallParameters } from './call-parameters.js';
-import { decodeNodeAnswer, upstreamErrorFromGrpc } from './grpc-errors.js';
+import { decodeNodeAnswer, grpcAddressOf, upstreamErrorFromGrpc } from './grpc-errors.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
 import type { NodeLoad } from './grpc-errors.js';
 import { guardedCall } from './guarded-call.js';
@@ -93,10 +93,7 @@ export function createGrpcTransport(options: GrpcTransportOptions = {}): GrpcTra
   const channels = new Map<string, Channel>();
 
   function channelFor(node: NodeView): Client {
-    const address = node.grpcAddress;
-    if (address === null) {
-      throw Object.assign(TesseraError.unavailable(`node '${node.id}' has no gRPC address`), { notAccepted: true });
-    }
+    const address = grpcAddressOf(node);
     const existing = channels.get(node.id);
     if (existing?.address === address) return existing.client;
     existing?.client.close();

@@ -42,7 +42,7 @@ import { traceHeaders } from '../../../../shared/src/tracing/index.js';
 import type { NodeView, UpstreamCallOptions, UpstreamInferResult } from '../../core/ports/index.js';
 import type { FleetChangeSource } from '../../core/routing/index.js';
 import { withCallParameters } from './call-parameters.js';
-import { decodeNodeAnswer, upstreamError } from './grpc-errors.js';
+import { decodeNodeAnswer, grpcAddressOf, upstreamError } from './grpc-errors.js';
 import type { NodeLoad } from './grpc-errors.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
 import { guardedCall } from './guarded-call.js';
@@ -114,10 +114,7 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
   const connections = new Map<string, NodeConnection>();
 
   function connectionFor(node: NodeView): NodeConnection {
-    const address = node.grpcAddress;
-    if (address === null) {
-      throw Object.assign(TesseraError.unavailable(`node '${node.id}' has no gRPC address`), { notAccepted: true });
-    }
+    const address = grpcAddressOf(node);
     const existing = connections.get(node.id);
     if (existing?.address === address) return existing;
     existing?.close();

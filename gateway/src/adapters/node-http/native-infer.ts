@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { matchInferPath, type DirectInfer, type InferTarget } from '../../core/app/index.js';
 import type { HeaderReader, HttpAnswer } from '../../core/http/index.js';
+import { incomingHeader } from '../../../../shared/src/http/index.js';
 import { discardUnreadBody, readIncomingBody } from './incoming-body.js';
 
 /** Serves the request and answers true, or answers false and leaves it untouched. */
@@ -63,16 +64,9 @@ function write(outgoing: ServerResponse, answer: HttpAnswer): void {
   outgoing.end(body);
 }
 
-/** Headers by lower-case name; repeated ones joined with ", " by node:http, as Web Headers join them. */
+/** Headers by lower-case name, read as Web Headers would give them. */
 function headerReader(incoming: IncomingMessage): HeaderReader {
-  const headers = incoming.headers;
-  return {
-    get(name) {
-      const value = headers[name];
-      if (value === undefined) return null;
-      return Array.isArray(value) ? value.join(', ') : value;
-    },
-  };
+  return { get: (name) => incomingHeader(incoming, name) };
 }
 
 function isCompressed(incoming: IncomingMessage): boolean {

@@ -4,4 +4,4 @@ export * from './rate-limit.js';
 export * from './infer-cache.js';
 export type * from './app-env.js';
 export * from './direct-infer.js';
-export * from './infer-path.js';
+export { matchInferPath, type InferTarget } from '../../../../shared/src/http/infer-path.js';

@@ -9,9 +9,9 @@
  * are dropped when read, when eviction reaches them, and from the front of the map as new entries
  * arrive (a few per `set`): the L1 gives every entry about the same short lifetime, so the front is
  * where the dead ones are, and without that sweep a stream of one-off responses would fill the whole
- * budget with expired entries (the soak saw the gateway's RSS climb by its 64 MiB budget). Each entry is charged its body, key and
- * header bytes plus a fixed overhead, so a flood of tiny entries cannot exceed the budget by
- * bookkeeping alone.
+ * budget with expired entries (the soak saw the gateway's RSS climb by its 64 MiB budget). Each entry
+ * is charged its body, key and header bytes plus a fixed overhead, so a flood of tiny entries cannot
+ * exceed the budget by bookkeeping alone.
  */
 import type { CachedResponse } from '../ports/index.js';
 

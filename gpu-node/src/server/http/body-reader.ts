@@ -9,6 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { promisify } from 'node:util';
 import { gunzip, inflate, inflateRaw } from 'node:zlib';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { collectIncomingBody, incomingHeader, joinChunks } from '../../../../shared/src/http/index.js';
 
 const gunzipAsync = promisify(gunzip);
 const inflateAsync = promisify(inflate);
@@ -55,58 +56,20 @@ export async function readBody(request: Request, options: ReadBodyOptions): Prom
  * paused, not drained; the caller closes the connection after answering.
  */
 export async function readIncomingBody(incoming: IncomingMessage, options: ReadBodyOptions): Promise<Uint8Array> {
-  const coding = requestContentCoding(headerOf(incoming, 'content-encoding'));
-  const declared = declaredLength(headerOf(incoming, 'content-length'));
+  const coding = requestContentCoding(incomingHeader(incoming, 'content-encoding'));
+  const declared = declaredLength(incomingHeader(incoming, 'content-length'));
   if (declared !== undefined && declared > options.limit) throw tooLarge(declared, options);
   const raw = await readIncoming(incoming, options);
   if (coding === 'identity') return raw;
   return decompress(raw, coding, options);
 }
 
-function headerOf(incoming: IncomingMessage, name: string): string | null {
-  const value = incoming.headers[name];
-  if (value === undefined) return null;
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
 function readIncoming(incoming: IncomingMessage, options: ReadBodyOptions): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const cleanup = (): void => {
-      incoming.off('data', onData);
-      incoming.off('end', onEnd);
-      incoming.off('error', onError);
-      incoming.off('close', onClose);
-    };
-    const onData = (chunk: Buffer): void => {
-      total += chunk.byteLength;
-      if (total > options.limit) {
-        cleanup();
-        incoming.pause();
-        reject(tooLarge(total, options, true));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      cleanup();
-      resolve(concat(chunks, total));
-    };
-    const onError = (error: Error): void => {
-      cleanup();
-      // The client went away or sent a broken chunked encoding: its mistake, not ours.
-      reject(TesseraError.invalidArg(`failed to read the request body: ${describe(error)}`));
-    };
-    const onClose = (): void => {
-      if (incoming.complete) return;
-      cleanup();
-      reject(TesseraError.cancelled('the client closed the connection before sending the whole body'));
-    };
-    incoming.on('data', onData);
-    incoming.on('end', onEnd);
-    incoming.on('error', onError);
-    incoming.on('close', onClose);
+  return collectIncomingBody(incoming, options.limit, {
+    overLimit: () => tooLarge(options.limit, options, true),
+    // The client went away or sent a broken chunked encoding: its mistake, not ours.
+    failed: (error) => TesseraError.invalidArg(`failed to read the request body: ${describe(error)}`),
+    closedEarly: () => TesseraError.cancelled('the client closed the connection before sending the whole body'),
   });
 }
 
@@ -141,7 +104,7 @@ async function readStream(
     }
     chunks.push(chunk);
   }
-  return concat(chunks, total);
+  return joinChunks(chunks, total);
 }
 
 async function decompress(
@@ -180,17 +143,6 @@ function tooLarge(size: number, options: ReadBodyOptions, atLeast = false): Tess
     `Request body size of ${atLeast ? 'more than ' : ''}${atLeast ? options.limit : size} bytes exceeds the maximum ` +
       `allowed value of ${options.limit} bytes. Use ${options.limitName} to increase the limit.`,
   );
-}
-
-function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0];
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 function describe(error: unknown): string {

@@ -1,7 +1,8 @@
 /**
  * The infer fast path: `POST /v2/models/{m}[/versions/{v}]/infer` served straight on node:http's
- * IncomingMessage/ServerResponse, ahead of Hono. Every other request (and an infer path this matcher
- * is unsure of) goes on to the Hono app.
+ * IncomingMessage/ServerResponse, ahead of Hono. Every other request (and an infer path the shared
+ * matcher is unsure of: matchInferPath leaves escaped or unusual model names to the router) goes on to
+ * the Hono app.
  *
  * Why: infer is the one route on the hot path, and the Web Request/Response layer costs more than the
  * rest of the request (a profile of `simple` at 2,400 req/s spent ~10% of the main thread building
@@ -10,34 +11,12 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isTesseraError, TesseraError } from '../../../../shared/src/errors/index.js';
+import { incomingHeader, matchInferPath, type InferTarget } from '../../../../shared/src/http/index.js';
 import { readIncomingBody } from './body-reader.js';
 import { runInfer, type InferHttpInput, type InferRouteContext } from './infer-route.js';
 import { errorAnswer, type HttpLogger } from './responses.js';
 
-/** `/v2/models/{model}[/versions/{digits}]/infer`, query string allowed. */
-const INFER_PATH = /^\/v2\/models\/([^/?]+)(?:\/versions\/([0-9]+))?\/infer(?:\?.*)?$/;
-
 export type NativeListener = (incoming: IncomingMessage, outgoing: ServerResponse) => boolean;
-
-interface InferTarget {
-  readonly model: string;
-  readonly version: string | undefined;
-}
-
-/** The model and version of an infer URL, or undefined when this is not one we serve here. */
-export function matchInferPath(url: string): InferTarget | undefined {
-  const match = INFER_PATH.exec(url);
-  if (match === null) return undefined;
-  let model: string;
-  try {
-    model = decodeURIComponent(match[1] as string);
-  } catch {
-    return undefined; // a malformed escape: let the router's own decoding decide
-  }
-  const version = match[2];
-  // A version keeps its value but not its leading zeros, as the Hono route does.
-  return { model, version: version === undefined ? undefined : BigInt(version).toString() };
-}
 
 /**
  * Returns a listener that serves infer requests and answers false for anything else, so the caller
@@ -67,7 +46,7 @@ async function serve(
   };
   outgoing.once('close', onClose);
   const input: InferHttpInput = {
-    header: (name) => headerValue(incoming, name),
+    header: (name) => incomingHeader(incoming, name),
     readBody: (options) => readIncomingBody(incoming, options),
     clientSignal: client.signal,
   };
@@ -91,10 +70,4 @@ async function serve(
   } finally {
     outgoing.off('close', onClose);
   }
-}
-
-function headerValue(incoming: IncomingMessage, name: string): string | null {
-  const value = incoming.headers[name];
-  if (value === undefined) return null;
-  return Array.isArray(value) ? value.join(', ') : value;
 }

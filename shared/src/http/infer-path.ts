@@ -1,6 +1,7 @@
 /**
  * Recognizes an infer URL the way the Hono routes would route it, for servers that take infer requests
- * before the router (adapters/node-http/native-infer.ts).
+ * before the router: the node agent's and the gateway's node:http fast paths (native-infer.ts in
+ * gpu-node/src/server/http and gateway/src/adapters/node-http).
  *
  * Deliberately narrow: it accepts only origin-form URLs whose model segment is plain (letters, digits
  * and the URL-safe punctuation that neither URL parsing nor percent-decoding changes), and never "." or
