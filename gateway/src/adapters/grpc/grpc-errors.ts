@@ -29,7 +29,7 @@ export type UpstreamError = TesseraError & UpstreamErrorDetails;
 const CONNECT_FAILURE =
   /No connection established|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|ENOTFOUND|EAI_AGAIN|Name resolution failed|DNS resolution failed|failed to connect/i;
 
-/** How grpc-js (and our HTTP/2 client, after it) words an answer it could not decode. */
+/** How grpc-js words an answer it could not decode (it reports it as INTERNAL). */
 const PARSE_FAILURE = 'Response message parsing error';
 
 const HEALTH_CODES: ReadonlySet<ErrorCode> = new Set(['UNAVAILABLE', 'INTERNAL', 'UNKNOWN', 'DEADLINE_EXCEEDED']);
@@ -67,9 +67,6 @@ export function upstreamError(
   load: NodeLoad | undefined,
   cause?: unknown,
 ): UpstreamError {
-  if (status.code === GrpcStatus.INTERNAL && status.details.startsWith(PARSE_FAILURE)) {
-    return Object.assign(unusableAnswer(nodeId, status.details, cause), { notAccepted: false, ...(load ? { load } : {}) });
-  }
   const code = errorCodeFromGrpc(status.code);
   const details = status.details;
   const message =
@@ -86,6 +83,9 @@ export function upstreamError(
 /** A grpc-js failure; `headersReceived`: whether the node had started answering. */
 export function upstreamErrorFromGrpc(error: ServiceError, nodeId: string, headersReceived: boolean, load: NodeLoad | undefined): UpstreamError {
   const status = { code: error.code, details: error.details || error.message };
+  if (status.code === GrpcStatus.INTERNAL && status.details.startsWith(PARSE_FAILURE)) {
+    return Object.assign(unusableAnswer(nodeId, status.details, error), { notAccepted: false, ...(load ? { load } : {}) });
+  }
   return upstreamError(status, nodeId, looksNotAccepted(status, headersReceived), load, error);
 }
 

@@ -19,7 +19,7 @@ import { constants } from 'node:http2';
 import type { ClientHttp2Stream, IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 import { GrpcStatus } from '../../../../shared/src/errors/index.js';
 import { UnaryMessageReader, decodeGrpcMessage } from '../../../../shared/src/grpc/index.js';
-import { looksNotAccepted, upstreamError } from './grpc-errors.js';
+import { decodeNodeAnswer, looksNotAccepted, upstreamError } from './grpc-errors.js';
 import type { CallStatus, NodeLoad, UpstreamError } from './grpc-errors.js';
 import { grpcTimeoutHeader } from './grpc-timeout.js';
 import { statusFromHttpStatus, statusFromResetCode } from './h2-call-status.js';
@@ -173,15 +173,15 @@ export function unaryCall(connection: NodeConnection, nodeId: string, call: Unar
         reject(upstreamError(callStatus, nodeId, looksNotAccepted(callStatus, headersReceived), load));
         return;
       }
+      if (reader.empty) {
+        reject(upstreamError({ code: GrpcStatus.UNIMPLEMENTED, details: 'No message received' }, nodeId, false, load));
+        return;
+      }
       let message: Buffer;
       try {
-        message = reader.message();
+        message = decodeNodeAnswer(nodeId, () => reader.message());
       } catch (error) {
-        reject(
-          reader.empty
-            ? upstreamError({ code: GrpcStatus.UNIMPLEMENTED, details: 'No message received' }, nodeId, false, load)
-            : upstreamError({ code: GrpcStatus.INTERNAL, details: `Response message parsing error: ${(error as Error).message}` }, nodeId, false, undefined),
-        );
+        reject(error as UpstreamError);
         return;
       }
       resolve({ message, load });
