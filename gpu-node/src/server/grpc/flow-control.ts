@@ -9,23 +9,16 @@
  * go before the rest waits. gRPC's C++ server (Triton's) sizes its windows by bandwidth-delay probing,
  * to megabytes.
  *
- * grpc-js creates its http2 servers inside `bindAsync`; it keeps them in a private `http2Servers` map.
- * We reach them there (grpc-js is pinned in package.json, and flow-control.test.ts fails if the field
- * moves) and use Node's public API on them: `updateSettings` for the per-stream window every new
- * connection is offered, and `setLocalWindowSize` for each connection's own window.
+ * We reach grpc-js's http2 servers (grpc-js-internals.ts; flow-control.test.ts fails if they move) and
+ * use Node's public API on them: `updateSettings` for the per-stream window every new connection is
+ * offered, and `setLocalWindowSize` for each connection's own window.
  */
-import type { Http2Server, ServerHttp2Session } from 'node:http2';
+import type { ServerHttp2Session } from 'node:http2';
 import type { Server } from '@grpc/grpc-js';
+import { http2ServersOf } from './grpc-js-internals.js';
 
 /** Default receive window, per stream and per connection: 8 MiB (memory is only used by data in flight). */
 export const DEFAULT_FLOW_CONTROL_WINDOW = 8 * 1024 * 1024;
-
-/** The http2 servers a bound grpc-js Server listens with; empty when grpc-js no longer keeps them there. */
-function http2ServersOf(server: Server): Http2Server[] {
-  const servers = (server as unknown as { http2Servers?: unknown }).http2Servers;
-  if (!(servers instanceof Map)) return [];
-  return [...servers.keys()].filter((s): s is Http2Server => typeof (s as Http2Server)?.updateSettings === 'function');
-}
 
 /**
  * Widens the windows of every http2 server of `server` (call it after bindAsync). Returns how many

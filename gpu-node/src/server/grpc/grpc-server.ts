@@ -11,6 +11,8 @@ import type { NodeCore } from '../../core/index.js';
 import { healthServiceImplementation } from './health-service.js';
 import { inferenceServiceImplementation } from './inference-service.js';
 import { widenFlowControlWindows } from './flow-control.js';
+import { takeStreamsAhead } from './grpc-js-internals.js';
+import { modelInferFastPath } from './h2-model-infer.js';
 
 export const DEFAULT_GRPC_PORT = 8001;
 /**
@@ -39,6 +41,11 @@ export interface GrpcServerOptions {
    */
   readonly keepaliveTimeMs?: number;
   readonly keepaliveTimeoutMs?: number;
+  /**
+   * Serve ModelInfer on the HTTP/2 stream ahead of grpc-js (h2-model-infer.ts; default true). false
+   * leaves every call to grpc-js, as before it existed.
+   */
+  readonly modelInferFastPath?: boolean;
   /** Extra grpc-js server options, applied last. */
   readonly channelOptions?: ChannelOptions;
 }
@@ -54,16 +61,26 @@ function bindAddress(host: string, port: number): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
+/** A grpc-js message size limit as a byte count (-1 is grpc-js's "no limit"). */
+function messageLimit(value: unknown): number {
+  return typeof value === 'number' && value >= 0 ? value : Number.POSITIVE_INFINITY;
+}
+
 export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}): GrpcServer {
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const server = new Server({
+  const serverOptions: ChannelOptions = {
     'grpc.max_receive_message_length': maxMessageBytes,
     'grpc.max_send_message_length': maxMessageBytes,
     'grpc.max_concurrent_streams': options.maxConcurrentStreams ?? DEFAULT_MAX_CONCURRENT_STREAMS,
     'grpc.keepalive_time_ms': options.keepaliveTimeMs ?? 7_200_000,
     'grpc.keepalive_timeout_ms': options.keepaliveTimeoutMs ?? 20_000,
     ...options.channelOptions,
-  });
+  };
+  const server = new Server(serverOptions);
+  const fastPathLimits = {
+    maxReceiveBytes: messageLimit(serverOptions['grpc.max_receive_message_length']),
+    maxSendBytes: messageLimit(serverOptions['grpc.max_send_message_length']),
+  };
   server.addService(
     serverServiceDefinition(GRPCInferenceService),
     inferenceServiceImplementation(core, { maxInflightPerStream: options.maxInflightPerStream ?? 64 }),
@@ -79,6 +96,9 @@ export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}
             return;
           }
           widenFlowControlWindows(server);
+          if (options.modelInferFastPath !== false) {
+            takeStreamsAhead(server, modelInferFastPath(core, fastPathLimits));
+          }
           resolve({ port: boundPort });
         });
       });

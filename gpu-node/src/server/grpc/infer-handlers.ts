@@ -28,25 +28,33 @@ export const INFLIGHT_KEY = 'tessera-inflight';
 /** Triton's opt-in for ending a stream with a real status on the first error (section 2.4). */
 export const STREAM_ERROR_HEADER = 'triton_grpc_error';
 
-export function loadTrailer(core: NodeCore, modelName: string): Metadata {
-  const md = new Metadata();
+/** The trailing load headers (QUEUE_DEPTH_KEY, INFLIGHT_KEY) for `modelName`, as header values. */
+export function loadTrailerValues(core: NodeCore, modelName: string): Record<string, string> {
   let load = { queued: 0, inflight: 0 };
   try {
     load = core.modelLoad(modelName);
   } catch {
     // Unknown or unloaded model: it carries no load, and the answer's status already says why.
   }
-  md.set(QUEUE_DEPTH_KEY, String(load.queued));
-  md.set(INFLIGHT_KEY, String(load.inflight));
+  return { [QUEUE_DEPTH_KEY]: String(load.queued), [INFLIGHT_KEY]: String(load.inflight) };
+}
+
+export function loadTrailer(core: NodeCore, modelName: string): Metadata {
+  const md = new Metadata();
+  for (const [key, value] of Object.entries(loadTrailerValues(core, modelName))) md.set(key, value);
   return md;
 }
 
 /** The caller's W3C trace context from the call's metadata (`traceparent`, `tracestate`), if valid. */
 export function traceParentOf(metadata: Metadata): Pick<InferOptions, 'traceParent'> {
-  const first = (name: string): string | undefined => {
+  return traceParentFrom((name) => {
     const value = metadata.get(name)[0];
     return value === undefined ? undefined : String(value);
-  };
+  });
+}
+
+/** The same from any header reader (the first value of a header, by lower-case name). */
+export function traceParentFrom(first: (name: string) => string | undefined): Pick<InferOptions, 'traceParent'> {
   const parent: TraceContext | undefined = extractTraceContext(first);
   return parent === undefined ? {} : { traceParent: parent };
 }
