@@ -17,6 +17,10 @@
  *   "maxPipelinedRequests": 32,      // [32] requests one HTTP/1.1 connection may have in progress at once;
  *                                    //   a pipelined request beyond it gets 503 + Connection: close, unprocessed
  *                                    //   (shared/src/http/pipelining-limit.ts). Node entry only: Workers own their sockets
+ *   "rateLimitLeaseMs": 100,         // [100] with Redis: each rate-limit script call also leases this long of
+ *                                    //   the tenant's rate to this gateway, whose next requests are decided
+ *                                    //   in memory; 0 = every request decided in Redis. What it bounds:
+ *                                    //   adapters/redis/token-leases.ts
  *   "metrics": { "requireAdminKey": false },  // [false] whether /metrics needs the admin key
  *   "tiers": {                        // premium/standard/free exist by default; an entry with one of those
  *     "free": { "rateLimits": { "requestsPerSecond": 2 } },   // names overrides only the fields it gives;
@@ -107,6 +111,7 @@ export interface GatewayConfig {
   readonly requestTimeoutMs: number;
   readonly maxBodyBytes: number;
   readonly maxPipelinedRequests: number;
+  readonly rateLimitLeaseMs: number;
   readonly metrics: { readonly requireAdminKey: boolean };
   readonly tiers: Readonly<Record<string, Tier>>;
   readonly tenants: readonly ConfigTenant[];

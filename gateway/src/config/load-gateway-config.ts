@@ -30,6 +30,8 @@ export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_CACHE_ENTRY_BYTES = 1024 * 1024;
 export const DEFAULT_CACHE_LOCAL_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_CACHE_LOCAL_MAX_AGE_SECONDS = 5;
+/** Rate-limit lease: 100 ms of a tenant's rate per Redis call (adapters/redis/token-leases.ts). */
+export const DEFAULT_RATE_LIMIT_LEASE_MS = 100;
 
 type Json = Record<string, unknown>;
 
@@ -101,7 +103,7 @@ function describe(value: unknown): string {
 
 const TOP_KEYS = [
   'port', 'host', 'adminKeyHash', 'redisUrl', 'keyPrefix', 'requestTimeoutMs', 'maxBodyBytes', 'maxPipelinedRequests',
-  'metrics', 'tiers', 'tenants', 'nodes', 'grpcTransport', 'routing', 'cache',
+  'rateLimitLeaseMs', 'metrics', 'tiers', 'tenants', 'nodes', 'grpcTransport', 'routing', 'cache',
 ] as const;
 const TIER_KEYS = ['priority', 'queueTimeoutMs', 'queueShare', 'rateLimits', 'cacheTtlSeconds', 'allowedModels'] as const;
 const RATE_KEYS = ['requestsPerSecond', 'burst', 'elementsPerSecond', 'elementsBurst'] as const;
@@ -127,6 +129,8 @@ export function loadGatewayConfig(text: string): GatewayConfig {
   const maxBodyBytes = c.number(root.maxBodyBytes, '$.maxBodyBytes', { min: 1, integer: true }) ?? DEFAULT_MAX_BODY_BYTES;
   const maxPipelinedRequests =
     c.number(root.maxPipelinedRequests, '$.maxPipelinedRequests', { min: 1, integer: true }) ?? DEFAULT_MAX_PIPELINED_REQUESTS;
+  const rateLimitLeaseMs =
+    c.number(root.rateLimitLeaseMs, '$.rateLimitLeaseMs', { min: 0, max: 10_000, integer: true }) ?? DEFAULT_RATE_LIMIT_LEASE_MS;
 
   const metricsObj = c.object(root.metrics, '$.metrics') ?? {};
   c.unknownKeys(metricsObj, ['requireAdminKey'], '$.metrics');
@@ -144,7 +148,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
     throw TesseraError.invalidArg(`invalid gateway config (${n} problem${n === 1 ? '' : 's'}):\n  - ${c.issues.join('\n  - ')}`);
   }
   return deepFreeze({
-    port, host, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, metrics,
+    port, host, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, rateLimitLeaseMs, metrics,
     tiers, tenants, nodes, grpcTransport, routing, cache,
   });
 }

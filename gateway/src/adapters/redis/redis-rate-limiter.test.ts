@@ -213,4 +213,75 @@ describe('Redis token bucket', () => {
     expect(warnings).toHaveLength(1);
     dead.disconnect();
   });
+
+  describe('leases (rateLimitLeaseMs)', () => {
+    /** Script calls Redis has run so far (EVALSHA and EVAL), from INFO commandstats. */
+    async function scriptCalls(): Promise<number> {
+      const info = await redis.info('commandstats');
+      let calls = 0;
+      for (const match of info.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)) calls += Number(match[1]);
+      return calls;
+    }
+    // 1 token/s: under a second of test adds at most one; 10 s leases hold min(10, burst / 2) tokens.
+    const STEADY: RateLimits = { requestsPerSecond: 1, burst: 50, elementsPerSecond: 0, elementsBurst: 0 };
+
+    it('several leasing gateways together never allow more than the shared bucket grants', async () => {
+      const clients = await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          const c = new Redis(server.url, { lazyConnect: true });
+          await c.connect();
+          return c;
+        }),
+      );
+      const limiters = clients.map((c) => createRedisRateLimiter({ redis: c, logger: silentLogger, leaseMs: 10_000 }));
+      const decisions: RateLimitDecision[] = [];
+      // Waves of concurrent takes, so leases are taken, spent and taken again.
+      for (let wave = 0; wave < 10; wave++) {
+        decisions.push(...(await Promise.all(Array.from({ length: 40 }, (_, i) => limiters[i % 4]!.take('leased-crowd', 0, STEADY)))));
+      }
+      const allowed = decisions.filter((d) => d.allowed).length;
+      expect(allowed).toBeGreaterThanOrEqual(50);
+      expect(allowed).toBeLessThanOrEqual(51);
+      for (const c of clients) c.disconnect();
+    });
+
+    it('decides a lone tenant locally between script calls, and reports the tokens it holds as remaining', async () => {
+      const limits: RateLimits = { requestsPerSecond: 1000, burst: 1000, elementsPerSecond: 0, elementsBurst: 0 };
+      const leasing = createRedisRateLimiter({ redis, logger: silentLogger, leaseMs: 1000 });
+      const before = await scriptCalls();
+      const decisions: RateLimitDecision[] = [];
+      for (let i = 0; i < 200; i++) decisions.push(await leasing.take('lone-leased', 0, limits));
+      const leasedCalls = (await scriptCalls()) - before;
+      expect(decisions.every((d) => d.allowed)).toBe(true);
+      // One call leases 500 (half the burst): the 200 takes need one, or two if the first raced a refill.
+      expect(leasedCalls).toBeLessThanOrEqual(2);
+      expect(decisions[199]!.remaining).toBeGreaterThanOrEqual(800);
+      expect(decisions[199]!.remaining).toBeLessThanOrEqual(decisions[1]!.remaining);
+
+      const exact = createRedisRateLimiter({ redis, logger: silentLogger });
+      const start = await scriptCalls();
+      for (let i = 0; i < 20; i++) await exact.take('lone-exact', 0, limits);
+      expect((await scriptCalls()) - start).toBe(20);
+    });
+
+    it('lets a lease expire: after leaseMs the next request is decided in Redis again', async () => {
+      let now = 1_000_000;
+      const limits: RateLimits = { requestsPerSecond: 100, burst: 100, elementsPerSecond: 0, elementsBurst: 0 };
+      const limiter = createRedisRateLimiter({ redis, logger: silentLogger, leaseMs: 100, now: () => now });
+      const start = await scriptCalls();
+      await limiter.take('expiring', 0, limits);
+      await limiter.take('expiring', 0, limits);
+      expect((await scriptCalls()) - start).toBe(1);
+      now += 100;
+      await limiter.take('expiring', 0, limits);
+      expect((await scriptCalls()) - start).toBe(2);
+    });
+
+    it('does not lease a tier whose lease would be under two tokens: each request is decided in Redis', async () => {
+      const limiter = createRedisRateLimiter({ redis, logger: silentLogger, leaseMs: 100 });
+      const start = await scriptCalls();
+      for (let i = 0; i < 3; i++) await limiter.take('slow-tier', 0, { requestsPerSecond: 10, burst: 20, elementsPerSecond: 0, elementsBurst: 0 });
+      expect((await scriptCalls()) - start).toBe(3);
+    });
+  });
 });

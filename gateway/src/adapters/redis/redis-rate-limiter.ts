@@ -1,18 +1,22 @@
 /**
  * RateLimiter on Redis: the token buckets of `lua/token-bucket.lua`, decided atomically in Redis, so
- * any number of gateways share each tenant's limits exactly. The bucket in Redis is the only state:
- * no tokens are leased to a gateway.
+ * any number of gateways share each tenant's limits. With `leaseMs` > 0 (the gateway config's
+ * `rateLimitLeaseMs`, 100 ms unless set), the
+ * script call that decides a request also leases up to `leaseMs` of the tenant's rate to this
+ * gateway, and the tenant's next requests here are decided locally from it (token-leases.ts: what
+ * that keeps exact and what it bounds); `leaseMs` 0 decides every request in Redis.
  *
- * Batching (keyed-batcher.ts): a tenant's requests of one event-loop turn go in one script call at
- * the end of that turn, and those that arrive while the tenant's call is in flight go together in
- * the next one, in arrival order. The script decides a batch exactly as the same requests one call
- * each at that instant, so every request gets its own decision and RateLimit figures. No timer: a
- * lone request waits only for the code already running in its turn.
+ * Batching (keyed-batcher.ts): a tenant's requests of one event-loop turn that the lease does not
+ * cover go in one script call at the end of that turn, and those that arrive while the tenant's call
+ * is in flight go together in the next one, in arrival order. The script decides a batch exactly as
+ * the same requests one call each at that instant, so every request gets its own decision and
+ * RateLimit figures. No timer: a lone request waits only for the code already running in its turn.
  *
  * Failure policy: FAIL OPEN. When Redis cannot answer (down, timeout), the request is allowed, a
  * warning is logged (at most once per `warnEveryMs`) and `onStoreError` is called (a metric). A dead
  * Redis must not stop paying traffic; limits resume by themselves when it is back. A failed batched
- * call fails open each of its requests, each counted once, as if each had failed alone.
+ * call fails open each of its requests, each counted once, as if each had failed alone; tokens
+ * already leased are still spent until they expire.
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../../../shared/src/logging/index.js';
@@ -20,6 +24,7 @@ import type { RateLimitDecision, RateLimiter, RateLimits } from '../../core/port
 import { DEFAULT_MAX_BATCH, KeyedBatcher } from './keyed-batcher.js';
 import { rateLimitKey } from './keys.js';
 import { runLua } from './lua-scripts.js';
+import { TokenLeases, type LeaseGrant, type LeaseSize } from './token-leases.js';
 
 export interface RedisRateLimiterOptions {
   readonly redis: Redis;
@@ -32,6 +37,10 @@ export interface RedisRateLimiterOptions {
   readonly warnEveryMs?: number;
   /** Most requests of one tenant decided by one script call; default 128. */
   readonly maxBatch?: number;
+  /** Lease this long of a tenant's rate per script call; default 0: every request decided in Redis. */
+  readonly leaseMs?: number;
+  /** Clock for lease expiry; default Date.now. */
+  readonly now?: () => number;
 }
 
 interface Take {
@@ -43,8 +52,20 @@ interface Take {
 const ARGS_PER_TAKE = 5;
 const REPLY_PER_TAKE = 4;
 
-/** One script call for a batch of one tenant's takes; one decision per take, in order. */
-export async function takeBatch(redis: Redis, key: string, takes: readonly Take[]): Promise<RateLimitDecision[]> {
+/** Values the script appends when a lease was asked for. */
+const REPLY_LEASE = 3;
+
+export interface TakeBatchResult {
+  readonly decisions: RateLimitDecision[];
+  /** What the script leased, when `lease` was asked for. */
+  readonly lease?: LeaseGrant;
+}
+
+/**
+ * One script call for a batch of one tenant's takes; one decision per take, in order. With `lease`,
+ * the script then leases up to that many tokens (under the last take's limits).
+ */
+export async function runTokenBucket(redis: Redis, key: string, takes: readonly Take[], lease?: LeaseSize): Promise<TakeBatchResult> {
   const args: number[] = new Array<number>(1 + ARGS_PER_TAKE * takes.length);
   args[0] = takes.length;
   for (let i = 0; i < takes.length; i++) {
@@ -56,21 +77,40 @@ export async function takeBatch(redis: Redis, key: string, takes: readonly Take[
     args[at + 3] = limits.elementsBurst;
     args[at + 4] = elements;
   }
+  if (lease !== undefined) args.push(lease.requests, lease.elements);
+  const expected = REPLY_PER_TAKE * takes.length + (lease === undefined ? 0 : REPLY_LEASE);
   const reply = (await runLua(redis, 'token-bucket', [key], args)) as number[];
-  if (!Array.isArray(reply) || reply.length !== REPLY_PER_TAKE * takes.length) {
-    throw new Error(`token-bucket answered ${Array.isArray(reply) ? reply.length : typeof reply} values for ${takes.length} requests`);
+  if (!Array.isArray(reply) || reply.length !== expected) {
+    throw new Error(`token-bucket answered ${Array.isArray(reply) ? reply.length : typeof reply} values for ${takes.length} requests${lease === undefined ? '' : ' and a lease'}`);
   }
-  return takes.map((take, i) => {
+  const decisions = takes.map((take, i) => {
     const at = REPLY_PER_TAKE * i;
     return { allowed: reply[at] === 1, retryAfterMs: reply[at + 1]!, remaining: reply[at + 2]!, limit: take.limits.burst, resetSeconds: reply[at + 3]! };
   });
+  if (lease === undefined) return { decisions };
+  const at = REPLY_PER_TAKE * takes.length;
+  const resetSeconds = decisions[decisions.length - 1]?.resetSeconds ?? 0;
+  return { decisions, lease: { requests: reply[at]!, elements: reply[at + 1]!, remainingAfter: reply[at + 2]!, resetSeconds } };
+}
+
+/** One script call for a batch of one tenant's takes, without a lease; one decision per take, in order. */
+export async function takeBatch(redis: Redis, key: string, takes: readonly Take[]): Promise<RateLimitDecision[]> {
+  return (await runTokenBucket(redis, key, takes)).decisions;
 }
 
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const { redis, logger } = options;
   const prefix = options.prefix ?? 'tessera:';
   const warnEveryMs = options.warnEveryMs ?? 10_000;
-  const batcher = new KeyedBatcher<Take, RateLimitDecision>((key, takes) => takeBatch(redis, key, takes), { maxBatch: options.maxBatch ?? DEFAULT_MAX_BATCH });
+  const leases = new TokenLeases(options.leaseMs ?? 0, options.now);
+  const decide = async (key: string, takes: readonly Take[]): Promise<RateLimitDecision[]> => {
+    const limits = takes[takes.length - 1]!.limits;
+    const wanted = leases.wanted(key, limits);
+    const result = await runTokenBucket(redis, key, takes, wanted);
+    if (result.lease !== undefined) leases.add(key, limits, result.lease);
+    return result.decisions;
+  };
+  const batcher = new KeyedBatcher<Take, RateLimitDecision>(decide, { maxBatch: options.maxBatch ?? DEFAULT_MAX_BATCH });
   let lastWarning = -Infinity;
 
   const failOpen = (error: unknown, limits: RateLimits): RateLimitDecision => {
@@ -85,8 +125,11 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
 
   return {
     async take(tenantId, elements, limits) {
+      const key = rateLimitKey(prefix, tenantId);
+      const local = leases.take(key, elements, limits);
+      if (local !== undefined) return local;
       try {
-        return await batcher.submit(rateLimitKey(prefix, tenantId), { elements, limits });
+        return await batcher.submit(key, { elements, limits });
       } catch (error) {
         return failOpen(error, limits);
       }

@@ -10,8 +10,13 @@
     requests per second (0 = unlimited), request burst (bucket size),
     tensor elements per second (0 = unlimited), element burst, elements this request carries
 
+  then, optionally, two more values: a LEASE of up to that many request tokens and tensor elements,
+    taken after the N requests (what the buckets hold, floored, up to what is asked; an unlimited
+    bucket grants nothing). A gateway spends leased tokens locally (redis-rate-limiter.ts).
+
   Returns 4 * N integers: for each request in order { allowed (1 or 0), retry_after_ms,
-  remaining requests (floor), reset_seconds (ceil) }.
+  remaining requests (floor), reset_seconds (ceil) }; with a lease, 3 more: { leased requests,
+  leased elements, remaining requests (floor) after the lease }.
   Time is Redis's own (TIME), read once, so gateways with skewed clocks share one timeline. The key
   expires once both buckets would be full again, so idle tenants cost no memory.
 ]]
@@ -71,6 +76,20 @@ for i = 1, n do
   out[#out + 1] = math.ceil(wait_ms)
   out[#out + 1] = math.floor(requests)
   out[#out + 1] = reset
+end
+
+if #ARGV >= 3 + 5 * n then
+  local want_requests = tonumber(ARGV[2 + 5 * n])
+  local want_elements = tonumber(ARGV[3 + 5 * n])
+  local leased_requests = 0
+  local leased_elements = 0
+  if rps > 0 then leased_requests = math.max(0, math.min(want_requests, math.floor(requests))) end
+  if eps > 0 then leased_elements = math.max(0, math.min(want_elements, math.floor(elems))) end
+  requests = requests - leased_requests
+  elems = elems - leased_elements
+  out[#out + 1] = leased_requests
+  out[#out + 1] = leased_elements
+  out[#out + 1] = math.floor(requests)
 end
 
 -- Floats as text with full precision (%.17g round-trips a double): HSET would otherwise store Lua's

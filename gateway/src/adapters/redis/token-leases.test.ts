@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import type { RateLimits } from '../../core/ports/index.js';
+import { TokenLeases, leaseTarget } from './token-leases.js';
+
+const limits = (requestsPerSecond: number, burst: number, elementsPerSecond = 0, elementsBurst = 0): RateLimits => ({
+  requestsPerSecond,
+  burst,
+  elementsPerSecond,
+  elementsBurst,
+});
+const grant = (requests: number, elements = 0) => ({ requests, elements, remainingAfter: 10, resetSeconds: 1 });
+
+describe('leaseTarget', () => {
+  it('is leaseMs of each rate, at most half its burst, and none under two tokens', () => {
+    expect(leaseTarget(limits(1000, 5000), 100)).toEqual({ requests: 100, elements: 0 });
+    expect(leaseTarget(limits(1000, 50), 100)).toEqual({ requests: 25, elements: 0 });
+    expect(leaseTarget(limits(10, 20), 100)).toEqual({ requests: 0, elements: 0 });
+    expect(leaseTarget(limits(0, 20, 1e6, 1e6), 100)).toEqual({ requests: 0, elements: 100_000 });
+    expect(leaseTarget(limits(1000, 5000), 0)).toEqual({ requests: 0, elements: 0 });
+  });
+});
+
+describe('TokenLeases', () => {
+  it('spends held tokens, then answers undefined so the request goes to Redis', () => {
+    const leases = new TokenLeases(100, () => 0);
+    const l = limits(1000, 5000);
+    expect(leases.take('k', 0, l)).toBeUndefined();
+    leases.add('k', l, grant(2));
+    expect(leases.take('k', 0, l)).toMatchObject({ allowed: true, remaining: 11, limit: 5000 });
+    expect(leases.take('k', 0, l)).toMatchObject({ allowed: true, remaining: 10 });
+    expect(leases.take('k', 0, l)).toBeUndefined();
+  });
+
+  it('covers a request only when it holds both its request token and its elements', () => {
+    const leases = new TokenLeases(100, () => 0);
+    const l = limits(1000, 5000, 1e6, 1e6);
+    leases.add('k', l, grant(5, 100));
+    expect(leases.take('k', 150, l)).toBeUndefined();
+    expect(leases.take('k', 100, l)).toMatchObject({ allowed: true });
+    expect(leases.take('k', 1, l)).toBeUndefined();
+  });
+
+  it('drops a holding when it expires or the limits change, and asks only for what it lacks', () => {
+    let now = 0;
+    const leases = new TokenLeases(100, () => now);
+    const l = limits(1000, 5000);
+    leases.add('k', l, grant(60));
+    expect(leases.wanted('k', l)).toEqual({ requests: 40, elements: 0 });
+    expect(leases.take('k', 0, limits(2000, 5000))).toBeUndefined();
+    expect(leases.size).toBe(0);
+    leases.add('k', l, grant(60));
+    now = 100;
+    expect(leases.take('k', 0, l)).toBeUndefined();
+    expect(leases.wanted('k', l)).toEqual({ requests: 100, elements: 0 });
+    expect(leases.wanted('k', limits(10, 20))).toBeUndefined();
+  });
+
+  it('sweeps the expired holdings of tenants that went quiet', () => {
+    let now = 0;
+    const leases = new TokenLeases(100, () => now);
+    const l = limits(1000, 5000);
+    for (let i = 0; i < 50; i++) leases.add(`quiet-${i}`, l, grant(5));
+    now = 20_000;
+    leases.add('active', l, grant(5));
+    expect(leases.size).toBe(1);
+  });
+});

@@ -1,0 +1,141 @@
+/**
+ * Rate-limit tokens a gateway took from a tenant's Redis buckets ahead of need, spent locally.
+ *
+ * Why: deciding every request in Redis put a Redis round trip on every request's path, about 0.2 ms
+ * of the gateway's 0.8 ms added latency at low load, and a script call per cache hit at high load.
+ * With leasing, the script call that decides a request also takes a lease of up to `leaseMs` worth of
+ * the tenant's rate (token-bucket.lua), and the following requests of that tenant on this gateway
+ * are decided here, in memory, until the lease runs out or expires; then the next request goes to
+ * Redis again (with a new lease).
+ *
+ * What stays true: every request allowed spent a token taken from the shared bucket, so a tenant never
+ * gets more than its buckets grant, whatever the number of gateways; the buckets and their Lua script
+ * are the only shared state. What changes, bounded by the lease size (at most `rate x leaseMs`, and
+ * at most half the burst): tokens are spent up to `leaseMs` after Redis counted them, so over a window
+ * a tenant may see up to one lease per gateway more than its burst (after an idle period, a lease
+ * expires before it could add to a refilled bucket); and tokens one gateway holds unused are not
+ * available to another, and expire. A tier whose lease would be under MIN_LEASE tokens (low rates:
+ * 10 requests/s at 100 ms) is not leased at all and stays decided in Redis request by request.
+ * `leaseMs` 0 turns leasing off (gateway config `rateLimitLeaseMs`).
+ *
+ * RateLimit-Remaining for a request decided locally is the bucket's remainder after the lease plus
+ * what this gateway still holds: the tenant's tokens as this gateway knows them.
+ */
+import type { RateLimitDecision, RateLimits } from '../../core/ports/index.js';
+
+/** Fewer tokens than this per lease are not worth the bookkeeping: the tier is decided in Redis. */
+export const MIN_LEASE = 2;
+
+export interface LeaseSize {
+  readonly requests: number;
+  readonly elements: number;
+}
+
+/** What one lease takes for these limits: `leaseMs` of each rate, at most half its burst (0: none). */
+export function leaseTarget(limits: RateLimits, leaseMs: number): LeaseSize {
+  const size = (perSecond: number, burst: number): number => {
+    if (perSecond <= 0 || leaseMs <= 0) return 0;
+    const tokens = Math.min(Math.floor((perSecond * leaseMs) / 1000), Math.floor(burst / 2));
+    return tokens >= MIN_LEASE ? tokens : 0;
+  };
+  return { requests: size(limits.requestsPerSecond, limits.burst), elements: size(limits.elementsPerSecond, limits.elementsBurst) };
+}
+
+/** What Redis answered about a lease. */
+export interface LeaseGrant extends LeaseSize {
+  /** Requests left in the bucket after the lease (floor). */
+  readonly remainingAfter: number;
+  /** Seconds until the bucket is full again, as of the call. */
+  readonly resetSeconds: number;
+}
+
+interface Holding {
+  requests: number;
+  elements: number;
+  expiresAt: number;
+  remainingAfter: number;
+  resetSeconds: number;
+  /** The limits the lease was taken under: a tier change drops the holding. */
+  readonly limits: RateLimits;
+}
+
+/** Expired holdings of tenants that went quiet are swept at most this often. */
+const SWEEP_EVERY_MS = 10_000;
+
+export class TokenLeases {
+  private readonly holdings = new Map<string, Holding>();
+  private lastSweep: number;
+
+  constructor(
+    private readonly leaseMs: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.lastSweep = now();
+  }
+
+  /** Bucket keys with tokens held (for tests and diagnostics). */
+  get size(): number {
+    return this.holdings.size;
+  }
+
+  /** Allows the request from held tokens, or answers undefined when they do not cover it (ask Redis). */
+  take(key: string, elements: number, limits: RateLimits): RateLimitDecision | undefined {
+    const held = this.valid(key, limits);
+    if (held === undefined) return undefined;
+    const requests = limits.requestsPerSecond > 0 ? 1 : 0;
+    const tensorElements = limits.elementsPerSecond > 0 ? elements : 0;
+    if (held.requests < requests || held.elements < tensorElements) return undefined;
+    held.requests -= requests;
+    held.elements -= tensorElements;
+    return { allowed: true, retryAfterMs: 0, remaining: held.remainingAfter + held.requests, limit: limits.burst, resetSeconds: held.resetSeconds };
+  }
+
+  /** What to lease with the next script call for `key`: the target less what is held; undefined when none. */
+  wanted(key: string, limits: RateLimits): LeaseSize | undefined {
+    const target = leaseTarget(limits, this.leaseMs);
+    if (target.requests === 0 && target.elements === 0) return undefined;
+    const held = this.valid(key, limits);
+    return { requests: Math.max(0, target.requests - (held?.requests ?? 0)), elements: Math.max(0, target.elements - (held?.elements ?? 0)) };
+  }
+
+  /** Adds what Redis leased; the holding lives `leaseMs` from now. */
+  add(key: string, limits: RateLimits, grant: LeaseGrant): void {
+    const now = this.now();
+    if (now - this.lastSweep >= SWEEP_EVERY_MS) this.sweep(now);
+    const expiresAt = now + this.leaseMs;
+    const held = this.valid(key, limits);
+    if (held === undefined) {
+      if (grant.requests === 0 && grant.elements === 0) return;
+      this.holdings.set(key, { requests: grant.requests, elements: grant.elements, expiresAt, remainingAfter: grant.remainingAfter, resetSeconds: grant.resetSeconds, limits });
+      return;
+    }
+    held.requests += grant.requests;
+    held.elements += grant.elements;
+    held.expiresAt = expiresAt;
+    held.remainingAfter = grant.remainingAfter;
+    held.resetSeconds = grant.resetSeconds;
+  }
+
+  private sweep(now: number): void {
+    this.lastSweep = now;
+    for (const [key, held] of this.holdings) if (now >= held.expiresAt) this.holdings.delete(key);
+  }
+
+  /** The holding for `key` if it is still good for `limits`; an expired or stale one is dropped. */
+  private valid(key: string, limits: RateLimits): Holding | undefined {
+    const held = this.holdings.get(key);
+    if (held === undefined) return undefined;
+    if (this.now() >= held.expiresAt || !sameLimits(held.limits, limits)) {
+      this.holdings.delete(key);
+      return undefined;
+    }
+    return held;
+  }
+}
+
+function sameLimits(a: RateLimits, b: RateLimits): boolean {
+  return (
+    a === b ||
+    (a.requestsPerSecond === b.requestsPerSecond && a.burst === b.burst && a.elementsPerSecond === b.elementsPerSecond && a.elementsBurst === b.elementsBurst)
+  );
+}
