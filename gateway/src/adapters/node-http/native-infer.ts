@@ -17,22 +17,37 @@ import type { Logger } from '../../../../shared/src/logging/index.js';
 import { matchInferPath, type DirectInfer, type InferTarget } from '../../core/app/index.js';
 import type { HeaderReader, HttpAnswer } from '../../core/http/index.js';
 import { incomingHeader } from '../../../../shared/src/http/index.js';
+import { EndOfTurnWriter } from './end-of-turn-writer.js';
 import { discardUnreadBody, readIncomingBody } from './incoming-body.js';
 
 /** Serves the request and answers true, or answers false and leaves it untouched. */
 export type NativeListener = (incoming: IncomingMessage, outgoing: ServerResponse) => boolean;
 
+interface Reply {
+  readonly outgoing: ServerResponse;
+  readonly answer: HttpAnswer;
+}
+
 export function createNativeInferListener(serveInfer: DirectInfer, logger: Logger): NativeListener {
+  // Answers go out together at the end of each event-loop turn (end-of-turn-writer.ts says why).
+  const replies = new EndOfTurnWriter<Reply>(({ outgoing, answer }) => write(outgoing, answer));
   return (incoming, outgoing) => {
     if (incoming.method !== 'POST' || incoming.url === undefined) return false;
     const target = matchInferPath(incoming.url);
     if (target === undefined || isCompressed(incoming) || hasRepeatedAuthorization(incoming)) return false;
-    void serve(serveInfer, logger, incoming, outgoing, target);
+    void serve(serveInfer, logger, replies, incoming, outgoing, target);
     return true;
   };
 }
 
-async function serve(serveInfer: DirectInfer, logger: Logger, incoming: IncomingMessage, outgoing: ServerResponse, target: InferTarget): Promise<void> {
+async function serve(
+  serveInfer: DirectInfer,
+  logger: Logger,
+  replies: EndOfTurnWriter<Reply>,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  target: InferTarget,
+): Promise<void> {
   const client = new AbortController();
   // 'close' before the answer was written means the client went away: the request is cancelled.
   const onClose = (): void => {
@@ -45,7 +60,7 @@ async function serve(serveInfer: DirectInfer, logger: Logger, incoming: Incoming
       target.model,
       target.version,
     );
-    write(outgoing, answer);
+    replies.push({ outgoing, answer });
   } catch (error) {
     // serveInfer turns failures into answers: reaching this is our bug.
     logger.error('the infer fast path failed', { error: String(error), stack: (error as Error)?.stack });
