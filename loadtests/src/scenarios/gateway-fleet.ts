@@ -6,6 +6,8 @@
  *                                              all four serve `work`, node 4 three times slower
  *   gateway p2c, gateway round-robin           the same config but `routing.policy`
  *   bare Hono hello-world                      the yardstick for cache-hit throughput
+ *   replay server (startReplayServer)          node:http answering the gateway's cached answer, nothing
+ *                                              else: what any cache hit on node:http costs at least
  *
  * `work` and `steady` are the bench's sleep model (lib/sleep-model.ts): a node's service time is known
  * and costs no CPU, and its capacity is instances / service time. Redis, nodes and gateways are
@@ -77,7 +79,43 @@ process.once('SIGTERM', () => server.close(() => process.exit(0)));
 `;
 }
 
+/**
+ * node:http doing only what every cache hit must: read the POST body and write the answer, the
+ * gateway's own cached answer (status, headers and body) read from `answerPath`.
+ */
+function replayScript(answerPath: string): string {
+  return `import http from 'node:http';
+import { readFileSync } from 'node:fs';
+const answer = JSON.parse(readFileSync(${JSON.stringify(answerPath)}, 'utf8'));
+const body = Buffer.from(answer.bodyBase64, 'base64');
+const headers = { ...answer.headers, 'Content-Length': String(body.length) };
+const server = http.createServer((req, res) => {
+  req.on('data', () => {});
+  req.on('end', () => { res.writeHead(answer.status, headers); res.end(body); });
+});
+server.listen(0, '127.0.0.1', () => process.stderr.write(JSON.stringify({ msg: 'replay started', port: server.address().port }) + '\\n'));
+process.once('SIGTERM', () => server.close(() => process.exit(0)));
+`;
+}
+
+/** An HTTP answer to replay: what the gateway sent, less the headers node:http sets itself. */
+export interface ReplayAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Uint8Array;
+}
+
+export async function startReplayServer(work: string, answer: ReplayAnswer): Promise<RunningServer> {
+  const answerPath = join(work, 'replay-answer.json');
+  await writeFile(answerPath, JSON.stringify({ status: answer.status, headers: answer.headers, bodyBase64: Buffer.from(answer.body).toString('base64') }));
+  const scriptPath = join(work, 'replay-server.mjs');
+  await writeFile(scriptPath, replayScript(answerPath));
+  return launchServer({ name: 'replay server', args: [scriptPath], startedMsg: 'replay started' });
+}
+
 export interface Fleet {
+  /** The work directory the fleet's files are in. */
+  readonly work: string;
   readonly redis: RedisServer;
   readonly nodes: readonly RunningNode[];
   readonly gateways: Readonly<Record<RoutingPolicy, RunningServer>>;
@@ -125,7 +163,7 @@ export async function startFleet(work: string, shape: FleetShape, log: (message:
     stack.push(hono);
     log(`bare Hono hello-world on port ${hono.port}`);
 
-    return { redis, nodes, gateways, hono, keys, gatewayConfigs, close: () => stack.close() };
+    return { work, redis, nodes, gateways, hono, keys, gatewayConfigs, close: () => stack.close() };
   } catch (error) {
     await stack.close();
     throw error;

@@ -31,8 +31,10 @@ import {
   STEADY_MODEL,
   TIERS,
   WORK_MODEL,
+  startReplayServer,
   type Fleet,
   type FleetShape,
+  type ReplayAnswer,
   type RoutingPolicy,
   type TierName,
 } from './gateway-fleet.js';
@@ -174,8 +176,20 @@ export interface CacheThroughputResult {
   readonly threads: number;
   readonly connectionsPerThread: number;
   readonly bareHono: FloodPoint;
+  /** node:http replaying the gateway's cached answer: the floor of a cache hit on node:http (no target). */
+  readonly nodeHttpReplay: FloodPoint;
   readonly cacheHit: FloodPoint;
   readonly ratio: number;
+}
+
+/** The answer's headers as a server would set them: without those node:http writes itself. */
+function replayableHeaders(headers: Headers): Record<string, string> {
+  const own = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (!own.has(name)) out[name] = value;
+  });
+  return out;
 }
 
 /** A flood, with the server's CPU read on this thread's timers at the workers' window edges (± a few ms). */
@@ -203,16 +217,25 @@ export async function measureCacheThroughput(
   const headers = authHeaders(fleet.keys.premium, encoded.headers);
   const url = `http://${HOST}:${gatewayPort}/v2/models/${SIMPLE_MODEL}/infer`;
   let state = '';
+  let hit: ReplayAnswer | undefined;
   for (let attempt = 0; attempt < 20 && state !== 'HIT'; attempt++) {
     const response = await fetch(url, { method: 'POST', headers, body: encoded.body });
-    await response.arrayBuffer();
+    const body = new Uint8Array(await response.arrayBuffer());
     if (response.status !== 200) throw new Error(`priming the cache: HTTP ${response.status}`);
     state = response.headers.get('x-cache') ?? '';
+    hit = { status: response.status, headers: replayableHeaders(response.headers), body };
   }
-  if (state !== 'HIT') throw new Error(`the gateway does not answer ${SIMPLE_MODEL} from its cache (x-cache: ${state})`);
+  if (state !== 'HIT' || hit === undefined) throw new Error(`the gateway does not answer ${SIMPLE_MODEL} from its cache (x-cache: ${state})`);
 
   const common = { host: HOST, threads: flood.threads, connections: flood.connections, warmupMs: timing.warmupS * 1000, measureMs: timing.durationS * 1000 };
   const bareHono = await floodWithCpu({ ...common, port: fleet.hono.port, method: 'GET', path: '/' }, fleet.hono.pid);
+  const replay = await startReplayServer(fleet.work, hit);
+  let nodeHttpReplay: FloodPoint;
+  try {
+    nodeHttpReplay = await floodWithCpu({ ...common, port: replay.port, method: 'POST', path: `/v2/models/${SIMPLE_MODEL}/infer`, headers, body: encoded.body }, replay.pid);
+  } finally {
+    await replay.stop();
+  }
   const cacheHit = await floodWithCpu({
     ...common,
     port: gatewayPort,
@@ -226,6 +249,7 @@ export async function measureCacheThroughput(
     threads: flood.threads,
     connectionsPerThread: flood.connections,
     bareHono,
+    nodeHttpReplay,
     cacheHit,
     ratio: cacheHit.requestsPerSec / bareHono.requestsPerSec,
   };

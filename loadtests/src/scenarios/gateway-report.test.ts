@@ -21,7 +21,7 @@ const load = (tiers: TierFigures[], rejectedMs: number[] = []): TierLoadResult =
 function figures(overrides: Partial<GatewayFigures> = {}): GatewayFigures {
   return {
     addedLatency: { ratePerSec: 200, direct: open(1, 2), gateway: open(1.3, 3.5), addedP50Us: 300, addedP99Us: 1500 },
-    cache: { threads: 2, connectionsPerThread: 32, bareHono: flood(20_000), cacheHit: flood(12_000), ratio: 0.6 },
+    cache: { threads: 2, connectionsPerThread: 32, bareHono: flood(20_000), nodeHttpReplay: flood(16_000), cacheHit: flood(12_000), ratio: 0.6 },
     overload: {
       model: 'steady', nominalCapacityPerSec: 400, capacityPerSec: 390, capacityCallers: 32, capacityErrors: 0, serviceMs: 20,
       premiumAlone: load([tier('premium', 100, 30)]),
@@ -66,8 +66,9 @@ describe('toGatewayCsv', () => {
   it('writes one row per series under a fixed header', () => {
     const lines = toGatewayCsv(figures()).trimEnd().split('\n');
     expect(lines[0]).toBe('phase,series,offered_per_s,throughput_per_s,p50_ms,p90_ms,p99_ms,max_ms,errors,server_cpu_us_per_req,note');
-    // 2 latency + 2 cache + 1 alone + 3 overload + 2 routing
-    expect(lines).toHaveLength(11);
+    // 2 latency + 3 cache + 1 alone + 3 overload + 2 routing
+    expect(lines).toHaveLength(12);
+    expect(lines.filter((l) => l.startsWith('cache,')).map((l) => l.split(',')[1])).toEqual(['bare hono GET /', 'node:http replay', 'gateway cache hit']);
     expect(lines[1]).toMatch(/^latency,direct to node,200\.0,100\.0,/);
   });
 });

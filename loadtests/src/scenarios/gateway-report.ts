@@ -58,7 +58,7 @@ interface Row {
   readonly throughput: number;
   readonly latency: LatencySummary;
   readonly errors: number;
-  /** The server's CPU per request (µs): node or gateway in phase 1, Hono or gateway in phase 2. */
+  /** The server's CPU per request (µs): node or gateway in phase 1, Hono, replay server or gateway in phase 2. */
   readonly cpuUs: number;
   readonly note: string;
 }
@@ -73,9 +73,14 @@ function rows(f: GatewayFigures): Row[] {
     });
   }
   const c = f.cache;
-  for (const [series, p] of [['bare hono GET /', c.bareHono], ['gateway cache hit', c.cacheHit]] as const) {
+  const cacheSeries = [
+    ['bare hono GET /', c.bareHono, 'closed loop'],
+    ['node:http replay', c.nodeHttpReplay, 'closed loop; the floor: reads the POST, writes the cached answer, nothing else (no target)'],
+    ['gateway cache hit', c.cacheHit, 'closed loop'],
+  ] as const;
+  for (const [series, p, what] of cacheSeries) {
     const other = Object.entries(p.mismatchedValues).map(([value, n]) => `${n} x-cache ${value}`);
-    const note = `closed loop${other.length > 0 ? `; not counted: ${other.join(', ')}` : ''}`;
+    const note = `${what}${other.length > 0 ? `; not counted: ${other.join(', ')}` : ''}`;
     out.push({ phase: 'cache', series, offered: Number.NaN, throughput: p.requestsPerSec, latency: p.latency, errors: p.errors, cpuUs: p.serverCpuUsPerRequest, note });
   }
   const o = f.overload;

@@ -71,9 +71,10 @@ export async function runGatewayScenario(options: BenchOptions): Promise<number>
     log(`  direct: ${describe(addedLatency.direct)}`);
     log(`  gateway: ${describe(addedLatency.gateway)}`);
 
-    log(`2/4 cache-hit throughput: ${flood.threads} threads x ${flood.connections} connections, bare Hono then gateway`);
+    log(`2/4 cache-hit throughput: ${flood.threads} threads x ${flood.connections} connections, bare Hono, node:http replaying the cached answer, then gateway`);
     const cache = await measureCacheThroughput(fleet, flood, timing);
     log(`  bare Hono ${cache.bareHono.requestsPerSec.toFixed(0)} req/s (CPU ${cache.bareHono.serverCpuUsPerRequest.toFixed(0)} us/req), ` +
+      `node:http replay ${cache.nodeHttpReplay.requestsPerSec.toFixed(0)} req/s (CPU ${cache.nodeHttpReplay.serverCpuUsPerRequest.toFixed(0)} us/req), ` +
       `cache hits ${cache.cacheHit.requestsPerSec.toFixed(0)} req/s (CPU ${cache.cacheHit.serverCpuUsPerRequest.toFixed(0)} us/req)` +
       (cache.cacheHit.errors > 0 ? `, ${cache.cacheHit.errors} errors (${cache.cacheHit.firstError})` : '') +
       (cache.cacheHit.mismatched > 0 ? `, ${cache.cacheHit.mismatched} not hits ${JSON.stringify(cache.cacheHit.mismatchedValues)}` : ''));
@@ -135,7 +136,7 @@ export async function runGatewayScenario(options: BenchOptions): Promise<number>
     process.stdout.write(`${out.join('\n')}\n`);
 
     const unexpected =
-      addedLatency.direct.errors + addedLatency.gateway.errors + cache.bareHono.errors + cache.cacheHit.errors +
+      addedLatency.direct.errors + addedLatency.gateway.errors + cache.bareHono.errors + cache.nodeHttpReplay.errors + cache.cacheHit.errors +
       overload.capacityErrors + routing.points.reduce((n, p) => n + p.errors, 0);
     if (unexpected > 0) log(`${unexpected} requests failed outside the overload phase; see the JSON's firstError fields`);
     return unexpected > 0 ? 1 : 0;
