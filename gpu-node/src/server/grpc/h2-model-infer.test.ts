@@ -13,7 +13,7 @@ import { ModelInferRequestSchema, ModelInferResponseSchema } from '../../../../s
 import { decodeGrpcMessage, frameGrpcMessage, grpcMessagePrefix } from '../../../../shared/src/grpc/index.js';
 import { FakeNodeCore, IDENTITY_MODEL } from '../fake-node-core.js';
 import { takeStreamsAhead } from './grpc-js-internals.js';
-import { MODEL_INFER_PATH } from './h2-model-infer.js';
+import { MODEL_INFER_PATH, grpcMessageHeader } from './h2-model-infer.js';
 import { createGrpcServer, type GrpcServer } from './index.js';
 
 const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -211,5 +211,12 @@ describe('ModelInfer fast path', () => {
     stream.close();
     await expect.poll(() => core.inferCalls[0]?.signal?.aborted).toBe(true);
     expect((core.inferCalls[0]!.signal!.reason as { code: string }).code).toBe('CANCELLED');
+  });
+});
+
+describe('grpcMessageHeader', () => {
+  it('percent-encodes as grpc-js does, and survives a lone surrogate in the text', () => {
+    expect(grpcMessageHeader("model 'é' not found")).toBe("model%20'%C3%A9'%20not%20found");
+    expect(decodeGrpcMessage(grpcMessageHeader('bad \uD800 name \u{1F600}'))).toBe('bad \uFFFD name \u{1F600}');
   });
 });

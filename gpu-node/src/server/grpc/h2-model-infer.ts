@@ -88,10 +88,12 @@ function serve(core: NodeCore, options: ModelInferFastPathOptions, stream: Serve
   const fail = (code: number, details: string): void => {
     if (answered) return;
     finish();
-    if (stream.destroyed || stream.headersSent) return;
-    stream.respond(
-      { ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-status': String(code), 'grpc-message': encodeURI(details), ...loadTrailerValues(core, model) },
-      { endStream: true },
+    if (stream.headersSent) return;
+    writeUnlessGone(stream, () =>
+      stream.respond(
+        { ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-status': String(code), 'grpc-message': grpcMessageHeader(details), ...loadTrailerValues(core, model) },
+        { endStream: true },
+      ),
     );
   };
   const expire = (): void => {
@@ -160,18 +162,43 @@ function serve(core: NodeCore, options: ModelInferFastPathOptions, stream: Serve
       fail(GrpcStatus.RESOURCE_EXHAUSTED, `Sent message larger than max (${answer.length} vs. ${options.maxSendBytes})`);
       return;
     }
-    if (answered || stream.destroyed) return;
+    if (answered) return;
     finish();
     const trailers = { 'grpc-status': '0', ...loadTrailerValues(core, model) };
-    stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-encoding': 'identity' }, { waitForTrailers: true });
-    stream.once('wantTrailers', () => stream.sendTrailers(trailers));
-    // One write for a small answer; a large one goes after its prefix uncopied.
-    if (answer.length <= COPY_LIMIT_BYTES) stream.end(frameGrpcMessage(answer));
-    else {
-      stream.write(grpcMessagePrefix(answer.length));
-      stream.end(answer);
-    }
+    writeUnlessGone(stream, () => {
+      stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-encoding': 'identity' }, { waitForTrailers: true });
+      stream.once('wantTrailers', () => writeUnlessGone(stream, () => stream.sendTrailers(trailers)));
+      // One write for a small answer; a large one goes after its prefix uncopied.
+      if (answer.length <= COPY_LIMIT_BYTES) stream.end(frameGrpcMessage(answer));
+      else {
+        stream.write(grpcMessagePrefix(answer.length));
+        stream.end(answer);
+      }
+    });
   };
+}
+
+/**
+ * Runs `write` unless the stream is gone. A client can reset the stream after our last look and before
+ * its 'close' event: http2 then throws (ERR_HTTP2_INVALID_STREAM), from a timer or a promise callback
+ * where it would end the process. Nobody is left to answer, so the throw is dropped.
+ */
+function writeUnlessGone(stream: ServerHttp2Stream, write: () => void): void {
+  if (stream.destroyed || stream.closed) return;
+  try {
+    write();
+  } catch {
+    // The stream closed under us: see above.
+  }
+}
+
+/** `grpc-message` is percent-encoded (gRPC over HTTP/2); encodeURI throws on a lone surrogate, so those become U+FFFD first. */
+export function grpcMessageHeader(details: string): string {
+  try {
+    return encodeURI(details);
+  } catch {
+    return encodeURI(details.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
+  }
 }
 
 /** What is wrong with a unary request body's framing (exactly one uncompressed message), if anything. */
