@@ -24,6 +24,8 @@ describe('loadGatewayConfig', () => {
     expect(config.adminKeyHash).toBeNull();
     expect(config.redisUrl).toBeNull();
     expect(config.maxPipelinedRequests).toBe(32);
+    expect(config.rateLimitLeaseMs).toBe(100);
+    expect(loadGatewayConfig('{"rateLimitLeaseMs": 0}').rateLimitLeaseMs).toBe(0);
     expect(config.grpcTransport).toBe('http2');
     expect(loadGatewayConfig('{"grpcTransport": "grpc-js"}').grpcTransport).toBe('grpc-js');
     expect(Object.keys(config.tiers).sort()).toEqual(['free', 'premium', 'standard']);
@@ -60,6 +62,7 @@ describe('loadGatewayConfig', () => {
         redisUrl: 'http://x',
         colour: 'blue',
         maxPipelinedRequests: 0,
+        rateLimitLeaseMs: -5,
         grpcTransport: 'grpc',
         tiers: { gold: { priority: 0 } },
         tenants: [
@@ -77,6 +80,7 @@ describe('loadGatewayConfig', () => {
       '$.redisUrl: must be a redis://',
       '$.colour: unknown field',
       '$.maxPipelinedRequests: must be >= 1',
+      '$.rateLimitLeaseMs: must be >= 0',
       '$.grpcTransport: must be one of http2, grpc-js, got "grpc"',
       '$.tiers.gold.priority: must be >= 1',
       '$.tiers.gold.queueTimeoutMs: is required for a new tier',
