@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createLogger, silentLogger } from './logger.js';
 
@@ -61,5 +62,51 @@ describe('createLogger (pino)', () => {
 
   it('silentLogger drops everything, children included', () => {
     expect(() => silentLogger.child({ a: 1 }).info('nothing')).not.toThrow();
+  });
+
+});
+
+describe('flat lines (written without pino)', () => {
+  /** pino configured as createLogger configures it, writing into `lines`. */
+  function plainPino(lines: string[]) {
+    return pino<'verbose'>(
+      {
+        level: 'verbose',
+        customLevels: { verbose: 25 },
+        base: null,
+        timestamp: pino.stdTimeFunctions.isoTime,
+        formatters: { level: (label) => ({ level: label }) },
+      },
+      { write: (line: string) => void lines.push(line) },
+    );
+  }
+  const withoutTime = (line: string): [string[], Record<string, unknown>] => {
+    const parsed = JSON.parse(line) as Record<string, unknown>;
+    delete parsed.time;
+    return [Object.keys(parsed), parsed];
+  };
+
+  it('writes the same JSON, in the same key order, as pino for flat fields', () => {
+    const ours: string[] = [];
+    const theirs: string[] = [];
+    const child = { requestId: 'r-1', tenant: 'acme "quoted" \\ back', n: 3 };
+    const fields = { method: 'POST', path: '/v2/models/simple/infer', status: 200, durationMs: 1.234, ok: true, none: null, skipped: undefined, inf: Infinity, text: 'line\nbreak é 😀' };
+    createLogger({ fields: { component: 'gateway' }, write: (l) => ours.push(l) }).child(child).info('request', fields);
+    plainPino(theirs).child({ component: 'gateway' }).child(child).info(fields, 'request');
+    expect(ours).toHaveLength(1);
+    expect(ours[0]!.endsWith('}\n')).toBe(true);
+    expect(withoutTime(ours[0]!)).toEqual(withoutTime(theirs[0]!));
+    expect(JSON.parse(ours[0]!).time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it('leaves nested fields and secrets to pino, and keeps the lines in call order', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ write: (l) => lines.push(l) });
+    logger.info('one', { a: 1 });
+    logger.info('two', { nested: { apiKey: 'tsk_secret' } });
+    logger.info('three', { key: 'tsk_secret' });
+    logger.child({ apiKey: 'tsk_secret' }).info('four', { a: 2 });
+    expect(lines.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(['one', 'two', 'three', 'four']);
+    expect(lines.join('')).not.toContain('tsk_secret');
   });
 });

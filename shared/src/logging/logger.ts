@@ -14,6 +14,7 @@
  */
 import { destination as pinoDestination, pino } from 'pino';
 import type { DestinationStream, Logger as PinoLogger } from 'pino';
+import { flatFields, flatLine } from './flat-line.js';
 import { LineBatch } from './line-batch.js';
 import { createRedactor } from './redact-fields.js';
 
@@ -52,6 +53,7 @@ const CENSOR = '[REDACTED]';
 const VERBOSE_LEVEL = 25;
 
 const redact = createRedactor(REDACTED_FIELDS, CENSOR);
+const SECRET_FIELDS: ReadonlySet<string> = new Set(REDACTED_FIELDS);
 
 type TesseraPino = PinoLogger<'verbose'>;
 
@@ -96,11 +98,25 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     },
     destination,
   );
-  return wrap(options.fields === undefined ? root : root.child(redact(options.fields)), options.verbosity ?? 0);
+  const sink = (line: string): void => void destination.write(line);
+  if (options.fields === undefined) return wrap(root, options.verbosity ?? 0, sink, '');
+  const fields = redact(options.fields);
+  return wrap(root.child(fields), options.verbosity ?? 0, sink, flatFields(fields, SECRET_FIELDS));
 }
 
-function wrap(log: TesseraPino, verbosity: number): Logger {
+/**
+ * `bindings`: the child's fields as flat-line.ts writes them, or undefined when they are not flat; a
+ * line whose bindings and fields are flat is formatted there, any other goes through pino.
+ */
+function wrap(log: TesseraPino, verbosity: number, sink: (line: string) => void, bindings: string | undefined): Logger {
   const emit = (level: 'info' | 'warn' | 'error' | 'verbose', message: string, fields?: LogFields): void => {
+    if (bindings !== undefined) {
+      const flat = fields === undefined ? '' : flatFields(fields, SECRET_FIELDS);
+      if (flat !== undefined) {
+        sink(flatLine(level, bindings, flat, message));
+        return;
+      }
+    }
     if (fields === undefined) log[level](message);
     else log[level](redact(fields), message);
   };
@@ -111,7 +127,11 @@ function wrap(log: TesseraPino, verbosity: number): Logger {
     verbose: (level, message, fields) => {
       if (level <= verbosity) emit('verbose', message, fields);
     },
-    child: (fields) => wrap(log.child(redact(fields)), verbosity),
+    child: (fields) => {
+      const safe = redact(fields);
+      const flat = bindings === undefined ? undefined : flatFields(safe, SECRET_FIELDS);
+      return wrap(log.child(safe), verbosity, sink, flat === undefined ? undefined : bindings + flat);
+    },
   };
 }
 

@@ -1,0 +1,45 @@
+/**
+ * The common log line written without pino: fields that are all strings, finite or not numbers,
+ * booleans or null, with no secret name among them, formatted straight into the line pino would
+ * write (`{"level":..,"time":..` + the child's fields + the call's fields + `"msg":..}`).
+ *
+ * Why: the gateway writes an access line per request, and through pino (merging, a serializer
+ * lookup per field, its own escaping, hooks) that line was about a sixth of a cache hit's CPU.
+ * Anything else (nested objects, arrays, secrets to redact, bigints) goes through pino as before;
+ * logger.test.ts checks that both paths write the same JSON.
+ */
+
+/** `,"name":value` for each field, or undefined when a field needs pino (or redaction). */
+export function flatFields(fields: Readonly<Record<string, unknown>>, secret: ReadonlySet<string>): string | undefined {
+  let out = '';
+  for (const key in fields) {
+    if (!Object.hasOwn(fields, key)) continue;
+    const value = fields[key];
+    let text: string;
+    switch (typeof value) {
+      case 'string':
+        text = JSON.stringify(value);
+        break;
+      case 'number':
+        text = Number.isFinite(value) ? String(value) : 'null';
+        break;
+      case 'boolean':
+        text = value ? 'true' : 'false';
+        break;
+      case 'undefined':
+      case 'function':
+        continue;
+      default:
+        if (value !== null) return undefined;
+        text = 'null';
+    }
+    if (secret.has(key)) return undefined;
+    out += `,${JSON.stringify(key)}:${text}`;
+  }
+  return out;
+}
+
+/** The whole line: what pino writes for a call with these (flat) bindings and fields. */
+export function flatLine(level: string, bindings: string, fields: string, message: string): string {
+  return `{"level":"${level}","time":"${new Date().toISOString()}"${bindings}${fields},"msg":${JSON.stringify(message)}}\n`;
+}
