@@ -29,6 +29,44 @@ export function grpcMessagePrefix(length: number): Buffer {
   return prefix;
 }
 
+/** Why a unary body is not exactly one uncompressed message. */
+export type UnaryFramingProblem =
+  | { readonly kind: 'no-message' }
+  | { readonly kind: 'short-prefix'; readonly bytes: number }
+  | { readonly kind: 'compressed'; readonly flag: number }
+  | { readonly kind: 'truncated'; readonly received: number; readonly declared: number }
+  | { readonly kind: 'extra-message' };
+
+/**
+ * The one message of a unary body (a view into it), or what is wrong with the body. Each side words
+ * the problem its own way: the node answers a status, the clients throw.
+ */
+export function cutUnaryMessage(body: Buffer): { readonly message: Buffer } | { readonly problem: UnaryFramingProblem } {
+  if (body.length === 0) return { problem: { kind: 'no-message' } };
+  if (body.length < GRPC_PREFIX_BYTES) return { problem: { kind: 'short-prefix', bytes: body.length } };
+  if (body[0] !== 0) return { problem: { kind: 'compressed', flag: body[0]! } };
+  const end = GRPC_PREFIX_BYTES + body.readUInt32BE(1);
+  if (end > body.length) return { problem: { kind: 'truncated', received: body.length - GRPC_PREFIX_BYTES, declared: end - GRPC_PREFIX_BYTES } };
+  if (end < body.length) return { problem: { kind: 'extra-message' } };
+  return { message: body.subarray(GRPC_PREFIX_BYTES, end) };
+}
+
+/** An answer's framing problem as the clients report it. */
+function answerProblemText(problem: UnaryFramingProblem): string {
+  switch (problem.kind) {
+    case 'no-message':
+      return 'the response carries no message';
+    case 'short-prefix':
+      return `the response ends inside a message prefix (${problem.bytes} bytes)`;
+    case 'compressed':
+      return `the response message is compressed (flag ${problem.flag}), which was not asked for`;
+    case 'truncated':
+      return `the response message is truncated: ${problem.received} of ${problem.declared} bytes`;
+    case 'extra-message':
+      return 'the response carries more than one message for a unary call';
+  }
+}
+
 /**
  * Collects a unary answer's DATA chunks (a large message arrives split over many) and cuts the one
  * message out of them at the end. Bytes beyond `maxMessageBytes` fail at once, before they pile up.
@@ -54,14 +92,9 @@ export class UnaryMessageReader {
 
   /** The one message of the answer (a view into the received bytes); throws when there is not exactly one. */
   message(): Buffer {
-    const body = this.bytes();
-    if (body.length === 0) throw new Error('the response carries no message');
-    if (body.length < GRPC_PREFIX_BYTES) throw new Error(`the response ends inside a message prefix (${body.length} bytes)`);
-    if (body[0] !== 0) throw new Error(`the response message is compressed (flag ${body[0]}), which was not asked for`);
-    const end = GRPC_PREFIX_BYTES + body.readUInt32BE(1);
-    if (end > body.length) throw new Error(`the response message is truncated: ${body.length - GRPC_PREFIX_BYTES} of ${end - GRPC_PREFIX_BYTES} bytes`);
-    if (end < body.length) throw new Error('the response carries more than one message for a unary call');
-    return body.subarray(GRPC_PREFIX_BYTES, end);
+    const cut = cutUnaryMessage(this.bytes());
+    if ('problem' in cut) throw new Error(answerProblemText(cut.problem));
+    return cut.message;
   }
 
   private bytes(): Buffer {

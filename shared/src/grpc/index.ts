@@ -7,4 +7,5 @@ export * from './infer-codec.js';
 export * from './unary-client.js';
 export * from './grpc-frame.js';
 export * from './grpc-message-header.js';
+export * from './grpc-timeout.js';
 export * from './infer-request-encoder.js';

@@ -18,10 +18,9 @@
 import { constants } from 'node:http2';
 import type { ClientHttp2Stream, IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 import { GrpcStatus } from '../../../../shared/src/errors/index.js';
-import { UnaryMessageReader, decodeGrpcMessage } from '../../../../shared/src/grpc/index.js';
+import { UnaryMessageReader, decodeGrpcMessage, grpcTimeoutHeader } from '../../../../shared/src/grpc/index.js';
 import { decodeNodeAnswer, looksNotAccepted, upstreamError } from './grpc-errors.js';
 import type { CallStatus, NodeLoad, UpstreamError } from './grpc-errors.js';
-import { grpcTimeoutHeader } from './grpc-timeout.js';
 import { statusFromHttpStatus, statusFromResetCode } from './h2-call-status.js';
 import { ConnectBackoff } from './h2-node-connection.js';
 import type { NodeConnection, NodeSession } from './h2-node-connection.js';

@@ -13,15 +13,14 @@
  * Cost: an answer waits for the rest of its turn's callbacks (the other requests read in that turn);
  * a lone request waits for nothing (setImmediate runs right after the I/O callbacks).
  */
-export type EndOfTurn = (task: () => void) => void;
-
 export class EndOfTurnWriter<T> {
   private pending: T[] = [];
   private scheduled = false;
 
   constructor(
     private readonly write: (item: T) => void,
-    private readonly endOfTurn: EndOfTurn = setImmediate,
+    /** Runs the flush at the end of the turn; setImmediate unless a test drives it. */
+    private readonly endOfTurn: (task: () => void) => void = setImmediate,
   ) {}
 
   /** Queues `item` for this turn's flush; `write` runs for each, in order, at the end of the turn. */

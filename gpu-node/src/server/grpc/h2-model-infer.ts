@@ -25,16 +25,23 @@ import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { toBinary } from '@bufbuild/protobuf';
 import { GrpcStatus, TesseraError, grpcStatusOf, toTesseraError } from '../../../../shared/src/errors/index.js';
 import { GRPCInferenceService, ModelInferRequestSchema, ModelInferResponseSchema } from '../../../../shared/src/gen/grpc_service_pb.js';
-import { GRPC_PREFIX_BYTES, decodeMessage, frameGrpcMessage, grpcMessagePrefix, inferRequestFromProto, inferResponseToProto } from '../../../../shared/src/grpc/index.js';
+import {
+  GRPC_PREFIX_BYTES,
+  cutUnaryMessage,
+  decodeMessage,
+  frameGrpcMessage,
+  grpcMessagePrefix,
+  grpcTimeoutMs,
+  inferRequestFromProto,
+  inferResponseToProto,
+  type UnaryFramingProblem,
+} from '../../../../shared/src/grpc/index.js';
 import type { NodeCore } from '../../core/index.js';
 import type { StreamTaker } from './grpc-js-internals.js';
 import { loadTrailerValues, traceParentFrom } from './infer-handlers.js';
 
 export const MODEL_INFER_PATH = `/${GRPCInferenceService.typeName}/${GRPCInferenceService.method.modelInfer.name}`;
 
-/** grpc-timeout: up to 8 digits and a unit (gRPC over HTTP/2). */
-const TIMEOUT_PATTERN = /^(\d{1,8})([HMSmun])$/;
-const UNIT_MS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** As callSignal (call-status.ts): a reset this close to the deadline is the client's deadline. */
 const DEADLINE_SLACK_MS = 100;
@@ -44,13 +51,6 @@ const COPY_LIMIT_BYTES = 64 * 1024;
 export interface ModelInferFastPathOptions {
   readonly maxReceiveBytes: number;
   readonly maxSendBytes: number;
-}
-
-/** Milliseconds from now, Infinity without a header, undefined when the header is not valid. */
-function timeoutMs(header: string | string[] | undefined): number | undefined {
-  if (header === undefined) return Number.POSITIVE_INFINITY;
-  const match = TIMEOUT_PATTERN.exec(String(header));
-  return match === null ? undefined : Number(match[1]) * UNIT_MS[match[2]!]!;
 }
 
 function isGrpcContentType(value: string | undefined): boolean {
@@ -65,7 +65,7 @@ export function modelInferFastPath(core: NodeCore, options: ModelInferFastPathOp
   return (stream, headers) => {
     if (headers[':path'] !== MODEL_INFER_PATH || headers[':method'] !== 'POST') return false;
     if (!isGrpcContentType(headers['content-type']) || !isIdentityEncoding(headers['grpc-encoding'])) return false;
-    const timeout = timeoutMs(headers['grpc-timeout']);
+    const timeout = grpcTimeoutMs(headers['grpc-timeout']);
     if (timeout === undefined) return false;
     serve(core, options, stream, headers, timeout);
     return true;
@@ -132,13 +132,13 @@ function serve(core: NodeCore, options: ModelInferFastPathOptions, stream: Serve
   stream.on('data', onData);
   stream.once('end', () => {
     if (answered) return;
-    const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-    const framing = framingProblem(body);
-    if (framing !== undefined) {
-      fail(framing.code, framing.details);
+    const cut = cutUnaryMessage(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+    if ('problem' in cut) {
+      const { code, details } = framingStatus(cut.problem);
+      fail(code, details);
       return;
     }
-    void run(body.subarray(GRPC_PREFIX_BYTES));
+    void run(cut.message);
   });
 
   const run = async (message: Buffer): Promise<void> => {
@@ -201,13 +201,18 @@ export function grpcMessageHeader(details: string): string {
   }
 }
 
-/** What is wrong with a unary request body's framing (exactly one uncompressed message), if anything. */
-function framingProblem(body: Buffer): { code: number; details: string } | undefined {
-  if (body.length === 0) return { code: GrpcStatus.UNIMPLEMENTED, details: `Received no request message for unary method ${MODEL_INFER_PATH}` };
-  if (body.length < GRPC_PREFIX_BYTES) return { code: GrpcStatus.INTERNAL, details: `The request ends inside a message prefix (${body.length} bytes)` };
-  if (body[0] !== 0) return { code: GrpcStatus.INTERNAL, details: 'Received a compressed message without a grpc-encoding header' };
-  const end = GRPC_PREFIX_BYTES + body.readUInt32BE(1);
-  if (end > body.length) return { code: GrpcStatus.INTERNAL, details: `The request message is truncated: ${body.length - GRPC_PREFIX_BYTES} of ${end - GRPC_PREFIX_BYTES} bytes` };
-  if (end < body.length) return { code: GrpcStatus.UNIMPLEMENTED, details: `Received a second request message for unary method ${MODEL_INFER_PATH}` };
-  return undefined;
+/** A request's framing problem as a status: grpc-js's code and words where grpc-js has them. */
+function framingStatus(problem: UnaryFramingProblem): { code: number; details: string } {
+  switch (problem.kind) {
+    case 'no-message':
+      return { code: GrpcStatus.UNIMPLEMENTED, details: `Received no request message for unary method ${MODEL_INFER_PATH}` };
+    case 'short-prefix':
+      return { code: GrpcStatus.INTERNAL, details: `The request ends inside a message prefix (${problem.bytes} bytes)` };
+    case 'compressed':
+      return { code: GrpcStatus.INTERNAL, details: 'Received a compressed message without a grpc-encoding header' };
+    case 'truncated':
+      return { code: GrpcStatus.INTERNAL, details: `The request message is truncated: ${problem.received} of ${problem.declared} bytes` };
+    case 'extra-message':
+      return { code: GrpcStatus.UNIMPLEMENTED, details: `Received a second request message for unary method ${MODEL_INFER_PATH}` };
+  }
 }
