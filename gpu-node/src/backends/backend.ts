@@ -37,6 +37,8 @@ export interface InstanceSpec {
    * (onnxruntime's default intra-op threads). Backends count the config's groups when it is absent.
    */
   readonly instanceCount?: number;
+  /** The execution provider the instance really runs on ('cpu', 'cuda', 'webgpu'), where the backend has a choice. */
+  readonly provider?: string;
 }
 
 export interface ExecutionRequest {
@@ -69,6 +71,11 @@ export interface BackendInstance {
    * worker, a model that throws): each request then carries the error. Never rejects.
    */
   execute(requests: readonly ExecutionRequest[]): Promise<ExecutionBatchResult>;
+  /**
+   * Runs one request here and on the CPU and rejects when the outputs stray by more than `tolerance`
+   * (the warmup check of GPU instances); absent where the instance has no GPU provider to check.
+   */
+  checkAgainstCpu?(request: ExecutionRequest, tolerance: number): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -13,6 +13,7 @@ import { defaultBackendRegistry } from '../backends/registry.js';
 import { createModelPlatform } from '../models/default-platform.js';
 import { ModelManager, type ControlMode } from '../models/model-manager.js';
 import type { ModelPlatform } from '../models/model-platform.js';
+import type { InstanceSnapshot } from '../models/instance-snapshot.js';
 import type { ModelStatsSnapshot } from '../models/model-stats.js';
 import type { ModelVersion } from '../models/model-version.js';
 import { configDatatype, validateInferRequest } from '../models/request-validator.js';
@@ -77,6 +78,8 @@ export interface TesseraNodeCore extends NodeCore {
   shutdown(options?: { timeoutMs?: number }): Promise<void>;
   /** Counters of every loaded version for the metrics exporter. */
   statsSnapshots(): readonly ModelStatsSnapshot[];
+  /** Where each instance of every READY version runs, for the metrics exporter. */
+  instanceSnapshots(): readonly InstanceSnapshot[];
   /**
    * Per model with a READY version, what the load reporter's `source()` returns: its READY versions,
    * queued and in-flight requests (draining versions included), capacity and execution-time EMA.
@@ -185,7 +188,7 @@ class NodeCoreImpl implements TesseraNodeCore {
   }
 
   modelConfig(name: string, version?: string): ModelConfig {
-    return this.manager.resolve(name, version).config;
+    return this.manager.resolve(name, version).answeredConfig;
   }
 
   /**
@@ -224,6 +227,19 @@ class NodeCoreImpl implements TesseraNodeCore {
 
   statsSnapshots(): readonly ModelStatsSnapshot[] {
     return this.statsVersions().map((v) => v.stats.snapshot());
+  }
+
+  instanceSnapshots(): readonly InstanceSnapshot[] {
+    return this.statsVersions().flatMap((v) =>
+      v.instanceSpecs.map((spec) => ({
+        model: v.name,
+        version: String(v.version),
+        instance: spec.name,
+        kind: spec.kind,
+        device: spec.device,
+        provider: spec.provider ?? 'cpu',
+      })),
+    );
   }
 
   repositoryIndex(readyOnly: boolean): Promise<readonly RepositoryIndexEntry[]> {

@@ -3,7 +3,15 @@
  * scheduler and its statistics. A request resolved to a version keeps using that object, so unloading
  * or replacing it never cuts off work already accepted (Triton's shared_ptr<Model> held by requests).
  */
+import { clone, create } from '@bufbuild/protobuf';
 import { TesseraError, toTesseraError } from '../../../shared/src/errors/index.js';
+import {
+  ModelConfigSchema,
+  ModelOptimizationPolicySchema,
+  ModelOptimizationPolicy_ExecutionAcceleratorsSchema,
+  ModelOptimizationPolicy_ExecutionAccelerators_AcceleratorSchema,
+  type ModelConfig,
+} from '../../../shared/src/gen/model_config_pb.js';
 import type { InferRequest, InferResponse } from '../../../shared/src/tensors/index.js';
 import type { TraceScope } from '../../../shared/src/tracing/index.js';
 import type { Backend, BackendInstance, InstanceSpec, ModelSource } from '../backends/backend.js';
@@ -69,6 +77,28 @@ export class ModelVersion {
   get isReady(): boolean {
     return this.stateValue === 'READY';
   }
+  /** The specs the instances really run with (provider included); empty unless loaded. */
+  get instanceSpecs(): readonly InstanceSpec[] {
+    return this.instances.map((instance) => instance.spec);
+  }
+
+  /**
+   * The config as the config API answers it. When GPU instances run on a provider the config did not
+   * name, it is filled in as Triton's `gpu_execution_accelerator`, so clients see where the model runs.
+   */
+  get answeredConfig(): ModelConfig {
+    const named = this.config.optimization?.executionAccelerators?.gpuExecutionAccelerator.length ?? 0;
+    const chosen = [...new Set(this.instanceSpecs.flatMap((s) => (s.kind === 'gpu' && s.provider !== undefined ? [s.provider] : [])))];
+    if (named > 0 || chosen.length === 0) return this.config;
+    const answer = clone(ModelConfigSchema, this.config);
+    answer.optimization ??= create(ModelOptimizationPolicySchema);
+    answer.optimization.executionAccelerators ??= create(ModelOptimizationPolicy_ExecutionAcceleratorsSchema);
+    answer.optimization.executionAccelerators.gpuExecutionAccelerator = chosen.map((name) =>
+      create(ModelOptimizationPolicy_ExecutionAccelerators_AcceleratorSchema, { name }),
+    );
+    return answer;
+  }
+
   /** Unloaded on purpose (as opposed to failed): ignored by strict readiness. */
   get isUnloaded(): boolean {
     return this.stateValue === 'UNAVAILABLE' && this.reasonValue === UNLOADED_REASON;

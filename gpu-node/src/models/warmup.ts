@@ -5,7 +5,8 @@
  * a file in `<model>/warmup/` (BYTES files hold length-prefixed elements, as on the wire). A sample
  * goes through the same request validation as a client's (shapes, sizes, reshape) and runs on the
  * instance directly, outside the scheduler, so it is not counted in the statistics. Any failure fails
- * the load with the sample and instance named.
+ * the load with the sample and instance named. On a GPU instance each sample also runs once on the CPU
+ * and the outputs must agree within the model's `gpu_output_tolerance` (gpu-output-tolerance.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -22,6 +23,7 @@ import {
   type Tensor,
 } from '../../../shared/src/tensors/index.js';
 import type { BackendInstance, ExecutionRequest, ModelSource } from '../backends/backend.js';
+import { gpuOutputTolerance } from '../backends/gpu-output-tolerance.js';
 import { configDatatype, validateInferRequest } from './request-validator.js';
 
 export const WARMUP_FOLDER = 'warmup';
@@ -38,9 +40,19 @@ export async function runWarmup(source: ModelSource, instances: readonly Backend
       throw TesseraError.invalidArg(`failed to prepare warmup sample '${warmup.name}': ${toTesseraError(error).message}`);
     }
   }
+  const tolerance = gpuOutputTolerance(config);
   await Promise.all(
     instances.map(async (instance) => {
       for (const { warmup, execution } of samples) {
+        if (tolerance !== undefined && instance.spec.kind === 'gpu' && instance.checkAgainstCpu !== undefined) {
+          try {
+            await instance.checkAgainstCpu(execution, tolerance);
+          } catch (error) {
+            throw TesseraError.internal(
+              `model instance '${instance.spec.name}' failed warmup sample '${warmup.name}': ${toTesseraError(error).message}`,
+            );
+          }
+        }
         for (let run = 0; run < Math.max(1, warmup.count); run++) {
           const { results } = await instance.execute([execution]);
           const result = results[0];

@@ -179,11 +179,55 @@ describe('onnxruntime backend', () => {
     });
   });
 
-  it('refuses KIND_GPU with a clear error when CUDA cannot load', async () => {
-    await expect(backend.createInstance(addSub, cpuSpec('add_sub_gpu_0', { kind: 'gpu', device: 0 }))).rejects.toMatchObject({
+  it('refuses KIND_GPU naming each GPU provider and why it could not run, on a machine without a GPU', async () => {
+    const noCuda = createOnnxRuntimeBackend({ cudaInstalled: () => false });
+    const failure = noCuda.createInstance(addSub, cpuSpec('add_sub_gpu_0', { kind: 'gpu', device: 0 }));
+    await expect(failure).rejects.toMatchObject({
       code: 'UNAVAILABLE',
-      message: expect.stringMatching(/^instance add_sub_gpu_0: KIND_GPU needs the CUDA execution provider, which could not be loaded: /),
+      message: expect.stringMatching(
+        /^instance add_sub_gpu_0: KIND_GPU found no execution provider that can run on GPU 0: cuda: libonnxruntime_providers_cuda\.so is not installed; webgpu: .*adapter/,
+      ),
     });
+  });
+
+  it('tries only the accelerator the config names, and refuses names this build cannot run', async () => {
+    const withAccelerators = (name: string, gpu: string[], cpu: string[] = []) =>
+      repo.source(
+        modelConfig({
+          name,
+          backend: 'onnxruntime',
+          maxBatchSize: 8,
+          optimization: {
+            executionAccelerators: {
+              gpuExecutionAccelerator: gpu.map((n) => ({ name: n })),
+              cpuExecutionAccelerator: cpu.map((n) => ({ name: n })),
+            },
+          },
+        }),
+        'model.onnx',
+        addSubOnnx(),
+      );
+    const cudaOnly = await withAccelerators('add_sub_cuda', ['cuda']);
+    await expect(
+      createOnnxRuntimeBackend({ cudaInstalled: () => false }).createInstance(cudaOnly, cpuSpec('add_sub_cuda_0', { kind: 'gpu', device: 0 })),
+    ).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.not.stringContaining('webgpu') });
+
+    const tensorrt = await withAccelerators('add_sub_trt', ['tensorrt']);
+    await expect(backend.createInstance(tensorrt, cpuSpec('add_sub_trt_0', { kind: 'gpu', device: 0 }))).rejects.toMatchObject({
+      code: 'INVALID_ARG',
+      message: "model 'add_sub_trt': gpu_execution_accelerator 'tensorrt' is not available; use 'cuda' or 'webgpu'",
+    });
+
+    const openvino = await withAccelerators('add_sub_ov', [], ['openvino']);
+    await expect(backend.createInstance(openvino, cpuSpec('add_sub_ov_0'))).rejects.toMatchObject({
+      code: 'INVALID_ARG',
+      message: expect.stringContaining("cpu_execution_accelerator 'openvino' is not available"),
+    });
+  });
+
+  it('reports the CPU provider of a CPU instance in its spec', async () => {
+    const inst = await instance(addSub, 'add_sub_provider_0');
+    expect(inst.spec).toMatchObject({ kind: 'cpu', device: -1, provider: 'cpu' });
   });
 
   it('runs KIND_AUTO GPU instances on the CPU when CUDA cannot load, and says so once', async () => {
@@ -193,9 +237,9 @@ describe('onnxruntime backend', () => {
     const specs = [0, 1].map((i) => cpuSpec(`add_sub_auto_${i}`, { kind: 'gpu', device: 0, auto: true }));
     const instances = await Promise.all(specs.map((s) => autoBackend.createInstance(addSub, s)));
     open.push(...instances);
-    expect(instances.map((i) => [i.spec.kind, i.spec.device, i.spec.auto])).toEqual([
-      ['cpu', -1, true],
-      ['cpu', -1, true],
+    expect(instances.map((i) => [i.spec.kind, i.spec.device, i.spec.auto, i.spec.provider])).toEqual([
+      ['cpu', -1, true, 'cpu'],
+      ['cpu', -1, true, 'cpu'],
     ]);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ model: 'add_sub', reason: expect.any(String) });

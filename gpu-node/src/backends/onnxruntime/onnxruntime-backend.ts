@@ -1,8 +1,8 @@
 /**
  * The `onnxruntime` backend: each instance is a worker thread owning one onnxruntime-node session (the
  * main thread never loads onnxruntime at all). The execution provider follows the instance spec: CPU,
- * or CUDA on the spec's GPU; a KIND_GPU instance whose CUDA provider cannot load fails the load, and a
- * KIND_AUTO one falls back to the CPU (logged once per backend).
+ * or on the spec's GPU the providers of execution-providers.ts (CUDA, WebGPU); a KIND_GPU instance no
+ * GPU provider can serve fails the load, and a KIND_AUTO one falls back to the CPU (logged once per backend).
  */
 import type { ModelConfig } from '../../../../shared/src/gen/model_config_pb.js';
 import { silentLogger, type Logger } from '../../../../shared/src/logging/index.js';
@@ -24,6 +24,7 @@ import { siblingModule } from '../worker/worker-entry.js';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { planBatch, splitRunOutputs, type ModelIo } from './batch-plan.js';
 import { configTypeOfOrt } from './element-types.js';
+import { cudaProviderInstalled, gpuProviderCandidates, refuseCpuAccelerators, skippedProviderReasons } from './execution-providers.js';
 import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit } from './protocol.js';
 import { sessionSettingsFromConfig } from './session-settings.js';
 
@@ -31,6 +32,8 @@ export interface OnnxRuntimeBackendOptions {
   readonly logger?: Logger;
   /** Cores shared by the instances of one model; default os.availableParallelism(). */
   readonly cores?: number;
+  /** Whether the CUDA provider library is installed; default: looked up beside onnxruntime-node's binding. */
+  readonly cudaInstalled?: () => boolean;
 }
 
 type OrtWorker = InstanceWorker<OrtInfo, OrtExecuteBody, OrtExecuteReply>;
@@ -55,7 +58,17 @@ class OnnxRuntimeInstance implements BackendInstance {
     };
   }
 
-  async execute(requests: readonly ExecutionRequest[]): Promise<ExecutionBatchResult> {
+  execute(requests: readonly ExecutionRequest[]): Promise<ExecutionBatchResult> {
+    return this.run(requests);
+  }
+
+  async checkAgainstCpu(request: ExecutionRequest, tolerance: number): Promise<void> {
+    if (this.spec.kind !== 'gpu') return;
+    const result = (await this.run([request], tolerance)).results[0];
+    if (result !== undefined && 'error' in result) throw result.error;
+  }
+
+  private async run(requests: readonly ExecutionRequest[], checkAgainstCpu?: number): Promise<ExecutionBatchResult> {
     const start = process.hrtime.bigint();
     const plan = planBatch(requests, this.io);
     // Every slot is filled below, by a run's result or by the request's rejection; the placeholder is
@@ -69,7 +82,8 @@ class OnnxRuntimeInstance implements BackendInstance {
 
     let reply: OrtExecuteReply;
     try {
-      const body: OrtExecuteBody = { runs: plan.runs.map((r) => r.body) };
+      const runs = plan.runs.map((r) => r.body);
+      const body: OrtExecuteBody = checkAgainstCpu === undefined ? { runs } : { runs, checkAgainstCpu };
       reply = await this.worker.call(body, transferListOf(plan.runs.flatMap((r) => r.body.inputs)));
     } catch (error) {
       const failure = error instanceof TesseraError ? error : TesseraError.internal(String(error));
@@ -102,6 +116,7 @@ class OnnxRuntimeInstance implements BackendInstance {
 
 export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}): Backend {
   const logger = options.logger ?? silentLogger;
+  const cudaInstalled = options.cudaInstalled ?? cudaProviderInstalled;
   let fallbackLogged = false;
 
   const startWorker = (init: OrtInit): Promise<OrtWorker> =>
@@ -141,22 +156,31 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
         spec.instanceCount ?? countInstances(source.config),
         options.cores,
       );
+      if (spec.kind === 'cpu') refuseCpuAccelerators(source.config);
+      const gpu =
+        spec.kind === 'gpu'
+          ? {
+              device: spec.device,
+              providers: gpuProviderCandidates(source.config, spec.device, cudaInstalled()),
+              skipped: skippedProviderReasons(source.config, spec.device, cudaInstalled()),
+            }
+          : undefined;
       const worker = await startWorker({
         instanceName: spec.name,
         modelPath: source.modelPath,
-        ...(spec.kind === 'gpu' ? { cudaDevice: spec.device } : {}),
+        ...(gpu === undefined ? {} : { gpu }),
         cpuFallback: spec.auto,
         settings,
       });
-      let effective = spec;
-      if (worker.info.cudaError !== undefined) {
-        effective = { ...spec, kind: 'cpu', device: -1 };
+      let effective: InstanceSpec = { ...spec, provider: worker.info.provider };
+      if (worker.info.gpuError !== undefined) {
+        effective = { ...effective, kind: 'cpu', device: -1 };
         if (!fallbackLogged) {
           fallbackLogged = true;
-          logger.warn('KIND_AUTO instances run on the CPU: the CUDA execution provider could not be loaded', {
+          logger.warn('KIND_AUTO instances run on the CPU: no GPU execution provider could be loaded', {
             model: source.name,
             instance: spec.name,
-            reason: worker.info.cudaError,
+            reason: worker.info.gpuError,
           });
         }
       }

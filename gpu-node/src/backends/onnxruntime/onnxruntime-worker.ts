@@ -14,9 +14,13 @@ import type { WireTensor } from '../worker/protocol.js';
 import { ownedArrayBuffer, wireToTensor } from '../worker/wire-tensor.js';
 import { serveWorker, wireError } from '../worker/worker-runtime.js';
 import { datatypeOfOrt, ortTypeOf } from './element-types.js';
+import type { ExecutionProviderName } from './execution-providers.js';
+import { outputDisagreement } from './output-agreement.js';
 import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit, OrtIoInfo, OrtRunResult } from './protocol.js';
 
 let session: ort.InferenceSession | undefined;
+let provider: ExecutionProviderName = 'cpu';
+let initMessage: OrtInit | undefined;
 const utf8 = new TextDecoder();
 
 function now(): bigint {
@@ -38,20 +42,32 @@ function ioInfo(metadata: readonly ort.InferenceSession.ValueMetadata[], kind: s
   });
 }
 
-async function createSession(init: OrtInit, cuda: boolean): Promise<ort.InferenceSession> {
+function providerOption(provider: ExecutionProviderName, init: OrtInit): ort.InferenceSession.ExecutionProviderConfig {
+  switch (provider) {
+    case 'cuda':
+      return { name: 'cuda', deviceId: init.gpu?.device ?? 0 };
+    case 'webgpu':
+      // 'basic' validation (the default) turns a WebGPU error into an exception instead of a crash.
+      return { name: 'webgpu', validationMode: 'basic' };
+    case 'cpu':
+      return 'cpu';
+  }
+}
+
+async function createSession(init: OrtInit, provider: ExecutionProviderName): Promise<ort.InferenceSession> {
   const { configEntries, ...settings } = init.settings;
   const options: ort.InferenceSession.SessionOptions = {
     ...settings,
     // Flat dotted keys: onnxruntime-node passes each one to AddSessionConfigEntry.
     extra: { ...configEntries },
-    executionProviders: cuda ? [{ name: 'cuda', deviceId: init.cudaDevice ?? 0 }] : ['cpu'],
+    executionProviders: [providerOption(provider, init)],
   };
   return ort.InferenceSession.create(init.modelPath, options);
 }
 
 async function loadCpu(init: OrtInit): Promise<ort.InferenceSession> {
   try {
-    return await createSession(init, false);
+    return await createSession(init, 'cpu');
   } catch (error) {
     throw TesseraError.invalidArg(
       `instance ${init.instanceName}: onnxruntime could not load '${init.modelPath}': ${errorText(error)}`,
@@ -59,23 +75,56 @@ async function loadCpu(init: OrtInit): Promise<ort.InferenceSession> {
   }
 }
 
+interface Loaded {
+  readonly session: ort.InferenceSession;
+  readonly provider: ExecutionProviderName;
+  readonly gpuError?: string;
+}
+
 /**
- * A CUDA session that fails to be created is retried on the CPU: if the CPU works, CUDA was the
- * problem (no GPU build, missing libraries), which is reported as such instead of guessing from
- * onnxruntime's message; if the CPU fails too, the model file is the problem.
+ * A GPU instance tries its providers in order. When none can create the session, the CPU is tried:
+ * if it works, the GPU providers were the problem (no device, missing libraries), which is reported
+ * as such instead of guessing from onnxruntime's message; if the CPU fails too, the model file is.
  */
-async function load(init: OrtInit): Promise<{ session: ort.InferenceSession; cudaError?: string }> {
-  if (init.cudaDevice === undefined) return { session: await loadCpu(init) };
+async function load(init: OrtInit): Promise<Loaded> {
+  if (init.gpu === undefined) return { session: await loadCpu(init), provider: 'cpu' };
+  const reasons = [...init.gpu.skipped];
+  for (const provider of init.gpu.providers) {
+    try {
+      return { session: await createSession(init, provider), provider };
+    } catch (error) {
+      reasons.push(`${provider}: ${errorText(error)}`);
+    }
+  }
+  const gpuError = reasons.join('; ') || 'no GPU execution provider applies';
+  const cpu = await loadCpu(init);
+  if (init.cpuFallback) return { session: cpu, provider: 'cpu', gpuError };
+  await cpu.release();
+  throw TesseraError.unavailable(
+    `instance ${init.instanceName}: KIND_GPU found no execution provider that can run on GPU ${init.gpu.device}: ${gpuError}`,
+  );
+}
+
+/** Runs `feeds` on a CPU session of the same model and words the first output that disagrees. */
+async function cpuDisagreement(
+  init: OrtInit,
+  feeds: Record<string, ort.Tensor>,
+  outputNames: readonly string[],
+  gpuResults: ort.InferenceSession.OnnxValueMapType,
+  tolerance: number,
+): Promise<string | undefined> {
+  const reference = await loadCpu(init);
   try {
-    return { session: await createSession(init, true) };
-  } catch (error) {
-    const cudaError = errorText(error);
-    const cpu = await loadCpu(init);
-    if (init.cpuFallback) return { session: cpu, cudaError };
-    await cpu.release();
-    throw TesseraError.unavailable(
-      `instance ${init.instanceName}: KIND_GPU needs the CUDA execution provider, which could not be loaded: ${cudaError}`,
-    );
+    const cpuResults = await reference.run(feeds, [...outputNames]);
+    for (const name of outputNames) {
+      const gpu = gpuResults[name] as ort.Tensor;
+      const cpu = cpuResults[name] as ort.Tensor;
+      const problem = outputDisagreement(name, gpu, cpu, tolerance);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  } finally {
+    await reference.release();
   }
 }
 
@@ -105,11 +154,13 @@ serveWorker<OrtInit, OrtInfo, OrtExecuteBody, OrtExecuteReply>({
   async init(init) {
     const loaded = await load(init);
     session = loaded.session;
+    provider = loaded.provider;
+    initMessage = init;
     return {
       inputs: ioInfo(session.inputMetadata, 'input'),
       outputs: ioInfo(session.outputMetadata, 'output'),
-      provider: loaded.cudaError === undefined && init.cudaDevice !== undefined ? 'cuda' : 'cpu',
-      ...(loaded.cudaError !== undefined ? { cudaError: loaded.cudaError } : {}),
+      provider: loaded.provider,
+      ...(loaded.gpuError !== undefined ? { gpuError: loaded.gpuError } : {}),
     };
   },
 
@@ -129,6 +180,10 @@ serveWorker<OrtInit, OrtInfo, OrtExecuteBody, OrtExecuteReply>({
         const t1 = now();
         const results = await session.run(feeds, [...run.outputNames]);
         const t2 = now();
+        if (body.checkAgainstCpu !== undefined && provider !== 'cpu' && initMessage !== undefined) {
+          const problem = await cpuDisagreement(initMessage, feeds, run.outputNames, results, body.checkAgainstCpu);
+          if (problem !== undefined) throw TesseraError.internal(`${provider} disagrees with the CPU: ${problem}`);
+        }
         const outputs = run.outputNames.map((name) => {
           const value = results[name];
           if (value === undefined) throw TesseraError.internal(`onnxruntime returned no output '${name}'`);

@@ -1,13 +1,14 @@
 /** What the onnxruntime backend and its worker threads say to each other (payloads of worker/protocol.ts). */
 import type { WireOutcome, WireTensor, WorkerTimings } from '../worker/protocol.js';
+import type { ExecutionProviderName, GpuProvider } from './execution-providers.js';
 import type { SessionSettings } from './session-settings.js';
 
 export interface OrtInit {
   readonly instanceName: string;
   readonly modelPath: string;
-  /** GPU ordinal for the CUDA execution provider; undefined for the CPU provider. */
-  readonly cudaDevice?: number;
-  /** KIND_AUTO: when CUDA cannot load, run on the CPU instead of failing the load. */
+  /** A GPU instance: its ordinal, the providers to try in order, and why others were left out. */
+  readonly gpu?: { readonly device: number; readonly providers: readonly GpuProvider[]; readonly skipped: readonly string[] };
+  /** KIND_AUTO: when no GPU provider can load, run on the CPU instead of failing the load. */
   readonly cpuFallback: boolean;
   readonly settings: SessionSettings;
 }
@@ -23,9 +24,9 @@ export interface OrtIoInfo {
 export interface OrtInfo {
   readonly inputs: readonly OrtIoInfo[];
   readonly outputs: readonly OrtIoInfo[];
-  readonly provider: 'cpu' | 'cuda';
-  /** Set when CUDA was asked for (KIND_AUTO) but could not load, and the session runs on the CPU. */
-  readonly cudaError?: string;
+  readonly provider: ExecutionProviderName;
+  /** Set when a GPU was asked for (KIND_AUTO) but no provider could load it, and the session runs on the CPU. */
+  readonly gpuError?: string;
 }
 
 /** One session.run: a whole batch of a batching model, or one request of a non-batching model. */
@@ -36,6 +37,11 @@ export interface OrtRun {
 
 export interface OrtExecuteBody {
   readonly runs: readonly OrtRun[];
+  /**
+   * Also run each input on a CPU session of the same model and fail a run whose outputs stray from
+   * the CPU's by more than this tolerance (output-agreement.ts): the warmup check of GPU instances.
+   */
+  readonly checkAgainstCpu?: number;
 }
 
 export type OrtRunResult = WireOutcome;

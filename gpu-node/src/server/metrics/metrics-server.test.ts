@@ -57,6 +57,19 @@ function value(text: string, series: string): number | undefined {
 }
 
 describe('metrics endpoint', () => {
+  it('labels each instance with where it runs and its execution provider', async () => {
+    const instances = [
+      { model: 'mlp', version: '1', instance: 'mlp_0_0', kind: 'gpu' as const, device: 0, provider: 'webgpu' },
+      { model: 'mlp', version: '1', instance: 'mlp_1_0', kind: 'cpu' as const, device: -1, provider: 'cpu' },
+    ];
+    server = createMetricsServer({ statsSnapshots: () => [], instanceSnapshots: () => instances }, { gpuQuery: async () => null });
+    const text = await server.scrape();
+    expect(value(text, 'tessera_model_instance_info{model="mlp",version="1",instance="mlp_0_0",kind="gpu",device="0",provider="webgpu"}')).toBe(1);
+    expect(value(text, 'tessera_model_instance_info{model="mlp",version="1",instance="mlp_1_0",kind="cpu",device="-1",provider="cpu"}')).toBe(1);
+    instances.pop();
+    expect(await server.scrape()).not.toContain('instance="mlp_1_0"');
+  });
+
   it('serves Triton per-model families with values equal to the stats source', async () => {
     snapshots = [snapshot('resnet', '1', 1), snapshot('bert', '3', 2)];
     const { status, type, text } = await scrape();

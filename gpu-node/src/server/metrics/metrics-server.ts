@@ -9,6 +9,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { registerCpuMetrics } from './cpu-metrics.js';
 import { gpuMetrics } from './gpu-metrics.js';
 import type { GpuQuery } from './gpu-metrics.js';
+import { registerInstanceMetrics } from './instance-metrics.js';
 import { registerModelMetrics } from './model-metrics.js';
 import type { MetricsSource } from './model-metrics.js';
 import { applyServerTimeouts } from '../../../../shared/src/http/index.js';
@@ -44,6 +45,8 @@ const METRICS_PATHS = new Set(['/metrics', '/metrics/']);
 export function createMetricsServer(source: MetricsSource, options: MetricsServerOptions = {}): MetricsServer {
   const registry = options.registry ?? new Registry();
   registerModelMetrics(registry, source);
+  const instanceSnapshots = source.instanceSnapshots;
+  if (instanceSnapshots !== undefined) registerInstanceMetrics(registry, () => instanceSnapshots.call(source));
   if (options.cpuMetrics ?? true) registerCpuMetrics(registry);
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
   const gpu = (options.gpuMetrics ?? true) ? gpuMetrics(registry, options.gpuQuery, options.intervalMs) : undefined;

@@ -9,10 +9,13 @@ import type { Registry } from 'prom-client';
 import { FAILURE_REASONS } from '../../models/model-stats.js';
 import type { ModelStatsSnapshot } from '../../models/model-stats.js';
 import { registerBatchSizeMetrics } from './batch-size-metrics.js';
+import type { InstanceSnapshot } from '../../models/instance-snapshot.js';
 
 /** What the exporter needs of the node: `TesseraNodeCore` provides it. */
 export interface MetricsSource {
   statsSnapshots(): readonly ModelStatsSnapshot[];
+  /** Where each instance runs (tessera_model_instance_info); the family is left out when absent. */
+  instanceSnapshots?(): readonly InstanceSnapshot[];
 }
 
 type CounterField = {
