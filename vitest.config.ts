@@ -15,6 +15,8 @@ export default defineConfig({
     ],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // bin/ launchers run the sources under test, never a production bundle left in dist/ (bin/launch.js).
+    env: { TESSERA_FROM_SOURCE: '1' },
     pool: 'forks',
     maxWorkers: 2,
   },

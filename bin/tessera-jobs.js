@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-// Launcher for the async-job workers (gateway/src/jobs-entry.ts): TypeScript run through tsx's loader.
-import { register } from 'tsx/esm/api';
+// Launcher for the async-job workers (gateway/src/jobs-entry.ts): the bundle when built, else the sources through tsx.
+import { runBundle } from './launch.js';
 
-register();
-const { runJobsCli } = await import('../gateway/src/jobs-entry.ts');
-await runJobsCli(process.argv.slice(2));
-process.exit(process.exitCode ?? 0);
+if (!(await runBundle('tessera-jobs'))) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { runJobsCli } = await import('../gateway/src/jobs-entry.ts');
+  await runJobsCli(process.argv.slice(2));
+  process.exit(process.exitCode ?? 0);
+}

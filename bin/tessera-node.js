@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// Launcher for the node agent: the sources are TypeScript, run through tsx's loader (no build step).
-import { register } from 'tsx/esm/api';
+// Launcher for the node agent: the production bundle when built (bin/launch.js), else the sources through tsx.
+import { runBundle } from './launch.js';
 
-register();
-await import('../gpu-node/src/cli/main.ts');
+if (!(await runBundle('tessera-node'))) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../gpu-node/src/cli/main.ts');
+}

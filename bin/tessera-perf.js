@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// Launcher for `tessera-perf`, the load tool: registers tsx so the TypeScript entry runs without a build step.
-import { register } from 'tsx/esm/api';
+// Launcher for `tessera-perf`, the load tool: the bundle when built (bin/launch.js), else the sources through tsx.
+import { runBundle } from './launch.js';
 
-register();
-const { runPerfCli } = await import('../loadtests/src/perf/cli.ts');
-process.exitCode = await runPerfCli(process.argv.slice(2));
+if (!(await runBundle('tessera-perf'))) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { runPerfCli } = await import('../loadtests/src/perf/cli.ts');
+  process.exitCode = await runPerfCli(process.argv.slice(2));
+}

@@ -3,13 +3,26 @@
 #   docker build -f infra/docker/node.Dockerfile -t tessera/node .
 ARG NODE_IMAGE=node:20-bookworm-slim
 
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+ENV ONNXRUNTIME_NODE_INSTALL=skip
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --no-audit --no-fund
+# The production bundle (scripts/build.mjs): every command and worker entry, no tsx at run time.
+COPY scripts ./scripts
+COPY shared ./shared
+COPY gpu-node ./gpu-node
+COPY gateway ./gateway
+COPY loadtests/src ./loadtests/src
+RUN npm run build
+
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 # Keep onnxruntime-node's bundled CPU binaries: the CUDA download belongs to the GPU image only.
 ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json .npmrc ./
-# The whole tree, dev included: tsx is a devDependency, yet bin/ launchers load it at run time.
-RUN npm ci --no-audit --no-fund && npm cache clean --force
+# Run-time dependencies only: the bundle leaves out onnxruntime-node (native) and tsx (TypeScript model files).
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
@@ -20,10 +33,9 @@ RUN groupadd --gid 10001 tessera \
  && useradd --uid 10001 --gid tessera --no-create-home --shell /usr/sbin/nologin tessera \
  && mkdir /models && chown tessera:tessera /models
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json tsconfig.json ./
+COPY --from=build /app/dist ./dist
+COPY package.json ./
 COPY bin ./bin
-COPY shared ./shared
-COPY gpu-node ./gpu-node
 COPY infra/docker/healthcheck.mjs ./infra/docker/healthcheck.mjs
 USER 10001:10001
 # KServe HTTP, gRPC, Prometheus metrics: Triton's ports.

@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { all, execForm, last, parseDockerfile, type Stage } from './support/dockerfile.js';
 import { INFRA, REPO_ROOT, runOk } from './support/tools.js';
@@ -30,7 +31,8 @@ function projectPathOf(final: Stage, imagePath: string): string | undefined {
     const parts = copy.args.split(/\s+/);
     const dest = path.posix.resolve('/app', parts.at(-1) ?? '');
     for (const source of parts.slice(0, -1)) {
-      const target = parts.length > 2 || dest.endsWith('/') ? path.posix.join(dest, path.posix.basename(source)) : dest;
+      const intoFolder = parts.length > 2 || (parts.at(-1) ?? '').endsWith('/');
+      const target = intoFolder ? path.posix.join(dest, path.posix.basename(source)) : dest;
       if (absolute === target) return source;
       if (absolute.startsWith(`${target}/`)) return path.posix.join(source, absolute.slice(target.length + 1));
     }
@@ -73,7 +75,7 @@ describe.each(Object.entries(images))('%s image', (name, spec) => {
     expect(existsSync(path.join(REPO_ROOT, script ?? ''))).toBe(true);
   });
 
-  it('runs an entry command that exists in the project, and whose TypeScript entry exists', () => {
+  it('runs its bin/ launcher on the production bundle built in the image', async () => {
     const entrypoint = execForm(last(final, 'ENTRYPOINT')?.args ?? '');
     expect(entrypoint[0]).toBe('node');
     expect(entrypoint[1]).toBe(spec.entry);
@@ -81,14 +83,24 @@ describe.each(Object.entries(images))('%s image', (name, spec) => {
     expect(launcher, `${entrypoint[1]} is not copied into the image`).toBe(spec.entry);
     const launcherFile = path.join(REPO_ROOT, spec.entry);
     expect(existsSync(launcherFile), `${spec.entry} does not exist in the project`).toBe(true);
-    // The launcher imports its TypeScript entry; that file must exist and be copied too.
-    const imported = [...readFileSync(launcherFile, 'utf8').matchAll(/import\(\s*'([^']+)'\s*\)/g)].map((m) => m[1] ?? '');
-    expect(imported.length).toBeGreaterThan(0);
-    for (const target of imported) {
+    const text = readFileSync(launcherFile, 'utf8');
+    // Its helper module is copied; its source fallback exists in the project (the image runs the bundle).
+    for (const target of [...text.matchAll(/from '(\.[^']+)'/g)].map((m) => m[1] ?? '')) {
       const projectFile = path.relative(REPO_ROOT, path.resolve(path.dirname(launcherFile), target));
-      expect(existsSync(path.join(REPO_ROOT, projectFile)), `${projectFile} (imported by ${spec.entry})`).toBe(true);
       expect(projectPathOf(final, projectFile), `${projectFile} is not copied into the image`).toBe(projectFile);
     }
+    for (const target of [...text.matchAll(/import\(\s*'(\.[^']+)'\s*\)/g)].map((m) => m[1] ?? '')) {
+      expect(existsSync(path.resolve(path.dirname(launcherFile), target)), `${target} (imported by ${spec.entry})`).toBe(true);
+    }
+    // The bundle it runs is an entry of the build, which a stage runs and the final stage copies.
+    const bundleName = /runBundle\('([^']+)'\)/.exec(text)?.[1];
+    const { ENTRIES } = (await import(pathToFileURL(path.join(REPO_ROOT, 'scripts/bundle-entries/entries.mjs')).href)) as {
+      ENTRIES: Record<string, string>;
+    };
+    expect(Object.keys(ENTRIES)).toContain(bundleName);
+    const builder = stages.find((s) => all(s, 'RUN').some((r) => /\bnpm run build\b/.test(r.args)));
+    expect(builder, 'a stage that runs npm run build').toBeDefined();
+    expect(all(final, 'COPY').some((c) => c.args === `--from=${builder?.name} /app/dist ./dist`)).toBe(true);
   });
 
   it('copies only paths that exist, and installs onnxruntime-node in the right mode', () => {
@@ -99,8 +111,10 @@ describe.each(Object.entries(images))('%s image', (name, spec) => {
         }
       }
     }
-    const install = stages.find((s) => all(s, 'RUN').some((r) => /\bnpm ci\b/.test(r.args)));
-    expect(install, 'a stage that runs npm ci').toBeDefined();
+    // The stage whose node_modules the image ships decides the onnxruntime-node install mode.
+    const shipped = /^--from=(\S+) \/app\/node_modules /.exec(all(final, 'COPY').find((c) => / \/app\/node_modules /.test(c.args))?.args ?? '')?.[1];
+    const install = stages.find((s) => s.name === shipped && all(s, 'RUN').some((r) => /\bnpm ci\b/.test(r.args)));
+    expect(install, 'the stage whose node_modules are shipped runs npm ci').toBeDefined();
     const env = all(install as Stage, 'ENV').map((e) => e.args).join(' ');
     expect(env).toContain(`ONNXRUNTIME_NODE_INSTALL=${spec.onnx}`);
     // The lock file and .npmrc go in with package.json, so the install is the locked one.
