@@ -1,6 +1,7 @@
 // `npm run build` (scripts/build.mjs): the bundle runs the node, its ONNX and TypeScript worker threads
 // and the other commands without tsx, and carries none of esbuild's keepNames wrappers.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { spawnNode } from '../../gateway/src/adapters/grpc/test-node-process.js';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,32 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
-
-/** Starts the bundled node on loopback port 0; resolves with its HTTP and metrics ports once it logged its start. */
-function startBundledNode(bundle: string, repository: string): Promise<{ child: ChildProcess; http: number; metrics: number }> {
-  const child = spawn(
-    process.execPath,
-    [
-      join(bundle, 'tessera-node.js'),
-      '--model-repository', repository,
-      '--http-port', '0', '--grpc-port', '0', '--metrics-port', '0',
-      '--http-address', '127.0.0.1', '--grpc-address', '127.0.0.1', '--metrics-address', '127.0.0.1',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  return new Promise((resolve, reject) => {
-    let log = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      log += chunk.toString('utf8');
-      const line = log.split('\n').find((l) => l.includes('"tessera-node started"'));
-      if (line !== undefined) {
-        const started = JSON.parse(line) as { httpPort: number; metricsPort: number };
-        resolve({ child, http: started.httpPort, metrics: started.metricsPort });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`bundled node exited with ${code}:\n${log.slice(-3000)}`)));
-  });
-}
 
 describe('production bundle', () => {
   let bundle: string;
@@ -65,10 +40,10 @@ describe('production bundle', () => {
   });
 
   it('serves an ONNX and a TypeScript model from the bundled node', async () => {
-    const started = await startBundledNode(bundle, repository);
-    node = started.child;
+    const started = await spawnNode(repository, [], { entry: join(bundle, 'tessera-node.js') });
+    node = started.process;
     const infer = async (model: string, body: unknown) => {
-      const res = await fetch(`http://127.0.0.1:${started.http}/v2/models/${model}/infer`, { method: 'POST', body: JSON.stringify(body) });
+      const res = await fetch(`http://127.0.0.1:${started.httpPort}/v2/models/${model}/infer`, { method: 'POST', body: JSON.stringify(body) });
       return { status: res.status, body: (await res.json()) as { outputs: { name: string; data: number[] }[] } };
     };
     const ones = new Array(16).fill(1);
@@ -81,13 +56,13 @@ describe('production bundle', () => {
     expect(simple.status).toBe(200);
     expect(simple.body.outputs.find((o) => o.name === 'OUTPUT0')?.data).toEqual(ones.map((_, i) => i + 1));
 
-    const metadata = (await (await fetch(`http://127.0.0.1:${started.http}/v2/models/ts_scale`)).json()) as { inputs: { name: string; shape: number[] }[] };
+    const metadata = (await (await fetch(`http://127.0.0.1:${started.httpPort}/v2/models/ts_scale`)).json()) as { inputs: { name: string; shape: number[] }[] };
     const input = metadata.inputs[0]!;
     const scaled = await infer('ts_scale', { inputs: [{ name: input.name, shape: [1, 4], datatype: 'FP32', data: [1, 2, 3, 4] }] });
     expect(scaled.status).toBe(200);
     expect(scaled.body.outputs[0]?.data).toHaveLength(4);
 
-    const metrics = await (await fetch(`http://127.0.0.1:${started.metrics}/metrics`)).text();
+    const metrics = await (await fetch(`http://127.0.0.1:${started.metricsPort}/metrics`)).text();
     expect(metrics).toContain('tessera_model_instance_info{model="simple",version="1",instance="simple_0",kind="cpu",device="-1",provider="cpu"} 1');
   });
 

@@ -54,6 +54,20 @@ describe('expandInstanceGroups', () => {
     expect(expandInstanceGroups(listedMissing, { visibleGpus: twoGpus })[0]).toMatchObject({ kind: 'cpu', auto: true });
   });
 
+  it('marks the GPU instances of groups that were KIND_AUTO before normalization as auto', () => {
+    const resolved = modelConfig({
+      name: 'm',
+      instanceGroup: [
+        { name: 'was_auto', kind: Kind.GPU, count: 1, gpus: [0] },
+        { name: 'asked_gpu', kind: Kind.GPU, count: 1, gpus: [0] },
+      ],
+    });
+    expect(expandInstanceGroups(resolved, { visibleGpus: twoGpus, autoGroups: ['was_auto'] }).map((s) => [s.groupName, s.auto])).toEqual([
+      ['was_auto', true],
+      ['asked_gpu', false],
+    ]);
+  });
+
   it('treats KIND_MODEL as CPU, no groups as one KIND_AUTO instance, and count 0 as 1', () => {
     const config = modelConfig({
       name: 'm',

@@ -22,6 +22,11 @@ export interface ExpandOptions {
   readonly modelName?: string;
   /** Default: nvidia-smi -L, cached. */
   readonly visibleGpus?: GpuProbe;
+  /**
+   * Names of groups the config left to KIND_AUTO before normalization resolved them to KIND_GPU
+   * (ModelPlatform's autoGroups): their instances are `auto` too, so they may fall back to the CPU.
+   */
+  readonly autoGroups?: readonly string[];
 }
 
 interface Placement {
@@ -74,7 +79,8 @@ export function expandInstanceGroups(config: ModelConfig, options: ExpandOptions
   const specs: Omit<InstanceSpec, 'instanceCount'>[] = [];
   groups.forEach((group, groupIndex) => {
     const groupName = group.name || `${model}_${groupIndex}`;
-    const placement = place(group as ModelInstanceGroup, groupName, model, visible);
+    const placed = place(group as ModelInstanceGroup, groupName, model, visible);
+    const placement = options.autoGroups?.includes(groupName) ? { ...placed, auto: true } : placed;
     const count = group.count > 0 ? group.count : 1;
     let index = 0;
     for (const device of placement.devices) {

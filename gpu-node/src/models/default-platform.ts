@@ -7,7 +7,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TesseraError } from '../../../shared/src/errors/index.js';
-import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
+import { ModelInstanceGroup_Kind, type ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
 import {
   autoCompleteConfig,
   deepFreeze,
@@ -73,6 +73,8 @@ export function createModelPlatform(options: ModelPlatformOptions): ModelPlatfor
         });
       }
       const gpus = probe();
+      // Read before normalization resolves KIND_AUTO: group i of the raw config is group i after it.
+      const autoIndexes = raw.instanceGroup.length === 0 ? [0] : raw.instanceGroup.flatMap((g, i) => (g.kind === ModelInstanceGroup_Kind.AUTO ? [i] : []));
       const common = {
         strict: source.strict,
         modelName: source.modelName,
@@ -90,9 +92,11 @@ export function createModelPlatform(options: ModelPlatformOptions): ModelPlatfor
           `${source.configPath}: model name '${config.name}' in configuration does not match the model directory '${source.modelName}'`,
         );
       }
-      return { config, backend };
+      const autoGroups = autoIndexes.flatMap((i) => (config.instanceGroup[i] === undefined ? [] : [config.instanceGroup[i].name]));
+      return { config, backend, autoGroups };
     },
-    expandInstanceGroups: (config) => (isEnsemble(config) ? [] : expandInstanceGroups(config, { visibleGpus: probe })),
+    expandInstanceGroups: (config, autoGroups) =>
+      isEnsemble(config) ? [] : expandInstanceGroups(config, { visibleGpus: probe, ...(autoGroups === undefined ? {} : { autoGroups }) }),
   };
 }
 

@@ -106,7 +106,7 @@ export async function reconcileModel(
   if (selected.length === 0) {
     return failWholeModel(entry, `at least one version must be available under the version policy of model '${entry.name}'`);
   }
-  const specs = platform.expandInstanceGroups(config);
+  const specs = platform.expandInstanceGroups(config, resolved.autoGroups);
   const filename = config.defaultModelFilename || backend.defaultModelFilename;
   const toLoad = selected.filter((version) => {
     const current = entry.versions.get(version);

@@ -25,11 +25,16 @@ export interface ResolvedModel {
   /** Normalized, validated and frozen. */
   readonly config: ModelConfig;
   readonly backend: Backend;
+  /**
+   * Groups the config left to KIND_AUTO (or left out): normalization resolves them to KIND_GPU or
+   * KIND_CPU as Triton does, yet their GPU instances may still fall back to the CPU.
+   */
+  readonly autoGroups?: readonly string[];
 }
 
 export interface ModelPlatform {
   /** Parses, auto-completes, normalizes and validates a config and picks its backend; throws TesseraError. */
   resolveModel(source: ModelConfigSource): Promise<ResolvedModel>;
-  /** The instances to create, Triton's instance_group expansion. */
-  expandInstanceGroups(config: ModelConfig): readonly InstanceSpec[];
+  /** The instances to create, Triton's instance_group expansion; `autoGroups` from resolveModel. */
+  expandInstanceGroups(config: ModelConfig, autoGroups?: readonly string[]): readonly InstanceSpec[];
 }

@@ -59,21 +59,28 @@ export interface SpawnedNode {
   readonly metricsPort: number;
 }
 
+export interface SpawnOptions {
+  /** The node's entry script; default bin/tessera-node.js (a production bundle's tessera-node.js also works). */
+  readonly entry?: string;
+  /** The process environment; default this process's. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
 /**
  * Starts `bin/tessera-node.js` over `repository` on loopback, every port 0, and resolves once it
  * logged "tessera-node started" (the bound ports are parsed from that line); rejects with its last
  * log lines if it exits before.
  */
-export async function spawnNode(repository: string, extraArgs: readonly string[] = []): Promise<SpawnedNode> {
+export async function spawnNode(repository: string, extraArgs: readonly string[] = [], options: SpawnOptions = {}): Promise<SpawnedNode> {
   const args = [
-    join(ROOT, 'bin/tessera-node.js'),
+    options.entry ?? join(ROOT, 'bin/tessera-node.js'),
     '--model-repository', repository,
     '--http-port', '0', '--grpc-port', '0', '--metrics-port', '0',
     '--http-address', '127.0.0.1', '--grpc-address', '127.0.0.1', '--metrics-address', '127.0.0.1',
     '--exit-timeout-secs', '1',
     ...extraArgs,
   ];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: options.env ?? process.env });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let log = '';
   const started = await new Promise<{ grpcPort: number; httpPort: number; metricsPort: number }>((resolve, reject) => {

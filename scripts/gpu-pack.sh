@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Packs everything scripts/gpu-check.sh needs on a bare GPU machine (no Node, no network) into one folder:
+# the Node binary running this script, the production bundle (npm run build), onnxruntime-node's Linux
+# files with onnxruntime-common, and the Vulkan loader from Debian's libvulkan1 package (onnxruntime's
+# WebGPU provider runs on Vulkan; the GPU machine has the NVIDIA driver's Vulkan ICD but maybe no loader).
+# The two large binaries are xz-compressed so the folder stays under 60 MiB.
+#
+# Usage: scripts/gpu-pack.sh [--fast] [DIR]   (default DIR: .gpu-check/ in the repository, ignored by git)
+#   --fast   copy without compressing (for tests on this machine; far over 60 MiB)
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+compress=1
+if [ "${1:-}" = "--fast" ]; then
+  compress=0
+  shift
+fi
+pack="${1:-$root/.gpu-check}"
+ort="$root/node_modules/onnxruntime-node"
+binding="bin/napi-v6/linux/x64"
+
+if [ ! -f "$ort/$binding/libonnxruntime.so.1" ]; then
+  echo "gpu-pack: $ort/$binding has no libonnxruntime.so.1; run npm install first" >&2
+  exit 1
+fi
+
+# A file as is, or xz-compressed to FILE.xz (gpu-check.sh unpacks either).
+put() {
+  local from="$1" to="$2"
+  mkdir -p "$(dirname "$to")"
+  if [ "$compress" = 1 ]; then
+    xz -T0 -6 -c "$from" > "$to.xz"
+  else
+    cp "$from" "$to"
+  fi
+}
+
+rm -rf "$pack"
+mkdir -p "$pack/app/node_modules"
+
+(cd "$root" && node scripts/build.mjs --outdir "$pack/app/dist" >/dev/null)
+# Source maps and the build record are for development; the pack only runs the bundle.
+find "$pack/app/dist" -name '*.map' -delete
+cp "$root/package.json" "$pack/app/package.json"
+
+mkdir -p "$pack/app/node_modules/onnxruntime-node/$binding"
+cp -r "$ort/package.json" "$ort/dist" "$pack/app/node_modules/onnxruntime-node/"
+cp "$ort/$binding/onnxruntime_binding.node" "$pack/app/node_modules/onnxruntime-node/$binding/"
+put "$ort/$binding/libonnxruntime.so.1" "$pack/app/node_modules/onnxruntime-node/$binding/libonnxruntime.so.1"
+cp -r "$root/node_modules/onnxruntime-common" "$pack/app/node_modules/"
+
+put "$(command -v node)" "$pack/bin/node"
+
+# The Vulkan loader, unpacked from Debian's package (apt-get download needs no root and installs nothing).
+debs="$(mktemp -d)"
+if (cd "$debs" && apt-get download libvulkan1 >/dev/null 2>&1); then
+  dpkg-deb -x "$debs"/libvulkan1_*.deb "$debs/root"
+  mkdir -p "$pack/vulkan"
+  # The file itself under the name the loader is opened by (a symbolic link would travel as a dangling link).
+  cp -L "$debs"/root/usr/lib/x86_64-linux-gnu/libvulkan.so.1 "$pack/vulkan/libvulkan.so.1"
+else
+  echo "gpu-pack: could not download libvulkan1; the GPU machine's own Vulkan loader will be used, if it has one" >&2
+fi
+rm -rf "$debs"
+
+echo "gpu-pack: $pack holds $(du -sm "$pack" | cut -f1) MiB" >&2
