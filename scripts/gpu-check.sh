@@ -5,7 +5,7 @@
 #
 # Usage: scripts/gpu-check.sh [PACK_DIR] [OUT_DIR] [-- run-check options]
 #   PACK_DIR default .gpu-check/; OUT_DIR default $OUT (the device tool's result folder) or ./gpu-check-out
-# Writes OUT_DIR/gpu-check.json, gpu-check.md (the table) and node.log.
+# Writes OUT_DIR/gpu-check.json, gpu-check.md (the table), node.log and vulkan.txt (what Vulkan saw).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,9 +39,17 @@ cp -r "$pack/app" "$work/app"
 unpack "$pack/app/$binding/libonnxruntime.so.1" "$work/app/$binding/libonnxruntime.so.1"
 rm -f "$work/app/$binding/libonnxruntime.so.1.xz"
 
-# Vulkan for onnxruntime's WebGPU provider: the packed loader, the driver's libraries, and its ICD file.
+# Vulkan for onnxruntime's WebGPU provider: the packed libraries the machine lacks (its own win where it
+# has them), the driver's libraries, and the driver's ICD file.
 libs=()
-[ -d "$pack/vulkan" ] && libs+=("$pack/vulkan")
+if [ -d "$pack/vulkan" ]; then
+  mkdir -p "$work/vulkan"
+  for lib in "$pack"/vulkan/*; do
+    name="$(basename "$lib")"
+    ldconfig -p 2>/dev/null | grep -q "^[[:space:]]*$name " || cp "$lib" "$work/vulkan/$name"
+  done
+  libs+=("$work/vulkan")
+fi
 for dir in /usr/local/nvidia/lib64 /usr/local/nvidia/lib; do
   [ -d "$dir" ] && libs+=("$dir")
 done
@@ -49,14 +57,27 @@ if [ ${#libs[@]} -gt 0 ]; then
   joined="$(IFS=:; echo "${libs[*]}")"
   export LD_LIBRARY_PATH="$joined${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
-if [ -z "${VK_DRIVER_FILES:-}" ]; then
-  for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json; do
-    if [ -f "$icd" ]; then
-      export VK_DRIVER_FILES="$icd" VK_ICD_FILENAMES="$icd"
-      break
-    fi
-  done
+icd_file=""
+for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json; do
+  if [ -f "$icd" ]; then
+    icd_file="$icd"
+    break
+  fi
+done
+if [ -z "${VK_DRIVER_FILES:-}" ] && [ -n "$icd_file" ]; then
+  export VK_DRIVER_FILES="$icd_file" VK_ICD_FILENAMES="$icd_file"
 fi
 
 mkdir -p "$out"
+# What Vulkan sees, for when the WebGPU provider finds no adapter: the packed libraries used, the ICD's
+# unresolved links, and the loader's own account of one adapter request.
+{
+  echo "packed libraries used: $(find "$work/vulkan" -type f -printf '%f ' 2>/dev/null)"
+  icd_lib="$(ldconfig -p 2>/dev/null | awk '/libGLX_nvidia.so.0 /{print $NF; exit}')"
+  [ -n "$icd_lib" ] && { echo "ldd $icd_lib:"; ldd "$icd_lib" 2>&1 | grep -E "not found|GLdispatch|X11" ; }
+  "$work/bin/node" "$work/app/dist/tessera-models.js" --out "$work/probe" --only simple >/dev/null
+  VK_LOADER_DEBUG=error,warn "$work/bin/node" "$root/scripts/gpu-check/ort-anchor.mjs" --app "$work/app" --providers webgpu \
+    --seconds 0 --batch 1 --model "$work/probe/simple/1/model.onnx" 2>&1 | head -60
+} > "$out/vulkan.txt" 2>&1 || true
+
 "$work/bin/node" "$root/scripts/gpu-check/run-check.mjs" --app "$work/app" --out "$out" "$@"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Packs everything scripts/gpu-check.sh needs on a bare GPU machine (no Node, no network) into one folder:
 # the Node binary running this script, the production bundle (npm run build), onnxruntime-node's Linux
-# files with onnxruntime-common, and the Vulkan loader from Debian's libvulkan1 package (onnxruntime's
-# WebGPU provider runs on Vulkan; the GPU machine has the NVIDIA driver's Vulkan ICD but maybe no loader).
+# files with onnxruntime-common, and the Vulkan loader with the libraries the NVIDIA driver's Vulkan ICD
+# needs, from Debian's packages (onnxruntime's WebGPU provider runs on Vulkan; a bare GPU machine has the
+# driver's ICD but maybe not the loader, nor libglvnd and X11's client libraries that the ICD links to).
 # The two large binaries are xz-compressed so the folder stays under 60 MiB.
 #
 # Usage: scripts/gpu-pack.sh [--fast] [DIR]   (default DIR: .gpu-check/ in the repository, ignored by git)
@@ -51,15 +52,19 @@ cp -r "$root/node_modules/onnxruntime-common" "$pack/app/node_modules/"
 
 put "$(command -v node)" "$pack/bin/node"
 
-# The Vulkan loader, unpacked from Debian's package (apt-get download needs no root and installs nothing).
+# The Vulkan loader and what the NVIDIA driver's Vulkan ICD (libGLX_nvidia) links against, unpacked from
+# Debian's packages (apt-get download installs nothing); gpu-check.sh uses only those the machine lacks.
+vulkan_packages=(libvulkan1 libglvnd0 libglx0 libgl1 libegl1 libx11-6 libx11-xcb1 libxext6 libxcb1 libxau6 libxdmcp6 libbsd0 libmd0)
 debs="$(mktemp -d)"
-if (cd "$debs" && apt-get download libvulkan1 >/dev/null 2>&1); then
-  dpkg-deb -x "$debs"/libvulkan1_*.deb "$debs/root"
-  mkdir -p "$pack/vulkan"
-  # The file itself under the name the loader is opened by (a symbolic link would travel as a dangling link).
-  cp -L "$debs"/root/usr/lib/x86_64-linux-gnu/libvulkan.so.1 "$pack/vulkan/libvulkan.so.1"
+if (cd "$debs" && apt-get download "${vulkan_packages[@]}" >/dev/null 2>&1); then
+  mkdir -p "$pack/vulkan" "$debs/root"
+  for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$debs/root"; done
+  # Each library under its soname as a file of its own (a symbolic link would travel as a dangling link).
+  for lib in "$debs"/root/usr/lib/x86_64-linux-gnu/*.so.[0-9]; do
+    cp -L "$lib" "$pack/vulkan/$(basename "$lib")"
+  done
 else
-  echo "gpu-pack: could not download libvulkan1; the GPU machine's own Vulkan loader will be used, if it has one" >&2
+  echo "gpu-pack: could not download libvulkan1 and the driver's dependencies; the GPU machine's own Vulkan loader will be used, if it has one" >&2
 fi
 rm -rf "$debs"
 
