@@ -27,15 +27,22 @@ for (const provider of values.providers.split(',')) {
       intraOpNumThreads: Number(values.threads),
       extra: { 'session.intra_op.allow_spinning': '0' },
     });
-    const [inputName] = session.inputNames;
-    const [shapeTail] = [session.inputMetadata[0].shape.slice(1)];
-    const feed = new ort.Tensor('float32', Float32Array.from({ length: batch * shapeTail.reduce((a, b) => a * b, 1) }, () => Math.random()), [batch, ...shapeTail]);
-    for (let i = 0; i < 5; i++) await session.run({ [inputName]: feed });
+    // Every input, its batch dimension set to --batch and other symbolic dimensions to 1; random values.
+    const feeds = {};
+    for (const input of session.inputMetadata) {
+      const shape = input.shape.map((d, i) => (i === 0 ? batch : typeof d === 'number' && d > 0 ? d : 1));
+      const length = shape.reduce((a, b) => a * b, 1);
+      feeds[input.name] =
+        input.type === 'int32'
+          ? new ort.Tensor('int32', Int32Array.from({ length }, (_, i) => i), shape)
+          : new ort.Tensor('float32', Float32Array.from({ length }, () => Math.random()), shape);
+    }
+    for (let i = 0; i < 5; i++) await session.run(feeds);
     const start = process.hrtime.bigint();
     const cpuStart = process.cpuUsage();
     let runs = 0;
     while (Number(process.hrtime.bigint() - start) < Number(values.seconds) * 1e9) {
-      await session.run({ [inputName]: feed });
+      await session.run(feeds);
       runs++;
     }
     const seconds = Number(process.hrtime.bigint() - start) / 1e9;

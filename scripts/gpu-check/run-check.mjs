@@ -7,7 +7,7 @@
 // reads the node's CPU per inference from /proc and the GPU figures from its own /metrics, and writes
 // gpu-check.json and gpu-check.md to --out.
 //
-//   node run-check.mjs --app DIR --out DIR [--quick] [--gpu-instances N] [--concurrency 1,16,64]
+//   node run-check.mjs --app DIR --out DIR [--quick] [--gpu-instances N] [--concurrency 1,16,64] [--generators N]
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { link, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -23,10 +23,11 @@ const { values: options } = parseArgs({
     quick: { type: 'boolean', default: false },
     'gpu-instances': { type: 'string', default: '1' },
     concurrency: { type: 'string' },
+    generators: { type: 'string', default: '1' },
   },
 });
 if (!options.app || !options.out) {
-  process.stderr.write('usage: run-check.mjs --app DIR --out DIR [--quick] [--gpu-instances N] [--concurrency 1,16,64]\n');
+  process.stderr.write('usage: run-check.mjs --app DIR --out DIR [--quick] [--gpu-instances N] [--concurrency 1,16,64] [--generators N]\n');
   process.exit(2);
 }
 const app = resolve(options.app);
@@ -193,8 +194,8 @@ async function withGpuSampling(node, work) {
   }
 }
 
-async function loadPoint(node, cores, model, protocol, concurrency, work) {
-  const json = join(work, `perf-${model}-${protocol}-${concurrency}.json`);
+/** One tessera-perf process at `concurrency`, on the load generator's cores; resolves with its point, or its failure. */
+async function perfRun(node, cores, model, protocol, concurrency, json) {
   const target = `127.0.0.1:${protocol === 'grpc' ? node.grpc : node.http}`;
   const [command, args] = pinned(cores.load, process.execPath, [
     join(dist, 'tessera-perf.js'),
@@ -206,29 +207,46 @@ async function loadPoint(node, cores, model, protocol, concurrency, work) {
     '--max-trials', options.quick ? '3' : '5',
     '--json-out', json,
   ]);
+  const finished = await run(command, args, { timeout: 120_000, maxBuffer: 1 << 24 }).catch((e) => e);
+  try {
+    return { point: JSON.parse(await readFile(json, 'utf8')).points[0] };
+  } catch {
+    return { failure: String(finished?.stderr ?? finished?.message ?? 'no result').slice(-500) };
+  }
+}
+
+/**
+ * One load point: `--generators` tessera-perf processes at once sharing the concurrency (so one
+ * generator's own event loop is not mistaken for the node's limit), their throughputs added.
+ */
+async function loadPoint(node, cores, model, protocol, concurrency, work) {
+  const generators = Math.max(1, Math.min(concurrency, Number(options.generators)));
   const countBefore = await inferenceCount(node, model);
   const cpuBefore = await nodeCpu(node.pid);
-  const sampled = await withGpuSampling(node, () => run(command, args, { timeout: 120_000, maxBuffer: 1 << 24 }).catch((e) => e));
+  const sampled = await withGpuSampling(node, () =>
+    Promise.all(
+      Array.from({ length: generators }, (_, g) =>
+        perfRun(node, cores, model, protocol, Math.round(concurrency / generators), join(work, `perf-${model}-${protocol}-${concurrency}-${g}.json`)),
+      ),
+    ),
+  );
   const cpuAfter = await nodeCpu(node.pid);
   const countAfter = await inferenceCount(node, model);
   const inferences = countAfter - countBefore;
-  let perf;
-  try {
-    perf = JSON.parse(await readFile(json, 'utf8')).points[0];
-  } catch {
-    perf = undefined;
-  }
+  const points = sampled.result.flatMap((r) => (r.point ? [r.point] : []));
+  const complete = points.length === generators;
   const perInference = (s) => (inferences > 0 ? Math.round((s * 1e6) / inferences) : null);
   return {
     model,
     protocol,
     concurrency,
-    inferencesPerSec: perf ? Math.round(perf.inferencesPerSec) : null,
-    p50Ms: perf ? perf.latency.p50Us / 1000 : null,
-    p99Ms: perf ? perf.latency.p99Us / 1000 : null,
-    errors: perf ? perf.errors : null,
-    firstError: perf?.firstError ?? (perf ? undefined : String(sampled.result?.stderr ?? sampled.result?.message ?? 'no result').slice(-500)),
-    stable: perf?.stable ?? null,
+    generators,
+    inferencesPerSec: complete ? Math.round(points.reduce((sum, p) => sum + p.inferencesPerSec, 0)) : null,
+    p50Ms: complete ? Math.max(...points.map((p) => p.latency.p50Us)) / 1000 : null,
+    p99Ms: complete ? Math.max(...points.map((p) => p.latency.p99Us)) / 1000 : null,
+    errors: complete ? points.reduce((sum, p) => sum + p.errors, 0) : null,
+    firstError: points.find((p) => p.firstError)?.firstError ?? sampled.result.find((r) => r.failure)?.failure,
+    stable: complete ? points.every((p) => p.stable) : null,
     nodeCpuUsPerInference: perInference(cpuAfter.total - cpuBefore.total),
     nodeMainThreadUsPerInference: perInference(cpuAfter.main - cpuBefore.main),
     gpuUtilizationPeak: sampled.gpu.utilization,
@@ -288,14 +306,14 @@ function table(report) {
     `onnxruntime alone, batch 64: ${(report.anchor ?? []).map((a) => (a.error ? `${a.provider}: ${a.error.replace(/\s+/g, ' ')}` : `${a.provider} ${a.inferencesPerSec} inf/s (${a.threads} threads, ${a.cpuUsPerInference} us CPU/inf)`)).join('; ')}`,
     `outputs GPU vs CPU: ${report.outputs ? `max |diff| ${report.outputs.maxAbsDiff.toExponential(2)}, max relative ${report.outputs.maxRelDiff.toExponential(2)}, within ${report.outputs.tolerance}: ${report.outputs.withinTolerance}` : report.outputsError ?? '-'}`,
     '',
-    '| model | protocol | concurrency | inf/s | p50 ms | p99 ms | node CPU us/inf | main thread us/inf | GPU util peak | GPU mem peak MiB | errors |',
+    '| model | protocol | concurrency (generators) | inf/s | p50 ms | p99 ms | node CPU us/inf | main thread us/inf | GPU util peak | GPU mem peak MiB | errors |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const p of report.points) {
     const mem = p.gpuMemoryUsedBytesPeak === null ? '-' : Math.round(p.gpuMemoryUsedBytesPeak / 2 ** 20);
     const fmt = (v) => (v === null || v === undefined ? '-' : typeof v === 'number' ? String(Math.round(v * 100) / 100) : String(v));
     lines.push(
-      `| ${p.model} | ${p.protocol} | ${p.concurrency} | ${fmt(p.inferencesPerSec)} | ${fmt(p.p50Ms)} | ${fmt(p.p99Ms)} | ${fmt(p.nodeCpuUsPerInference)} | ${fmt(p.nodeMainThreadUsPerInference)} | ${fmt(p.gpuUtilizationPeak)} | ${mem} | ${fmt(p.errors)} |`,
+      `| ${p.model} | ${p.protocol} | ${p.concurrency} (${p.generators}) | ${fmt(p.inferencesPerSec)} | ${fmt(p.p50Ms)} | ${fmt(p.p99Ms)} | ${fmt(p.nodeCpuUsPerInference)} | ${fmt(p.nodeMainThreadUsPerInference)} | ${fmt(p.gpuUtilizationPeak)} | ${mem} | ${fmt(p.errors)} |`,
     );
   }
   if (report.error) lines.push('', `failed: ${report.error.split('\n')[0]}`);

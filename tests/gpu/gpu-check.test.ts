@@ -55,7 +55,7 @@ describe('GPU check on a machine without a GPU', () => {
       expect(point.inferencesPerSec).toBeGreaterThan(0);
       expect(point.nodeCpuUsPerInference).toBeGreaterThan(0);
     }
-    expect(await readFile(join(out, 'gpu-check.md'), 'utf8')).toMatch(/\| mlp_cpu \| http \| 2 \| \d+ \|/);
+    expect(await readFile(join(out, 'gpu-check.md'), 'utf8')).toMatch(/\| mlp_cpu \| http \| 2 \(1\) \| \d+ \|/);
     expect(report.instances).toContain('tessera_model_instance_info{model="mlp_cpu",version="1",instance="mlp_cpu_0_0",kind="cpu",device="-1",provider="cpu"} 1');
   });
 });

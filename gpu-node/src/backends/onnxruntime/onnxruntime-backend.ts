@@ -27,6 +27,7 @@ import { configTypeOfOrt } from './element-types.js';
 import { cudaProviderInstalled, gpuProviderCandidates, refuseCpuAccelerators, skippedProviderReasons } from './execution-providers.js';
 import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit } from './protocol.js';
 import { sessionSettingsFromConfig } from './session-settings.js';
+import { webGpuLockBuffer } from './webgpu-lock.js';
 
 export interface OnnxRuntimeBackendOptions {
   readonly logger?: Logger;
@@ -163,6 +164,7 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
               device: spec.device,
               providers: gpuProviderCandidates(source.config, spec.device, cudaInstalled()),
               skipped: skippedProviderReasons(source.config, spec.device, cudaInstalled()),
+              webGpuLock: webGpuLockBuffer(),
             }
           : undefined;
       const worker = await startWorker({

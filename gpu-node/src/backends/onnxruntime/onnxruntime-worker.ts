@@ -16,6 +16,7 @@ import { serveWorker, wireError } from '../worker/worker-runtime.js';
 import { datatypeOfOrt, ortTypeOf } from './element-types.js';
 import type { ExecutionProviderName } from './execution-providers.js';
 import { outputDisagreement } from './output-agreement.js';
+import { withWebGpuLock } from './webgpu-lock.js';
 import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit, OrtIoInfo, OrtRunResult } from './protocol.js';
 
 let session: ort.InferenceSession | undefined;
@@ -54,6 +55,11 @@ function providerOption(provider: ExecutionProviderName, init: OrtInit): ort.Inf
   }
 }
 
+/** Holds the process's WebGPU lock around `work` when this instance runs (or tries) WebGPU. */
+function underGpuLock<T>(init: OrtInit, provider: ExecutionProviderName, work: () => Promise<T>): Promise<T> {
+  return provider === 'webgpu' && init.gpu !== undefined ? withWebGpuLock(init.gpu.webGpuLock, work) : work();
+}
+
 async function createSession(init: OrtInit, provider: ExecutionProviderName): Promise<ort.InferenceSession> {
   const { configEntries, ...settings } = init.settings;
   const options: ort.InferenceSession.SessionOptions = {
@@ -62,7 +68,7 @@ async function createSession(init: OrtInit, provider: ExecutionProviderName): Pr
     extra: { ...configEntries },
     executionProviders: [providerOption(provider, init)],
   };
-  return ort.InferenceSession.create(init.modelPath, options);
+  return underGpuLock(init, provider, () => ort.InferenceSession.create(init.modelPath, options));
 }
 
 async function loadCpu(init: OrtInit): Promise<ort.InferenceSession> {
@@ -178,7 +184,8 @@ serveWorker<OrtInit, OrtInfo, OrtExecuteBody, OrtExecuteReply>({
         const feeds: Record<string, ort.Tensor> = {};
         for (const input of run.inputs) feeds[input.name] = toOrtTensor(input);
         const t1 = now();
-        const results = await session.run(feeds, [...run.outputNames]);
+        const running = session;
+        const results = await underGpuLock(initMessage as OrtInit, provider, () => running.run(feeds, [...run.outputNames]));
         const t2 = now();
         if (body.checkAgainstCpu !== undefined && provider !== 'cpu' && initMessage !== undefined) {
           const problem = await cpuDisagreement(initMessage, feeds, run.outputNames, results, body.checkAgainstCpu);
@@ -205,7 +212,8 @@ serveWorker<OrtInit, OrtInfo, OrtExecuteBody, OrtExecuteReply>({
   },
 
   async close() {
-    await session?.release();
+    const closing = session;
     session = undefined;
+    if (closing !== undefined && initMessage !== undefined) await underGpuLock(initMessage, provider, () => closing.release());
   },
 });

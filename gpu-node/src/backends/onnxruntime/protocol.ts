@@ -7,7 +7,13 @@ export interface OrtInit {
   readonly instanceName: string;
   readonly modelPath: string;
   /** A GPU instance: its ordinal, the providers to try in order, and why others were left out. */
-  readonly gpu?: { readonly device: number; readonly providers: readonly GpuProvider[]; readonly skipped: readonly string[] };
+  readonly gpu?: {
+    readonly device: number;
+    readonly providers: readonly GpuProvider[];
+    readonly skipped: readonly string[];
+    /** The process's WebGPU lock (webgpu-lock.ts), held around a WebGPU session's create, run and release. */
+    readonly webGpuLock: SharedArrayBuffer;
+  };
   /** KIND_AUTO: when no GPU provider can load, run on the CPU instead of failing the load. */
   readonly cpuFallback: boolean;
   readonly settings: SessionSettings;
