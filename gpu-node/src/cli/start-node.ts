@@ -64,6 +64,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
   const repository = await openRepositorySource(options.modelRepository, logger);
   const localCore = createNodeCore({
     repositoryPath: repository.path,
+    repositoryRoots: repository.roots,
     controlMode: options.modelControlMode,
     loadModels: options.loadModels,
     // A mirror changes only when synced, so its polls (sync, then scan) run below, not on the core's timer.
