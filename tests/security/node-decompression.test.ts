@@ -7,17 +7,14 @@
  * Also kept as cheap regressions: malformed JSON and absurd shapes are plain 400s.
  */
 import { connect } from 'node:http2';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createGzip, constants as zlib } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawCall, startNodeProcess, writeScriptModelFolder, type NodeProcess } from './support/node-process.js';
+import { rawCall, securityWorkspace, startNodeProcess, type NodeProcess, type Workspace } from './support/node-process.js';
 
 const BOMB_BYTES = 512 * 1024 * 1024;
 const MAX_RSS_GROWTH = 100 * 1024 * 1024;
 
-let base: string;
+let workspace: Workspace;
 let node: NodeProcess;
 let bomb: Buffer;
 
@@ -40,16 +37,13 @@ async function gzipBomb(bytes: number): Promise<Buffer> {
 }
 
 beforeAll(async () => {
-  base = await mkdtemp(join(tmpdir(), 'tessera-sec-bomb-'));
-  const repo = join(base, 'repo');
-  await mkdir(repo);
-  await writeScriptModelFolder(repo, 'good', 'good', join(base, 'good-ran'));
-  [node, bomb] = await Promise.all([startNodeProcess(repo), gzipBomb(BOMB_BYTES)]);
+  workspace = await securityWorkspace('tessera-sec-bomb-');
+  [node, bomb] = await Promise.all([startNodeProcess(workspace.repo), gzipBomb(BOMB_BYTES)]);
 }, 120_000);
 
 afterAll(async () => {
   await node?.stop();
-  if (base !== undefined) await rm(base, { recursive: true, force: true });
+  await workspace?.remove();
 });
 
 /** RSS after a short settle, so freed inflation buffers have had the chance to go back. */

@@ -6,43 +6,39 @@
  * reports that follow still parse with the gateway's own parser and list only the valid model.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { create } from '@bufbuild/protobuf';
-import { Client, credentials, status, type ServiceError } from '@grpc/grpc-js';
+import { Client, credentials, status } from '@grpc/grpc-js';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fleetKeys, parseLoadReport, type LoadReport } from '../../shared/src/fleet/index.js';
 import { GRPCInferenceService, RepositoryModelLoadRequestSchema } from '../../shared/src/gen/grpc_service_pb.js';
 import { callUnary, clientServiceDefinition } from '../../shared/src/grpc/index.js';
 import { startRedisServer, waitFor, type RedisServer } from '../../shared/src/testing/index.js';
-import { loadBody, rawCall, scriptModel, startNodeProcess, writeScriptModelFolder, type NodeProcess } from './support/node-process.js';
+import { grpcFailure, loadBody, rawCall, scriptModel, securityWorkspace, startNodeProcess, type NodeProcess, type Workspace } from './support/node-process.js';
 
 const NODE_ID = `sec-report-${randomUUID().slice(0, 8)}`;
 
+let workspace: Workspace;
 let base: string;
 let redisServer: RedisServer;
 let redis: Redis;
 let node: NodeProcess;
 
 beforeAll(async () => {
-  base = await mkdtemp(join(tmpdir(), 'tessera-sec-report-'));
-  const repo = join(base, 'repo');
-  await mkdir(repo);
-  await writeScriptModelFolder(repo, 'good', 'good', join(base, 'good-ran'));
-  await writeScriptModelFolder(repo, 'bad\\name', 'bad\\name', join(base, 'bad-ran'));
+  workspace = await securityWorkspace('tessera-sec-report-', { badlyNamedFolder: true });
+  base = workspace.base;
   redisServer = await startRedisServer();
   redis = new Redis(redisServer.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
-  node = await startNodeProcess(repo, ['--model-control-mode', 'explicit', '--load-model', '*', '--redis-url', redisServer.url, '--node-id', NODE_ID]);
+  node = await startNodeProcess(workspace.repo, ['--model-control-mode', 'explicit', '--load-model', '*', '--redis-url', redisServer.url, '--node-id', NODE_ID]);
 }, 90_000);
 
 afterAll(async () => {
   await node?.stop();
   redis?.disconnect();
   await redisServer?.stop();
-  if (base !== undefined) await rm(base, { recursive: true, force: true });
+  await workspace?.remove();
 });
 
 async function currentReport(): Promise<LoadReport | undefined> {
@@ -68,11 +64,8 @@ describe('load reports cannot be poisoned by a model name', () => {
     const client = new Client(node.grpcTarget, credentials.createInsecure());
     try {
       const svc = clientServiceDefinition(GRPCInferenceService);
-      const error = (await callUnary(client, svc.repositoryModelLoad, create(RepositoryModelLoadRequestSchema, { modelName: 'a/b' })).then(
-        () => undefined,
-        (e: unknown) => e,
-      )) as ServiceError | undefined;
-      expect(error?.code).toBe(status.INVALID_ARGUMENT);
+      const error = await grpcFailure(callUnary(client, svc.repositoryModelLoad, create(RepositoryModelLoadRequestSchema, { modelName: 'a/b' })));
+      expect(error.code).toBe(status.INVALID_ARGUMENT);
     } finally {
       client.close();
     }

@@ -12,11 +12,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { symlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
-import { Client, credentials, status, type ServiceError } from '@grpc/grpc-js';
+import { Client, credentials, status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   GRPCInferenceService,
@@ -26,12 +25,23 @@ import {
 } from '../../shared/src/gen/grpc_service_pb.js';
 import { callUnary, clientServiceDefinition } from '../../shared/src/grpc/index.js';
 import { waitFor } from '../../shared/src/testing/index.js';
-import { loadBody, rawCall, scriptModel, startNodeProcess, writeScriptModelFolder, type NodeProcess } from './support/node-process.js';
+import {
+  grpcFailure,
+  loadBody,
+  rawCall,
+  scriptModel,
+  securityWorkspace,
+  startNodeProcess,
+  writeScriptModelFolder,
+  type NodeProcess,
+  type Workspace,
+} from './support/node-process.js';
 
 const OVERRIDE_PREFIX = 'tessera-override-';
 const svc = clientServiceDefinition(GRPCInferenceService);
 const id = randomUUID().slice(0, 8);
 
+let workspace: Workspace;
 let base: string;
 let repo: string;
 let node: NodeProcess;
@@ -49,16 +59,12 @@ function expectNothingWritten(name: string): void {
 const errorOf = (text: string): string => (JSON.parse(text) as { error: string }).error;
 
 beforeAll(async () => {
-  base = await mkdtemp(join(tmpdir(), 'tessera-sec-repo-'));
-  repo = join(base, 'repo');
-  await mkdir(repo);
-  await writeScriptModelFolder(repo, 'good', 'good', join(base, 'good-ran'));
+  workspace = await securityWorkspace('tessera-sec-repo-', { badlyNamedFolder: true });
+  ({ base, repo } = workspace);
   // A model outside the repository, reachable by '../outside' and by a link inside the repository.
   await writeScriptModelFolder(base, 'outside', 'outside', join(base, 'outside-ran'));
   await writeScriptModelFolder(base, 'linked-out', 'escaped', join(base, 'linked-ran'));
   await symlink(join(base, 'linked-out'), join(repo, 'escaped'));
-  // A folder whose name is no model name (a backslash): skipped by the scan.
-  await writeScriptModelFolder(repo, 'bad\\name', 'bad\\name', join(base, 'bad-ran'));
   node = await startNodeProcess(repo, ['--model-control-mode', 'explicit', '--load-model', '*']);
   client = new Client(node.grpcTarget, credentials.createInsecure());
 }, 90_000);
@@ -66,7 +72,7 @@ beforeAll(async () => {
 afterAll(async () => {
   client?.close();
   await node?.stop();
-  if (base !== undefined) await rm(base, { recursive: true, force: true });
+  await workspace?.remove();
 });
 
 describe('startup scan', () => {
@@ -184,8 +190,6 @@ describe('gRPC', () => {
   const bytesParam = (value: string) => ({ parameterChoice: { case: 'bytesParam' as const, value: Buffer.from(value) } });
   const load = (modelName: string, parameters: Record<string, MessageInitShape<typeof ModelRepositoryParameterSchema>>) =>
     callUnary(client, svc.repositoryModelLoad, create(RepositoryModelLoadRequestSchema, { modelName, parameters }));
-  const failure = async (promise: Promise<unknown>): Promise<ServiceError> =>
-    (await promise.then(() => { throw new Error('expected a failure'); }, (e: unknown) => e)) as ServiceError;
   const model = scriptModel('victim', join(base ?? '', 'never'));
   const files = (extra: Record<string, string> = {}) =>
     Object.fromEntries(Object.entries({ ...model.files, ...extra }).map(([path, content]) => [`file:${path}`, bytesParam(content)]));
@@ -193,7 +197,7 @@ describe('gRPC', () => {
   it('refuses RepositoryModelLoad with a traversal model_name (INVALID_ARGUMENT) and writes no authorized_keys', async () => {
     const name = `pwned-grpc-${id}`;
     for (const modelName of [`../../${name}`, `../${name}`, '..', `${name}/..`]) {
-      const error = await failure(load(modelName, { config: stringParam(JSON.stringify(model.config)), ...files({ authorized_keys: 'ssh-ed25519 AAAA attacker' }) }));
+      const error = await grpcFailure(load(modelName, { config: stringParam(JSON.stringify(model.config)), ...files({ authorized_keys: 'ssh-ed25519 AAAA attacker' }) }));
       expect(error.code, modelName).toBe(status.INVALID_ARGUMENT);
       expect(error.details).toMatch(/^invalid model name/);
     }
@@ -203,7 +207,7 @@ describe('gRPC', () => {
   });
 
   it('refuses file: overrides leaving the model folder (INVALID_ARGUMENT) and keeps no temporary folder', async () => {
-    const error = await failure(load('victim', { config: stringParam(JSON.stringify(model.config)), ...files({ [`../../../authorized_keys`]: 'attacker' }) }));
+    const error = await grpcFailure(load('victim', { config: stringParam(JSON.stringify(model.config)), ...files({ [`../../../authorized_keys`]: 'attacker' }) }));
     expect(error.code).toBe(status.INVALID_ARGUMENT);
     expect(error.details).toMatch(/'\.\.' segment/);
     expectNothingWritten('authorized_keys');
@@ -221,7 +225,7 @@ describe('gRPC', () => {
   });
 
   it('refuses invalid names in other RPCs', async () => {
-    const error = await failure(callUnary(client, svc.modelMetadata, create(ModelMetadataRequestSchema, { name: 'a/b' })));
+    const error = await grpcFailure(callUnary(client, svc.modelMetadata, create(ModelMetadataRequestSchema, { name: 'a/b' })));
     expect(error.code).toBe(status.INVALID_ARGUMENT);
     expect(error.details).toMatch(/^invalid model name "a\/b"/);
   });

@@ -7,12 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
-import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
+import { Client, Metadata, credentials, status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   GRPCInferenceService,
@@ -22,23 +21,22 @@ import {
 } from '../../shared/src/gen/grpc_service_pb.js';
 import { callUnary, clientServiceDefinition } from '../../shared/src/grpc/index.js';
 import { waitFor } from '../../shared/src/testing/index.js';
-import { loadBody, rawCall, scriptModel, startNodeProcess, writeScriptModelFolder, type NodeProcess } from './support/node-process.js';
+import { grpcFailure, loadBody, rawCall, scriptModel, securityWorkspace, startNodeProcess, type NodeProcess, type Workspace } from './support/node-process.js';
 
 const SECRET = randomUUID();
 const HTTP_DENIED = { error: "This API is restricted, expecting header 'admin-key'" };
 const GRPC_DENIED = "This protocol is restricted, expecting header 'triton-grpc-protocol-admin-key'";
 const svc = clientServiceDefinition(GRPCInferenceService);
 
+let workspace: Workspace;
 let base: string;
 let node: NodeProcess;
 let client: Client;
 
 beforeAll(async () => {
-  base = await mkdtemp(join(tmpdir(), 'tessera-sec-restricted-'));
-  const repo = join(base, 'repo');
-  await mkdir(repo);
-  await writeScriptModelFolder(repo, 'good', 'good', join(base, 'good-ran'));
-  node = await startNodeProcess(repo, [
+  workspace = await securityWorkspace('tessera-sec-restricted-');
+  base = workspace.base;
+  node = await startNodeProcess(workspace.repo, [
     '--model-control-mode', 'explicit',
     '--load-model', 'good',
     `--http-restricted-api=model-repository,logging:admin-key=${SECRET}`,
@@ -50,7 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   client?.close();
   await node?.stop();
-  if (base !== undefined) await rm(base, { recursive: true, force: true });
+  await workspace?.remove();
 });
 
 const admin = { 'admin-key': SECRET };
@@ -58,8 +56,6 @@ const infer = () =>
   rawCall(node.http, 'POST', '/v2/models/good/infer', {
     body: JSON.stringify({ inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 2], data: [1, 3] }] }),
   });
-const grpcFailure = async (promise: Promise<unknown>): Promise<ServiceError> =>
-  (await promise.then(() => { throw new Error('expected a failure'); }, (e: unknown) => e)) as ServiceError;
 const withAdmin = (): Metadata => {
   const metadata = new Metadata();
   metadata.set('triton-grpc-protocol-admin-key', SECRET);

@@ -9,6 +9,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ServiceError } from '@grpc/grpc-js';
 import { waitFor } from '../../../shared/src/testing/index.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -184,4 +185,34 @@ export async function rawCall(
     req.on('error', reject);
     req.end(options.body === undefined ? undefined : Buffer.from(options.body));
   });
+}
+
+/** A suite's scratch folder: `base` holds `repo` (the model repository) and whatever the suite adds. */
+export interface Workspace {
+  readonly base: string;
+  readonly repo: string;
+  remove(): Promise<void>;
+}
+
+/**
+ * A fresh workspace whose repository holds the script model `good` (its marker `<base>/good-ran`) and,
+ * with `badlyNamedFolder`, a model folder named `bad\name`, which no model name may be.
+ */
+export async function securityWorkspace(prefix: string, options: { badlyNamedFolder?: boolean } = {}): Promise<Workspace> {
+  const base = await mkdtemp(join(tmpdir(), prefix));
+  const repo = join(base, 'repo');
+  await mkdir(repo);
+  await writeScriptModelFolder(repo, 'good', 'good', join(base, 'good-ran'));
+  if (options.badlyNamedFolder) await writeScriptModelFolder(repo, 'bad\\name', 'bad\\name', join(base, 'bad-ran'));
+  return { base, repo, remove: () => rm(base, { recursive: true, force: true }) };
+}
+
+/** The error a gRPC call failed with; fails the test when it succeeded. */
+export async function grpcFailure(promise: Promise<unknown>): Promise<ServiceError> {
+  return (await promise.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (error: unknown) => error,
+  )) as ServiceError;
 }
