@@ -226,6 +226,14 @@ describe('model names and folders (issue 14)', () => {
     expect((await core.repositoryIndex(false)).map((e) => e.name)).toEqual(['simple']);
   });
 
+  it('a load whose files cannot be written leaves no index entry and keeps the node ready', async () => {
+    const { core } = await node(async (repo) => repo.addModel('simple', fakeConfig(), [1]), { controlMode: 'explicit', loadModels: ['simple'] });
+    const files = new Map([['../escape', new Uint8Array(1)]]);
+    await expect(core.loadModel('fresh', { configJson: '{"backend":"fake"}', files })).rejects.toMatchObject({ code: 'INVALID_ARG' });
+    expect((await core.repositoryIndex(false)).map((e) => e.name)).toEqual(['simple']);
+    expect(core.isReady()).toBe(true);
+  });
+
   it('skips a repository folder with an invalid name, with a log line, and never loads it', async () => {
     const { core, errors } = await node(
       async (repo) => {

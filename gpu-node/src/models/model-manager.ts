@@ -135,10 +135,11 @@ export class ModelManager {
       await this.loadFromRepository(name, true);
       return;
     }
+    // Written before the model gets an entry: files that cannot be written leave no trace (index, readiness).
+    const override = options.files?.size ? await writeOverrideDirectory(name, options.files) : undefined;
     const entry = this.entry(name);
     entry.wanted = true;
     await enqueueModelOperation(entry, async () => {
-      const override = options.files?.size ? await writeOverrideDirectory(name, options.files) : undefined;
       let directory: ModelDirectory;
       let outcome: ReconcileOutcome;
       try {
