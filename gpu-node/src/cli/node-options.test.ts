@@ -95,4 +95,36 @@ describe('tessera-node command line', () => {
     expect(parseNodeArgs(['--model-repository', '/m', '--grpc-max-concurrent-streams', '4294967296']).kind).toBe('error');
     expect(NODE_USAGE).toMatch(/--grpc-max-concurrent-streams N[\s\S]*default 1000/);
   });
+
+  it('parses repeatable --http-restricted-api and --grpc-restricted-protocol, listed in --help', () => {
+    const result = parseNodeArgs([
+      '--model-repository', '/m',
+      '--http-restricted-api=model-repository,logging:admin-key=secret',
+      '--http-restricted-api', 'inference:infer-key=v',
+      '--grpc-restricted-protocol=model-repository:admin-key=secret',
+    ]);
+    if (result.kind !== 'options') throw new Error(JSON.stringify(result));
+    expect(Object.fromEntries(result.options.httpRestrictedApis)).toEqual({
+      'model-repository': { header: 'admin-key', value: 'secret' },
+      logging: { header: 'admin-key', value: 'secret' },
+      inference: { header: 'infer-key', value: 'v' },
+    });
+    expect(Object.fromEntries(result.options.grpcRestrictedProtocols)).toEqual({
+      'model-repository': { header: 'triton-grpc-protocol-admin-key', value: 'secret' },
+    });
+    const defaults = parseNodeArgs(['--model-repository', '/m']);
+    if (defaults.kind !== 'options') throw new Error('expected options');
+    expect(defaults.options.httpRestrictedApis.size + defaults.options.grpcRestrictedProtocols.size).toBe(0);
+    const bad = parseNodeArgs(['--model-repository', '/m', '--http-restricted-api=repo:k=v', '--grpc-restricted-protocol=logging']);
+    expect(bad.kind === 'error' && bad.problems).toEqual([
+      expect.stringMatching(/unknown category 'repo'/),
+      expect.stringMatching(/--grpc-restricted-protocol must be/),
+    ]);
+    for (const flag of ['--http-restricted-api', '--grpc-restricted-protocol', 'model-repository']) expect(NODE_USAGE).toContain(flag);
+  });
+
+  it('refuses --load-model names that are not valid model names', () => {
+    const result = parseNodeArgs(['--model-repository', '/m', '--model-control-mode', 'explicit', '--load-model', '../x', '--load-model', '*']);
+    expect(result.kind === 'error' && result.problems).toEqual([expect.stringMatching(/--load-model "..\/x": a model name must not contain/)]);
+  });
 });

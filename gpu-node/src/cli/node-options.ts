@@ -4,7 +4,9 @@
  * problems out) so it is unit-tested without starting anything.
  */
 import { parseArgs } from 'node:util';
+import { modelNameProblem } from '../../../shared/src/names/index.js';
 import { fleetPushUrls } from '../load-report/http-report-pusher.js';
+import { parseRestrictions, type Restrictions } from '../server/restricted-apis.js';
 
 export type ModelControlMode = 'none' | 'poll' | 'explicit';
 export type RateLimitMode = 'off' | 'execution_count';
@@ -38,6 +40,10 @@ export interface NodeOptions {
   readonly logVerbose: number;
   /** --http-max-input-size in bytes; default 64 MiB (2^26). */
   readonly httpMaxInputSize: number;
+  /** --http-restricted-api (repeatable): API categories that need a header and value over HTTP; none by default. */
+  readonly httpRestrictedApis: Restrictions;
+  /** --grpc-restricted-protocol (repeatable): the same over gRPC, metadata `triton-grpc-protocol-<key>`. */
+  readonly grpcRestrictedProtocols: Restrictions;
   /** --grpc-max-concurrent-streams: gRPC calls (HTTP/2 streams) one connection may hold open at once; default 1000. */
   readonly grpcMaxConcurrentStreams: number;
   /** --id: the server name in metadata; default 'triton' so Triton clients see what they expect. */
@@ -88,6 +94,19 @@ Endpoints
                                 a client over the limit waits for a free stream
   --id NAME                     server name in metadata (default triton)
 
+Access (Triton's restricted APIs; repeatable; a category may be restricted once)
+  --http-restricted-api CATEGORIES:HEADER=VALUE
+                                HTTP requests to these API categories must carry HEADER: VALUE,
+                                or get 403; e.g. model-repository,logging:admin-key=SECRET
+  --grpc-restricted-protocol CATEGORIES:KEY=VALUE
+                                gRPC calls to these categories must carry metadata
+                                triton-grpc-protocol-KEY: VALUE, or get UNAVAILABLE
+                                categories: health, metadata, inference, shared-memory, model-config,
+                                model-repository, statistics, trace, logging
+                                With --model-control-mode explicit, restrict model-repository on every
+                                open endpoint: its load API uploads model files, and a TypeScript-backend
+                                model's files are code the node runs.
+
 Scheduling
   --rate-limit MODE             off | execution_count (default off)
 
@@ -137,6 +156,8 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
         'allow-metrics': { type: 'string' },
         'http-max-input-size': { type: 'string' },
         'grpc-max-concurrent-streams': { type: 'string' },
+        'http-restricted-api': { type: 'string', multiple: true },
+        'grpc-restricted-protocol': { type: 'string', multiple: true },
         id: { type: 'string' },
         'rate-limit': { type: 'string' },
         'redis-url': { type: 'string' },
@@ -191,6 +212,13 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
   if (loadModels.length > 0 && modelControlMode !== 'explicit') {
     problems.push('--load-model is only allowed with --model-control-mode=explicit');
   }
+  for (const name of loadModels) {
+    const problem = name === '*' ? undefined : modelNameProblem(name);
+    if (problem !== undefined) problems.push(`--load-model ${JSON.stringify(name)}: ${problem}`);
+  }
+  const http = parseRestrictions('--http-restricted-api', v['http-restricted-api'] ?? [], 'http');
+  const grpc = parseRestrictions('--grpc-restricted-protocol', v['grpc-restricted-protocol'] ?? [], 'grpc');
+  problems.push(...http.problems, ...grpc.problems);
 
   const reportUrl = v['report-url'];
   const reportToken = v['report-token'] ?? (env.TESSERA_REPORT_TOKEN || undefined);
@@ -221,6 +249,8 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     allowGrpc: bool('allow-grpc', v['allow-grpc'], true),
     allowMetrics: bool('allow-metrics', v['allow-metrics'], true),
     httpMaxInputSize: int('http-max-input-size', v['http-max-input-size'], 2 ** 26, 1, 2 ** 31 - 1),
+    httpRestrictedApis: http.restrictions,
+    grpcRestrictedProtocols: grpc.restrictions,
     // HTTP/2 carries the setting as a 32-bit value; 0 would refuse every call.
     grpcMaxConcurrentStreams: int('grpc-max-concurrent-streams', v['grpc-max-concurrent-streams'], 1000, 1, 2 ** 32 - 1),
     id: v.id ?? 'triton',

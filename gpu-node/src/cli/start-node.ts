@@ -64,6 +64,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
   const repository = await openRepositorySource(options.modelRepository, logger);
   const localCore = createNodeCore({
     repositoryPath: repository.path,
+    repositoryRoots: repository.roots,
     controlMode: options.modelControlMode,
     loadModels: options.loadModels,
     // A mirror changes only when synced, so its polls (sync, then scan) run below, not on the core's timer.
@@ -104,11 +105,14 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
   let metricsPort: number | undefined;
   try {
     if (options.allowHttp) {
-      http = createHttpServer(core, { maxInputSize: options.httpMaxInputSize, logger });
+      http = createHttpServer(core, { maxInputSize: options.httpMaxInputSize, logger, restrictedApis: options.httpRestrictedApis });
       httpPort = (await http.listen(options.httpPort, options.httpAddress)).port;
     }
     if (options.allowGrpc) {
-      grpc = createGrpcServer(core, { maxConcurrentStreams: options.grpcMaxConcurrentStreams });
+      grpc = createGrpcServer(core, {
+        maxConcurrentStreams: options.grpcMaxConcurrentStreams,
+        restrictedProtocols: options.grpcRestrictedProtocols,
+      });
       grpcPort = (await grpc.listen(options.grpcPort, options.grpcAddress)).port;
     }
     if (options.allowMetrics) {
@@ -125,6 +129,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
     repository.remote && options.modelControlMode === 'poll'
       ? pollRepositorySource(repository, options.repositoryPollSecs * 1000, () => core.poll(), (m) => logger.error(m))
       : undefined;
+  warnIfRepositoryOpen(options, logger);
   const sinks: SinkContext = { options, nodeId, startedAt, core, logger, httpPort, grpcPort };
   const loadReporter = startLoadReporter(sinks, metrics);
   const reportPusher = startReportPusher(sinks);
@@ -158,6 +163,24 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
   };
 
   return { core, httpPort, grpcPort, metricsPort, loadReporter, reportPusher, stop };
+}
+
+/**
+ * Explicit model control opens the load API, which writes uploaded files into a model folder and loads
+ * them: with the TypeScript backend, that is running uploaded code. Said at start, once per open endpoint.
+ */
+function warnIfRepositoryOpen(options: NodeOptions, logger: Logger): void {
+  if (options.modelControlMode !== 'explicit') return;
+  const open = [
+    options.allowHttp && !options.httpRestrictedApis.has('model-repository') ? '--http-restricted-api' : undefined,
+    options.allowGrpc && !options.grpcRestrictedProtocols.has('model-repository') ? '--grpc-restricted-protocol' : undefined,
+  ].filter((flag): flag is string => flag !== undefined);
+  for (const flag of open) {
+    logger.warn(
+      `the model-repository API is open to anyone who reaches this port: explicit model control lets a client upload ` +
+        `model files, and a TypeScript-backend model's files are code this node runs; restrict it with ${flag}=model-repository:<key>=<value>`,
+    );
+  }
 }
 
 /** What the load-report sinks are started from: the node's options, identity and bound ports. */

@@ -1,4 +1,5 @@
-import { utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
@@ -206,5 +207,84 @@ describe('poll model control', () => {
     await expect(core.infer(request('simple'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await core.repositoryIndex(false)).toEqual([]);
     await expect(core.loadModel('simple')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+  });
+});
+
+describe('model names and folders (issue 14)', () => {
+  it('refuses invalid names on load, unload and lookups with INVALID_ARG naming the problem', async () => {
+    const { core } = await node(async (repo) => repo.addModel('simple', fakeConfig(), [1]), { controlMode: 'explicit' });
+    for (const name of ['../../tmp/x', 'a/b', '..', 'a\\b', 'a\0b', 'x'.repeat(256)]) {
+      await expect(core.loadModel(name), name).rejects.toMatchObject({ code: 'INVALID_ARG', message: expect.stringMatching(/^invalid model name/) });
+      await expect(core.unloadModel(name)).rejects.toMatchObject({ code: 'INVALID_ARG' });
+      expect(() => core.modelMetadata(name)).toThrow(expect.objectContaining({ code: 'INVALID_ARG' }));
+      expect(() => core.isModelReady(name)).toThrow(expect.objectContaining({ code: 'INVALID_ARG' }));
+      expect(() => core.statistics(name)).toThrow(expect.objectContaining({ code: 'INVALID_ARG' }));
+      await expect(core.infer(request(name))).rejects.toMatchObject({ code: 'INVALID_ARG' });
+    }
+    // An unknown but valid name is still Triton's NOT_FOUND.
+    expect(() => core.modelMetadata('missing')).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    expect((await core.repositoryIndex(false)).map((e) => e.name)).toEqual(['simple']);
+  });
+
+  it('a load whose files cannot be written leaves no index entry and keeps the node ready', async () => {
+    const { core } = await node(async (repo) => repo.addModel('simple', fakeConfig(), [1]), { controlMode: 'explicit', loadModels: ['simple'] });
+    const files = new Map([['../escape', new Uint8Array(1)]]);
+    await expect(core.loadModel('fresh', { configJson: '{"backend":"fake"}', files })).rejects.toMatchObject({ code: 'INVALID_ARG' });
+    expect((await core.repositoryIndex(false)).map((e) => e.name)).toEqual(['simple']);
+    expect(core.isReady()).toBe(true);
+  });
+
+  it('skips a repository folder with an invalid name, with a log line, and never loads it', async () => {
+    const { core, errors } = await node(
+      async (repo) => {
+        await repo.addModel('simple', fakeConfig(), [1]);
+        await repo.addModel('bad\nname', fakeConfig(), [1]);
+      },
+      { controlMode: 'poll' },
+    );
+    await core.poll();
+    expect((await core.repositoryIndex(false)).map((e) => e.name)).toEqual(['simple']);
+    expect(errors.filter((e) => e.includes('skipping model repository folder "bad\\nname"'))).toHaveLength(1);
+    expect(core.loadSnapshot().map((m) => m.name)).toEqual(['simple']);
+  });
+
+  it('refuses a model folder that is a symbolic link leaving the repository', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'tessera-outside-'));
+    cleanups.push(() => rm(outside, { recursive: true, force: true }));
+    await mkdir(join(outside, 'escaped', '1'), { recursive: true });
+    await writeFile(join(outside, 'escaped', 'config.pbtxt'), fakeConfig());
+    await writeFile(join(outside, 'escaped', '1', 'model.fake'), 'weights');
+    const { core } = await node(
+      async (repo) => {
+        await repo.addModel('inside', fakeConfig(), [1]);
+        await symlink(join(repo.path, 'inside'), join(repo.path, 'alias'));
+        await symlink(join(outside, 'escaped'), join(repo.path, 'escaped'));
+      },
+      { controlMode: 'explicit' },
+    );
+    await expect(core.loadModel('escaped')).rejects.toMatchObject({
+      code: 'INVALID_ARG',
+      message: expect.stringMatching(/"escaped": its model folder resolves outside the model repository/),
+    });
+    expect(() => core.isModelReady('escaped')).toThrow();
+    // A link inside the repository still loads, as tritonserver allows.
+    await core.loadModel('alias');
+    expect(core.isModelReady('alias')).toBe(true);
+  });
+
+  it('refuses an ensemble step or a config name that is not a valid model name', async () => {
+    const { core } = await node(async (repo) => repo.addModel('simple', fakeConfig(), [1]), { controlMode: 'explicit' });
+    const ensemble = JSON.stringify({
+      name: 'ens',
+      platform: 'ensemble',
+      max_batch_size: 8,
+      input: [{ name: 'IN', data_type: 'TYPE_INT32', dims: [4] }],
+      output: [{ name: 'OUT', data_type: 'TYPE_INT32', dims: [4] }],
+      ensemble_scheduling: { step: [{ model_name: '../simple', model_version: -1, input_map: { IN: 'IN' }, output_map: { OUT: 'OUT' } }] },
+    });
+    await expect(core.loadModel('simple', { configJson: ensemble })).rejects.toMatchObject({
+      code: 'INVALID_ARG',
+      message: expect.stringMatching(/model_name: a model name must not contain '\/'/),
+    });
   });
 });

@@ -6,6 +6,7 @@
 import { TesseraError } from '../../../shared/src/errors/index.js';
 import type { ModelLoad } from '../../../shared/src/fleet/index.js';
 import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
+import { assertValidModelName } from '../../../shared/src/names/index.js';
 import type { InferRequest, InferResponse } from '../../../shared/src/tensors/index.js';
 import { noopTracer, type Tracer } from '../../../shared/src/tracing/index.js';
 import type { Backend } from '../backends/backend.js';
@@ -42,6 +43,8 @@ export const DEFAULT_EXTENSIONS: readonly string[] = [
 
 export interface NodeCoreOptions {
   readonly repositoryPath: string;
+  /** Folders a model folder may resolve into through symbolic links; default the repository (model-manager.ts). */
+  readonly repositoryRoots?: readonly string[];
   /** Default 'none'. */
   readonly controlMode?: ControlMode;
   /** Explicit mode: models to load at start (`*` = all). Default none. */
@@ -115,6 +118,7 @@ class NodeCoreImpl implements TesseraNodeCore {
   ) {
     this.manager = new ModelManager({
       repositoryPath: options.repositoryPath,
+      ...(options.repositoryRoots === undefined ? {} : { repositoryRoots: options.repositoryRoots }),
       platform,
       ...(options.controlMode === undefined ? {} : { controlMode: options.controlMode }),
       ...(options.loadModels === undefined ? {} : { loadModels: options.loadModels }),
@@ -281,7 +285,10 @@ class NodeCoreImpl implements TesseraNodeCore {
     }
     if (version !== undefined && version !== '') return [this.manager.resolve(name, version)];
     const ready = this.manager.readyVersions(name);
-    if (ready.length === 0) throw TesseraError.invalidArg(`requested model '${name}' is not available`);
+    if (ready.length === 0) {
+      assertValidModelName(name);
+      throw TesseraError.invalidArg(`requested model '${name}' is not available`);
+    }
     return ready;
   }
 

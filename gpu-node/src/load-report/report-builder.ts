@@ -7,6 +7,7 @@
 import type { Logger } from '../../../shared/src/logging/index.js';
 import { LOAD_REPORT_VERSION, validateLoadReport } from '../../../shared/src/fleet/index.js';
 import type { LoadReport, ModelLoad } from '../../../shared/src/fleet/index.js';
+import { modelNameProblem } from '../../../shared/src/names/index.js';
 
 export interface ReportBuilderOptions {
   readonly nodeId: string;
@@ -28,6 +29,8 @@ export class LoadReportBuilder {
   draining = false;
   private lastSeq = 0;
   private snapshotErrorLogged = false;
+  /** Model names left out of reports for being invalid, each logged once. */
+  private readonly droppedNames = new Set<string>();
 
   constructor(private readonly options: ReportBuilderOptions) {}
 
@@ -41,7 +44,7 @@ export class LoadReportBuilder {
     try {
       const models = this.options
         .source()
-        .filter((model) => model.versions.length > 0)
+        .filter((model) => model.versions.length > 0 && this.reportable(model.name))
         .map((model) => ({ ...model, capacity: Math.max(1, model.capacity) }));
       return validateLoadReport({
         version: LOAD_REPORT_VERSION,
@@ -62,6 +65,22 @@ export class LoadReportBuilder {
       }
       return undefined;
     }
+  }
+
+  /**
+   * Whether a model name may appear in a report. No invalid name can be loaded (shared/src/names is
+   * checked wherever a name enters the node), but one bad name would make the gateway reject the whole
+   * report and drop the node, so the report checks again: such a model is left out (logged once), the
+   * rest of the node stays routable.
+   */
+  private reportable(name: string): boolean {
+    const problem = modelNameProblem(name);
+    if (problem === undefined) return true;
+    if (!this.droppedNames.has(name)) {
+      this.droppedNames.add(name);
+      this.options.logger.error('leaving a model with an invalid name out of load reports', { model: name, problem });
+    }
+    return false;
   }
 
   /** A report got through: the next bad snapshot is logged again. */

@@ -11,6 +11,8 @@ import { TesseraError } from '../../../shared/src/errors/index.js';
 import type { LoadOptions, RepositoryIndexEntry } from '../core/node-core.js';
 import type { ComposingModels } from '../ensemble/composing-models.js';
 import { loadWaves } from '../ensemble/load-order.js';
+import { assertValidModelName, isValidModelName, modelNameProblem, quoteName } from '../../../shared/src/names/index.js';
+import { assertInsideRoots } from '../repository/contained-folder.js';
 import { listModelNames, readModelDirectory, type ModelDirectory } from '../repository/model-directory.js';
 import { writeOverrideDirectory } from '../repository/override-directory.js';
 import {
@@ -30,6 +32,11 @@ export type ControlMode = 'none' | 'explicit' | 'poll';
 
 export interface ModelManagerOptions {
   readonly repositoryPath: string;
+  /**
+   * Folders a model folder may resolve into once symbolic links are followed; default the repository
+   * itself. An s3:// mirror adds its store, which its repository folder links into.
+   */
+  readonly repositoryRoots?: readonly string[];
   readonly platform: ModelPlatform;
   /** Default 'none'. */
   readonly controlMode?: ControlMode;
@@ -67,6 +74,8 @@ export class ModelManager {
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private stopped = false;
+  /** Repository folders skipped for their names, each logged once. */
+  private readonly skippedFolders = new Set<string>();
   /** What ensembles' steps run on: the same resolve → validate → infer path as a client request. */
   private readonly composing: ComposingModels = {
     config: (name, version) => this.resolve(name, version).config,
@@ -95,7 +104,7 @@ export class ModelManager {
   async start(): Promise<void> {
     const startup = this.options.loadModels ?? [];
     const all = this.mode !== 'explicit' || (startup.length === 1 && startup[0] === '*');
-    const names = all ? await listModelNames(this.options.repositoryPath) : [...new Set(startup)];
+    const names = all ? await this.listModels() : [...new Set(startup)].filter((name) => this.acceptStartupName(name));
     await this.loadInWaves(names);
     const secs = this.options.pollSecs ?? 15;
     if (this.mode === 'poll' && secs > 0 && !this.stopped) {
@@ -117,6 +126,7 @@ export class ModelManager {
   }
 
   async loadModel(name: string, options: LoadOptions = {}): Promise<void> {
+    assertValidModelName(name);
     if (this.mode !== 'explicit') throw TesseraError.unavailable(LOAD_UNLOAD_NOT_ALLOWED);
     if (options.files?.size && options.configJson === undefined) {
       throw TesseraError.invalidArg(`failed to load '${name}': file overrides require a 'config' parameter`);
@@ -125,18 +135,26 @@ export class ModelManager {
       await this.loadFromRepository(name, true);
       return;
     }
+    // Written before the model gets an entry: files that cannot be written leave no trace (index, readiness).
+    const override = options.files?.size ? await writeOverrideDirectory(name, options.files) : undefined;
     const entry = this.entry(name);
     entry.wanted = true;
     await enqueueModelOperation(entry, async () => {
-      const override = options.files?.size ? await writeOverrideDirectory(name, options.files) : undefined;
       let directory: ModelDirectory;
+      let outcome: ReconcileOutcome;
       try {
-        directory = await readModelDirectory(override?.modelPath ?? join(this.options.repositoryPath, name), name);
-      } catch {
+        try {
+          directory = await this.readRepositoryFolder(name, override?.modelPath);
+        } catch (error) {
+          if (error instanceof TesseraError) throw error;
+          throw TesseraError.invalidArg(`failed to load '${name}', failed to poll from model repository`);
+        }
+        outcome = await this.reconcile(entry, directory, options.configJson, true);
+      } catch (error) {
+        // Nothing may stay behind from a failed load: the uploaded files go with it.
         await override?.remove();
-        throw TesseraError.invalidArg(`failed to load '${name}', failed to poll from model repository`);
+        throw error;
       }
-      const outcome = await this.reconcile(entry, directory, options.configJson, true);
       if (override && outcome.failures.length === 0) {
         const previous = entry.override;
         entry.override = override;
@@ -150,6 +168,7 @@ export class ModelManager {
 
   /** Marks every version UNLOADING now and returns; they close once their accepted requests finished. */
   async unloadModel(name: string): Promise<void> {
+    assertValidModelName(name);
     if (this.mode !== 'explicit') throw TesseraError.unavailable(LOAD_UNLOAD_NOT_ALLOWED);
     const entry = this.entries.get(name);
     if (!entry) return;
@@ -167,6 +186,8 @@ export class ModelManager {
   resolve(name: string, requested?: string): ModelVersion {
     const entry = this.entries.get(name);
     if (!entry || entry.versions.size === 0) {
+      // Only an unknown name can be invalid (none is ever loaded), so served requests never pay for the check.
+      assertValidModelName(name);
       throw TesseraError.notFound(`Request for unknown model: '${name}' is not found`);
     }
     if (requested === undefined || requested === '') {
@@ -219,7 +240,7 @@ export class ModelManager {
 
   /** The repository index: every model folder, plus loaded models whose folder went away or was an override. */
   async repositoryIndex(readyOnly: boolean): Promise<RepositoryIndexEntry[]> {
-    const names = new Set(await listModelNames(this.options.repositoryPath).catch(() => [] as string[]));
+    const names = new Set(await this.listModels().catch(() => [] as string[]));
     for (const name of this.entries.keys()) names.add(name);
     const index: RepositoryIndexEntry[] = [];
     for (const name of [...names].sort()) {
@@ -294,6 +315,38 @@ export class ModelManager {
     return entry;
   }
 
+  /** The repository's model folders whose names are valid; the others are skipped, each logged once. */
+  private async listModels(): Promise<string[]> {
+    const names = await listModelNames(this.options.repositoryPath);
+    return names.filter((name) => {
+      const problem = modelNameProblem(name);
+      if (problem === undefined) return true;
+      if (!this.skippedFolders.has(name)) {
+        this.skippedFolders.add(name);
+        this.options.onError?.(`skipping model repository folder ${quoteName(name)}: ${problem}`);
+      }
+      return false;
+    });
+  }
+
+  /** A --load-model name: an invalid one is logged and skipped (it never becomes an entry or a report line). */
+  private acceptStartupName(name: string): boolean {
+    if (isValidModelName(name)) return true;
+    this.options.onError?.(`skipping startup model ${quoteName(name)}: ${modelNameProblem(name) ?? ''}`);
+    return false;
+  }
+
+  /**
+   * Reads the model folder of `name`: `override` (a load's temporary folder) or the repository's
+   * folder, which must resolve inside the repository (contained-folder.ts).
+   */
+  private async readRepositoryFolder(name: string, override?: string): Promise<ModelDirectory> {
+    if (override !== undefined) return readModelDirectory(override, name);
+    const folder = join(this.options.repositoryPath, name);
+    await assertInsideRoots(folder, this.options.repositoryRoots ?? [this.options.repositoryPath], name);
+    return readModelDirectory(folder, name);
+  }
+
   /** Loads (or reloads what changed of) a model from its repository folder; throws Triton's load error. */
   private async loadFromRepository(name: string, force: boolean): Promise<void> {
     const entry = this.entry(name);
@@ -301,9 +354,10 @@ export class ModelManager {
     const outcome = await enqueueModelOperation(entry, async () => {
       let directory: ModelDirectory;
       try {
-        directory = await readModelDirectory(join(this.options.repositoryPath, name), name);
-      } catch {
-        entry.failure = `failed to load '${name}', failed to poll from model repository`;
+        directory = await this.readRepositoryFolder(name);
+      } catch (error) {
+        entry.failure =
+          error instanceof TesseraError ? error.message : `failed to load '${name}', failed to poll from model repository`;
         return { failures: [{ reason: entry.failure }], retired: Promise.resolve() } satisfies ReconcileOutcome;
       }
       if (!force && directory.fingerprint === entry.appliedFingerprint && !entry.override) {
@@ -354,7 +408,7 @@ export class ModelManager {
 
   private async scan(): Promise<void> {
     if (this.stopped) return;
-    const present = new Set(await listModelNames(this.options.repositoryPath));
+    const present = new Set(await this.listModels());
     const work: Promise<unknown>[] = [];
     // Only models whose folder fingerprint changed reload, so an unchanged model costs a few stats.
     work.push(this.loadInWaves([...present]));

@@ -1,7 +1,7 @@
 import { fromJson } from '@bufbuild/protobuf';
-import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelVersionPolicySchema } from '../../../shared/src/gen/model_config_pb.js';
 import { TestRepository } from '../models/test-support/test-repository.js';
@@ -101,5 +101,47 @@ describe('model directory', () => {
     await expect(
       writeOverrideDirectory('m', new Map([['../../etc/x', new Uint8Array(1)]])),
     ).rejects.toMatchObject({ code: 'INVALID_ARG' });
+  });
+
+  it('refuses a bad model name or file path before writing, and removes the whole folder on failure', async () => {
+    // A private TMPDIR (os.tmpdir() reads it per call): other suites' override folders cannot interfere.
+    const privateTmp = await mkdtemp(join(tmpdir(), 'tessera-override-test-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = privateTmp;
+    try {
+      await refuseAll();
+      expect(await readdir(privateTmp)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      await rm(privateTmp, { recursive: true, force: true });
+    }
+  });
+
+  async function refuseAll(): Promise<void> {
+    const bytes = new Uint8Array(1);
+    const refused: [string, string, RegExp][] = [
+      ['../../tmp/x', '1/model.fake', /invalid model name/],
+      ['..', '1/model.fake', /invalid model name/],
+      ['m', '/etc/passwd', /must be relative/],
+      ['m', '1/../../x', /'\.\.' segment/],
+      ['m', '1\\model.fake', /contains '\\'/],
+      ['m', '1/model\0.fake', /NUL/],
+    ];
+    for (const [name, path, message] of refused) {
+      // A first, valid file is written before the bad one is seen: the folder must still go.
+      const files = new Map([['1/first.fake', bytes], [path, bytes]]);
+      await expect(writeOverrideDirectory(name, files)).rejects.toMatchObject({ code: 'INVALID_ARG', message: expect.stringMatching(message) });
+    }
+  }
+
+  it('writes into a private 0700 folder and normalizes paths', async () => {
+    const override = await writeOverrideDirectory('m', new Map([['1//./model.fake', new Uint8Array(1)]]));
+    try {
+      expect((await stat(dirname(override.modelPath))).mode & 0o777).toBe(0o700);
+      expect((await stat(join(override.modelPath, '1', 'model.fake'))).isFile()).toBe(true);
+    } finally {
+      await override.remove();
+    }
   });
 });

@@ -3,6 +3,7 @@
  * required fields, and the tensor graph of its steps. Checks that need the composing models' configs
  * (dtype/shape agreement, batch sizes, decoupled producers) belong to the model manager.
  */
+import { modelNameProblem } from '../names/index.js';
 import type { ModelConfig, ModelEnsembling } from '../gen/model_config_pb.js';
 import type { IssueList } from './config-issues.js';
 
@@ -39,6 +40,11 @@ function validateSteps(config: ModelConfig, ensemble: ModelEnsembling, issues: I
       complete = false;
     };
     if (step.modelName === '') missing('model_name');
+    else {
+      // A step names a model the node looks up: the same rule as every model name (shared/src/names).
+      const problem = modelNameProblem(step.modelName);
+      if (problem !== undefined) issues.add(`${field}.model_name`, `${problem} (step ${number} of ensemble '${m}')`);
+    }
     if (Object.keys(step.inputMap).length === 0) missing('input_map');
     if (Object.keys(step.outputMap).length === 0) missing('output_map');
     Object.values(step.inputMap).forEach((tensor) => consumed.add(tensor));

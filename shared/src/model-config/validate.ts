@@ -5,6 +5,7 @@
  */
 import { ModelInstanceGroup_Kind } from '../gen/model_config_pb.js';
 import type { ModelConfig } from '../gen/model_config_pb.js';
+import { modelNameProblem } from '../names/index.js';
 import { isEnsemble, PLATFORM_BACKENDS } from './backend-names.js';
 import { IssueList, issuesToError } from './config-issues.js';
 import type { ConfigIssue } from './config-issues.js';
@@ -31,6 +32,9 @@ export interface ValidateOptions {
 export function collectModelConfigIssues(config: ModelConfig, options: Omit<ValidateOptions, 'fileName' | 'allErrors'> = {}): ConfigIssue[] {
   const issues = new IssueList();
   const m = config.name;
+  // The config's name is a model name like any other (shared/src/names); an empty one is filled in before.
+  const nameProblem = m === '' ? undefined : modelNameProblem(m);
+  if (nameProblem !== undefined) issues.add('name', nameProblem);
   if (config.maxBatchSize < 0) issues.add('max_batch_size', `'max_batch_size' must be non-negative value for ${m}`);
   if (config.platform === '' && config.backend === '') {
     issues.add('platform', `must specify 'platform' or 'backend' for '${m}'`);

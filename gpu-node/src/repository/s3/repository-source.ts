@@ -3,6 +3,7 @@
  * mirrored into a local folder. Either way the model manager reads `path` as a local repository; a
  * remote source only changes `path` when sync() runs, so its polls are "sync, then scan".
  */
+import { dirname } from 'node:path';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { isRemoteUrl, isS3Url, parseS3Url } from './s3-location.js';
 
@@ -11,6 +12,11 @@ export interface RepositorySource {
   readonly location: string;
   /** The local folder the node reads. */
   readonly path: string;
+  /**
+   * Folders a model folder under `path` may resolve into through symbolic links: `path` itself, and for
+   * a mirror its private cache, whose repository folder links into its store (s3-mirror.ts).
+   */
+  readonly roots: readonly string[];
   /** True when `path` is a mirror that changes only on sync(). */
   readonly remote: boolean;
   /** Brings `path` up to date with the location; a no-op for a local folder. */
@@ -25,7 +31,7 @@ export interface RepositorySource {
  */
 export async function openRepositorySource(location: string, logger?: Logger): Promise<RepositorySource> {
   if (!isRemoteUrl(location)) {
-    return { location, path: location, remote: false, sync: async () => undefined, close: async () => undefined };
+    return { location, path: location, roots: [location], remote: false, sync: async () => undefined, close: async () => undefined };
   }
   if (!isS3Url(location)) {
     throw new Error(`unsupported model repository '${location}': only local folders and s3:// are supported`);
@@ -41,7 +47,7 @@ export async function openRepositorySource(location: string, logger?: Logger): P
     throw error;
   }
   logger?.info(`model repository ${location} mirrored`, { path: mirror.path });
-  return { location, path: mirror.path, remote: true, sync: () => mirror.sync(), close: () => mirror.close() };
+  return { location, path: mirror.path, roots: [dirname(mirror.path)], remote: true, sync: () => mirror.sync(), close: () => mirror.close() };
 }
 
 export interface RepositoryPolling {

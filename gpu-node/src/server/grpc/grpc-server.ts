@@ -13,6 +13,8 @@ import { inferenceServiceImplementation } from './inference-service.js';
 import { widenFlowControlWindows } from './flow-control.js';
 import { takeStreamsAhead } from './grpc-js-internals.js';
 import { modelInferFastPath } from './h2-model-infer.js';
+import { INFERENCE_SERVICE_CATEGORIES, restrictHandlers } from './restricted-calls.js';
+import { NO_RESTRICTIONS, type Restrictions } from '../restricted-apis.js';
 
 export const DEFAULT_GRPC_PORT = 8001;
 /**
@@ -46,6 +48,8 @@ export interface GrpcServerOptions {
    * leaves every call to grpc-js, as before it existed.
    */
   readonly modelInferFastPath?: boolean;
+  /** `--grpc-restricted-protocol`: categories that need `triton-grpc-protocol-<key>` metadata (restricted-apis.ts). */
+  readonly restrictedProtocols?: Restrictions;
   /** Extra grpc-js server options, applied last. */
   readonly channelOptions?: ChannelOptions;
 }
@@ -77,15 +81,21 @@ export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}
     ...options.channelOptions,
   };
   const server = new Server(serverOptions);
+  const restrictions = options.restrictedProtocols ?? NO_RESTRICTIONS;
   const fastPathLimits = {
     maxReceiveBytes: messageLimit(serverOptions['grpc.max_receive_message_length']),
     maxSendBytes: messageLimit(serverOptions['grpc.max_send_message_length']),
+    restriction: restrictions.get('inference'),
   };
   server.addService(
     serverServiceDefinition(GRPCInferenceService),
-    inferenceServiceImplementation(core, { maxInflightPerStream: options.maxInflightPerStream ?? 64 }),
+    restrictHandlers(
+      inferenceServiceImplementation(core, { maxInflightPerStream: options.maxInflightPerStream ?? 64 }),
+      INFERENCE_SERVICE_CATEGORIES,
+      restrictions,
+    ),
   );
-  server.addService(serverServiceDefinition(Health), healthServiceImplementation(core));
+  server.addService(serverServiceDefinition(Health), restrictHandlers(healthServiceImplementation(core), { check: 'health' }, restrictions));
 
   return {
     listen(port = DEFAULT_GRPC_PORT, host = '0.0.0.0') {

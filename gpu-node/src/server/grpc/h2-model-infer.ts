@@ -38,6 +38,7 @@ import {
 } from '../../../../shared/src/grpc/index.js';
 import type { NodeCore } from '../../core/index.js';
 import type { StreamTaker } from './grpc-js-internals.js';
+import { allowedBy, type Restriction } from '../restricted-apis.js';
 import { loadTrailerValues, traceParentFrom } from './infer-handlers.js';
 
 export const MODEL_INFER_PATH = `/${GRPCInferenceService.typeName}/${GRPCInferenceService.method.modelInfer.name}`;
@@ -51,6 +52,8 @@ const COPY_LIMIT_BYTES = 64 * 1024;
 export interface ModelInferFastPathOptions {
   readonly maxReceiveBytes: number;
   readonly maxSendBytes: number;
+  /** --grpc-restricted-protocol's inference restriction: a call without its metadata is left to grpc-js, which refuses it. */
+  readonly restriction?: Restriction | undefined;
 }
 
 function isGrpcContentType(value: string | undefined): boolean {
@@ -65,6 +68,7 @@ export function modelInferFastPath(core: NodeCore, options: ModelInferFastPathOp
   return (stream, headers) => {
     if (headers[':path'] !== MODEL_INFER_PATH || headers[':method'] !== 'POST') return false;
     if (!isGrpcContentType(headers['content-type']) || !isIdentityEncoding(headers['grpc-encoding'])) return false;
+    if (options.restriction !== undefined && !allowedBy(options.restriction, headers[options.restriction.header])) return false;
     const timeout = grpcTimeoutMs(headers['grpc-timeout']);
     if (timeout === undefined) return false;
     serve(core, options, stream, headers, timeout);

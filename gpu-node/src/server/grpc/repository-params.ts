@@ -5,10 +5,11 @@
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { ModelRepositoryParameter } from '../../../../shared/src/gen/grpc_service_pb.js';
 import type { LoadOptions } from '../../core/index.js';
+import { addFileOverride, FILE_OVERRIDE_PREFIX } from '../../repository/override-directory.js';
 
 type ParamMap = { readonly [key: string]: ModelRepositoryParameter };
 
-const FILE_PREFIX = 'file:';
+const FILE_PREFIX = FILE_OVERRIDE_PREFIX;
 
 export function loadOptionsFromProto(params: ParamMap): LoadOptions {
   let configJson: string | undefined;
@@ -24,7 +25,7 @@ export function loadOptionsFromProto(params: ParamMap): LoadOptions {
       if (choice.case !== 'bytesParam') {
         throw TesseraError.invalidArg(`load parameter '${key}' must be a bytes_param holding the file content`);
       }
-      files.set(key.slice(FILE_PREFIX.length), choice.value);
+      addFileOverride(files, key, choice.value);
     }
     // Other keys are ignored, as Triton does, so clients may send parameters newer servers understand.
   }

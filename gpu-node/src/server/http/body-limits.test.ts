@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { gzipSync } from 'node:zlib';
+import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest, startTestServer, type TestServer } from './test-server.js';
 
@@ -36,10 +36,11 @@ describe('body limits', () => {
     expect(res.status).toBe(200);
   });
 
-  it('refuses a declared Content-Length over the body limit with 400 naming the limit', async () => {
+  it('refuses a declared Content-Length over the body limit with 400 naming the limit (and no flag that does not exist)', async () => {
     const res = await rawRequest(`${t.url}/v2/models/identity/infer`, { body: Buffer.alloc(MAX_BODY + 1) });
     expect(res.status).toBe(400);
-    expect(errorOf(res.body)).toMatch(/65536 bytes.*--http-max-body-size/);
+    expect(errorOf(res.body)).toMatch(/65536 bytes\. This is the largest request body this node accepts/);
+    expect(errorOf(res.body)).not.toMatch(/--http-max-body-size/);
   });
 
   it('stops reading an endless chunked body and answers 400', async () => {
@@ -73,12 +74,25 @@ describe('body limits', () => {
     expect(result.sent).toBeLessThan(64 * 1024 * 1024);
   });
 
-  it('bounds decompression (a small gzip that inflates past the limit is a 400)', async () => {
+  it('bounds decompression by --http-max-input-size (a small gzip that inflates past it is a 413)', async () => {
     const bomb = gzipSync(Buffer.alloc(10 * 1024 * 1024));
     expect(bomb.length).toBeLessThan(MAX_BODY);
-    const res = await rawRequest(`${t.url}/v2/models/identity/infer`, { headers: { 'Content-Encoding': 'gzip' }, body: bomb });
-    expect(res.status).toBe(400);
-    expect(errorOf(res.body)).toMatch(/decompressed request body exceeds .*65536 bytes/);
+    for (const path of ['/v2/models/identity/infer', '/v2/models/no_such_model/infer', '/v2/repository/models/m/load']) {
+      const res = await rawRequest(`${t.url}${path}`, { headers: { 'Content-Encoding': 'gzip' }, body: bomb });
+      expect(res.status, path).toBe(413);
+      expect(errorOf(res.body)).toMatch(/decompressed request body exceeds .* 1024 bytes\. Use --http-max-input-size/);
+    }
+  });
+
+  it('inflates a deflate body (zlib-wrapped or raw) within the limit', async () => {
+    const body = Buffer.from(JSON.stringify({ log_info: true }));
+    for (const encoded of [deflateSync(body), deflateRawSync(body)]) {
+      const res = await rawRequest(`${t.url}/v2/logging`, { headers: { 'Content-Encoding': 'deflate' }, body: encoded });
+      expect(res.status).toBe(200);
+    }
+    const corrupt = await rawRequest(`${t.url}/v2/logging`, { headers: { 'Content-Encoding': 'gzip' }, body: Buffer.from('not gzip') });
+    expect(corrupt.status).toBe(400);
+    expect(errorOf(corrupt.body)).toMatch(/failed to decompress/);
   });
 
   it('bounds control bodies by the input limit and load bodies by the body limit', async () => {

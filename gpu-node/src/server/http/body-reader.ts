@@ -2,18 +2,42 @@
  * Bounded reading of request bodies. A body is never buffered past its limit: a declared
  * Content-Length over the limit is refused before a byte is read, and a chunked body is read chunk by
  * chunk and abandoned (stream cancelled) the moment it crosses the limit. Compressed bodies
- * (gzip/deflate, as Triton accepts on /infer) are inflated with the same bound on their output, so a
- * small "zip bomb" cannot blow up memory either.
+ * (gzip/deflate, as Triton accepts on /infer) are inflated as a stream whose output is counted, and
+ * inflation stops the moment it passes `--http-max-input-size` (413), so a small "zip bomb" costs at
+ * most that much memory, and is refused before the body reaches any route logic (model lookup included).
  */
 import type { IncomingMessage } from 'node:http';
-import { promisify } from 'node:util';
-import { gunzip, inflate, inflateRaw } from 'node:zlib';
+import type { Transform } from 'node:stream';
+import { createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { collectIncomingBody, incomingHeader, joinChunks } from '../../../../shared/src/http/index.js';
 
-const gunzipAsync = promisify(gunzip);
-const inflateAsync = promisify(inflate);
-const inflateRawAsync = promisify(inflateRaw);
+/** The node's two body bounds (server-options.ts HttpLimits), declared here so this file needs no import of it. */
+interface HttpLimits {
+  readonly maxInputSize: number;
+  readonly maxBodySize: number;
+}
+
+/** Triton's flag for the largest request input; it also bounds what a compressed body may inflate to. */
+export const MAX_INPUT_SIZE_FLAG = '--http-max-input-size';
+
+/** zlib's output chunk size while inflating: large chunks are few allocations, returned to the OS when freed. */
+const INFLATE_CHUNK_BYTES = 256 * 1024;
+
+/**
+ * A body that inflates past the limit: HTTP 413 (Payload Too Large). Its code stays INVALID_ARG (the
+ * caller's mistake) for everything that is not an HTTP status.
+ */
+export class InflatedBodyTooLargeError extends TesseraError {
+  readonly httpStatus = 413;
+  constructor(limit: number) {
+    super(
+      'INVALID_ARG',
+      `decompressed request body exceeds the maximum allowed value of ${limit} bytes. ` +
+        `Use ${MAX_INPUT_SIZE_FLAG} to increase the limit.`,
+    );
+  }
+}
 
 export type ContentCoding = 'identity' | 'gzip' | 'deflate';
 
@@ -34,10 +58,25 @@ export function requestContentCoding(header: string | null): ContentCoding {
 }
 
 export interface ReadBodyOptions {
-  /** Most bytes accepted, after decompression. */
+  /** Most bytes read off the connection. */
   readonly limit: number;
-  /** Names the limit in the error message, e.g. "--http-max-input-size". */
-  readonly limitName: string;
+  /** The flag that sets `limit`, named in the error; absent for the node's own bound, which has no flag. */
+  readonly limitName?: string;
+  /** Most bytes a gzip/deflate body may inflate to: `--http-max-input-size`. */
+  readonly inflatedLimit: number;
+}
+
+/** Control bodies (repository index and unload, logging, trace): `--http-max-input-size` either way. */
+export function controlBodyLimits(limits: HttpLimits): ReadBodyOptions {
+  return { limit: limits.maxInputSize, limitName: MAX_INPUT_SIZE_FLAG, inflatedLimit: limits.maxInputSize };
+}
+
+/**
+ * Bodies that carry data (infer tensors, load files in base64): the node's whole-body bound as sent,
+ * and `--http-max-input-size` once inflated.
+ */
+export function payloadBodyLimits(limits: HttpLimits): ReadBodyOptions {
+  return { limit: limits.maxBodySize, inflatedLimit: limits.maxInputSize };
 }
 
 /** Reads the whole body of `request` (decompressing it) or throws INVALID_ARG naming the limit. */
@@ -107,41 +146,58 @@ async function readStream(
   return joinChunks(chunks, total);
 }
 
-async function decompress(
-  raw: Uint8Array,
-  coding: 'gzip' | 'deflate',
-  options: ReadBodyOptions,
-): Promise<Uint8Array> {
-  // maxOutputLength makes zlib stop (RangeError) instead of inflating past the limit.
-  const zlibOptions = { maxOutputLength: Math.max(1, options.limit) };
+/**
+ * Inflates `raw` as a stream, counting the output: past `options.inflatedLimit` the stream is destroyed
+ * at once and the request refused (413), so memory never holds more than the limit plus one chunk.
+ */
+async function decompress(raw: Uint8Array, coding: 'gzip' | 'deflate', options: ReadBodyOptions): Promise<Uint8Array> {
+  if (coding === 'gzip') return inflateCounted(createGunzip({ chunkSize: INFLATE_CHUNK_BYTES }), raw, options.inflatedLimit);
+  // HTTP "deflate" is zlib-wrapped, but some clients send raw DEFLATE; accept both like browsers do.
   try {
-    const out = coding === 'gzip' ? await gunzipAsync(raw, zlibOptions) : await inflateDeflate(raw, zlibOptions);
-    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+    return await inflateCounted(createInflate({ chunkSize: INFLATE_CHUNK_BYTES }), raw, options.inflatedLimit);
   } catch (error) {
-    if (error instanceof RangeError || (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw TesseraError.invalidArg(
-        `decompressed request body exceeds the maximum allowed value of ${options.limit} bytes. ` +
-          `Use ${options.limitName} to increase the limit.`,
-      );
-    }
-    throw TesseraError.invalidArg(`failed to decompress the request body (${coding}): ${describe(error)}`);
+    if (error instanceof InflatedBodyTooLargeError) throw error;
+    return inflateCounted(createInflateRaw({ chunkSize: INFLATE_CHUNK_BYTES }), raw, options.inflatedLimit);
   }
 }
 
-/** HTTP "deflate" is zlib-wrapped, but some clients send raw DEFLATE; accept both like browsers do. */
-async function inflateDeflate(raw: Uint8Array, zlibOptions: { maxOutputLength: number }): Promise<Buffer> {
-  try {
-    return await inflateAsync(raw, zlibOptions);
-  } catch (error) {
-    if (error instanceof RangeError || (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw error;
-    return inflateRawAsync(raw, zlibOptions);
-  }
+function inflateCounted(inflater: Transform, raw: Uint8Array, limit: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let settled = false;
+    const fail = (error: TesseraError): void => {
+      if (settled) return;
+      settled = true;
+      chunks.length = 0;
+      inflater.destroy();
+      reject(error);
+    };
+    inflater.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      total += chunk.byteLength;
+      if (total > limit) {
+        fail(new InflatedBodyTooLargeError(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    inflater.on('error', (error) => fail(TesseraError.invalidArg(`failed to decompress the request body: ${describe(error)}`)));
+    inflater.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(joinChunks(chunks, total));
+    });
+    inflater.end(raw);
+  });
 }
 
 function tooLarge(size: number, options: ReadBodyOptions, atLeast = false): TesseraError {
+  const advice =
+    options.limitName === undefined ? 'This is the largest request body this node accepts.' : `Use ${options.limitName} to increase the limit.`;
   return TesseraError.invalidArg(
     `Request body size of ${atLeast ? 'more than ' : ''}${atLeast ? options.limit : size} bytes exceeds the maximum ` +
-      `allowed value of ${options.limit} bytes. Use ${options.limitName} to increase the limit.`,
+      `allowed value of ${options.limit} bytes. ${advice}`,
   );
 }
 

@@ -10,6 +10,7 @@ import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createLogger } from '../../../../shared/src/logging/index.js';
 import type { NodeCore } from '../../core/index.js';
+import { NO_RESTRICTIONS } from '../restricted-apis.js';
 import { createNativeInferListener } from './native-infer.js';
 import { buildApp } from './routes.js';
 import { DEFAULT_LOG_SETTINGS, resolveLimits, type HttpServerOptions } from './server-options.js';
@@ -35,8 +36,9 @@ export function createHttpServer(core: NodeCore, options: HttpServerOptions = {}
     { ...DEFAULT_LOG_SETTINGS, ...options.logSettings },
     options.onLogSettingsChange,
   );
-  const app = buildApp({ core, limits, logger, logSettings });
-  const nativeInfer = createNativeInferListener({ core, limits }, logger);
+  const restrictions = options.restrictedApis ?? NO_RESTRICTIONS;
+  const app = buildApp({ core, limits, logger, logSettings, restrictions });
+  const nativeInfer = createNativeInferListener({ core, limits }, logger, restrictions.get('inference'));
   const routed = getRequestListener(app.fetch);
   let server: Server | undefined;
 

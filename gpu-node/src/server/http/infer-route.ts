@@ -12,7 +12,7 @@ import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { DEADLINE_HEADER } from '../../../../shared/src/fleet/index.js';
 import { extractTraceContext } from '../../../../shared/src/tracing/index.js';
 import type { NodeCore } from '../../core/index.js';
-import { readBody, type ReadBodyOptions } from './body-reader.js';
+import { payloadBodyLimits, readBody, type ReadBodyOptions } from './body-reader.js';
 import { decodeInfer, jsonPartLength, rawInputModelOf } from './infer-codec.js';
 import { requestDeadline } from './request-deadline.js';
 import { compressBody, negotiateResponseCoding } from './response-compression.js';
@@ -86,7 +86,7 @@ async function inferWithin(
   signal: AbortSignal,
 ): Promise<InferHttpAnswer> {
   const { core, limits } = context;
-  const body = await input.readBody({ limit: limits.maxBodySize, limitName: '--http-max-body-size' });
+  const body = await input.readBody(payloadBodyLimits(limits));
   const headerLength = input.header(INFER_HEADER_LENGTH);
 
   const jsonBytes = jsonPartLength(headerLength, body.byteLength);

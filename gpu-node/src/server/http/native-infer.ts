@@ -12,6 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isTesseraError, TesseraError } from '../../../../shared/src/errors/index.js';
 import { incomingHeader, matchInferPath, type InferTarget } from '../../../../shared/src/http/index.js';
+import { allowedBy, type Restriction } from '../restricted-apis.js';
 import { readIncomingBody } from './body-reader.js';
 import { runInfer, type InferHttpInput, type InferRouteContext } from './infer-route.js';
 import { errorAnswer, type HttpLogger } from './responses.js';
@@ -20,11 +21,13 @@ export type NativeListener = (incoming: IncomingMessage, outgoing: ServerRespons
 
 /**
  * Returns a listener that serves infer requests and answers false for anything else, so the caller
- * hands those to the router.
+ * hands those to the router. With the inference category restricted (--http-restricted-api), a request
+ * without the header and value is left to the router too, which refuses it (403) as every route does.
  */
-export function createNativeInferListener(context: InferRouteContext, logger: HttpLogger): NativeListener {
+export function createNativeInferListener(context: InferRouteContext, logger: HttpLogger, restriction?: Restriction): NativeListener {
   return (incoming, outgoing) => {
     if (incoming.method !== 'POST' || incoming.url === undefined) return false;
+    if (restriction !== undefined && !allowedBy(restriction, incoming.headers[restriction.header.toLowerCase()])) return false;
     const target = matchInferPath(incoming.url);
     if (target === undefined) return false;
     void serve(context, logger, incoming, outgoing, target);

@@ -4,9 +4,11 @@
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { LoadOptions, NodeCore } from '../../core/index.js';
+import { addFileOverride, FILE_OVERRIDE_PREFIX, overrideFilePath } from '../../repository/override-directory.js';
 import { isJsonObject, optionalBoolean, readJsonObject, type JsonObject } from './json-body.js';
 import { jsonResponse, emptyResponse } from './responses.js';
 import type { HttpLimits } from './server-options.js';
+import { controlBodyLimits, payloadBodyLimits } from './body-reader.js';
 
 export interface RepositoryRouteContext {
   readonly core: NodeCore;
@@ -15,7 +17,7 @@ export interface RepositoryRouteContext {
 
 /** `POST /v2/repository/index`, body `{"ready": bool}` (optional). */
 export async function handleRepositoryIndex(context: RepositoryRouteContext, request: Request): Promise<Response> {
-  const body = await readJsonObject(request, controlBodyLimit(context.limits));
+  const body = await readJsonObject(request, controlBodyLimits(context.limits));
   const ready = body === undefined ? undefined : optionalBoolean(body, 'ready', 'the repository index request');
   const entries = await context.core.repositoryIndex(ready ?? false);
   return jsonResponse(entries);
@@ -24,7 +26,7 @@ export async function handleRepositoryIndex(context: RepositoryRouteContext, req
 /** `POST /v2/repository/models/{m}/load`; blocks until the load succeeded or failed. */
 export async function handleLoad(context: RepositoryRouteContext, request: Request, modelName: string): Promise<Response> {
   // A load body may carry whole model files in base64, so it gets the full body limit.
-  const body = await readJsonObject(request, { limit: context.limits.maxBodySize, limitName: '--http-max-body-size' });
+  const body = await readJsonObject(request, payloadBodyLimits(context.limits));
   const options = body === undefined ? {} : parseLoadOptions(body);
   await context.core.loadModel(modelName, options);
   return emptyResponse(200);
@@ -32,7 +34,7 @@ export async function handleLoad(context: RepositoryRouteContext, request: Reque
 
 /** `POST /v2/repository/models/{m}/unload`; returns without waiting for the unload to finish. */
 export async function handleUnload(context: RepositoryRouteContext, request: Request, modelName: string): Promise<Response> {
-  const body = await readJsonObject(request, controlBodyLimit(context.limits));
+  const body = await readJsonObject(request, controlBodyLimits(context.limits));
   const parameters = body === undefined ? undefined : parametersOf(body, 'unload');
   const unloadDependents =
     parameters === undefined ? undefined : optionalBoolean(parameters, 'unload_dependents', "the unload 'parameters'");
@@ -56,8 +58,10 @@ export function parseLoadOptions(body: JsonObject): LoadOptions {
     }
     if (key === 'config') {
       configJson = value;
-    } else if (key.startsWith('file:') && key.length > 'file:'.length) {
-      files.set(key, decodeBase64(value, key));
+    } else if (key.startsWith(FILE_OVERRIDE_PREFIX)) {
+      // Checked (relative, inside the model folder) before the content is decoded.
+      overrideFilePath(key);
+      addFileOverride(files, key, decodeBase64(value, key));
     } else {
       throw TesseraError.invalidArg(
         `unexpected load parameter '${key}': only 'config' and 'file:<version>/<name>' are accepted`,
@@ -93,8 +97,4 @@ function jsonTypeOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
-
-function controlBodyLimit(limits: HttpLimits) {
-  return { limit: limits.maxInputSize, limitName: '--http-max-input-size' };
 }

@@ -4,7 +4,7 @@
  * for that mapping); anything else is a bug of ours, so it is logged with its stack and becomes a 500.
  */
 import type { Logger } from '../../../../shared/src/logging/index.js';
-import { SUPPORTED_REQUEST_ENCODINGS, UNSUPPORTED_COMPRESSION } from './body-reader.js';
+import { InflatedBodyTooLargeError, SUPPORTED_REQUEST_ENCODINGS, UNSUPPORTED_COMPRESSION } from './body-reader.js';
 import { errorBody, httpStatusOf, isTesseraError, TesseraError } from '../../../../shared/src/errors/index.js';
 
 /** The slice of the shared Logger the server uses, so tests can pass a recorder. */
@@ -35,7 +35,9 @@ export function tesseraErrorAnswer(error: TesseraError, headers: Record<string, 
   if (error.code === 'UNSUPPORTED' && error.message === UNSUPPORTED_COMPRESSION) {
     extra['Accept-Encoding'] = SUPPORTED_REQUEST_ENCODINGS;
   }
-  return { status: httpStatusOf(error.code), headers: extra, body: JSON.stringify(errorBody(error)) };
+  // A compressed body that inflates past --http-max-input-size is 413 (Payload Too Large), not the code's 400.
+  const status = error instanceof InflatedBodyTooLargeError ? error.httpStatus : httpStatusOf(error.code);
+  return { status, headers: extra, body: JSON.stringify(errorBody(error)) };
 }
 
 export function tesseraErrorResponse(error: TesseraError, headers: Record<string, string> = {}): Response {

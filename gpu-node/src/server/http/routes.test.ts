@@ -174,7 +174,9 @@ describe('repository extension', () => {
     const [name, options] = t.core.callsOf('loadModel').at(-1)!.args as [string, { configJson: string; files: Map<string, Uint8Array> }];
     expect(name).toBe('m1');
     expect(options.configJson).toBe(config);
-    expect([...options.files.get('file:1/model.onnx')!]).toEqual([1, 2, 3]);
+    // Keyed by the model-relative path, as over gRPC: the `file:` prefix is the parameter's, not the file's.
+    expect([...options.files.keys()]).toEqual(['1/model.onnx']);
+    expect([...options.files.get('1/model.onnx')!]).toEqual([1, 2, 3]);
     expect((await post('/v2/repository/models/m1/load')).status).toBe(200);
   });
 
@@ -184,6 +186,12 @@ describe('repository extension', () => {
       [{ parameters: { foo: 'bar' } }, /unexpected load parameter 'foo'/],
       [{ parameters: { 'file:1/m.onnx': 'AAAA' } }, /must also set 'config'/],
       [{ parameters: { config: '{}', 'file:1/m.onnx': 'not base64!' } }, /not valid base64/],
+      [{ parameters: { config: '{}', 'file:../../x': 'AAAA' } }, /invalid file override "file:..\/..\/x": .*'\.\.' segment/],
+      [{ parameters: { config: '{}', 'file:/etc/x': 'AAAA' } }, /must be relative/],
+      [{ parameters: { config: '{}', 'file:1\\m.onnx': 'AAAA' } }, /contains '\\'/],
+      [{ parameters: { config: '{}', 'file:1/m\u0000.onnx': 'AAAA' } }, /NUL or a control character/],
+      [{ parameters: { config: '{}', 'file:': 'AAAA' } }, /the path is empty/],
+      [{ parameters: { config: '{}', 'file:1/a': 'AAAA', 'file:1//a': 'AAAA' } }, /another override names the same file/],
       [{ parameters: [] }, /must be a JSON object/],
       [[1, 2], /must be a JSON object/],
       ['{"parameters":', /failed to parse/],

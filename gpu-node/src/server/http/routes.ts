@@ -22,12 +22,23 @@
  *   {"error":"Not Found"}. A version segment is digits only (anything else is an unknown path → 404).
  * - request bodies may be gzip/deflate; another Content-Encoding → 501 "Unsupported compression type"
  *   plus `Accept-Encoding: gzip, deflate`.
+ * - every route belongs to one of Triton's API categories; a category restricted with
+ *   --http-restricted-api answers 403 "This API is restricted, expecting header '<header>'" to a request
+ *   without that header and value, before the route runs (restricted-apis.ts).
  */
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { modelConfigToTritonJson } from '../../../../shared/src/model-config/index.js';
 import type { NodeCore } from '../../core/index.js';
+import {
+  allowedBy,
+  httpRestrictedMessage,
+  NO_RESTRICTIONS,
+  type RestrictedCategory,
+  type Restriction,
+  type Restrictions,
+} from '../restricted-apis.js';
 import { handleInfer } from './infer-route.js';
 import { handleLoad, handleRepositoryIndex, handleUnload } from './repository-routes.js';
 import {
@@ -52,6 +63,8 @@ export interface RoutesContext {
   readonly limits: HttpLimits;
   readonly logger: HttpLogger;
   readonly logSettings: LogSettingsStore;
+  /** --http-restricted-api; none by default. */
+  readonly restrictions?: Restrictions;
 }
 
 type Handler = (c: Context) => Response | Promise<Response>;
@@ -63,57 +76,72 @@ const VERSIONED = '/v2/models/:model/versions/:version{[0-9]+}';
 export function buildApp(context: RoutesContext): Hono {
   const { core } = context;
   const app = new Hono();
-  const route = (path: string, methods: Methods): void => {
-    for (const [method, handler] of Object.entries(methods)) app.on(method, path, handler);
+  const restrictions = context.restrictions ?? NO_RESTRICTIONS;
+  const route = (path: string, methods: Methods, category: RestrictedCategory): void => {
+    const restriction = restrictions.get(category);
+    for (const [method, handler] of Object.entries(methods)) {
+      app.on(method, path, restriction === undefined ? handler : (c) => guarded(restriction, handler, c));
+    }
     // Registered after the real handlers, so it only answers the methods they do not take.
     app.all(path, () => jsonResponse(METHOD_NOT_ALLOWED_BODY, 405));
   };
   // Both spellings of every model route: without a version (latest ready) and with one.
-  const modelRoute = (suffix: string, methods: Methods): void => {
-    route(`${MODEL}${suffix}`, methods);
-    route(`${VERSIONED}${suffix}`, methods);
+  const modelRoute = (suffix: string, methods: Methods, category: RestrictedCategory): void => {
+    route(`${MODEL}${suffix}`, methods, category);
+    route(`${VERSIONED}${suffix}`, methods, category);
   };
 
-  route('/v2/health/live', { GET: () => emptyResponse(core.isLive() ? 200 : 400) });
-  route('/v2/health/ready', { GET: () => emptyResponse(core.isReady() ? 200 : 400) });
-  route('/v2', { GET: () => jsonResponse(core.serverMetadata()) });
+  route('/v2/health/live', { GET: () => emptyResponse(core.isLive() ? 200 : 400) }, 'health');
+  route('/v2/health/ready', { GET: () => emptyResponse(core.isReady() ? 200 : 400) }, 'health');
+  route('/v2', { GET: () => jsonResponse(core.serverMetadata()) }, 'metadata');
 
   // Before `/v2/models/:model`, so "stats" is not taken for a model name.
-  route('/v2/models/stats', { GET: () => jsonResponse({ model_stats: core.statistics() }) });
-  modelRoute('', { GET: (c) => jsonResponse(core.modelMetadata(...modelOf(c))) });
-  modelRoute('/ready', { GET: (c) => emptyResponse(core.isModelReady(...modelOf(c)) ? 200 : 400) });
-  modelRoute('/config', { GET: (c) => configResponse(core, ...modelOf(c)) });
-  modelRoute('/stats', { GET: (c) => jsonResponse({ model_stats: core.statistics(...modelOf(c)) }) });
-  modelRoute('/infer', { POST: (c) => handleInfer(context, c.req.raw, ...modelOf(c)) });
+  route('/v2/models/stats', { GET: () => jsonResponse({ model_stats: core.statistics() }) }, 'statistics');
+  modelRoute('', { GET: (c) => jsonResponse(core.modelMetadata(...modelOf(c))) }, 'metadata');
+  modelRoute('/ready', { GET: (c) => emptyResponse(core.isModelReady(...modelOf(c)) ? 200 : 400) }, 'health');
+  modelRoute('/config', { GET: (c) => configResponse(core, ...modelOf(c)) }, 'model-config');
+  modelRoute('/stats', { GET: (c) => jsonResponse({ model_stats: core.statistics(...modelOf(c)) }) }, 'statistics');
+  modelRoute('/infer', { POST: (c) => handleInfer(context, c.req.raw, ...modelOf(c)) }, 'inference');
   for (const name of ['/generate', '/generate_stream']) {
-    modelRoute(name, {
-      POST: () => {
-        throw TesseraError.unsupported('the generate extension is not supported by Tessera; use the infer endpoint');
+    modelRoute(
+      name,
+      {
+        POST: () => {
+          throw TesseraError.unsupported('the generate extension is not supported by Tessera; use the infer endpoint');
+        },
       },
-    });
+      'inference',
+    );
   }
 
-  route('/v2/repository/index', { POST: (c) => handleRepositoryIndex(context, c.req.raw) });
-  route('/v2/repository/models/:model/load', { POST: (c) => handleLoad(context, c.req.raw, c.req.param('model') ?? '') });
-  route('/v2/repository/models/:model/unload', {
-    POST: (c) => handleUnload(context, c.req.raw, c.req.param('model') ?? ''),
-  });
+  const repository = (path: string, handler: Handler): void => route(path, { POST: handler }, 'model-repository');
+  repository('/v2/repository/index', (c) => handleRepositoryIndex(context, c.req.raw));
+  repository('/v2/repository/models/:model/load', (c) => handleLoad(context, c.req.raw, modelNameOf(c)));
+  repository('/v2/repository/models/:model/unload', (c) => handleUnload(context, c.req.raw, modelNameOf(c)));
   const namedRepository = (): Response => {
     throw TesseraError.unsupported("'repository_name' specification is not supported");
   };
-  route('/v2/repository/:repo/index', { POST: namedRepository });
-  route('/v2/repository/:repo/models/:model/load', { POST: namedRepository });
-  route('/v2/repository/:repo/models/:model/unload', { POST: namedRepository });
+  repository('/v2/repository/:repo/index', namedRepository);
+  repository('/v2/repository/:repo/models/:model/load', namedRepository);
+  repository('/v2/repository/:repo/models/:model/unload', namedRepository);
 
-  route('/v2/trace/setting', { GET: () => handleGetTrace(context), POST: (c) => handlePostTrace(context, c.req.raw) });
-  route(`${MODEL}/trace/setting`, {
-    GET: (c) => handleGetTrace(context, c.req.param('model') ?? ''),
-    POST: (c) => handlePostTrace(context, c.req.raw, c.req.param('model') ?? ''),
-  });
-  route('/v2/logging', {
-    GET: () => jsonResponse(context.logSettings.current),
-    POST: (c) => handlePostLogging(context, context.logSettings, c.req.raw),
-  });
+  route('/v2/trace/setting', { GET: () => handleGetTrace(context), POST: (c) => handlePostTrace(context, c.req.raw) }, 'trace');
+  route(
+    `${MODEL}/trace/setting`,
+    {
+      GET: (c) => handleGetTrace(context, c.req.param('model') ?? ''),
+      POST: (c) => handlePostTrace(context, c.req.raw, c.req.param('model') ?? ''),
+    },
+    'trace',
+  );
+  route(
+    '/v2/logging',
+    {
+      GET: () => jsonResponse(context.logSettings.current),
+      POST: (c) => handlePostLogging(context, context.logSettings, c.req.raw),
+    },
+    'logging',
+  );
 
   for (const kind of ['system', 'cuda'] as const) sharedMemoryRoutes(route, kind);
 
@@ -122,13 +150,27 @@ export function buildApp(context: RoutesContext): Hono {
   return app;
 }
 
-function sharedMemoryRoutes(route: (path: string, methods: Methods) => void, kind: SharedMemoryKind): void {
+function sharedMemoryRoutes(route: (path: string, methods: Methods, category: RestrictedCategory) => void, kind: SharedMemoryKind): void {
   const base = `/v2/${kind}sharedmemory`;
-  route(`${base}/status`, { GET: () => handleSharedMemoryStatus(kind) });
-  route(`${base}/region/:region/status`, { GET: (c) => handleSharedMemoryStatus(kind, c.req.param('region') ?? '') });
-  route(`${base}/region/:region/register`, { POST: () => handleSharedMemoryRegister(kind) });
-  route(`${base}/unregister`, { POST: () => handleSharedMemoryUnregister() });
-  route(`${base}/region/:region/unregister`, { POST: () => handleSharedMemoryUnregister() });
+  const shm = (path: string, methods: Methods): void => route(path, methods, 'shared-memory');
+  shm(`${base}/status`, { GET: () => handleSharedMemoryStatus(kind) });
+  shm(`${base}/region/:region/status`, { GET: (c) => handleSharedMemoryStatus(kind, c.req.param('region') ?? '') });
+  shm(`${base}/region/:region/register`, { POST: () => handleSharedMemoryRegister(kind) });
+  shm(`${base}/unregister`, { POST: () => handleSharedMemoryUnregister() });
+  shm(`${base}/region/:region/unregister`, { POST: () => handleSharedMemoryUnregister() });
+}
+
+/** A restricted route: tritonserver's 403 unless the request carries the header with its value. */
+function guarded(restriction: Restriction, handler: Handler, c: Context): Response | Promise<Response> {
+  if (!allowedBy(restriction, c.req.header(restriction.header))) {
+    return jsonResponse({ error: httpRestrictedMessage(restriction) }, 403);
+  }
+  return handler(c);
+}
+
+/** The `:model` segment, percent-decoded by the router; checked by the core (shared/src/names). */
+function modelNameOf(c: Context): string {
+  return c.req.param('model') ?? '';
 }
 
 /** The model name and the optional version; a version keeps its value but not its leading zeros. */

@@ -5,6 +5,7 @@
  * buffer an unbounded body, so the whole (decompressed) request is capped too.
  */
 import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Restrictions } from '../restricted-apis.js';
 import type { HttpLogger } from './responses.js';
 
 export const DEFAULT_MAX_INPUT_SIZE = 2 ** 26; // 64 MiB, tritonserver's default
@@ -40,6 +41,8 @@ export interface HttpServerOptions {
   readonly logSettings?: Partial<LogSettings>;
   /** Told about every accepted `POST /v2/logging`, so the node can apply it to its logger. */
   readonly onLogSettingsChange?: (settings: LogSettings) => void;
+  /** `--http-restricted-api`: categories that need a header and value (restricted-apis.ts). None by default. */
+  readonly restrictedApis?: Restrictions;
 }
 
 export interface HttpLimits {

@@ -10,6 +10,7 @@
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { NodeCore } from '../../core/index.js';
+import { controlBodyLimits } from './body-reader.js';
 import { readJsonObject } from './json-body.js';
 import { jsonResponse } from './responses.js';
 import type { HttpLimits, LogSettings } from './server-options.js';
@@ -39,7 +40,7 @@ export async function handlePostTrace(
   request: Request,
   modelName?: string,
 ): Promise<Response> {
-  await readJsonObject(request, controlBodyLimit(context.limits));
+  await readJsonObject(request, controlBodyLimits(context.limits));
   if (modelName !== undefined) context.core.modelMetadata(modelName);
   throw TesseraError.unsupported('trace settings cannot be changed: Tessera does not support tracing (trace_level is OFF)');
 }
@@ -108,10 +109,6 @@ export async function handlePostLogging(
   store: LogSettingsStore,
   request: Request,
 ): Promise<Response> {
-  const body = await readJsonObject(request, controlBodyLimit(context.limits));
+  const body = await readJsonObject(request, controlBodyLimits(context.limits));
   return jsonResponse(body === undefined ? store.current : store.update(body));
-}
-
-function controlBodyLimit(limits: HttpLimits) {
-  return { limit: limits.maxInputSize, limitName: '--http-max-input-size' };
 }
