@@ -115,12 +115,12 @@ describe('health, server and model metadata', () => {
     expect((json(await get('/v2/models/ts_scale')) as { platform: string }).platform).toBe('typescript');
   });
 
-  it('unknown model or version: 404 naming it, for metadata, ready and config', async () => {
-    expectError(await get('/v2/models/nope'), 404, /unknown model: 'nope'/);
+  it('unknown model: 400 (Triton INVALID_ARG), unknown version: 404, naming it, for metadata, ready and config', async () => {
+    expectError(await get('/v2/models/nope'), 400, /unknown model: 'nope'/);
     expectError(await get('/v2/models/simple/versions/7'), 404, /'simple' version 7/);
-    expectError(await get('/v2/models/nope/ready'), 404, /'nope'/);
+    expectError(await get('/v2/models/nope/ready'), 400, /'nope'/);
     expectError(await get('/v2/models/simple/versions/7/ready'), 404, /'simple' version 7/);
-    expectError(await get('/v2/models/nope/config'), 404, /'nope'/);
+    expectError(await get('/v2/models/nope/config'), 400, /'nope'/);
   });
 
   it('model ready answers 200 with an empty body, with and without a version', async () => {
@@ -306,8 +306,8 @@ describe('bad inference requests: Triton status and a message naming the problem
     expectError(await infer('{"inputs": [}'), 400, /JSON/);
   });
 
-  it('unknown model → 404, unknown version → 404', async () => {
-    expectError(await post('/v2/models/nope/infer', simpleJson()), 404, /unknown model: 'nope'/);
+  it('unknown model → 400 with Triton\'s wording, unknown version → 404', async () => {
+    expectError(await post('/v2/models/nope/infer', simpleJson()), 400, /^Request for unknown model: 'nope' is not found$/);
     expectError(await post('/v2/models/simple/versions/9/infer', simpleJson()), 404, /'simple' version 9/);
   });
 
@@ -516,7 +516,7 @@ describe('repository, trace, logging, shared memory and routing', () => {
     expectError(await post('/v2/models/simple/trace/setting', '{"trace_rate":"10"}'), 501, /trac/);
     // Triton's per-model trace route takes no version: with one the path is unknown.
     expect((await get('/v2/models/simple/versions/1/trace/setting')).status).toBe(404);
-    expectError(await get('/v2/models/nope/trace/setting'), 404, /nope/);
+    expectError(await get('/v2/models/nope/trace/setting'), 400, /nope/);
   });
 
   it('logging: GET returns the settings, POST applies and returns them, log_file is read-only (501)', async () => {

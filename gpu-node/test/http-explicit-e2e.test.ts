@@ -27,7 +27,7 @@ describe('explicit model control (second node)', () => {
   it('nothing is loaded at start: the index names the model without a state', async () => {
     expect(json(await ex('POST', '/v2/repository/index'))).toEqual([{ name: 'ts_scale' }]);
     expect(json(await ex('POST', '/v2/repository/index', '{"ready":true}'))).toEqual([]);
-    expectError(await ex('GET', '/v2/models/ts_scale/ready'), 404, /'ts_scale'/);
+    expectError(await ex('GET', '/v2/models/ts_scale/ready'), 400, /^Request for unknown model: 'ts_scale' is not found$/);
   });
 
   it('load → READY and served; unload → UNAVAILABLE "unloaded" and refused', async () => {

@@ -203,7 +203,7 @@ describe('poll model control', () => {
 
     await repo.removeModel('simple');
     await core.poll();
-    await expect(core.infer(request('simple'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(core.infer(request('simple'))).rejects.toMatchObject({ code: 'INVALID_ARG' });
     expect(await core.repositoryIndex(false)).toEqual([]);
     await expect(core.loadModel('simple')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
   });

@@ -163,11 +163,15 @@ export class ModelManager {
     });
   }
 
-  /** Triton's GetModel: the READY version asked for, or the highest READY one; Triton's errors otherwise. */
+  /**
+   * Triton's GetModel: the READY version asked for, or the highest READY one; Triton's errors otherwise.
+   * A name the manager never loaded is INVALID_ARG (400), as Triton's repository manager answers for a
+   * name it has no identifier of; a known model without the version, or without a ready one, is NOT_FOUND.
+   */
   resolve(name: string, requested?: string): ModelVersion {
     const entry = this.entries.get(name);
     if (!entry || entry.versions.size === 0) {
-      throw TesseraError.notFound(`Request for unknown model: '${name}' is not found`);
+      throw TesseraError.invalidArg(`Request for unknown model: '${name}' is not found`);
     }
     if (requested === undefined || requested === '') {
       const ready = this.readyVersions(name);
