@@ -394,9 +394,13 @@ describe('statistics and repository RPCs', () => {
 
     await expectStatus(
       unary(svc.repositoryModelLoad, RepositoryModelLoadRequestSchema, { modelName: 'ghost' }),
-      status.INVALID_ARGUMENT,
-      /load failed for model 'ghost'/,
+      status.INTERNAL,
+      /^failed to load 'ghost', failed to poll from model repository$/,
     );
+    // Not in the repository: no entry is left behind, so health stays SERVING.
+    expect((await unary(svc.serverReady, ServerReadyRequestSchema)).response.ready).toBe(true);
+    const healthCheck = await callUnary(client, health.check, create(HealthCheckRequestSchema, {}));
+    expect(healthCheck.response.status).toBe(HealthCheckResponse_ServingStatus.SERVING);
   });
 });
 

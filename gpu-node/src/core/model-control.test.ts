@@ -75,6 +75,22 @@ describe('explicit model control', () => {
     await expect(core.unloadModel('never-heard-of')).resolves.toBeUndefined();
   });
 
+  it('a load of a model not in the repository fails with INTERNAL and leaves readiness alone', async () => {
+    const { core } = await node(
+      async (repo) => {
+        await repo.addModel('a', fakeConfig(), [1]);
+      },
+      { controlMode: 'explicit', loadModels: ['a'] },
+    );
+    expect(core.isReady()).toBe(true);
+    await expect(core.loadModel('missing')).rejects.toMatchObject({
+      code: 'INTERNAL',
+      message: "failed to load 'missing', failed to poll from model repository",
+    });
+    expect(core.isReady()).toBe(true);
+    expect((await core.repositoryIndex(false)).map((e) => e.name)).toEqual(['a']);
+  });
+
   it('`*` loads everything; a failed load throws and names the config file', async () => {
     const { core } = await node(
       async (repo) => {

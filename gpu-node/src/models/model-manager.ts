@@ -45,6 +45,14 @@ export interface ModelManagerOptions {
   readonly rateLimiter?: RateLimiter;
 }
 
+/**
+ * Triton's answer when a model's folder cannot be read (absent, a name the file system refuses, ...):
+ * INTERNAL, worded as Triton words it; the system's own text goes to the node's log, not to the client.
+ */
+function pollFailedError(name: string, cause: unknown): TesseraError {
+  return new TesseraError('INTERNAL', `failed to load '${name}', failed to poll from model repository`, { cause });
+}
+
 export const LOAD_UNLOAD_NOT_ALLOWED = 'explicit model load / unload is not allowed if polling is enabled';
 
 /** Models loaded at once at start and per poll (Triton's --model-load-thread-count default). */
@@ -126,17 +134,27 @@ export class ModelManager {
       return;
     }
     const entry = this.entry(name);
+    const wasWanted = entry.wanted;
     entry.wanted = true;
     await enqueueModelOperation(entry, async () => {
-      const override = options.files?.size ? await writeOverrideDirectory(name, options.files) : undefined;
+      let override;
       let directory: ModelDirectory;
       try {
+        override = options.files?.size ? await writeOverrideDirectory(name, options.files) : undefined;
         directory = await readModelDirectory(override?.modelPath ?? join(this.options.repositoryPath, name), name);
-      } catch {
+      } catch (error) {
         await override?.remove();
-        throw TesseraError.invalidArg(`failed to load '${name}', failed to poll from model repository`);
+        // Nothing was read, so nothing changed: a model never served leaves no entry behind to count against readiness.
+        this.forgetIfNeverServed(entry, wasWanted);
+        if (error instanceof TesseraError) throw error;
+        throw pollFailedError(name, error);
       }
       const outcome = await this.reconcile(entry, directory, options.configJson, true);
+      if (options.configJson !== undefined && outcome.failures.some((f) => f.config === true)) {
+        await override?.remove();
+        const detail = outcome.failures.map((f) => f.reason).join('; ');
+        throw TesseraError.invalidArg(`failed to load '${name}', Invalid config override: ${detail}`);
+      }
       if (override && outcome.failures.length === 0) {
         const previous = entry.override;
         entry.override = override;
@@ -301,14 +319,18 @@ export class ModelManager {
   /** Loads (or reloads what changed of) a model from its repository folder; throws Triton's load error. */
   private async loadFromRepository(name: string, force: boolean): Promise<void> {
     const entry = this.entry(name);
+    const wasWanted = entry.wanted;
     entry.wanted = true;
+    let pollError: unknown;
     const outcome = await enqueueModelOperation(entry, async () => {
       let directory: ModelDirectory;
       try {
         directory = await readModelDirectory(join(this.options.repositoryPath, name), name);
-      } catch {
-        entry.failure = `failed to load '${name}', failed to poll from model repository`;
-        return { failures: [{ reason: entry.failure }], retired: Promise.resolve() } satisfies ReconcileOutcome;
+      } catch (error) {
+        // Not in the repository (or unreadable): like Triton, no model entry is made, so readiness is unaffected.
+        pollError = error;
+        this.forgetIfNeverServed(entry, wasWanted);
+        return { failures: [], retired: Promise.resolve() } satisfies ReconcileOutcome;
       }
       if (!force && directory.fingerprint === entry.appliedFingerprint && !entry.override) {
         return { failures: [], retired: Promise.resolve() } satisfies ReconcileOutcome;
@@ -322,10 +344,22 @@ export class ModelManager {
       }
       return result;
     });
+    if (pollError !== undefined) {
+      const error = pollFailedError(name, pollError);
+      this.options.onError?.(error.message);
+      throw error;
+    }
     if (outcome.failures.length) {
       this.options.onError?.(`failed to load '${name}': ${outcome.failures.map((f) => f.reason).join('; ')}`);
       throw loadFailedError(name, outcome);
     }
+  }
+
+  /** Drops an entry that a failed read created: no version, no override, not wanted before. */
+  private forgetIfNeverServed(entry: ModelEntry, wasWanted: boolean): void {
+    if (entry.versions.size > 0 || entry.override !== undefined) return;
+    if (wasWanted && entry.failure !== undefined) return;
+    if (this.entries.get(entry.name) === entry) this.entries.delete(entry.name);
   }
 
   /** Loads `names`, ensembles after the models their steps name (see ensemble/load-order.ts); failures stay in the index. */
