@@ -274,19 +274,7 @@ describe('inference', () => {
     expect(decodeBytesElements(response.outputs[0]?.data ?? new Uint8Array(), 2)).toEqual(elements);
   });
 
-  // KNOWN LIMITATION (gpu-node/src/backends/onnxruntime/onnxruntime-worker.ts, toOrtTensor):
-  // onnxruntime-node takes string tensors only as JS strings, so BYTES elements are decoded as UTF-8
-  // and bytes that are not valid UTF-8 come back as U+FFFD (EF BF BD). Triton's onnxruntime backend
-  // hands the bytes to ORT unchanged. This test documents the gap; it passes once it is closed.
-  it.fails('BYTES that are not UTF-8 go through an ONNX string model unchanged', async () => {
-    const elements = [new Uint8Array([0xff, 0x07, 0x80]), new Uint8Array([0x41])];
-    const encoded = encodeInferRequestBody(
-      { id: '', modelName: 'simple_identity', inputs: [{ name: 'INPUT0', datatype: 'BYTES', shape: [2, 1], data: encodeBytesElements(elements) }], parameters: {} },
-      { binaryDataOutput: true },
-    );
-    const response = decoded(await post('/v2/models/simple_identity/infer', encoded.body, encoded.headers));
-    expect(decodeBytesElements(response.outputs[0]?.data ?? new Uint8Array(), 2)).toEqual(elements);
-  });
+  // BYTES that onnxruntime string tensors cannot hold (NUL, not UTF-8): bytes-exact-e2e.test.ts.
 
   it('FP32 JSON on the typescript backend (ts_scale doubles)', async () => {
     const answer = await post(

@@ -17,7 +17,8 @@ import { datatypeOfOrt, ortTypeOf } from './element-types.js';
 import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit, OrtIoInfo, OrtRunResult } from './protocol.js';
 
 let session: ort.InferenceSession | undefined;
-const utf8 = new TextDecoder();
+// Fatal: batch-plan.ts refuses elements that are not valid UTF-8 before they get here; never alter one.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function now(): bigint {
   return process.hrtime.bigint();
