@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBytesElements, type Tensor } from '../../../../shared/src/tensors/index.js';
 import type { LogFields, Logger } from '../../../../shared/src/logging/index.js';
@@ -16,6 +19,9 @@ import {
   type TempRepo,
 } from '../test-support.js';
 import { createOnnxRuntimeBackend } from './onnxruntime-backend.js';
+
+const ORT_BIN = join(dirname(createRequire(import.meta.url).resolve('onnxruntime-node')), '..', 'bin', 'napi-v6', process.platform, process.arch);
+const CPU_ONLY_INSTALL = process.platform === 'linux' && existsSync(ORT_BIN) && !existsSync(join(ORT_BIN, 'libonnxruntime_providers_shared.so'));
 
 /** INPUT0, INPUT1 INT32 [batch, 4] → OUTPUT0 = sum, OUTPUT1 = difference. */
 function addSubOnnx(): Uint8Array {
@@ -183,6 +189,14 @@ describe('onnxruntime backend', () => {
     await expect(backend.createInstance(addSub, cpuSpec('add_sub_gpu_0', { kind: 'gpu', device: 0 }))).rejects.toMatchObject({
       code: 'UNAVAILABLE',
       message: expect.stringMatching(/^instance add_sub_gpu_0: KIND_GPU needs the CUDA execution provider, which could not be loaded: /),
+    });
+  });
+
+  // The CPU-only install (ONNXRUNTIME_NODE_INSTALL=skip) has no CUDA provider library: the worker says so
+  // itself, so onnxruntime never prints its "Failed to load library libonnxruntime_providers_shared.so".
+  it.skipIf(!CPU_ONLY_INSTALL)('names the missing CUDA provider library of a CPU-only onnxruntime install', async () => {
+    await expect(backend.createInstance(addSub, cpuSpec('add_sub_gpu_1', { kind: 'gpu', device: 0 }))).rejects.toMatchObject({
+      message: expect.stringMatching(/the CUDA execution provider is not installed \(.*libonnxruntime_providers_shared\.so is missing\)$/),
     });
   });
 

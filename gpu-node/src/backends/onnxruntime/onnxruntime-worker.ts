@@ -2,6 +2,9 @@
  * Worker-thread entry of one onnxruntime instance: it owns one InferenceSession, because session.run
  * blocks the thread it runs on for the whole inference.
  */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import {
@@ -61,6 +64,23 @@ async function loadCpu(init: OrtInit): Promise<ort.InferenceSession> {
 }
 
 /**
+ * The provider library onnxruntime-node loads for CUDA, when the package's own folder for this
+ * platform lacks it: the CPU-only install (`ONNXRUNTIME_NODE_INSTALL=skip`) ships only the CPU runtime.
+ * Undefined when it is there, or when the layout is not the one we know (then onnxruntime decides).
+ */
+function missingCudaProvider(): string | undefined {
+  let dir: string;
+  try {
+    dir = join(dirname(createRequire(import.meta.url).resolve('onnxruntime-node')), '..', 'bin', 'napi-v6', process.platform, process.arch);
+  } catch {
+    return undefined;
+  }
+  if (process.platform !== 'linux' || !existsSync(dir)) return undefined;
+  const library = join(dir, 'libonnxruntime_providers_shared.so');
+  return existsSync(library) ? undefined : library;
+}
+
+/**
  * A CUDA session that fails to be created is retried on the CPU: if the CPU works, CUDA was the
  * problem (no GPU build, missing libraries), which is reported as such instead of guessing from
  * onnxruntime's message; if the CPU fails too, the model file is the problem.
@@ -68,6 +88,10 @@ async function loadCpu(init: OrtInit): Promise<ort.InferenceSession> {
 async function load(init: OrtInit): Promise<{ session: ort.InferenceSession; cudaError?: string }> {
   if (init.cudaDevice === undefined) return { session: await loadCpu(init) };
   try {
+    const missing = missingCudaProvider();
+    // Said here instead of asking onnxruntime, which would print "Failed to load library
+    // libonnxruntime_providers_shared.so" to stderr before failing the same way.
+    if (missing !== undefined) throw new Error(`the CUDA execution provider is not installed (${missing} is missing)`);
     return { session: await createSession(init, true) };
   } catch (error) {
     const cudaError = errorText(error);
