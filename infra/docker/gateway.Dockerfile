@@ -6,7 +6,7 @@ FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 # One package for all parts, so onnxruntime-node comes along; its CPU build is enough (never loaded here).
 ENV ONNXRUNTIME_NODE_INSTALL=skip
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 # The whole tree, dev included: tsx is a devDependency, yet bin/ launchers load it at run time.
 RUN npm ci --no-audit --no-fund && npm cache clean --force
 

@@ -9,10 +9,10 @@ FROM ${NODE_IMAGE} AS node
 
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
-# The environment variable wins over .npmrc's onnxruntime-node-install=skip: the postinstall script
-# downloads the CUDA 12 execution provider libraries into node_modules/onnxruntime-node.
+# Not skip, as the CPU images and CI say: the postinstall script downloads the CUDA 12 execution
+# provider libraries into node_modules/onnxruntime-node.
 ENV ONNXRUNTIME_NODE_INSTALL=cuda12
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 # The whole tree, dev included: tsx is a devDependency, yet bin/ launchers load it at run time.
 RUN npm ci --no-audit --no-fund && npm cache clean --force
 

@@ -7,7 +7,7 @@ FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 # Keep onnxruntime-node's bundled CPU binaries: the CUDA download belongs to the GPU image only.
 ENV ONNXRUNTIME_NODE_INSTALL=skip
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 # The whole tree, dev included: tsx is a devDependency, yet bin/ launchers load it at run time.
 RUN npm ci --no-audit --no-fund && npm cache clean --force
 
