@@ -27,8 +27,9 @@ const BANNER = [
   'const __dirname = __tesseraDir(__filename);',
 ].join('\n');
 
-await rm(outdir, { recursive: true, force: true });
+// A fresh bundle, but dist/edge (npm run build:edge, the Workers bundle) is another build's and stays.
 await mkdir(outdir, { recursive: true });
+for (const entry of await readdir(outdir)) if (entry !== 'edge') await rm(join(outdir, entry), { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,
   entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, source]) => [name, join(root, source)])),

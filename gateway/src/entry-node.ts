@@ -329,7 +329,11 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
       tracer: tracing.tracer,
     });
   } catch (error) {
-    logger.error('tessera-gateway failed to start', { error: (error as Error).message });
+    const message = (error as Error).message;
+    // A config error lists its problems one per line: people read them on stderr as written, not as
+    // \n-escaped text inside a JSON log line (which carries the first line only).
+    logger.error('tessera-gateway failed to start', { error: message.split('\n', 1)[0] ?? message });
+    process.stderr.write(`tessera-gateway: failed to start:\n${message.endsWith('\n') ? message : `${message}\n`}`);
     process.exitCode = 1;
     return;
   }

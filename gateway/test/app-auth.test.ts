@@ -65,7 +65,7 @@ describe('gateway auth', () => {
     expect((await gateway.fetch(req('/v2/health/ready'))).status).toBe(200);
     expect((await gateway.fetch(req('/v2'))).status).toBe(401);
     const meta = await gateway.fetch(req('/v2', { key: KEYS.a }));
-    expect(await meta.json()).toMatchObject({ name: 'tessera-gateway' });
+    expect(await meta.json()).toMatchObject({ name: 'triton' });
     expect((await gateway.fetch(req('/v2/models/simple/ready', { key: KEYS.a }))).status).toBe(200);
     expect((await gateway.fetch(req('/v2/models/simple', { key: KEYS.a }))).status).toBe(200);
     expect((await gateway.fetch(req('/v2/models/simple/infer', { key: KEYS.a }))).status).toBe(405);

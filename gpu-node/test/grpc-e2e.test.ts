@@ -138,11 +138,11 @@ describe('server and model RPCs', () => {
     expect(meta.extensions).toContain('model_repository');
   });
 
-  it('ModelReady: true for a loaded model (with and without version), NOT_FOUND for an unknown one', async () => {
+  it('ModelReady: true for a loaded model (with and without version), INVALID_ARGUMENT for an unknown one', async () => {
     expect((await unary(svc.modelReady, ModelReadyRequestSchema, { name: 'simple' })).response.ready).toBe(true);
     expect((await unary(svc.modelReady, ModelReadyRequestSchema, { name: 'simple', version: '1' })).response.ready).toBe(true);
-    // Triton answers an unknown model's readiness with the NOT_FOUND error of TRITONSERVER_ServerModelIsReady.
-    await expectStatus(unary(svc.modelReady, ModelReadyRequestSchema, { name: 'nope' }), status.NOT_FOUND, /'nope'/);
+    // Triton's repository manager answers a name it has no identifier of with INVALID_ARG.
+    await expectStatus(unary(svc.modelReady, ModelReadyRequestSchema, { name: 'nope' }), status.INVALID_ARGUMENT, /^Request for unknown model: 'nope' is not found$/);
   });
 
   it('ModelMetadata lists versions, platform and tensors (int64 shapes with -1 batch)', async () => {
@@ -157,7 +157,7 @@ describe('server and model RPCs', () => {
       ]);
       expect(meta.outputs.map((t) => t.name)).toEqual(['OUTPUT0', 'OUTPUT1']);
     }
-    await expectStatus(unary(svc.modelMetadata, ModelMetadataRequestSchema, { name: 'nope' }), status.NOT_FOUND, /'nope'/);
+    await expectStatus(unary(svc.modelMetadata, ModelMetadataRequestSchema, { name: 'nope' }), status.INVALID_ARGUMENT, /'nope'/);
     await expectStatus(unary(svc.modelMetadata, ModelMetadataRequestSchema, { name: 'simple', version: '4' }), status.NOT_FOUND, /version 4/);
   });
 
@@ -171,7 +171,7 @@ describe('server and model RPCs', () => {
     ]);
     const ts = (await unary(svc.modelConfig, ModelConfigRequestSchema, { name: 'ts_scale', version: '1' })).response.config;
     expect(ts?.backend).toBe('typescript');
-    await expectStatus(unary(svc.modelConfig, ModelConfigRequestSchema, { name: 'nope' }), status.NOT_FOUND, /'nope'/);
+    await expectStatus(unary(svc.modelConfig, ModelConfigRequestSchema, { name: 'nope' }), status.INVALID_ARGUMENT, /'nope'/);
   });
 });
 
@@ -238,7 +238,7 @@ describe('ModelInfer', () => {
   });
 
   it('bad requests get Triton statuses with messages naming the problem, and still carry load trailers', async () => {
-    const unknown = await expectStatus(infer(simpleRaw({ modelName: 'nope' })), status.NOT_FOUND, /unknown model: 'nope'/);
+    const unknown = await expectStatus(infer(simpleRaw({ modelName: 'nope' })), status.INVALID_ARGUMENT, /unknown model: 'nope'/);
     expect(unknown.metadata.get('tessera-queue-depth')).toHaveLength(1);
     await expectStatus(infer(simpleRaw({ modelVersion: '3' })), status.NOT_FOUND, /'simple' version 3/);
     const shape = await expectStatus(
@@ -335,7 +335,7 @@ describe('ModelStreamInfer', () => {
     const metadata = new Metadata();
     metadata.set('triton_grpc_error', 'true');
     const { responses, code, details } = await runStream([good('t1'), bad('t2')], metadata);
-    expect(status[code]).toBe('NOT_FOUND');
+    expect(status[code]).toBe('INVALID_ARGUMENT');
     expect(details).toMatch(/'nope'/);
     expect(responses.map((r) => r.inferResponse?.id)).toEqual(['t1']);
   });
@@ -394,9 +394,13 @@ describe('statistics and repository RPCs', () => {
 
     await expectStatus(
       unary(svc.repositoryModelLoad, RepositoryModelLoadRequestSchema, { modelName: 'ghost' }),
-      status.INVALID_ARGUMENT,
-      /load failed for model 'ghost'/,
+      status.INTERNAL,
+      /^failed to load 'ghost', failed to poll from model repository$/,
     );
+    // Not in the repository: no entry is left behind, so health stays SERVING.
+    expect((await unary(svc.serverReady, ServerReadyRequestSchema)).response.ready).toBe(true);
+    const healthCheck = await callUnary(client, health.check, create(HealthCheckRequestSchema, {}));
+    expect(healthCheck.response.status).toBe(HealthCheckResponse_ServingStatus.SERVING);
   });
 });
 

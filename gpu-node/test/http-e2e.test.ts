@@ -115,12 +115,12 @@ describe('health, server and model metadata', () => {
     expect((json(await get('/v2/models/ts_scale')) as { platform: string }).platform).toBe('typescript');
   });
 
-  it('unknown model or version: 404 naming it, for metadata, ready and config', async () => {
-    expectError(await get('/v2/models/nope'), 404, /unknown model: 'nope'/);
+  it('unknown model: 400 (Triton INVALID_ARG), unknown version: 404, naming it, for metadata, ready and config', async () => {
+    expectError(await get('/v2/models/nope'), 400, /unknown model: 'nope'/);
     expectError(await get('/v2/models/simple/versions/7'), 404, /'simple' version 7/);
-    expectError(await get('/v2/models/nope/ready'), 404, /'nope'/);
+    expectError(await get('/v2/models/nope/ready'), 400, /'nope'/);
     expectError(await get('/v2/models/simple/versions/7/ready'), 404, /'simple' version 7/);
-    expectError(await get('/v2/models/nope/config'), 404, /'nope'/);
+    expectError(await get('/v2/models/nope/config'), 400, /'nope'/);
   });
 
   it('model ready answers 200 with an empty body, with and without a version', async () => {
@@ -274,19 +274,7 @@ describe('inference', () => {
     expect(decodeBytesElements(response.outputs[0]?.data ?? new Uint8Array(), 2)).toEqual(elements);
   });
 
-  // KNOWN LIMITATION (gpu-node/src/backends/onnxruntime/onnxruntime-worker.ts, toOrtTensor):
-  // onnxruntime-node takes string tensors only as JS strings, so BYTES elements are decoded as UTF-8
-  // and bytes that are not valid UTF-8 come back as U+FFFD (EF BF BD). Triton's onnxruntime backend
-  // hands the bytes to ORT unchanged. This test documents the gap; it passes once it is closed.
-  it.fails('BYTES that are not UTF-8 go through an ONNX string model unchanged', async () => {
-    const elements = [new Uint8Array([0xff, 0x07, 0x80]), new Uint8Array([0x41])];
-    const encoded = encodeInferRequestBody(
-      { id: '', modelName: 'simple_identity', inputs: [{ name: 'INPUT0', datatype: 'BYTES', shape: [2, 1], data: encodeBytesElements(elements) }], parameters: {} },
-      { binaryDataOutput: true },
-    );
-    const response = decoded(await post('/v2/models/simple_identity/infer', encoded.body, encoded.headers));
-    expect(decodeBytesElements(response.outputs[0]?.data ?? new Uint8Array(), 2)).toEqual(elements);
-  });
+  // BYTES that onnxruntime string tensors cannot hold (NUL, not UTF-8): bytes-exact-e2e.test.ts.
 
   it('FP32 JSON on the typescript backend (ts_scale doubles)', async () => {
     const answer = await post(
@@ -306,8 +294,8 @@ describe('bad inference requests: Triton status and a message naming the problem
     expectError(await infer('{"inputs": [}'), 400, /JSON/);
   });
 
-  it('unknown model → 404, unknown version → 404', async () => {
-    expectError(await post('/v2/models/nope/infer', simpleJson()), 404, /unknown model: 'nope'/);
+  it('unknown model → 400 with Triton\'s wording, unknown version → 404', async () => {
+    expectError(await post('/v2/models/nope/infer', simpleJson()), 400, /^Request for unknown model: 'nope' is not found$/);
     expectError(await post('/v2/models/simple/versions/9/infer', simpleJson()), 404, /'simple' version 9/);
   });
 
@@ -516,7 +504,7 @@ describe('repository, trace, logging, shared memory and routing', () => {
     expectError(await post('/v2/models/simple/trace/setting', '{"trace_rate":"10"}'), 501, /trac/);
     // Triton's per-model trace route takes no version: with one the path is unknown.
     expect((await get('/v2/models/simple/versions/1/trace/setting')).status).toBe(404);
-    expectError(await get('/v2/models/nope/trace/setting'), 404, /nope/);
+    expectError(await get('/v2/models/nope/trace/setting'), 400, /nope/);
   });
 
   it('logging: GET returns the settings, POST applies and returns them, log_file is read-only (501)', async () => {

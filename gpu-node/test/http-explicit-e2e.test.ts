@@ -27,7 +27,7 @@ describe('explicit model control (second node)', () => {
   it('nothing is loaded at start: the index names the model without a state', async () => {
     expect(json(await ex('POST', '/v2/repository/index'))).toEqual([{ name: 'ts_scale' }]);
     expect(json(await ex('POST', '/v2/repository/index', '{"ready":true}'))).toEqual([]);
-    expectError(await ex('GET', '/v2/models/ts_scale/ready'), 404, /'ts_scale'/);
+    expectError(await ex('GET', '/v2/models/ts_scale/ready'), 400, /^Request for unknown model: 'ts_scale' is not found$/);
   });
 
   it('load → READY and served; unload → UNAVAILABLE "unloaded" and refused', async () => {
@@ -67,8 +67,26 @@ describe('explicit model control (second node)', () => {
     expect((json(await tsInfer()) as { outputs: { data: number[] }[] }).outputs[0]?.data).toEqual([5, 15]);
   });
 
-  it('loading a model that does not exist fails naming it; a bad load parameter → 400', async () => {
-    expectError(await ex('POST', '/v2/repository/models/ghost/load'), 400, /load failed for model 'ghost'/);
+  it("loading a model that does not exist: 500 with Triton's wording, and the node stays ready; a bad load parameter → 400", async () => {
+    expect((await ex('GET', '/v2/health/ready')).status).toBe(200);
+    const ghost = await ex('POST', '/v2/repository/models/ghost/load');
+    expect(ghost.status, ghost.text).toBe(500);
+    expect(json(ghost)).toEqual({ error: "failed to load 'ghost', failed to poll from model repository" });
+    // A model that is not in the repository must not count against readiness.
+    expect((await ex('GET', '/v2/health/ready')).status).toBe(200);
+    expect(json(await ex('POST', '/v2/repository/index'))).not.toContainEqual(expect.objectContaining({ name: 'ghost' }));
     expectError(await ex('POST', '/v2/repository/models/ts_scale/load', '{"parameters":{"bogus":"1"}}'), 400, /'bogus'/);
+  });
+
+  it('a config override that cannot be parsed → 400 "failed to load"; a file name the file system refuses → 500, no errno text', async () => {
+    const bad = await ex('POST', '/v2/repository/models/ts_scale/load', JSON.stringify({ parameters: { config: '{not json' } }));
+    expect(bad.status, bad.text).toBe(400);
+    expect(json(bad)).toMatchObject({ error: expect.stringMatching(/^failed to load 'ts_scale', Invalid config override: /) });
+    const config = JSON.stringify({ name: 'ts_scale', backend: 'typescript' });
+    const longName = `file:1/${'x'.repeat(300)}`;
+    const refused = await ex('POST', '/v2/repository/models/ts_scale/load', JSON.stringify({ parameters: { config, [longName]: 'AAAA' } }));
+    expect(refused.status, refused.text).toBe(500);
+    expect(json(refused)).toEqual({ error: "failed to load 'ts_scale', failed to poll from model repository" });
+    expect(refused.text).not.toMatch(/ENAMETOOLONG|errno/);
   });
 });

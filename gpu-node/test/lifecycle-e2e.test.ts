@@ -90,7 +90,7 @@ describe('broken config and POLL mode (one in-process node)', () => {
     expect(served.status, served.text).toBe(200);
     expect(JSON.parse(served.text).outputs[0].data).toEqual([2, 4]);
     const brokenReady = await call(`${node.http}/v2/models/broken/ready`);
-    expect(brokenReady.status).toBe(404);
+    expect(brokenReady.status).toBe(400);
     expect(JSON.parse(brokenReady.text).error).toMatch(/'broken'/);
   });
 
@@ -136,7 +136,7 @@ describe('broken config and POLL mode (one in-process node)', () => {
 
   it('removing the folder makes the model go away', async () => {
     await rm(join(repo ?? '', 'added'), { recursive: true, force: true });
-    await waitFor(async () => (await call(`${node.http}/v2/models/added/infer`, 'POST', scaleRequest([1]))).status === 404, {
+    await waitFor(async () => (await call(`${node.http}/v2/models/added/infer`, 'POST', scaleRequest([1]))).status === 400, {
       timeoutMs: 30_000,
       what: "'added' gone",
     });

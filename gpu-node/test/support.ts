@@ -128,6 +128,25 @@ export async function writeScriptModel(
   }
 }
 
+/** A typescript-backend BYTES identity model `name` (TYPE_STRING [-1] → OUTPUT0, max_batch_size 8). */
+export async function writeBytesIdentityModel(repository: string, name: string): Promise<void> {
+  await writeScriptModel(repository, name, {
+    withConfig: false,
+    executeBody: 'return requests.map((r) => ({ outputs: { OUTPUT0: { datatype: "BYTES", shape: [...r.inputs.INPUT0.shape], data: r.inputs.INPUT0.data } } }));',
+  });
+  await writeFile(
+    join(repository, name, 'config.pbtxt'),
+    configText({
+      name,
+      backend: 'typescript',
+      defaultModelFilename: 'model.js',
+      maxBatchSize: 8,
+      inputs: [{ name: 'INPUT0', dataType: 'TYPE_STRING', dims: [-1] }],
+      outputs: [{ name: 'OUTPUT0', dataType: 'TYPE_STRING', dims: [-1] }],
+    }),
+  );
+}
+
 /** An execute body answering OUTPUT0 = INPUT0 × factor. */
 export function scaleBody(factor: number): string {
   return (

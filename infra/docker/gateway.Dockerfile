@@ -5,7 +5,7 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 # The production bundle (scripts/build.mjs): every command and worker entry, no tsx at run time.
 COPY scripts ./scripts
@@ -19,7 +19,7 @@ FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 # One package for all parts, so onnxruntime-node comes along; its CPU build is enough (never loaded here).
 ENV ONNXRUNTIME_NODE_INSTALL=skip
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 # Run-time dependencies only: the bundle leaves out onnxruntime-node (native) and tsx (TypeScript model files).
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 

@@ -11,7 +11,7 @@ FROM ${NODE_IMAGE} AS node
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 # The production bundle (scripts/build.mjs): every command and worker entry, no tsx at run time.
 COPY scripts ./scripts
@@ -23,10 +23,10 @@ RUN npm run build
 
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
-# The environment variable wins over .npmrc's onnxruntime-node-install=skip: the postinstall script
-# downloads the CUDA 12 execution provider libraries into node_modules/onnxruntime-node.
+# Not skip, as the CPU images and CI say: the postinstall script downloads the CUDA 12 execution
+# provider libraries into node_modules/onnxruntime-node.
 ENV ONNXRUNTIME_NODE_INSTALL=cuda12
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 # Run-time dependencies only: the bundle leaves out onnxruntime-node (native) and tsx (TypeScript model files).
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 

@@ -6,7 +6,7 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 # The production bundle (scripts/build.mjs): every command and worker entry, no tsx at run time.
 COPY scripts ./scripts
@@ -20,7 +20,7 @@ FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 # Keep onnxruntime-node's bundled CPU binaries: the CUDA download belongs to the GPU image only.
 ENV ONNXRUNTIME_NODE_INSTALL=skip
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 # Run-time dependencies only: the bundle leaves out onnxruntime-node (native) and tsx (TypeScript model files).
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 

@@ -3,9 +3,7 @@
  * of the reference wire schema: every message, field name, number, type, label and oneof, every enum
  * value and every RPC. A mismatch here would silently break interoperability with Triton's clients.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ScalarType } from '@bufbuild/protobuf';
 import type { DescField, DescFile } from '@bufbuild/protobuf';
@@ -13,9 +11,10 @@ import { nestedTypes } from '@bufbuild/protobuf/reflect';
 import { file_model_config } from '../src/gen/model_config_pb.js';
 import { file_grpc_service } from '../src/gen/grpc_service_pb.js';
 import { file_health } from '../src/gen/health_pb.js';
+import { referenceData } from '../src/testing/reference-data.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const schemaPath = path.resolve(repoRoot, '..', 'shared', 'reference', 'triton-wire-schema.md');
+// Outside the repository: a fresh clone skips this file with one line saying what is missing.
+const schema = referenceData('reference/triton-wire-schema.md', 'our .proto files against the reference wire schema');
 
 interface Expected {
   messages: Map<string, string[]>; // full name → "field|number|type|label|oneof" rows
@@ -112,8 +111,8 @@ function actualOf(files: DescFile[]): Expected {
   return actual;
 }
 
-describe.skipIf(!existsSync(schemaPath))('our .proto files against the reference wire schema', () => {
-  const expected = parseSchema(existsSync(schemaPath) ? readFileSync(schemaPath, 'utf8') : '');
+describe.skipIf(!schema.present)('our .proto files against the reference wire schema', () => {
+  const expected = parseSchema(schema.present ? readFileSync(schema.path, 'utf8') : '');
   const actual = actualOf([file_model_config, file_grpc_service, file_health]);
 
   it('has every message with the same fields, numbers, types, labels and oneofs', () => {

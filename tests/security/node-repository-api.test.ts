@@ -152,7 +152,7 @@ describe('HTTP', () => {
     const broken = { ...model.config, name: 'broken', backend: 'no_such_backend' };
     const res = await rawCall(node.http, 'POST', '/v2/repository/models/broken/load', { body: loadBody(broken, model.files) });
     expect(res.status).toBe(400);
-    expect(errorOf(res.text)).toMatch(/load failed for model 'broken'/);
+    expect(errorOf(res.text)).toMatch(/failed to load 'broken'/);
     expect(await node.tmpEntries(OVERRIDE_PREFIX)).toEqual([]);
   });
 

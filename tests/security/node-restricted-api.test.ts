@@ -88,7 +88,7 @@ describe('restricted model-repository and logging', () => {
     expect(error.details).toBe(GRPC_DENIED);
     expect(existsSync(marker)).toBe(false);
     expect(await node.tmpEntries('tessera-override-')).toEqual([]);
-    expect((await rawCall(node.http, 'GET', '/v2/models/upload/ready')).status).toBe(404);
+    expect((await rawCall(node.http, 'GET', '/v2/models/upload/ready')).status).toBe(400);
   });
 
   it('refuses unload without the header (the model keeps serving), allows it with the header', async () => {

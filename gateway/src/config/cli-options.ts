@@ -32,10 +32,14 @@ export interface GatewayCliOptions {
   readonly help: boolean;
 }
 
-export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--host H] [--node SPEC]... [--otlp-endpoint URL]
-  --node SPEC   grpc=host:port,http=host:port (repeatable; used without Redis)
+export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--host H] [--node SPEC]... [--otlp-endpoint URL] [--jobs-worker]
+  --config FILE   the gateway config JSON (default: embedded defaults with a demo tenant)
+  --port N        HTTP listen port (default 8080, or the config's "port"); 0 picks a free port
+  --host H        listen address (default: all interfaces)
+  --node SPEC     grpc=host:port,http=host:port (repeatable; used without Redis)
   --otlp-endpoint URL   send OpenTelemetry spans to URL/v1/traces (default: off)
-  env: REDIS_URL, TESSERA_ADMIN_KEY, OTEL_EXPORTER_OTLP_ENDPOINT`;
+  --jobs-worker   also run async-job workers in this process (or TESSERA_JOBS_WORKER=1)
+  env: REDIS_URL, TESSERA_ADMIN_KEY, TESSERA_JOBS_WORKER, OTEL_EXPORTER_OTLP_ENDPOINT`;
 
 const HOST_PORT = /^[^\s/,=]+:\d{1,5}$/;
 

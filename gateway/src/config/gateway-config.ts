@@ -6,6 +6,7 @@
  * {
  *   "port": 8080,                    // [8080] HTTP listen port; `--port` overrides
  *   "host": "0.0.0.0",               // ["0.0.0.0"]
+ *   "serverName": "triton",          // ["triton"] the name `GET /v2` answers (Triton's, for its clients)
  *   "adminKeyHash": "<64 hex>",      // sha256(admin key) in hex; env TESSERA_ADMIN_KEY (plaintext) overrides.
  *                                    //   Neither set → the admin API answers 403 (disabled).
  *   "redisUrl": "redis://host:6379", // [none] env REDIS_URL overrides; none → in-process stores (one gateway only)
@@ -105,6 +106,8 @@ export interface CacheSettings {
 export interface GatewayConfig {
   readonly port: number;
   readonly host: string;
+  /** The server name `GET /v2` reports; default "triton". */
+  readonly serverName: string;
   readonly adminKeyHash: string | null;
   readonly redisUrl: string | null;
   readonly keyPrefix: string;

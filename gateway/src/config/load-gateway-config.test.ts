@@ -21,6 +21,9 @@ describe('loadGatewayConfig', () => {
   it('completes an empty file with the defaults and freezes it', () => {
     const config = loadGatewayConfig('{}');
     expect(config.port).toBe(8080);
+    expect(config.serverName).toBe('triton');
+    expect(loadGatewayConfig('{"serverName": "acme-inference"}').serverName).toBe('acme-inference');
+    expect(() => loadGatewayConfig('{"serverName": ""}')).toThrow(/\$\.serverName/);
     expect(config.adminKeyHash).toBeNull();
     expect(config.redisUrl).toBeNull();
     expect(config.maxPipelinedRequests).toBe(32);

@@ -25,6 +25,8 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 const HOST_PORT = /^[^\s/]+:\d{1,5}$/;
 
 export const DEFAULT_PORT = 8080;
+/** What `GET /v2` names the server: Triton's name, which Triton's clients and tools may check. */
+export const DEFAULT_SERVER_NAME = 'triton';
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_CACHE_ENTRY_BYTES = 1024 * 1024;
@@ -103,7 +105,7 @@ function describe(value: unknown): string {
 
 const TOP_KEYS = [
   'port', 'host', 'adminKeyHash', 'redisUrl', 'keyPrefix', 'requestTimeoutMs', 'maxBodyBytes', 'maxPipelinedRequests',
-  'rateLimitLeaseMs', 'metrics', 'tiers', 'tenants', 'nodes', 'grpcTransport', 'routing', 'cache',
+  'rateLimitLeaseMs', 'metrics', 'tiers', 'tenants', 'nodes', 'grpcTransport', 'routing', 'cache', 'serverName',
 ] as const;
 const TIER_KEYS = ['priority', 'queueTimeoutMs', 'queueShare', 'rateLimits', 'cacheTtlSeconds', 'allowedModels'] as const;
 const RATE_KEYS = ['requestsPerSecond', 'burst', 'elementsPerSecond', 'elementsBurst'] as const;
@@ -122,6 +124,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
 
   const port = c.number(root.port, '$.port', { min: 0, max: 65535, integer: true }) ?? DEFAULT_PORT;
   const host = c.string(root.host, '$.host') ?? '0.0.0.0';
+  const serverName = c.string(root.serverName, '$.serverName', /^[\x20-\x7e]{1,64}$/, '1 to 64 printable ASCII characters') ?? DEFAULT_SERVER_NAME;
   const adminKeyHash = c.string(root.adminKeyHash, '$.adminKeyHash', SHA256_HEX, 'a lowercase sha256 hex digest (64 characters)') ?? null;
   const redisUrl = c.string(root.redisUrl, '$.redisUrl', /^rediss?:\/\//, 'a redis:// or rediss:// URL') ?? null;
   const keyPrefix = c.string(root.keyPrefix, '$.keyPrefix', /^[A-Za-z0-9._:-]{0,64}$/, 'letters, digits, ".", "_", ":" or "-" (no braces)') ?? 'tessera:';
@@ -148,7 +151,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
     throw TesseraError.invalidArg(`invalid gateway config (${n} problem${n === 1 ? '' : 's'}):\n  - ${c.issues.join('\n  - ')}`);
   }
   return deepFreeze({
-    port, host, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, rateLimitLeaseMs, metrics,
+    port, host, serverName, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, rateLimitLeaseMs, metrics,
     tiers, tenants, nodes, grpcTransport, routing, cache,
   });
 }

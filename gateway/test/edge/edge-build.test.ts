@@ -30,4 +30,15 @@ describe('edge build', () => {
       await rm(outdir, { recursive: true, force: true });
     }
   });
+
+  it('`npm run build:edge` writes the bundle to dist/edge/ at the repository root, as the README says', async () => {
+    const outdir = join(ROOT, 'dist/edge');
+    await rm(outdir, { recursive: true, force: true });
+    await promisify(execFile)('npm', ['run', '--silent', 'build:edge'], {
+      cwd: ROOT,
+      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true' },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    expect(await readdir(outdir)).toContain('entry-workers.js');
+  });
 });

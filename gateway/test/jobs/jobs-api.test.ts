@@ -124,7 +124,7 @@ describe('async jobs (gateway with in-process workers)', () => {
     const { id } = (await res.json()) as JobJson;
     const done = await api.until(KEY.a, id, finished, 'the job to fail');
     expect(done.status).toBe('failed');
-    expect(done.error).toMatch(/^NOT_FOUND: .*no_such_model/);
+    expect(done.error).toMatch(/^INVALID_ARG: Request for unknown model: 'no_such_model' is not found/);
     expect((await api.get(KEY.a, `/v1/jobs/${id}/result`)).status).toBe(409);
   });
 

@@ -36,6 +36,9 @@ try {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 } catch (error) {
-  logger.error('tessera-node failed to start', { error: error instanceof Error ? error.message : String(error) });
+  const message = error instanceof Error ? error.message : String(error);
+  logger.error('tessera-node failed to start', { error: message });
+  // The reason as a plain line too: the first thing someone trying the node reads.
+  process.stderr.write(`tessera-node: failed to start: ${message}\n`);
   process.exit(1);
 }

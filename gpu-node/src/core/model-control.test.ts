@@ -76,6 +76,22 @@ describe('explicit model control', () => {
     await expect(core.unloadModel('never-heard-of')).resolves.toBeUndefined();
   });
 
+  it('a load of a model not in the repository fails with INTERNAL and leaves readiness alone', async () => {
+    const { core } = await node(
+      async (repo) => {
+        await repo.addModel('a', fakeConfig(), [1]);
+      },
+      { controlMode: 'explicit', loadModels: ['a'] },
+    );
+    expect(core.isReady()).toBe(true);
+    await expect(core.loadModel('missing')).rejects.toMatchObject({
+      code: 'INTERNAL',
+      message: "failed to load 'missing', failed to poll from model repository",
+    });
+    expect(core.isReady()).toBe(true);
+    expect((await core.repositoryIndex(false)).map((e) => e.name)).toEqual(['a']);
+  });
+
   it('`*` loads everything; a failed load throws and names the config file', async () => {
     const { core } = await node(
       async (repo) => {
@@ -204,7 +220,7 @@ describe('poll model control', () => {
 
     await repo.removeModel('simple');
     await core.poll();
-    await expect(core.infer(request('simple'))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(core.infer(request('simple'))).rejects.toMatchObject({ code: 'INVALID_ARG' });
     expect(await core.repositoryIndex(false)).toEqual([]);
     await expect(core.loadModel('simple')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
   });
@@ -221,8 +237,8 @@ describe('model names and folders (issue 14)', () => {
       expect(() => core.statistics(name)).toThrow(expect.objectContaining({ code: 'INVALID_ARG' }));
       await expect(core.infer(request(name))).rejects.toMatchObject({ code: 'INVALID_ARG' });
     }
-    // An unknown but valid name is still Triton's NOT_FOUND.
-    expect(() => core.modelMetadata('missing')).toThrow(expect.objectContaining({ code: 'NOT_FOUND' }));
+    // An unknown but valid name is Triton's INVALID_ARG 'is not found' (not a name problem).
+    expect(() => core.modelMetadata('missing')).toThrow(expect.objectContaining({ code: 'INVALID_ARG', message: "Request for unknown model: 'missing' is not found" }));
     expect((await core.repositoryIndex(false)).map((e) => e.name)).toEqual(['simple']);
   });
 

@@ -71,7 +71,7 @@ describe('NodeCore in none mode', () => {
       await repo.addModel('simple', fakeConfig(), [1, 2]);
     });
     await expect(core.infer(request('nope'))).rejects.toMatchObject({
-      code: 'NOT_FOUND',
+      code: 'INVALID_ARG',
       message: "Request for unknown model: 'nope' is not found",
     });
     await expect(core.infer(request('simple', '1'))).rejects.toMatchObject({

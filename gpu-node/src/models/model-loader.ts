@@ -74,7 +74,7 @@ export interface ReconcileRequest {
 
 export interface ReconcileOutcome {
   /** Empty when every selected version is READY. */
-  readonly failures: readonly { readonly version?: number; readonly reason: string }[];
+  readonly failures: readonly { readonly version?: number; readonly reason: string; readonly config?: boolean }[];
   /** Version objects that left the served set and are draining; settle when they are closed. */
   readonly retired: Promise<void>;
 }
@@ -99,7 +99,7 @@ export async function reconcileModel(
       versions: directory.versions,
     });
   } catch (error) {
-    return failWholeModel(entry, withFileName(toTesseraError(error).message, request, directory));
+    return failWholeModel(entry, withFileName(toTesseraError(error).message, request, directory), true);
   }
   const { config, backend } = resolved;
   const selected = selectVersions(config.versionPolicy, directory.versions);
@@ -158,9 +158,9 @@ export async function reconcileModel(
   return { failures, retired: Promise.all(retiring).then(() => undefined) };
 }
 
-function failWholeModel(entry: ModelEntry, reason: string): ReconcileOutcome {
+function failWholeModel(entry: ModelEntry, reason: string, config = false): ReconcileOutcome {
   entry.failure = reason;
-  return { failures: [{ reason }], retired: Promise.resolve() };
+  return { failures: [{ reason, ...(config ? { config } : {}) }], retired: Promise.resolve() };
 }
 
 /** A config error must say which file it is about; the reader usually does, this makes sure. */

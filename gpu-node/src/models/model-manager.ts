@@ -52,6 +52,14 @@ export interface ModelManagerOptions {
   readonly rateLimiter?: RateLimiter;
 }
 
+/**
+ * Triton's answer when a model's folder cannot be read (absent, a name the file system refuses, ...):
+ * INTERNAL, worded as Triton words it; the system's own text goes to the node's log, not to the client.
+ */
+function pollFailedError(name: string, cause: unknown): TesseraError {
+  return new TesseraError('INTERNAL', `failed to load '${name}', failed to poll from model repository`, { cause });
+}
+
 export const LOAD_UNLOAD_NOT_ALLOWED = 'explicit model load / unload is not allowed if polling is enabled';
 
 /** Models loaded at once at start and per poll (Triton's --model-load-thread-count default). */
@@ -136,8 +144,14 @@ export class ModelManager {
       return;
     }
     // Written before the model gets an entry: files that cannot be written leave no trace (index, readiness).
-    const override = options.files?.size ? await writeOverrideDirectory(name, options.files) : undefined;
+    // A file the file system refuses (a name too long, ...) is Triton's poll failure, not raw errno text.
+    const override = options.files?.size
+      ? await writeOverrideDirectory(name, options.files).catch((error: unknown) => {
+          throw error instanceof TesseraError ? error : pollFailedError(name, error);
+        })
+      : undefined;
     const entry = this.entry(name);
+    const wasWanted = entry.wanted;
     entry.wanted = true;
     await enqueueModelOperation(entry, async () => {
       let directory: ModelDirectory;
@@ -146,10 +160,16 @@ export class ModelManager {
         try {
           directory = await this.readRepositoryFolder(name, override?.modelPath);
         } catch (error) {
+          // Nothing was read, so nothing changed: a model never served leaves no entry behind to count against readiness.
+          this.forgetIfNeverServed(entry, wasWanted);
           if (error instanceof TesseraError) throw error;
-          throw TesseraError.invalidArg(`failed to load '${name}', failed to poll from model repository`);
+          throw pollFailedError(name, error);
         }
         outcome = await this.reconcile(entry, directory, options.configJson, true);
+        if (options.configJson !== undefined && outcome.failures.some((f) => f.config === true)) {
+          const detail = outcome.failures.map((f) => f.reason).join('; ');
+          throw TesseraError.invalidArg(`failed to load '${name}', Invalid config override: ${detail}`);
+        }
       } catch (error) {
         // Nothing may stay behind from a failed load: the uploaded files go with it.
         await override?.remove();
@@ -182,13 +202,17 @@ export class ModelManager {
     });
   }
 
-  /** Triton's GetModel: the READY version asked for, or the highest READY one; Triton's errors otherwise. */
+  /**
+   * Triton's GetModel: the READY version asked for, or the highest READY one; Triton's errors otherwise.
+   * A name the manager never loaded is INVALID_ARG (400), as Triton's repository manager answers for a
+   * name it has no identifier of; a known model without the version, or without a ready one, is NOT_FOUND.
+   */
   resolve(name: string, requested?: string): ModelVersion {
     const entry = this.entries.get(name);
     if (!entry || entry.versions.size === 0) {
       // Only an unknown name can be invalid (none is ever loaded), so served requests never pay for the check.
       assertValidModelName(name);
-      throw TesseraError.notFound(`Request for unknown model: '${name}' is not found`);
+      throw TesseraError.invalidArg(`Request for unknown model: '${name}' is not found`);
     }
     if (requested === undefined || requested === '') {
       const ready = this.readyVersions(name);
@@ -350,15 +374,23 @@ export class ModelManager {
   /** Loads (or reloads what changed of) a model from its repository folder; throws Triton's load error. */
   private async loadFromRepository(name: string, force: boolean): Promise<void> {
     const entry = this.entry(name);
+    const wasWanted = entry.wanted;
     entry.wanted = true;
+    let pollError: unknown;
     const outcome = await enqueueModelOperation(entry, async () => {
       let directory: ModelDirectory;
       try {
         directory = await this.readRepositoryFolder(name);
       } catch (error) {
-        entry.failure =
-          error instanceof TesseraError ? error.message : `failed to load '${name}', failed to poll from model repository`;
-        return { failures: [{ reason: entry.failure }], retired: Promise.resolve() } satisfies ReconcileOutcome;
+        if (error instanceof TesseraError) {
+          // There but refused (a link leading outside the repository): a failure the index shows.
+          entry.failure = error.message;
+          return { failures: [{ reason: entry.failure }], retired: Promise.resolve() } satisfies ReconcileOutcome;
+        }
+        // Not in the repository (or unreadable): like Triton, no model entry is made, so readiness is unaffected.
+        pollError = error;
+        this.forgetIfNeverServed(entry, wasWanted);
+        return { failures: [], retired: Promise.resolve() } satisfies ReconcileOutcome;
       }
       if (!force && directory.fingerprint === entry.appliedFingerprint && !entry.override) {
         return { failures: [], retired: Promise.resolve() } satisfies ReconcileOutcome;
@@ -372,10 +404,22 @@ export class ModelManager {
       }
       return result;
     });
+    if (pollError !== undefined) {
+      const error = pollFailedError(name, pollError);
+      this.options.onError?.(error.message);
+      throw error;
+    }
     if (outcome.failures.length) {
       this.options.onError?.(`failed to load '${name}': ${outcome.failures.map((f) => f.reason).join('; ')}`);
       throw loadFailedError(name, outcome);
     }
+  }
+
+  /** Drops an entry that a failed read created: no version, no override, not wanted before. */
+  private forgetIfNeverServed(entry: ModelEntry, wasWanted: boolean): void {
+    if (entry.versions.size > 0 || entry.override !== undefined) return;
+    if (wasWanted && entry.failure !== undefined) return;
+    if (this.entries.get(entry.name) === entry) this.entries.delete(entry.name);
   }
 
   /** Loads `names`, ensembles after the models their steps name (see ensemble/load-order.ts); failures stay in the index. */

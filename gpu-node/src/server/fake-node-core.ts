@@ -191,7 +191,7 @@ export class FakeNodeCore implements NodeCore {
 
   private find(name: string, version?: string): FakeModel {
     const found = this.models.get(name);
-    if (found === undefined) throw TesseraError.notFound(`Request for unknown model: '${name}' is not found`);
+    if (found === undefined) throw TesseraError.invalidArg(`Request for unknown model: '${name}' is not found`);
     // '' is the latest version, as in the real core.
     if (version !== undefined && version !== '' && version !== '1') {
       throw TesseraError.notFound(`Request for unknown model: '${name}' version ${version} is not found`);

@@ -67,8 +67,8 @@ describe('createGrpcInferClient against the node gRPC server', () => {
   it('rejects an error status (answered trailers-only) with its name and message', async () => {
     const error = await rejection(client.infer({ ...echoRequest('e1', 1), modelName: 'missing' }));
     expect(error).toBeInstanceOf(GrpcStatusError);
-    expect(error.message).toBe("NOT_FOUND: Request for unknown model: 'missing' is not found");
-    expect((error as GrpcStatusError).grpcStatus).toBe(5);
+    expect(error.message).toBe("INVALID_ARGUMENT: Request for unknown model: 'missing' is not found");
+    expect((error as GrpcStatusError).grpcStatus).toBe(3);
   });
 
   it('decodes a percent-encoded grpc-message', async () => {

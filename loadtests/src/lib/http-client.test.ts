@@ -63,7 +63,7 @@ describe('createHttpInferClient against the node HTTP server', () => {
   it('turns an error answer into a TesseraError with the server message', async () => {
     const error = await client.infer({ ...identity('e1', 1), modelName: 'missing' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TesseraError);
-    expect(error).toMatchObject({ code: 'NOT_FOUND', message: "Request for unknown model: 'missing' is not found" });
+    expect(error).toMatchObject({ code: 'INVALID_ARG', message: "Request for unknown model: 'missing' is not found" });
   });
 });
 

@@ -84,6 +84,8 @@ describe('tessera-perf against a node', () => {
   it('fails cleanly for an unknown model', async () => {
     const io = capture();
     expect(await runPerfCli(['-m', 'nope', '-u', `127.0.0.1:${node.httpPort}`, ...SHORT], io)).toBe(1);
-    expect(io.err.join('')).toContain('HTTP 404');
+    // Triton's answer for an unknown model: 400 (INVALID_ARG) naming it.
+    expect(io.err.join('')).toContain('HTTP 400');
+    expect(io.err.join('')).toContain("Request for unknown model: 'nope' is not found");
   });
 });

@@ -40,6 +40,27 @@ describe('createLogger (pino)', () => {
     expect(parsed()[0]).toMatchObject({ component: 'test', traceId: 't1', requestId: 'r1', tenant: 'acme', model: 'simple', msg: 'x' });
   });
 
+  it("writes each key once: a child's or a call's field replaces the parent's of the same name", () => {
+    const { logger, lines } = capture();
+    const part = logger.child({ component: 'node-directory' });
+    part.info('flat');
+    part.info('nested', { detail: { a: 1 } });
+    part.child({ requestId: 'r' }).warn('grandchild');
+    part.info('call field', { component: 'override', n: 1 });
+    logger.child({ nested: { x: 1 } }).child({ component: 'deep' }).info('pino path');
+    const counts = lines.map((l) => l.match(/"component":/g)?.length);
+    expect(counts).toEqual([1, 1, 1, 1, 1]);
+    expect(lines.map((l) => (JSON.parse(l) as { component: string }).component)).toEqual([
+      'node-directory',
+      'node-directory',
+      'node-directory',
+      'override',
+      'deep',
+    ]);
+    expect(JSON.parse(lines[1] ?? '')).toMatchObject({ detail: { a: 1 }, msg: 'nested' });
+    expect(JSON.parse(lines[4] ?? '')).toMatchObject({ nested: { x: 1 }, msg: 'pino path' });
+  });
+
   it('never prints key fields, at the top level or one level down, in call or child fields', () => {
     const { logger, lines, parsed } = capture();
     const secret = 'tsk_SHOULD_NEVER_APPEAR_1234';

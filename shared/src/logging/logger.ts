@@ -99,17 +99,45 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     destination,
   );
   const sink = (line: string): void => void destination.write(line);
-  if (options.fields === undefined) return wrap(root, options.verbosity ?? 0, sink, '');
-  const fields = redact(options.fields);
-  return wrap(root.child(fields), options.verbosity ?? 0, sink, flatFields(fields, SECRET_FIELDS));
+  return bound(root, options.verbosity ?? 0, sink, options.fields === undefined ? {} : redact(options.fields));
+}
+
+/**
+ * A logger whose lines carry `fields` (already redacted). Each key appears once in a line: a child's
+ * field replaces its parent's of the same name (`component` of a part replaces the process's), and
+ * so does a call's field, where pino would write the key twice.
+ */
+function bound(root: TesseraPino, verbosity: number, sink: (line: string) => void, fields: LogFields): Logger {
+  const keys = Object.keys(fields);
+  if (keys.length === 0) return wrap(root, verbosity, sink, '', fields, root);
+  return wrap(root.child(fields), verbosity, sink, flatFields(fields, SECRET_FIELDS), fields, root);
 }
 
 /**
  * `bindings`: the child's fields as flat-line.ts writes them, or undefined when they are not flat; a
  * line whose bindings and fields are flat is formatted there, any other goes through pino.
  */
-function wrap(log: TesseraPino, verbosity: number, sink: (line: string) => void, bindings: string | undefined): Logger {
+function wrap(
+  log: TesseraPino,
+  verbosity: number,
+  sink: (line: string) => void,
+  bindings: string | undefined,
+  boundFields: LogFields,
+  root: TesseraPino,
+): Logger {
+  const collides = (fields: LogFields): boolean => {
+    for (const key in fields) if (Object.hasOwn(boundFields, key)) return true;
+    return false;
+  };
   const emit = (level: 'info' | 'warn' | 'error' | 'verbose', message: string, fields?: LogFields): void => {
+    if (fields !== undefined && collides(fields)) {
+      // Rare: write the line from the root with the merged fields, so that the key appears once.
+      const merged = { ...boundFields, ...redact(fields) };
+      const flat = flatFields(merged, SECRET_FIELDS);
+      if (flat !== undefined) sink(flatLine(level, '', flat, message));
+      else root[level](merged, message);
+      return;
+    }
     if (bindings !== undefined) {
       const flat = fields === undefined ? '' : flatFields(fields, SECRET_FIELDS);
       if (flat !== undefined) {
@@ -129,8 +157,9 @@ function wrap(log: TesseraPino, verbosity: number, sink: (line: string) => void,
     },
     child: (fields) => {
       const safe = redact(fields);
+      if (collides(safe)) return bound(root, verbosity, sink, { ...boundFields, ...safe });
       const flat = bindings === undefined ? undefined : flatFields(safe, SECRET_FIELDS);
-      return wrap(log.child(safe), verbosity, sink, flat === undefined ? undefined : bindings + flat);
+      return wrap(log.child(safe), verbosity, sink, flat === undefined ? undefined : bindings + flat, { ...boundFields, ...safe }, root);
     },
   };
 }

@@ -7,12 +7,12 @@
  * checked out next to the repository, else built-in seeds), structurally generated configs with
  * hostile values, and deep nesting.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TesseraError } from '../errors/index.js';
+import { referenceData } from '../testing/reference-data.js';
 import type { ModelIoMetadata } from './model-io-metadata.js';
 import { readModelConfig } from './read-model-config.js';
 
@@ -26,9 +26,8 @@ const BUILT_IN_SEEDS = [
 
 /** Triton's own configs (see conformance.test.ts) when that corpus is present; else the built-in seeds. */
 function seedConfigs(): string[] {
-  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-  const corpus = path.resolve(root, '..', 'shared', 'conformance', 'triton-model-config');
-  if (!existsSync(corpus)) return BUILT_IN_SEEDS;
+  const { path: corpus, present } = referenceData('conformance/triton-model-config', 'fuzz seeds from the Triton corpus (built-in seeds only)');
+  if (!present) return BUILT_IN_SEEDS;
   const texts = readdirSync(corpus)
     .filter((name) => name.endsWith('.pbtxt'))
     .map((name) => readFileSync(path.join(corpus, name), 'utf8').replace(/^#.*\n/gm, ''));

@@ -10,8 +10,11 @@
  *   literal may well have been that maximum; anything further out is rejected as out of range.
  * - Output: 64-bit integers come back as numbers when they are safe integers, else as bigint, which
  *   the KServe JSON writer prints as an exact integer literal (as Triton does).
- * - BYTES output elements are decoded as UTF-8 (invalid sequences become U+FFFD); clients that need
- *   exact bytes ask for binary output.
+ * - BYTES are bytes, never altered: a JSON input string is encoded as UTF-8, and one that is not
+ *   well-formed Unicode (a lone surrogate, which UTF-8 cannot encode) is refused naming the element; a
+ *   BYTES output element that is not valid UTF-8 cannot be a JSON string, so it is refused naming the
+ *   output and element, telling the client to ask for binary output (Triton writes such bytes raw,
+ *   which makes the body invalid JSON). A NUL is a character like any other: `\u0000` in JSON.
  */
 import { TesseraError } from '../errors/index.js';
 import { decodeBytesElements, encodeBytesElements } from './bytes-elements.js';
@@ -51,7 +54,9 @@ const INT_RANGES: Partial<Record<Datatype, readonly [number, number]>> = {
 };
 const TWO_63 = 2 ** 63;
 const TWO_64 = 2 ** 64;
-const utf8 = new TextDecoder('utf-8');
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** A UTF-16 surrogate without its pair: JSON.parse accepts `"\ud800"`, UTF-8 cannot encode it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
@@ -155,6 +160,12 @@ export function jsonDataToTensorBytes(
     let bytes = 0;
     leaves.forEach((v, i) => {
       if (typeof v !== 'string') throw bad(i);
+      if (LONE_SURROGATE.test(v)) {
+        throw TesseraError.invalidArg(
+          `unable to parse 'data' of ${what}: element ${i} is not well-formed Unicode (a lone surrogate), ` +
+            'which has no UTF-8 form; send such bytes as binary data',
+        );
+      }
       bytes += 4 + v.length; // UTF-16 length is a cheap lower bound of the UTF-8 length
     });
     if (bytes > maxBytes) throw tooLarge(what, bytes, maxBytes);
@@ -222,7 +233,16 @@ export function tensorBytesToJsonData(tensor: Tensor, role: 'input' | 'output' =
   validateTensorData(tensor, what);
   const { data } = tensor;
   if (datatype === 'BYTES') {
-    return decodeBytesElements(data, undefined, what).map((e) => utf8.decode(e));
+    return decodeBytesElements(data, undefined, what).map((e, i) => {
+      try {
+        return utf8.decode(e);
+      } catch {
+        throw TesseraError.invalidArg(
+          `${what} element ${i} is not valid UTF-8, which a JSON string cannot carry unaltered; ` +
+            `request ${what} as binary data ("binary_data": true)`,
+        );
+      }
+    });
   }
   const size = datatypeByteSize(datatype) as number;
   const count = data.length / size;

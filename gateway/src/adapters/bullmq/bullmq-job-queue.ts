@@ -149,12 +149,17 @@ export function toJobState(state: string): JobState {
   }
 }
 
+/**
+ * The record of `job` in `state`. The state is read before the job (see load()), so a worker may have
+ * taken the job in between, and a retry waiting for its backoff keeps its last attempt's processedOn:
+ * a queued record shows no start time either way, so that no answer says "queued" and "started" at once.
+ */
 export function recordOf(job: Job<InferJobData, JobResult>, state: JobState): JobRecord {
   return {
     id: job.id ?? '',
     state,
     spec: job.data.spec,
-    ...(job.processedOn ? { startedAt: job.processedOn } : {}),
+    ...(job.processedOn && state !== 'queued' ? { startedAt: job.processedOn } : {}),
     ...(job.finishedOn && (state === 'succeeded' || state === 'failed') ? { finishedAt: job.finishedOn } : {}),
     attempts: job.attemptsStarted ?? job.attemptsMade,
     ...(state === 'failed' && job.failedReason ? { error: job.failedReason } : {}),

@@ -5,6 +5,7 @@ import type { LoadReport } from '../../../../shared/src/fleet/index.js';
 import type { LogFields, Logger } from '../../../../shared/src/logging/index.js';
 import { startRedisServer, waitFor } from '../../../../shared/src/testing/index.js';
 import type { RedisServer } from '../../../../shared/src/testing/index.js';
+import { connectRedis } from '../../entry-node.js';
 import { createRedisNodeDirectory } from './redis-node-directory.js';
 import type { RedisNodeDirectory } from './redis-node-directory.js';
 
@@ -92,6 +93,45 @@ describe('createRedisNodeDirectory', () => {
     await directory.refresh();
     expect(ids(directory)).toEqual(['gpu-3']);
     expect(changes).toEqual(['join:gpu-3', 'leave:gpu-3', 'join:gpu-3']);
+  });
+
+  it("subscribes to fleet events through the gateway's own client (lazyConnect, no offline queue)", async () => {
+    const logger = recordingLogger();
+    const gatewayClient = await connectRedis(redis.url, logger);
+    try {
+      directory = await createRedisNodeDirectory({ redis: gatewayClient, refreshMs: 60_000, logger });
+      const channels = (await client.pubsub('CHANNELS')) as string[];
+      expect(channels).toContain(keys.eventsChannel);
+      expect(logger.lines.map((l) => l.msg).join('\n')).not.toMatch(/cannot subscribe|not subscribed/);
+      const joined = report('gpu-7');
+      await client.publish(keys.eventsChannel, JSON.stringify({ version: FLEET_EVENT_VERSION, nodeId: 'gpu-7', startedAt: 1000, sentAt: Date.now(), type: 'join', report: joined }));
+      await waitFor(() => ids(directory!).includes('gpu-7'), { what: 'the join event (no scan runs within the test)' });
+    } finally {
+      await directory?.close();
+      directory = undefined;
+      gatewayClient.disconnect();
+    }
+  });
+
+  it('subscribes once Redis comes up when it was down at start', async () => {
+    const logger = recordingLogger();
+    const url = redis.url;
+    await redis.stop();
+    try {
+      directory = await createRedisNodeDirectory({ redis: url, refreshMs: 60_000, logger });
+      expect(logger.lines.map((l) => l.msg)).toContainEqual(expect.stringMatching(/not subscribed to fleet events yet/));
+    } finally {
+      await redis.restart();
+    }
+    const probe = new Redis(url);
+    try {
+      await waitFor(async () => ((await probe.pubsub('CHANNELS')) as string[]).includes(keys.eventsChannel), {
+        timeoutMs: 15_000,
+        what: 'the directory to subscribe after Redis came up',
+      });
+    } finally {
+      probe.disconnect();
+    }
   });
 
   it('forgets a node whose key expired, and one whose report went stale', async () => {

@@ -61,6 +61,9 @@ interface Known {
   seenTick: number;
 }
 
+/** How long start-up waits for the fleet-event subscription before going on with the scan alone. */
+const SUBSCRIBE_WAIT_MS = 2000;
+
 export async function createRedisNodeDirectory(options: RedisNodeDirectoryOptions): Promise<RedisNodeDirectory> {
   const logger = (options.logger ?? silentLogger).child({ component: 'node-directory' });
   const keys = fleetKeys(options.keyPrefix !== undefined ? { prefix: options.keyPrefix } : {});
@@ -71,7 +74,10 @@ export async function createRedisNodeDirectory(options: RedisNodeDirectoryOption
   // queue would only make the view older.
   const ownClient = typeof options.redis === 'string';
   const client = typeof options.redis === 'string' ? new Redis(options.redis, { maxRetriesPerRequest: 1 }) : options.redis;
-  const subscriber = client.duplicate();
+  // The subscriber must connect by itself and keep SUBSCRIBE queued until it is connected, whatever the
+  // options of the client it is duplicated from (the gateway's own client is `lazyConnect` with no
+  // offline queue): ioredis then resubscribes after every reconnect.
+  const subscriber = client.duplicate({ lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: true });
   client.on('error', () => {}); // reported through the failed commands instead; ioredis reconnects by itself
   subscriber.on('error', () => {});
 
@@ -238,12 +244,21 @@ export async function createRedisNodeDirectory(options: RedisNodeDirectoryOption
     }
   });
 
-  // Subscribe first: a node that joins during the first scan is then seen one way or the other.
-  try {
-    await subscriber.subscribe(keys.eventsChannel);
-  } catch (error) {
-    logger.warn('node directory: cannot subscribe to fleet events yet; relying on the periodic scan', {
-      error: toTesseraError(error).message,
+  // Subscribe first: a node that joins during the first scan is then seen one way or the other. While
+  // Redis is unreachable the SUBSCRIBE waits in the subscriber's queue and completes once it connects;
+  // start-up waits for it only briefly, the periodic scan covers the meantime.
+  const subscribed = subscriber.subscribe(keys.eventsChannel).then(
+    () => true,
+    (error: unknown) => {
+      if (!closed) logger.warn('node directory: cannot subscribe to fleet events', { error: toTesseraError(error).message });
+      return false;
+    },
+  );
+  const early = await Promise.race([subscribed, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), SUBSCRIBE_WAIT_MS).unref())]);
+  if (early === undefined) {
+    logger.warn('node directory: not subscribed to fleet events yet (Redis unreachable); relying on the periodic scan until it is');
+    void subscribed.then((ok) => {
+      if (ok && !closed) logger.info('node directory: subscribed to fleet events');
     });
   }
   await refresh();

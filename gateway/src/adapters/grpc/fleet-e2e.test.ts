@@ -66,8 +66,9 @@ describe.each(transports)('a reporting node through Redis, the directory and the
       node = undefined;
       await waitFor(() => directory.all().length === 0, { what: 'the node to leave', timeoutMs: 30_000 });
       expect(dispatcher.modelReady('simple')).toBe(false);
+      // A model the gateway knows, with no node serving it now: 503, worth a retry (not Triton's unknown-model answer).
       await expect(dispatcher.dispatch(request, { tenantId: 't', tier, deadline: Date.now() + 5000 })).rejects.toMatchObject({
-        code: 'NOT_FOUND',
+        code: 'UNAVAILABLE',
       });
     } finally {
       await dispatcher.close();

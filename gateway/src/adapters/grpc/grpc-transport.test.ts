@@ -95,11 +95,14 @@ describe.each(transports)('%s transport against a real node', (_name, makeTransp
     });
   });
 
-  it("passes the node's NOT_FOUND through as the caller's mistake, not retryable, not a breaker failure", async () => {
+  it("passes the node's NOT_FOUND (unknown version) and INVALID_ARG (unknown model) through as the caller's mistake, not retryable, not a breaker failure", async () => {
     const live = view('live', node.grpcAddress);
-    const error = await failure(transport.infer(live, { ...simple, modelName: 'nope' }, { deadline: soon() }));
+    const error = await failure(transport.infer(live, { ...simple, modelVersion: '9' }, { deadline: soon() }));
     expect(error.code).toBe('NOT_FOUND');
     expect(error.notAccepted).toBe(false);
+    const unknown = await failure(transport.infer(live, { ...simple, modelName: 'nope' }, { deadline: soon() }));
+    expect(unknown.code).toBe('INVALID_ARG');
+    expect(unknown.notAccepted).toBe(false);
     expect(transport.breakers.state('live')).toBe('closed');
   });
 

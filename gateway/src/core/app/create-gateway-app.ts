@@ -17,6 +17,7 @@ import type { AppEnv } from './app-env.js';
 import { createDirectInfer, type DirectInfer } from './direct-infer.js';
 import type { GatewayAppDeps } from './gateway-deps.js';
 import { registerKserveRoutes } from './kserve-routes.js';
+import { TenantStats } from './tenant-stats.js';
 import { authenticateRequest, failureAnswer, finishRequest } from './request-cycle.js';
 import { beginRequest, factsOf, pathOf, REQUEST_ID_HEADER } from './request-telemetry.js';
 
@@ -33,7 +34,8 @@ export interface GatewayApp {
   startDraining(): void;
 }
 
-export function createGatewayApp(deps: GatewayAppDeps): GatewayApp {
+export function createGatewayApp(given: GatewayAppDeps): GatewayApp {
+  const deps: GatewayAppDeps = given.stats === undefined ? { ...given, stats: new TenantStats() } : given;
   const now = deps.now ?? Date.now;
   const { config, metrics, logger } = deps;
   const tracer = deps.tracer ?? noopTracer;

@@ -8,6 +8,7 @@ import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { Tracer } from '../../../../shared/src/tracing/index.js';
 import type { GatewayConfig } from '../../config/index.js';
 import type { HeaderReader } from '../http/index.js';
+import type { TenantStats } from './tenant-stats.js';
 import type {
   DispatchContext,
   GatewayMetrics,
@@ -28,6 +29,8 @@ export interface GatewayDispatcher {
   modelConfig(model: string, version: string | undefined, ctx: MetadataContext): Promise<unknown>;
   modelMetadata(model: string, version: string | undefined, ctx: MetadataContext): Promise<unknown>;
   modelReady(model: string, version?: string): boolean;
+  /** Models the fleet serves, with each version's readiness, for the repository index; default none. */
+  models?(): readonly { readonly name: string; readonly versions: readonly { readonly version: string; readonly ready: boolean }[] }[];
 }
 
 export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
@@ -92,4 +95,6 @@ export interface GatewayAppDeps {
   readonly jobs?: JobQueue;
   /** Job metrics (submitted, cancelled); default none. */
   readonly jobObserver?: JobObserver;
+  /** Per-tenant model statistics (/v2/models/stats); default a fresh in-process one. */
+  readonly stats?: TenantStats;
 }

@@ -41,7 +41,7 @@ export interface InferExchange {
 
 export type InferRouteDeps = Pick<
   GatewayAppDeps,
-  'config' | 'dispatcher' | 'cache' | 'rateLimiter' | 'metrics' | 'tracer' | 'jobs' | 'jobObserver'
+  'config' | 'dispatcher' | 'cache' | 'rateLimiter' | 'metrics' | 'tracer' | 'jobs' | 'jobObserver' | 'stats'
 > & { readonly now: () => number };
 
 export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, model: string, version: string | undefined): Promise<HttpAnswer> {
@@ -104,6 +104,9 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
       produce: produceUnder(parent),
     });
   let cached: CacheRunResult;
+  const started = now();
+  const count = (outcome: 'success' | 'fail', cache?: CacheRunResult['status']): void =>
+    deps.stats?.record(auth.tenant.id, model, version ?? '', outcome, now() - started, now(), cache);
   try {
     if (deps.cache === undefined) {
       cached = { ...(await produceUnder(root)(decoded.request, signal)), status: 'BYPASS' as const };
@@ -118,8 +121,10 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
     }
   } catch (error) {
     if (preference?.spillOver === true && isQueueTimeoutRejection(error)) return toJob(true);
+    count('fail');
     throw error;
   }
+  count('success', cached.status);
   const result = withResponseId(cached, decoded.request.id);
   const extra: Record<string, string> = { 'x-cache': cached.status };
   if ('ageMs' in cached && cached.ageMs !== undefined) extra.Age = String(Math.floor(cached.ageMs / 1000));

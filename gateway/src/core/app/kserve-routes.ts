@@ -8,18 +8,22 @@
  * - GET  /v2/models/{m}[/versions/{v}]/config     model config as Triton JSON
  * - POST /v2/models/{m}[/versions/{v}]/infer      JSON or JSON + binary tensors; raw binary bodies
  *        (Inference-Header-Content-Length: 0) are UNSUPPORTED at the gateway (they need the model's config)
+ * - GET  /v2/models/stats, /v2/models/{m}[/versions/{v}]/stats   the tenant's own inferences (tenant-stats.ts)
+ * - POST /v2/repository/index                      the models the tenant may use that the fleet knows
+ *        (read-only: the repository's load/unload routes are not served through the gateway)
  * Every route but health needs an API key; model routes need a key whose tier and tenant allow the model.
  * The infer logic itself is infer-route.ts, shared with the Node fast path (direct-infer.ts).
  */
 import type { Context, Hono } from 'hono';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { inSpan, noopTracer } from '../../../../shared/src/tracing/index.js';
-import { requireModel, type AuthContext } from '../auth/index.js';
+import { mayUseModel, requireModel, type AuthContext } from '../auth/index.js';
 import { answerToResponse, emptyResponse, jsonResponse, readBodyLimited } from '../http/index.js';
 import type { GatewayRoute } from '../ports/index.js';
 import type { AppEnv } from './app-env.js';
 import type { GatewayAppDeps } from './gateway-deps.js';
 import { runInfer, type InferExchange } from './infer-route.js';
+import { TenantStats } from './tenant-stats.js';
 import { applyRateLimit, requestDeadline } from './rate-limit.js';
 
 const MODEL = '/v2/models/:model';
@@ -34,6 +38,7 @@ export interface KserveRoutesContext extends GatewayAppDeps {
 
 export function registerKserveRoutes(app: Hono<AppEnv>, deps: KserveRoutesContext): void {
   const { config, dispatcher, now } = deps;
+  const stats = deps.stats ?? new TenantStats();
   const tracer = deps.tracer ?? noopTracer;
   const methodNotAllowed = (): Response => jsonResponse({ error: 'Method Not Allowed' }, 405);
   const route = (path: string, method: 'GET' | 'POST', name: GatewayRoute, handler: Handler): void => {
@@ -73,7 +78,41 @@ export function registerKserveRoutes(app: Hono<AppEnv>, deps: KserveRoutesContex
 
   route('/v2', 'GET', 'server', async (c) => {
     await guard(c, undefined, 0);
-    return jsonResponse({ name: 'tessera-gateway', version: deps.version ?? '0.1.0', extensions: ['binary_tensor_data', 'model_configuration'] });
+    return jsonResponse({
+      name: config.serverName,
+      version: deps.version ?? '0.1.0',
+      extensions: ['binary_tensor_data', 'model_configuration', 'statistics', 'model_repository'],
+    });
+  });
+
+  /** The fleet's models this tenant may use, with each version's readiness. */
+  const allowedModels = (auth: AuthContext) => (dispatcher.models?.() ?? []).filter((m) => mayUseModel(auth, m.name));
+
+  route('/v2/repository/index', 'POST', 'repository_index', async (c) => {
+    const auth = await guard(c, undefined, 0);
+    const body = await readBodyLimited(c.req.raw, 64 * 1024);
+    const readyOnly = parseReadyFlag(body);
+    const index: Record<string, unknown>[] = [];
+    for (const model of allowedModels(auth)) {
+      const versions = model.versions.filter((v) => !readyOnly || v.ready);
+      if (versions.length === 0 && !readyOnly) {
+        index.push({ name: model.name, state: 'UNAVAILABLE', reason: 'no node is serving it' });
+      }
+      for (const v of versions) {
+        index.push({ name: model.name, version: v.version, state: v.ready ? 'READY' : 'UNAVAILABLE', ...(v.ready ? {} : { reason: 'no node is serving it' }) });
+      }
+    }
+    return jsonResponse(index);
+  });
+
+  route('/v2/models/stats', 'GET', 'model_statistics', async (c) => {
+    const auth = await guard(c, undefined, 0);
+    return jsonResponse(stats.snapshot(auth.tenant.id));
+  });
+  modelRoute('/stats', 'GET', 'model_statistics', async (c) => {
+    const [model, version] = modelOf(c);
+    const auth = await guard(c, model, 0);
+    return jsonResponse(stats.snapshot(auth.tenant.id, { model, ...(version === undefined ? {} : { version }) }, [model]));
   });
 
   modelRoute('', 'GET', 'model_metadata', async (c) => {
@@ -110,4 +149,16 @@ export function registerKserveRoutes(app: Hono<AppEnv>, deps: KserveRoutesContex
 function modelOf(c: Context<AppEnv>): [string, string | undefined] {
   const version = c.req.param('version');
   return [c.req.param('model') ?? '', version === undefined ? undefined : BigInt(version).toString()];
+}
+
+/** `{"ready": true}` in a repository-index body; an empty body, or no flag, lists every model. */
+function parseReadyFlag(body: Uint8Array): boolean {
+  if (body.length === 0) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(body));
+  } catch {
+    throw TesseraError.invalidArg('failed to parse the request JSON buffer');
+  }
+  return typeof parsed === 'object' && parsed !== null && (parsed as { ready?: unknown }).ready === true;
 }

@@ -3,7 +3,19 @@
  * tenant ids (never keys), tier names, model names the tenant may use, HTTP status codes; the adapter
  * additionally caps the number of distinct values per label.
  */
-export type GatewayRoute = 'infer' | 'model_metadata' | 'model_config' | 'model_ready' | 'server' | 'health' | 'admin' | 'metrics' | 'jobs' | 'other';
+export type GatewayRoute =
+  | 'infer'
+  | 'model_metadata'
+  | 'model_config'
+  | 'model_ready'
+  | 'model_statistics'
+  | 'repository_index'
+  | 'server'
+  | 'health'
+  | 'admin'
+  | 'metrics'
+  | 'jobs'
+  | 'other';
 
 export type AuthRejection = 'missing' | 'malformed' | 'unknown_key' | 'disabled' | 'forbidden_model' | 'admin';
 

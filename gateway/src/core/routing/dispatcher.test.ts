@@ -221,15 +221,29 @@ describe('Dispatcher', () => {
     });
   });
 
-  it('answers NOT_FOUND for a model or version no node has', async () => {
+  it("answers Triton's INVALID_ARG for a model no node has had, NOT_FOUND for an unknown version of a known one", async () => {
     const t = setup();
     await expect(t.dispatcher.dispatch({ ...request, modelName: 'nope' }, t.ctx())).rejects.toMatchObject({
-      code: 'NOT_FOUND',
+      code: 'INVALID_ARG',
       message: "Request for unknown model: 'nope' is not found",
     });
-    await expect(t.dispatcher.dispatch({ ...request, modelVersion: '7' }, t.ctx())).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(t.dispatcher.modelConfig('nope', undefined, t.ctx())).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(t.dispatcher.dispatch({ ...request, modelVersion: '7' }, t.ctx())).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+      message: "Request for unknown model: 'm' version 7 is not found",
+    });
+    await expect(t.dispatcher.modelConfig('nope', undefined, t.ctx())).rejects.toMatchObject({ code: 'INVALID_ARG' });
     await expect(t.dispatcher.modelMetadata('m', undefined, t.ctx())).resolves.toEqual({ name: 'm', from: 'a' });
+  });
+
+  it('answers 503 (UNAVAILABLE, retry after) for a model it knows once no node serves it, and lists it in models()', async () => {
+    const t = setup(['a']);
+    expect(t.dispatcher.models()).toEqual([{ name: 'm', versions: [{ version: '1', ready: true }, { version: '2', ready: true }] }]);
+    t.directory.nodes.splice(0); // the only node went away (restart, crash)
+    const error = await t.dispatcher.dispatch(request, t.ctx()).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'UNAVAILABLE', message: "no node is serving model 'm' right now", retryAfterMs: 1000 });
+    await expect(t.dispatcher.modelMetadata('m', undefined, t.ctx())).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await expect(t.dispatcher.dispatch({ ...request, modelName: 'nope' }, t.ctx())).rejects.toMatchObject({ code: 'INVALID_ARG' });
+    expect(t.dispatcher.models()).toEqual([{ name: 'm', versions: [{ version: '1', ready: false }, { version: '2', ready: false }] }]);
   });
 
   it('routes by the traffic split, sticky by header', async () => {

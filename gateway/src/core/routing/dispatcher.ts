@@ -105,6 +105,8 @@ export interface Dispatcher {
   modelMetadata(model: string, version: string | undefined, ctx: MetadataContext): Promise<unknown>;
   /** Whether some node could take a request for the model (and version) now. */
   modelReady(model: string, version?: string): boolean;
+  /** Every model the gateway knows (reported by a node since it started, or named by routing), with each version's readiness now. */
+  models(): { name: string; versions: { version: string; ready: boolean }[] }[];
   /** Requests waiting in the gateway for the model, all versions together. */
   queueDepth(model: string): number;
   /** Rejects everything waiting (503) and refuses new requests. */
@@ -153,18 +155,50 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const eligible = (model: string, version: string | undefined): NodeView[] =>
     directory.candidates(model, version).filter((node) => !breakers?.isOpen(node.id));
 
-  const known = (model: string, version: string | undefined): boolean =>
-    directory.all().some((node) => {
-      const load = node.models.get(model);
-      return load !== undefined && (version === undefined || load.versions.includes(version));
-    }) || directory.candidates(model, version).length > 0;
+  /** Every model (and its versions) any node has reported since the gateway started, or routing names. */
+  const seen = new Map<string, Set<string>>(Object.keys(routing.models ?? {}).map((model) => [model, new Set<string>()]));
+  const noteFleet = (): void => {
+    for (const node of directory.all()) {
+      for (const [model, load] of node.models) {
+        let versions = seen.get(model);
+        if (versions === undefined) seen.set(model, (versions = new Set()));
+        for (const version of load.versions) versions.add(version);
+      }
+    }
+  };
 
-  const notFound = (model: string, version: string | undefined): TesseraError =>
-    TesseraError.notFound(
-      version === undefined
-        ? `Request for unknown model: '${model}' is not found`
-        : `Request for unknown model: '${model}' version ${version} is not found`,
-    );
+  const known = (model: string, version: string | undefined): boolean => {
+    const found =
+      directory.all().some((node) => {
+        const load = node.models.get(model);
+        return load !== undefined && (version === undefined || load.versions.includes(version));
+      }) || directory.candidates(model, version).length > 0;
+    if (found) {
+      // Remembered for the day no node has it (see notFound).
+      let versions = seen.get(model);
+      if (versions === undefined) seen.set(model, (versions = new Set()));
+      if (version !== undefined) versions.add(version);
+    }
+    return found;
+  };
+
+  /**
+   * The answer when no node has the model now. A model the gateway knows (a node served it since the
+   * gateway started, or routing names it) is 503, worth a retry: its nodes are restarting or gone for
+   * now. Otherwise Triton's answers: an unknown name is INVALID_ARG (400), as Triton's repository
+   * manager answers; an unknown version of a known model is NOT_FOUND (404).
+   */
+  const notFound = (model: string, version: string | undefined): TesseraError => {
+    noteFleet();
+    const versions = seen.get(model);
+    if (versions === undefined) return TesseraError.invalidArg(`Request for unknown model: '${model}' is not found`);
+    if (version === undefined || versions.has(version)) {
+      return new TesseraError('UNAVAILABLE', `no node is serving model '${model}'${version === undefined ? '' : ` version ${version}`} right now`, {
+        retryAfterMs: 1000,
+      });
+    }
+    return TesseraError.notFound(`Request for unknown model: '${model}' version ${version} is not found`);
+  };
 
   function queueFor(model: string, version: string | undefined): ModelQueue {
     const key = version === undefined ? model : `${model}\u0000${version}`;
@@ -204,7 +238,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }, pumpIntervalMs);
   }
 
-  const unsubscribe = options.fleetEvents?.onChange(() => pumpAll());
+  const unsubscribe = options.fleetEvents?.onChange(() => {
+    noteFleet();
+    pumpAll();
+  });
 
   /** The best node with room for the model, or (for retries and metadata) the best one at all. */
   function pickNode(model: string, version: string | undefined, exclude: ReadonlySet<string>, needRoom: boolean): NodeView | undefined {
@@ -411,6 +448,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       metadataCall(model, version, ctx, (node, opts) => transport.modelMetadata(node, model, version, opts)),
 
     modelReady: (model, version) => eligible(model, version).length > 0,
+
+    models() {
+      noteFleet();
+      return [...seen.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([name, versions]) => ({
+          name,
+          versions: [...versions]
+            .sort((a, b) => Number(a) - Number(b) || a.localeCompare(b))
+            .map((version) => ({ version, ready: eligible(name, version).length > 0 })),
+        }));
+    },
 
     queueDepth: (model) => [...queues.values()].reduce((sum, entry) => (entry.model === model ? sum + entry.queue.depth : sum), 0),
 

@@ -11,6 +11,7 @@
 import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
 import {
   concatBatch,
+  decodeBytesElements,
   formatShape,
   splitBatch,
   validateTensorData,
@@ -44,6 +45,26 @@ export interface BatchPlan {
   readonly rejected: ReadonlyMap<number, TesseraError>;
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * onnxruntime's string tensors hold JS strings passed on as C strings: an element with a NUL byte would
+ * be cut at it, and one that is not valid UTF-8 would be altered (U+FFFD). Refuse both, naming the
+ * element, rather than run the model on other data than the client sent.
+ */
+export function assertOrtStrings(input: Tensor, what: string): void {
+  decodeBytesElements(input.data, undefined, what).forEach((element, i) => {
+    if (element.includes(0)) {
+      throw TesseraError.invalidArg(`${what}: element ${i} holds a NUL byte, which onnxruntime string tensors cannot carry`);
+    }
+    try {
+      strictUtf8.decode(element);
+    } catch {
+      throw TesseraError.invalidArg(`${what}: element ${i} is not valid UTF-8, which onnxruntime string tensors cannot carry`);
+    }
+  });
+}
+
 /** Checks one request on its own; returns its batch size (1 for non-batching models). */
 function checkRequest(request: ExecutionRequest, io: ModelIo): number {
   const model = `model '${io.modelName}'`;
@@ -61,6 +82,7 @@ function checkRequest(request: ExecutionRequest, io: ModelIo): number {
       throw TesseraError.invalidArg(`${what} has datatype ${input.datatype}, the model expects ${modelType}`);
     }
     validateTensorData(input, what);
+    if (input.datatype === 'BYTES') assertOrtStrings(input, what);
     if (!io.batching) continue;
     const rows = input.shape[0];
     if (rows === undefined || rows < 1) {

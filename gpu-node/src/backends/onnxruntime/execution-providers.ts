@@ -77,13 +77,30 @@ export function skippedProviderReasons(config: ModelConfig, device: number, cuda
   return reasons;
 }
 
-/** Whether onnxruntime-node's CUDA provider library sits beside its libonnxruntime (where it loads it from). */
-export function cudaProviderInstalled(): boolean {
+/** The folder of onnxruntime-node's native binding for this platform, where it loads provider libraries from. */
+function bindingDir(): string | undefined {
   try {
     const entry = createRequire(import.meta.url).resolve('onnxruntime-node');
-    const binding = join(dirname(entry), '..', 'bin', 'napi-v6', process.platform, process.arch);
-    return existsSync(join(binding, CUDA_PROVIDER_LIBRARY));
+    return join(dirname(entry), '..', 'bin', 'napi-v6', process.platform, process.arch);
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** Whether onnxruntime-node's CUDA provider library sits beside its libonnxruntime (where it loads it from). */
+export function cudaProviderInstalled(): boolean {
+  const dir = bindingDir();
+  return dir !== undefined && existsSync(join(dir, CUDA_PROVIDER_LIBRARY));
+}
+
+/**
+ * The first CUDA provider library missing from onnxruntime-node's folder (the CPU-only install,
+ * `ONNXRUNTIME_NODE_INSTALL=skip`, ships neither); undefined when both are there or the layout is not
+ * the one we know (then onnxruntime decides). Saying so ourselves spares onnxruntime's own
+ * "Failed to load library libonnxruntime_providers_shared.so" line on stderr.
+ */
+export function missingCudaLibrary(): string | undefined {
+  const dir = bindingDir();
+  if (dir === undefined || process.platform !== 'linux' || !existsSync(dir)) return undefined;
+  return ['libonnxruntime_providers_shared.so', CUDA_PROVIDER_LIBRARY].map((lib) => join(dir, lib)).find((path) => !existsSync(path));
 }

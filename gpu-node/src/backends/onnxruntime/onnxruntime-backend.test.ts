@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBytesElements, type Tensor } from '../../../../shared/src/tensors/index.js';
 import type { LogFields, Logger } from '../../../../shared/src/logging/index.js';
@@ -16,6 +19,9 @@ import {
   type TempRepo,
 } from '../test-support.js';
 import { createOnnxRuntimeBackend } from './onnxruntime-backend.js';
+
+const ORT_BIN = join(dirname(createRequire(import.meta.url).resolve('onnxruntime-node')), '..', 'bin', 'napi-v6', process.platform, process.arch);
+const CPU_ONLY_INSTALL = process.platform === 'linux' && existsSync(ORT_BIN) && !existsSync(join(ORT_BIN, 'libonnxruntime_providers_shared.so'));
 
 /** INPUT0, INPUT1 INT32 [batch, 4] → OUTPUT0 = sum, OUTPUT1 = difference. */
 function addSubOnnx(): Uint8Array {
@@ -228,6 +234,19 @@ describe('onnxruntime backend', () => {
   it('reports the CPU provider of a CPU instance in its spec', async () => {
     const inst = await instance(addSub, 'add_sub_provider_0');
     expect(inst.spec).toMatchObject({ kind: 'cpu', device: -1, provider: 'cpu' });
+  });
+
+  // The CPU-only install (ONNXRUNTIME_NODE_INSTALL=skip) has no CUDA provider library: the worker says so
+  // itself, so onnxruntime never prints its "Failed to load library libonnxruntime_providers_shared.so".
+  it.skipIf(!CPU_ONLY_INSTALL)('names the missing CUDA provider library of a CPU-only onnxruntime install', async () => {
+    const cuda = await repo.source(
+      modelConfig({ name: 'add_sub_cuda_only', backend: 'onnxruntime', maxBatchSize: 8, optimization: { executionAccelerators: { gpuExecutionAccelerator: [{ name: 'cuda' }] } } }),
+      'model.onnx',
+      addSubOnnx(),
+    );
+    await expect(backend.createInstance(cuda, cpuSpec('add_sub_gpu_1', { kind: 'gpu', device: 0 }))).rejects.toMatchObject({
+      message: expect.stringMatching(/cuda: the CUDA execution provider is not installed \(.*libonnxruntime_providers_shared\.so is missing\)$/),
+    });
   });
 
   it('runs KIND_AUTO GPU instances on the CPU when CUDA cannot load, and says so once', async () => {

@@ -14,7 +14,7 @@ import type { WireTensor } from '../worker/protocol.js';
 import { ownedArrayBuffer, wireToTensor } from '../worker/wire-tensor.js';
 import { serveWorker, wireError } from '../worker/worker-runtime.js';
 import { datatypeOfOrt, ortTypeOf } from './element-types.js';
-import type { ExecutionProviderName } from './execution-providers.js';
+import { missingCudaLibrary, type ExecutionProviderName } from './execution-providers.js';
 import { outputDisagreement } from './output-agreement.js';
 import { withWebGpuLock } from './webgpu-lock.js';
 import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit, OrtIoInfo, OrtRunResult } from './protocol.js';
@@ -22,7 +22,8 @@ import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit, OrtIoInfo, OrtR
 let session: ort.InferenceSession | undefined;
 let provider: ExecutionProviderName = 'cpu';
 let initMessage: OrtInit | undefined;
-const utf8 = new TextDecoder();
+// Fatal: batch-plan.ts refuses elements that are not valid UTF-8 before they get here; never alter one.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function now(): bigint {
   return process.hrtime.bigint();
@@ -97,6 +98,8 @@ async function load(init: OrtInit): Promise<Loaded> {
   const reasons = [...init.gpu.skipped];
   for (const provider of init.gpu.providers) {
     try {
+      const missing = provider === 'cuda' ? missingCudaLibrary() : undefined;
+      if (missing !== undefined) throw new Error(`the CUDA execution provider is not installed (${missing} is missing)`);
       return { session: await createSession(init, provider), provider };
     } catch (error) {
       reasons.push(`${provider}: ${errorText(error)}`);

@@ -3,7 +3,9 @@
  * mirrored into a local folder. Either way the model manager reads `path` as a local repository; a
  * remote source only changes `path` when sync() runs, so its polls are "sync, then scan".
  */
+import { access, constants, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { isRemoteUrl, isS3Url, parseS3Url } from './s3-location.js';
 
@@ -29,8 +31,29 @@ export interface RepositorySource {
  * Opens the repository at `location`. A remote one is synced once before this resolves, so a missing
  * bucket, denied access or an unreachable endpoint fails here, with the URL in the message.
  */
+/** A local repository must be a readable folder; anything else is said in our words, not as an errno. */
+async function assertLocalRepository(path: string): Promise<void> {
+  let info;
+  try {
+    info = await stat(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      throw TesseraError.invalidArg(
+        `--model-repository '${path}' does not exist: create it, or write the example models there with \`npx tessera-models --out ${path}\``,
+      );
+    }
+    throw TesseraError.invalidArg(`--model-repository '${path}' cannot be read (${code ?? 'unknown error'})`);
+  }
+  if (!info.isDirectory()) throw TesseraError.invalidArg(`--model-repository '${path}' is a file, not a folder of models`);
+  await access(path, constants.R_OK | constants.X_OK).catch(() => {
+    throw TesseraError.invalidArg(`--model-repository '${path}' is not readable by this user`);
+  });
+}
+
 export async function openRepositorySource(location: string, logger?: Logger): Promise<RepositorySource> {
   if (!isRemoteUrl(location)) {
+    await assertLocalRepository(location);
     return { location, path: location, roots: [location], remote: false, sync: async () => undefined, close: async () => undefined };
   }
   if (!isS3Url(location)) {

@@ -95,11 +95,11 @@ describe('server, model and repository RPCs', () => {
     expect(meta.extensions).toContain('statistics');
   });
 
-  it('answers model ready, metadata and config, and NOT_FOUND for unknown models', async () => {
+  it('answers model ready, metadata and config, and INVALID_ARGUMENT for unknown models', async () => {
     const ready = await callUnary(client, svc.modelReady, create(ModelReadyRequestSchema, { name: IDENTITY_MODEL }));
     expect(ready.response.ready).toBe(true);
-    // Triton answers an unknown model's readiness with NOT_FOUND, as the real core does.
-    await expectStatus(callUnary(client, svc.modelReady, create(ModelReadyRequestSchema, { name: 'nope' })), status.NOT_FOUND, /'nope'/);
+    // Triton answers an unknown model with INVALID_ARG (its repository manager has no such name), as the real core does.
+    await expectStatus(callUnary(client, svc.modelReady, create(ModelReadyRequestSchema, { name: 'nope' })), status.INVALID_ARGUMENT, /'nope'/);
 
     const meta = (await callUnary(client, svc.modelMetadata, create(ModelMetadataRequestSchema, { name: IDENTITY_MODEL })))
       .response;
@@ -113,7 +113,7 @@ describe('server, model and repository RPCs', () => {
 
     await expectStatus(
       callUnary(client, svc.modelMetadata, create(ModelMetadataRequestSchema, { name: 'nope' })),
-      status.NOT_FOUND,
+      status.INVALID_ARGUMENT,
       /unknown model: 'nope'/,
     );
   });
@@ -285,7 +285,7 @@ describe('ModelInfer', () => {
   it('maps core errors to their status and still sends trailers', async () => {
     const err = await expectStatus(
       callUnary(client, svc.modelInfer, rawRequest({ modelName: 'nope' })),
-      status.NOT_FOUND,
+      status.INVALID_ARGUMENT,
       /unknown model/,
     );
     expect(err.metadata.get('tessera-inflight')).toEqual(['0']);
@@ -391,7 +391,7 @@ describe('ModelStreamInfer', () => {
     stream.write(rawRequest({ id: 'b', modelName: 'nope' }));
     const { responses, error } = await done;
     expect(responses.map((r) => r.inferResponse?.id)).toEqual(['a']);
-    expect(error?.code).toBe(status.NOT_FOUND);
+    expect(error?.code).toBe(status.INVALID_ARGUMENT);
   });
 
   it('aborts the signals of a cancelled stream', async () => {

@@ -140,7 +140,7 @@ describe('ModelInfer fast path', () => {
   });
 
   it.each([
-    ['an unknown model', () => frameGrpcMessage(request('no_such_model')), status.NOT_FOUND],
+    ['an unknown model', () => frameGrpcMessage(request('no_such_model')), status.INVALID_ARGUMENT],
     ['bytes that are no ModelInferRequest', () => frameGrpcMessage(Buffer.from([0xff, 0xff, 0xff])), status.INVALID_ARGUMENT],
     ['an empty body', () => Buffer.alloc(0), status.UNIMPLEMENTED],
     ['two messages', () => Buffer.concat([frameGrpcMessage(request()), frameGrpcMessage(request())]), status.UNIMPLEMENTED],

@@ -159,8 +159,8 @@ describe('infer: caller mistakes are 400s, core errors keep their status', () =>
     }
   });
 
-  it('answers unknown models with 404 and core errors with their mapped status', async () => {
-    expect((await inferJson('/v2/models/nope/infer', identityRequest)).status).toBe(404);
+  it("answers unknown models with 400 (Triton's INVALID_ARG) and core errors with their mapped status", async () => {
+    expect((await inferJson('/v2/models/nope/infer', identityRequest)).status).toBe(400);
     const original = t.core.inferImpl;
     try {
       t.core.inferImpl = () => Promise.reject(TesseraError.unavailable('Request timeout expired'));

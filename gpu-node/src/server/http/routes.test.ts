@@ -73,9 +73,9 @@ describe('health and metadata', () => {
     expect(t.core.callsOf('modelMetadata').at(-1)?.args).toEqual(['identity', '1']);
   });
 
-  it('answers unknown models and versions with 404 and the core message', async () => {
+  it('answers unknown models with 400, unknown versions with 404, and the core message', async () => {
     const res = await get('/v2/models/nope');
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: "Request for unknown model: 'nope' is not found" });
     expect((await get('/v2/models/identity/versions/7')).status).toBe(404);
   });
@@ -98,14 +98,14 @@ describe('health and metadata', () => {
     } finally {
       t.core.models.get('identity')!.ready = true;
     }
-    expect((await get('/v2/models/nope/ready')).status).toBe(404);
+    expect((await get('/v2/models/nope/ready')).status).toBe(400);
   });
 
   it('renders the model config as Triton JSON', async () => {
     const res = await get('/v2/models/identity/config');
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ name: 'identity', backend: 'onnxruntime', max_batch_size: 8 });
-    expect((await get('/v2/models/nope/versions/1/config')).status).toBe(404);
+    expect((await get('/v2/models/nope/versions/1/config')).status).toBe(400);
   });
 
   it('serves statistics for all models, one model and one version', async () => {
@@ -132,7 +132,7 @@ describe('generate, trace, logging', () => {
     const global = await get('/v2/trace/setting');
     expect(await global.json()).toMatchObject({ trace_level: ['OFF'], trace_rate: '1000' });
     expect((await get('/v2/models/identity/trace/setting')).status).toBe(200);
-    expect((await get('/v2/models/nope/trace/setting')).status).toBe(404);
+    expect((await get('/v2/models/nope/trace/setting')).status).toBe(400);
     expect((await get('/v2/models/identity/versions/1/trace/setting')).status).toBe(404);
     expect((await post('/v2/trace/setting', { trace_level: ['TIMESTAMPS'] })).status).toBe(501);
     expect((await post('/v2/trace/setting', '{bad')).status).toBe(400);

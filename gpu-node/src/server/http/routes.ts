@@ -5,7 +5,7 @@
  * - GET  /v2/health/live, /v2/health/ready        200 or 400, empty body (503 + error while exiting)
  * - GET  /v2                                       server metadata
  * - GET  /v2/models/{m}[/versions/{v}]            model metadata
- * - GET  /v2/models/{m}[/versions/{v}]/ready      200 or 400, empty body; unknown model → 404
+ * - GET  /v2/models/{m}[/versions/{v}]/ready      200 or 400, empty body; unknown model → 400 (Triton's INVALID_ARG), unknown version → 404
  * - GET  /v2/models/{m}[/versions/{v}]/config     normalized ModelConfig as Triton JSON
  * - POST /v2/models/{m}[/versions/{v}]/infer      JSON, binary, mixed, raw (Inference-Header-Content-Length: 0)
  * - POST /v2/models/{m}[/versions/{v}]/generate[_stream]   501: Tessera does not implement the
