@@ -32,7 +32,7 @@ import { createNodeTransport } from './adapters/grpc/index.js';
 import { createNativeInferListener } from './adapters/node-http/index.js';
 import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTenantStore } from './adapters/memory/index.js';
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
-import { createRedisRateLimiter, createRedisSequenceAffinity, createRedisTenantStore } from './adapters/redis/index.js';
+import { createRedisRateLimiter, createRedisSequenceAffinity, createRedisTenantStore, redisSequenceIdKey } from './adapters/redis/index.js';
 import { loadGatewayConfig, parseGatewayArgs, USAGE, type GatewayConfig, type StaticNodeConfig } from './config/index.js';
 import { createGatewayApp, createInferCache, type GatewayApp } from './core/app/index.js';
 import { generateApiKey, seedTenants, sha256Hex } from './core/auth/index.js';
@@ -144,7 +144,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     fleetEvents: directory,
     routing: config.routing,
     // Sequence affinity (core/sequences): in Redis so that every gateway replica follows a sequence.
-    sequences: { store: redis !== undefined ? createRedisSequenceAffinity({ redis, prefix }) : createMemorySequenceAffinity() },
+    sequences:
+      redis !== undefined
+        ? { store: createRedisSequenceAffinity({ redis, prefix }), idKey: redisSequenceIdKey(redis, prefix) }
+        : { store: createMemorySequenceAffinity() },
     observer: metrics,
   });
   const store = redis !== undefined ? createRedisResponseCache({ redis }) : createMemoryResponseCache();

@@ -25,7 +25,7 @@ import { startJobs, type JobsSettings, type RunningJobs } from './adapters/bullm
 import { createRedisNodeDirectory } from './adapters/fleet/index.js';
 import { createNodeTransport } from './adapters/grpc/index.js';
 import { createPromMetrics } from './adapters/metrics/index.js';
-import { createRedisSequenceAffinity, createRedisTenantStore } from './adapters/redis/index.js';
+import { createRedisSequenceAffinity, createRedisTenantStore, redisSequenceIdKey } from './adapters/redis/index.js';
 import { loadGatewayConfig, type GatewayConfig } from './config/index.js';
 import { createDispatcher } from './core/routing/index.js';
 import { connectRedis, embeddedConfig } from './entry-node.js';
@@ -74,7 +74,7 @@ export async function startJobsProcess(options: StartJobsProcessOptions): Promis
     fleetEvents: directory,
     routing: config.routing,
     observer: metrics,
-    sequences: { store: createRedisSequenceAffinity({ redis, prefix }) },
+    sequences: { store: createRedisSequenceAffinity({ redis, prefix }), idKey: redisSequenceIdKey(redis, prefix) },
   });
   metrics.setFleetSize(() => directory.all().length);
   const jobs = await startJobs({ redisUrl, keyPrefix: prefix, registry: metrics.registry, runner: { dispatcher, tenants }, logger, settings: { ...options.settings, worker: true } });

@@ -60,27 +60,27 @@ export async function createBullmqJobQueue(options: BullmqJobQueueOptions): Prom
   queue.on('error', () => {}); // connection errors surface as failed commands (503); BullMQ also emits them here
   await store(() => queue.waitUntilReady());
 
-  async function tombstone(tenantId: string, id: string): Promise<JobRecord | undefined> {
+  async function tombstone(scope: string, id: string): Promise<JobRecord | undefined> {
     const raw = await store(() => redis.get(keys.tombstone(id)));
     if (raw === null) return undefined;
     const record = JSON.parse(raw) as JobRecord;
-    return record.spec.tenantId === tenantId ? record : undefined;
+    return specScope(record.spec) === scope ? record : undefined;
   }
 
-  async function load(tenantId: string, id: string): Promise<{ job: Job<InferJobData, JobResult>; record: JobRecord } | undefined> {
+  async function load(scope: string, id: string): Promise<{ job: Job<InferJobData, JobResult>; record: JobRecord } | undefined> {
     // State first, then the job: a job read after its state is at least as far along, so a
     // "succeeded" record always has its result (the other order could pair "completed" with the
     // data of a job still running).
     const state = await store(() => queue.getJobState(id));
     if (state === 'unknown') return undefined;
     const job = (await store(() => Job.fromId<InferJobData, JobResult>(queue, id))) ?? undefined;
-    if (job === undefined || job.data?.spec?.tenantId !== tenantId) return undefined;
+    if (job === undefined || job.data?.spec === undefined || specScope(job.data.spec) !== scope) return undefined;
     return { job, record: recordOf(job, toJobState(state)) };
   }
 
   return {
     async submit(id, spec) {
-      const replayed = await tombstone(spec.tenantId, id);
+      const replayed = await tombstone(specScope(spec), id);
       if (replayed !== undefined) return { record: replayed, created: false };
       const nonce = crypto.randomUUID();
       const opts: JobsOptions = {
@@ -92,7 +92,7 @@ export async function createBullmqJobQueue(options: BullmqJobQueueOptions): Prom
         removeOnFail: { age: ttl },
       };
       await store(() => queue.add('infer', { spec, nonce }, opts));
-      const found = await load(spec.tenantId, id);
+      const found = await load(specScope(spec), id);
       if (found === undefined) {
         // Same id, other tenant: impossible with ids derived from the tenant, unless a hash collides.
         throw TesseraError.internal(`job '${id}' could not be read back after it was queued`);
@@ -134,6 +134,11 @@ export async function createBullmqJobQueue(options: BullmqJobQueueOptions): Prom
       redis.disconnect();
     },
   };
+}
+
+/** The tenant scope a job belongs to (JobSpec.tenantScope). */
+export function specScope(spec: JobSpec): string {
+  return spec.tenantScope ?? spec.tenantId;
 }
 
 export function toJobState(state: string): JobState {

@@ -53,6 +53,8 @@ export interface CacheRunResult {
 /** One inference through the cache: the app describes the request, the cache decides HIT/MISS/BYPASS. */
 export interface InferCacheRequest {
   readonly tenantId: string;
+  /** The tenant's scope (id + generation, core/auth/tenant-scope.ts): the cache namespace; default tenantId. */
+  readonly tenantScope?: string;
   readonly tier: Tier;
   readonly request: InferRequest;
   readonly binaryOutputDefault: boolean;

@@ -13,7 +13,7 @@ import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { decodeInferRequestBody, encodeInferResponse } from '../../../../shared/src/kserve/index.js';
 import { elementCount, type InferRequest } from '../../../../shared/src/tensors/index.js';
 import { inSpan, noopTracer, type TraceContext } from '../../../../shared/src/tracing/index.js';
-import { requireModel, type AuthContext } from '../auth/index.js';
+import { requireModel, tenantScope, type AuthContext } from '../auth/index.js';
 import { withResponseId } from '../cache/index.js';
 import type { HeaderReader, HttpAnswer } from '../http/index.js';
 import { acceptJobAnswer, asyncPreference, isQueueTimeoutRejection } from '../jobs/index.js';
@@ -79,13 +79,14 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
     );
   if (preference?.always === true) return toJob(false);
   const signal = exchange.signal;
+  const scope = tenantScope(auth.tenant);
   const deadline = requestDeadline(headers, now(), auth.tier.queueTimeoutMs);
   const root = exchange.traceParent;
   // The admission and upstream spans hang under `parent`: the cache span when the cache runs.
   const produceUnder = (parent: TraceContext | undefined) => async (request: InferRequest, upstreamSignal: AbortSignal): Promise<ProducedResponse> => {
     const result = await dispatcher.dispatch(
       { ...request, id: '' },
-      { tenantId: auth.tenant.id, tier: auth.tier, deadline, signal: upstreamSignal, headers, trace: { tracer, parent } },
+      { tenantId: auth.tenant.id, tenantScope: scope, tier: auth.tier, deadline, signal: upstreamSignal, headers, trace: { tracer, parent } },
     );
     const encoded = encodeInferResponse(result.response, {
       binaryOutputDefault: decoded.binaryOutputDefault,
@@ -96,6 +97,7 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
   const runCache = (parent: TraceContext | undefined): Promise<CacheRunResult> =>
     deps.cache!.run({
       tenantId: auth.tenant.id,
+      tenantScope: scope,
       tier: auth.tier,
       request: decoded.request,
       binaryOutputDefault: decoded.binaryOutputDefault,

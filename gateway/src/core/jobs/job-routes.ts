@@ -25,7 +25,7 @@ import { decodeInferRequestBody } from '../../../../shared/src/kserve/index.js';
 import { elementCount } from '../../../../shared/src/tensors/index.js';
 import type { AppEnv } from '../app/app-env.js';
 import { applyRateLimit } from '../app/rate-limit.js';
-import { authenticate, requireModel, type AuthContext } from '../auth/index.js';
+import { authenticate, requireModel, tenantScope, type AuthContext } from '../auth/index.js';
 import { answerToResponse, jsonAnswer, jsonResponse, readBodyLimited, type HeaderReader, type HttpAnswer } from '../http/index.js';
 import type { GatewayMetrics, JobObserver, JobQueue, JobRecord, RateLimiter, TenantStore, Tier } from '../ports/index.js';
 import { fromBase64, toBase64 } from './bytes.js';
@@ -89,10 +89,12 @@ export async function acceptJobAnswer(
     );
   }
   const key = idempotencyKeyOf(submission.headers);
-  const id = key === undefined ? randomJobId() : await idempotentJobId(auth.tenant.id, key);
+  const scope = tenantScope(auth.tenant);
+  const id = key === undefined ? randomJobId() : await idempotentJobId(scope, key);
   const fingerprint = await requestFingerprint(model, version, body);
   const { record, created } = await jobs.submit(id, {
     tenantId: auth.tenant.id,
+    tenantScope: scope,
     tier: auth.tier,
     model,
     ...(version === undefined ? {} : { version }),
@@ -148,9 +150,10 @@ export function registerJobRoutes(app: Hono<AppEnv>, ctx: JobRoutesContext): voi
   const ownJob = async (c: Context<AppEnv>): Promise<JobRecord> => {
     const id = c.req.param('id') ?? '';
     const auth = authOf(c);
-    const record = JOB_ID_PATTERN.test(id) ? await queue().get(auth.tenant.id, id) : undefined;
-    // The adapter already filters by tenant; checking again costs nothing and guards a faulty adapter.
-    if (record === undefined || record.spec.tenantId !== auth.tenant.id) throw TesseraError.notFound(`unknown job '${id}'`);
+    const scope = tenantScope(auth.tenant);
+    const record = JOB_ID_PATTERN.test(id) ? await queue().get(scope, id) : undefined;
+    // The adapter already filters by tenant scope; checking again costs nothing and guards a faulty adapter.
+    if (record === undefined || (record.spec.tenantScope ?? record.spec.tenantId) !== scope) throw TesseraError.notFound(`unknown job '${id}'`);
     c.set('model', record.spec.model);
     return record;
   };
@@ -189,7 +192,7 @@ export function registerJobRoutes(app: Hono<AppEnv>, ctx: JobRoutesContext): voi
 
   app.delete(`${JOBS_PATH}/:id`, async (c) => {
     const record = await ownJob(c);
-    const outcome = await queue().cancel(record.spec.tenantId, record.id);
+    const outcome = await queue().cancel(record.spec.tenantScope ?? record.spec.tenantId, record.id);
     if (outcome === undefined) throw TesseraError.notFound(`unknown job '${record.id}'`);
     if (outcome.outcome === 'too_late') {
       return jsonResponse({ error: `job '${record.id}' cannot be cancelled: it is ${outcome.record.state}`, status: outcome.record.state }, 409);
