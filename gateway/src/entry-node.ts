@@ -25,7 +25,7 @@ import { TesseraError } from '../../shared/src/errors/index.js';
 import { createLogger, type Logger } from '../../shared/src/logging/index.js';
 import { createTracing } from '../../shared/src/tracing/otel-tracer.js';
 import type { Tracer } from '../../shared/src/tracing/index.js';
-import { startJobs, type JobsSettings, type RunningJobs } from './adapters/bullmq/index.js';
+import { startJobs, systemResolver, type AddressResolver, type JobsSettings, type RunningJobs } from './adapters/bullmq/index.js';
 import { createMemoryResponseCache, createRedisResponseCache } from './adapters/cache/index.js';
 import { createRedisNodeDirectory, createStaticNodeDirectory, type StaticNode } from './adapters/fleet/index.js';
 import { createNodeTransport } from './adapters/grpc/index.js';
@@ -70,6 +70,11 @@ export interface StartGatewayOptions {
   readonly fleet?: { readonly refreshMs?: number; readonly staleAfterMs?: number };
   /** Async jobs (need Redis): queue settings, and `worker: true` to run job workers here too. Default: queue only. */
   readonly jobs?: JobsSettings;
+  /**
+   * How webhook hosts are resolved, at submission and at delivery; default the system resolver. Tests
+   * inject one to play DNS rebinding (a name that resolves elsewhere between the two checks).
+   */
+  readonly webhookResolver?: AddressResolver;
 }
 
 export interface RunningGateway {
@@ -168,7 +173,14 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
 
   let jobs: RunningJobs | undefined;
   if (redis !== undefined && redisUrl !== null) {
-    jobs = await startJobs({ redisUrl, keyPrefix: prefix, registry: metrics.registry, runner: { dispatcher, tenants }, logger, ...(options.jobs === undefined ? {} : { settings: options.jobs }) });
+    jobs = await startJobs({
+      redisUrl,
+      keyPrefix: prefix,
+      registry: metrics.registry,
+      runner: { dispatcher, tenants },
+      logger,
+      settings: withWebhookPolicy(options.jobs ?? {}, config, options.webhookResolver),
+    });
   } else if (options.jobs?.worker === true) {
     logger.warn('job workers not started: async jobs need Redis');
   }
@@ -183,6 +195,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger,
     ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
     isReady: () => directory.all().length > 0,
+    resolveHost: hostResolver(options.webhookResolver ?? systemResolver),
     ...(jobs === undefined ? {} : { jobs: jobs.queue, jobObserver: jobs.observer }),
   });
 
@@ -235,6 +248,16 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     })());
 
   return { port: bound, url: `http://${shownHost}:${bound}`, app, metrics, directory, jobs, close };
+}
+
+/** The jobs settings with the config's webhook policy (and a test's resolver) for the webhook worker. */
+export function withWebhookPolicy(settings: JobsSettings, config: GatewayConfig, resolve?: AddressResolver): JobsSettings {
+  return { ...settings, webhooks: { ...settings.webhooks, policy: config.webhooks, ...(resolve === undefined ? {} : { resolve }) } };
+}
+
+/** An AddressResolver as the app's HostResolver (addresses only). */
+function hostResolver(resolve: AddressResolver): (hostname: string) => Promise<readonly string[]> {
+  return async (hostname) => (await resolve(hostname)).map((a) => a.address);
 }
 
 function toStaticNode(node: StaticNodeConfig): StaticNode {

@@ -8,6 +8,7 @@ import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { Tracer } from '../../../../shared/src/tracing/index.js';
 import type { GatewayConfig } from '../../config/index.js';
 import type { HeaderReader } from '../http/index.js';
+import type { HostResolver } from '../jobs/webhook-policy.js';
 import type {
   DispatchContext,
   GatewayMetrics,
@@ -94,4 +95,10 @@ export interface GatewayAppDeps {
   readonly jobs?: JobQueue;
   /** Job metrics (submitted, cancelled); default none. */
   readonly jobObserver?: JobObserver;
+  /**
+   * Resolves a webhook host to its addresses, so a job's webhook is refused at submission when it
+   * points at loopback, private or link-local addresses (core/jobs/webhook-policy.ts). Default none:
+   * only IP literals are judged at submission, names at delivery.
+   */
+  readonly resolveHost?: HostResolver;
 }

@@ -71,6 +71,15 @@ export async function runInferJob(spec: JobSpec, deps: JobRunnerDeps, signal?: A
       ...(signal === undefined ? {} : { signal }),
     });
     const encoded = encodeInferResponse(result.response, { binaryOutputDefault: decoded.binaryOutputDefault, outputBinary: decoded.outputBinary });
+    // A result is stored like the body: the tier's largest job payload bounds it (issue 14).
+    const maxPayload = spec.tier.jobs?.maxPayloadBytes;
+    if (maxPayload !== undefined && encoded.body.length > maxPayload) {
+      throw new JobRunError(
+        'RESOURCE_EXHAUSTED',
+        `the result is ${encoded.body.length} bytes; tier '${spec.tier.name}' keeps job results of at most ${maxPayload} bytes`,
+        false,
+      );
+    }
     return { body: toBase64(encoded.body), headers: encoded.headers, modelVersion: result.response.modelVersion };
   } catch (error) {
     if (error instanceof TesseraError || error instanceof JobRunError) throw JobRunError.of(error);
