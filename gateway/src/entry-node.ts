@@ -38,7 +38,7 @@ import { createGatewayApp, createInferCache, type GatewayApp } from './core/app/
 import { generateApiKey, seedTenants, sha256Hex } from './core/auth/index.js';
 import { createCacheLayer } from './core/cache/index.js';
 import type { NodeDirectory } from './core/ports/index.js';
-import { createDispatcher } from './core/routing/index.js';
+import { createDispatcher, type FleetChangeSource } from './core/routing/index.js';
 import { applyServerTimeouts, limitPipelinedRequests } from '../../shared/src/http/index.js';
 
 /**
@@ -166,6 +166,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   metrics.setLocalCache(() => layer.local);
   const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing, keyPrefix: prefix });
   metrics.setFleetSize(() => directory.all().length);
+  metrics.setModelFilter(servedModels(directory));
   metrics.setQueueDepth(() => {
     const models = new Set(directory.all().flatMap((node) => [...node.models.keys()]));
     return new Map([...models].map((m) => [m, dispatcher.queueDepth(m)]));
@@ -258,6 +259,28 @@ export function withWebhookPolicy(settings: JobsSettings, config: GatewayConfig,
 /** An AddressResolver as the app's HostResolver (addresses only). */
 function hostResolver(resolve: AddressResolver): (hostname: string) => Promise<readonly string[]> {
   return async (hostname) => (await resolve(hostname)).map((a) => a.address);
+}
+
+/**
+ * "Does a node of the fleet serve this model?", answered from a set rebuilt on fleet changes and, for
+ * a name not in it, at most once a second (not per request): the metrics' model label takes only
+ * these names (adapters/metrics/prom-metrics.ts).
+ */
+function servedModels(directory: NodeDirectory & FleetChangeSource): (model: string) => boolean {
+  let served = new Set<string>();
+  let builtAt = 0;
+  const rebuild = (): void => {
+    served = new Set(directory.all().flatMap((node) => [...node.models.keys()]));
+    builtAt = Date.now();
+  };
+  rebuild();
+  directory.onChange(rebuild);
+  return (model) => {
+    if (served.has(model)) return true;
+    if (Date.now() - builtAt < 1000) return false;
+    rebuild();
+    return served.has(model);
+  };
 }
 
 function toStaticNode(node: StaticNodeConfig): StaticNode {
