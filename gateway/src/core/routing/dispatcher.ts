@@ -29,7 +29,7 @@ import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { TraceContext } from '../../../../shared/src/tracing/index.js';
 import { AdmissionQueue, systemClock } from '../admission/index.js';
 import { NodeSequenceIds, readSequenceParams, SequenceRouter } from '../sequences/index.js';
-import type { SequenceBinding, SequenceRequest, SequenceRoutingOptions } from '../sequences/index.js';
+import type { SequenceBinding, SequenceIdKeySource, SequenceRequest, SequenceRoutingOptions } from '../sequences/index.js';
 import type { AdmissionObserver, Clock, TimerHandle } from '../admission/index.js';
 import type {
   DispatchContext,
@@ -95,6 +95,11 @@ export interface DispatcherOptions {
    * requests are routed like any other, which is only right with a single node.
    */
   readonly sequences?: SequenceRoutingOptions;
+  /**
+   * The key of the node-level sequence ids when `sequences` gives none (node-sequence-id.ts); default a
+   * random key of this dispatcher. Every dispatcher that may carry one sequence must use the same key.
+   */
+  readonly sequenceIdKey?: SequenceIdKeySource;
 }
 
 export interface Dispatcher {
@@ -146,7 +151,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const sequences = options.sequences === undefined ? undefined : new SequenceRouter(options.sequences, () => clock.now());
   // Every sequence id is replaced by a node-level id of the tenant's own (node-sequence-id.ts), with or
   // without affinity: two tenants using the same id must never share a sequence on a node.
-  const nodeSequenceIds = new NodeSequenceIds(options.sequences?.idKey);
+  const nodeSequenceIds = new NodeSequenceIds(options.sequences?.idKey ?? options.sequenceIdKey);
   const queues = new Map<string, ModelQueue>();
   /** Measured upstream time per model, for admission estimates when no node reports one. */
   const measuredExecMs = new Map<string, number>();
