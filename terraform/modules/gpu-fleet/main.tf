@@ -86,7 +86,7 @@ module "user_data" {
   model_control_mode    = var.model_control_mode
   redis_url_secret_arn  = var.redis_url_secret_arn
   install_dir           = var.install_dir
-
+  # The nodes' restricted repository and logging APIs open with this key (see node_admin_key above).
   node_admin_key_secret_arn = aws_secretsmanager_secret.node_admin_key.arn
   node_binary               = var.node_binary
   exit_timeout_secs         = var.exit_timeout_secs
