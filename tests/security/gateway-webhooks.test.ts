@@ -168,14 +168,15 @@ describe('webhook SSRF (redis + node + gateway with job workers)', () => {
   it('DNS rebinding: a name public at submission and loopback at delivery is refused right before connecting', async () => {
     const res = await submit(gateway, `http://rebind.example:${victim.port}/hook`);
     const accepted = (await res.json()) as { id: string };
-    expect(res.status).toBe(202);
+    expect(res.status, JSON.stringify(accepted)).toBe(202);
     const deliveries = new Queue('webhooks', { connection: { url: redis.url }, prefix: jobKeys('tessera:').bullPrefix });
     try {
       const failed = await waitFor(async () => {
-        const job = await deliveries.getJob(`wh-${accepted.id}`);
-        return job !== undefined && (await job.getState()) === 'failed' ? job : undefined;
+        // The state first, then the job: a job read before its state could be a snapshot from before it failed.
+        if ((await deliveries.getJobState(`wh-${accepted.id}`)) !== 'failed') return undefined;
+        return deliveries.getJob(`wh-${accepted.id}`);
       }, { what: 'the refused delivery', timeoutMs: 20_000 });
-      expect(failed.failedReason).toMatch(/rebind\.example' now resolves to 127\.0\.0\.1, a loopback address: not delivered/);
+      expect(failed.failedReason, JSON.stringify({ reason: failed.failedReason, attempts: failed.attemptsMade })).toMatch(/rebind\.example' now resolves to 127\.0\.0\.1, a loopback address: not delivered/);
       // Refused once, never retried (the policy will not change its mind).
       expect(failed.attemptsMade).toBe(1);
     } finally {
