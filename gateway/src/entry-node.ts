@@ -25,20 +25,20 @@ import { TesseraError } from '../../shared/src/errors/index.js';
 import { createLogger, type Logger } from '../../shared/src/logging/index.js';
 import { createTracing } from '../../shared/src/tracing/otel-tracer.js';
 import type { Tracer } from '../../shared/src/tracing/index.js';
-import { startJobs, type JobsSettings, type RunningJobs } from './adapters/bullmq/index.js';
+import { startJobs, systemResolver, type AddressResolver, type JobsSettings, type RunningJobs } from './adapters/bullmq/index.js';
 import { createMemoryResponseCache, createRedisResponseCache } from './adapters/cache/index.js';
 import { createRedisNodeDirectory, createStaticNodeDirectory, type StaticNode } from './adapters/fleet/index.js';
 import { createNodeTransport } from './adapters/grpc/index.js';
 import { createNativeInferListener } from './adapters/node-http/index.js';
 import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTenantStore } from './adapters/memory/index.js';
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
-import { createRedisRateLimiter, createRedisSequenceAffinity, createRedisTenantStore } from './adapters/redis/index.js';
+import { createRedisRateLimiter, createRedisSequenceAffinity, createRedisTenantStore, redisSequenceIdKey } from './adapters/redis/index.js';
 import { loadGatewayConfig, parseGatewayArgs, USAGE, type GatewayConfig, type StaticNodeConfig } from './config/index.js';
 import { createGatewayApp, createInferCache, type GatewayApp } from './core/app/index.js';
 import { generateApiKey, seedTenants, sha256Hex } from './core/auth/index.js';
 import { createCacheLayer } from './core/cache/index.js';
 import type { NodeDirectory } from './core/ports/index.js';
-import { createDispatcher } from './core/routing/index.js';
+import { createDispatcher, type FleetChangeSource } from './core/routing/index.js';
 import { applyServerTimeouts, limitPipelinedRequests } from '../../shared/src/http/index.js';
 
 /**
@@ -70,6 +70,11 @@ export interface StartGatewayOptions {
   readonly fleet?: { readonly refreshMs?: number; readonly staleAfterMs?: number };
   /** Async jobs (need Redis): queue settings, and `worker: true` to run job workers here too. Default: queue only. */
   readonly jobs?: JobsSettings;
+  /**
+   * How webhook hosts are resolved, at submission and at delivery; default the system resolver. Tests
+   * inject one to play DNS rebinding (a name that resolves elsewhere between the two checks).
+   */
+  readonly webhookResolver?: AddressResolver;
 }
 
 export interface RunningGateway {
@@ -144,7 +149,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     fleetEvents: directory,
     routing: config.routing,
     // Sequence affinity (core/sequences): in Redis so that every gateway replica follows a sequence.
-    sequences: { store: redis !== undefined ? createRedisSequenceAffinity({ redis, prefix }) : createMemorySequenceAffinity() },
+    sequences:
+      redis !== undefined
+        ? { store: createRedisSequenceAffinity({ redis, prefix }), idKey: redisSequenceIdKey(redis, prefix) }
+        : { store: createMemorySequenceAffinity() },
     observer: metrics,
   });
   const store = redis !== undefined ? createRedisResponseCache({ redis }) : createMemoryResponseCache();
@@ -158,6 +166,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   metrics.setLocalCache(() => layer.local);
   const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing, keyPrefix: prefix });
   metrics.setFleetSize(() => directory.all().length);
+  metrics.setModelFilter(servedModels(directory));
   metrics.setQueueDepth(() => {
     const models = new Set(directory.all().flatMap((node) => [...node.models.keys()]));
     return new Map([...models].map((m) => [m, dispatcher.queueDepth(m)]));
@@ -165,7 +174,14 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
 
   let jobs: RunningJobs | undefined;
   if (redis !== undefined && redisUrl !== null) {
-    jobs = await startJobs({ redisUrl, keyPrefix: prefix, registry: metrics.registry, runner: { dispatcher, tenants }, logger, ...(options.jobs === undefined ? {} : { settings: options.jobs }) });
+    jobs = await startJobs({
+      redisUrl,
+      keyPrefix: prefix,
+      registry: metrics.registry,
+      runner: { dispatcher, tenants },
+      logger,
+      settings: withWebhookPolicy(options.jobs ?? {}, config, options.webhookResolver),
+    });
   } else if (options.jobs?.worker === true) {
     logger.warn('job workers not started: async jobs need Redis');
   }
@@ -180,6 +196,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger,
     ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
     isReady: () => directory.all().length > 0,
+    resolveHost: hostResolver(options.webhookResolver ?? systemResolver),
     ...(jobs === undefined ? {} : { jobs: jobs.queue, jobObserver: jobs.observer }),
   });
 
@@ -232,6 +249,38 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     })());
 
   return { port: bound, url: `http://${shownHost}:${bound}`, app, metrics, directory, jobs, close };
+}
+
+/** The jobs settings with the config's webhook policy (and a test's resolver) for the webhook worker. */
+export function withWebhookPolicy(settings: JobsSettings, config: GatewayConfig, resolve?: AddressResolver): JobsSettings {
+  return { ...settings, webhooks: { ...settings.webhooks, policy: config.webhooks, ...(resolve === undefined ? {} : { resolve }) } };
+}
+
+/** An AddressResolver as the app's HostResolver (addresses only). */
+function hostResolver(resolve: AddressResolver): (hostname: string) => Promise<readonly string[]> {
+  return async (hostname) => (await resolve(hostname)).map((a) => a.address);
+}
+
+/**
+ * "Does a node of the fleet serve this model?", answered from a set rebuilt on fleet changes and, for
+ * a name not in it, at most once a second (not per request): the metrics' model label takes only
+ * these names (adapters/metrics/prom-metrics.ts).
+ */
+function servedModels(directory: NodeDirectory & FleetChangeSource): (model: string) => boolean {
+  let served = new Set<string>();
+  let builtAt = 0;
+  const rebuild = (): void => {
+    served = new Set(directory.all().flatMap((node) => [...node.models.keys()]));
+    builtAt = Date.now();
+  };
+  rebuild();
+  directory.onChange(rebuild);
+  return (model) => {
+    if (served.has(model)) return true;
+    if (Date.now() - builtAt < 1000) return false;
+    rebuild();
+    return served.has(model);
+  };
 }
 
 function toStaticNode(node: StaticNodeConfig): StaticNode {

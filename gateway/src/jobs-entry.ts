@@ -25,10 +25,10 @@ import { startJobs, type JobsSettings, type RunningJobs } from './adapters/bullm
 import { createRedisNodeDirectory } from './adapters/fleet/index.js';
 import { createNodeTransport } from './adapters/grpc/index.js';
 import { createPromMetrics } from './adapters/metrics/index.js';
-import { createRedisSequenceAffinity, createRedisTenantStore } from './adapters/redis/index.js';
+import { createRedisSequenceAffinity, createRedisTenantStore, redisSequenceIdKey } from './adapters/redis/index.js';
 import { loadGatewayConfig, type GatewayConfig } from './config/index.js';
 import { createDispatcher } from './core/routing/index.js';
-import { connectRedis, embeddedConfig } from './entry-node.js';
+import { connectRedis, embeddedConfig, withWebhookPolicy } from './entry-node.js';
 
 export const JOBS_USAGE = `usage: tessera-jobs [--config FILE] [--concurrency N] [--metrics-port N] [--metrics-host H]
   env: REDIS_URL (required unless the config has redisUrl)`;
@@ -74,10 +74,10 @@ export async function startJobsProcess(options: StartJobsProcessOptions): Promis
     fleetEvents: directory,
     routing: config.routing,
     observer: metrics,
-    sequences: { store: createRedisSequenceAffinity({ redis, prefix }) },
+    sequences: { store: createRedisSequenceAffinity({ redis, prefix }), idKey: redisSequenceIdKey(redis, prefix) },
   });
   metrics.setFleetSize(() => directory.all().length);
-  const jobs = await startJobs({ redisUrl, keyPrefix: prefix, registry: metrics.registry, runner: { dispatcher, tenants }, logger, settings: { ...options.settings, worker: true } });
+  const jobs = await startJobs({ redisUrl, keyPrefix: prefix, registry: metrics.registry, runner: { dispatcher, tenants }, logger, settings: { ...withWebhookPolicy(options.settings ?? {}, config), worker: true } });
 
   let server: Server | undefined;
   let metricsPort: number | undefined;

@@ -29,6 +29,8 @@ describe('gateway end to end (redis + two nodes)', () => {
     );
     const config = loadGatewayConfig(
       JSON.stringify({
+        // /metrics is behind the admin key by default (issue 14); this test's loopback is the private scrape network.
+        metrics: { requireAdminKey: false },
         tiers: {
           premium: { queueTimeoutMs: 20_000 },
           free: { queueTimeoutMs: 20_000, queueShare: 1, rateLimits: { requestsPerSecond: 1000, burst: 1000 } },

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { execForm, last, parseDockerfile, type Stage } from './support/dockerfile.js';
-import { gatewayConfig, gatewayOptions, nodeOptions } from './support/project.js';
+import { gatewayConfig, gatewayOptions, nodeArgsForParser, nodeOptions } from './support/project.js';
 import { INFRA, REPO_ROOT } from './support/tools.js';
 import { parseYamlTexts } from './support/yaml.js';
 
@@ -41,6 +41,12 @@ function imageOf(name: string): Stage {
   return parseDockerfile(readFileSync(file, 'utf8')).stages.at(-1) as Stage;
 }
 
+/** `${VAR:?message}` and `${VAR:-default}` as compose fills them in, with a stand-in value for each variable. */
+const interpolate = (text: string): string => text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-?][^}]*)?\}/g, (_, name: string) => `stand-in-${name}`);
+
+/** The node's arguments for this checkout's parser (support/project.ts nodeArgsForParser). */
+const nodeArgs = (command: readonly string[]): string[] => nodeArgsForParser(command.map(interpolate));
+
 const exposed = (stage: Stage): number[] => (last(stage, 'EXPOSE')?.args ?? '').split(/\s+/).map(Number);
 const containerPorts = (s: Service): number[] => (s.ports ?? []).map((p) => Number(p.split(':').at(-1)));
 /** Container path → named volume or bind source of a service's mounts. */
@@ -68,7 +74,8 @@ describe('compose stack', () => {
   });
 
   it('publishes no host port twice', () => {
-    const hostPorts = Object.values(services).flatMap((s) => (s.ports ?? []).map((p) => p.split(':')[0]));
+    // "[host ip:]host port:container port": the address and port on the host.
+    const hostPorts = Object.values(services).flatMap((s) => (s.ports ?? []).map((p) => p.split(':').slice(0, -1).join(':')));
     expect(new Set(hostPorts).size).toBe(hostPorts.length);
   });
 
@@ -78,7 +85,7 @@ describe('compose stack', () => {
       const s = service(name);
       const entry = execForm(last(imageOf(name), 'ENTRYPOINT')?.args ?? '');
       expect(entry).toEqual(['node', 'bin/tessera-node.js']);
-      const options = nodeOptions(s.command ?? [], s.environment);
+      const options = nodeOptions(nodeArgs(s.command ?? []), s.environment);
       expect(options.advertiseHost).toBe(name);
       ids.add(options.nodeId ?? '');
       expect(mounts(s).get(options.modelRepository), 'the model repository is a mounted volume').toBe('models');

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { gatewayConfig, gatewayOptions, nodeOptions } from './support/project.js';
+import { gatewayConfig, gatewayOptions, nodeArgsForParser, nodeOptions, restrictedApiFlags } from './support/project.js';
 import { INFRA, runOk } from './support/tools.js';
 import { parseYamlTexts } from './support/yaml.js';
 
@@ -49,7 +49,7 @@ describe.each(['cpu', 'gpu'] as const)('kustomize overlay %s', (overlay) => {
       'Namespace/tessera',
       'PodDisruptionBudget/tessera-gateway',
       'PodDisruptionBudget/tessera-node',
-      'Secret/tessera-gateway-admin',
+      // The admin secrets are the operator's to create (no placeholder key is shipped): not rendered.
       'Secret/tessera-redis',
       'Service/tessera-gateway',
       'Service/tessera-node',
@@ -73,16 +73,23 @@ describe.each(['cpu', 'gpu'] as const)('kustomize overlay %s', (overlay) => {
 
   it('gives the node time to drain: grace period above --exit-timeout-secs', () => {
     const deployment = find(docs(), 'Deployment', 'tessera-node');
-    const options = nodeOptions(container(deployment, 'node').args, { REDIS_URL: 'redis://x:6379' });
+    const options = nodeOptions(nodeArgsForParser(container(deployment, 'node').args), { REDIS_URL: 'redis://x:6379' });
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(options.exitTimeoutSecs);
   });
 
   it('runs the node with arguments it accepts, advertising its pod IP, reading the mounted repository', () => {
     const deployment = find(docs(), 'Deployment', 'tessera-node');
     const node = container(deployment, 'node');
-    const env = Object.fromEntries(node.env.map((e: Doc) => [e.name, e.valueFrom.fieldRef.fieldPath]));
+    const env = Object.fromEntries(
+      node.env.map((e: Doc) => [e.name, e.valueFrom.fieldRef?.fieldPath ?? `secret ${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`]),
+    );
     const args = node.args.map((a: string) => a.replace(/\$\((\w+)\)/g, (_: string, v: string) => `<${env[v]}>`));
-    const options = nodeOptions(args, {});
+    const options = nodeOptions(nodeArgsForParser(args), {});
+    // The repository and logging APIs are restricted on both endpoints, with the key of a secret.
+    expect(restrictedApiFlags(args).sort()).toEqual([
+      '--grpc-restricted-protocol=model-repository,logging:admin-key=<secret tessera-node-admin/TESSERA_NODE_ADMIN_KEY>',
+      '--http-restricted-api=model-repository,logging:tessera-node-admin-key=<secret tessera-node-admin/TESSERA_NODE_ADMIN_KEY>',
+    ]);
     expect(options.advertiseHost).toBe('<status.podIP>');
     expect(options.nodeId).toBe('<metadata.name>');
     const mount = node.volumeMounts.find((m: Doc) => m.mountPath === options.modelRepository);
@@ -106,16 +113,24 @@ describe.each(['cpu', 'gpu'] as const)('kustomize overlay %s', (overlay) => {
     expect(gateway.livenessProbe.httpGet.path).toBe('/v2/health/live');
   });
 
-  it('references only secrets that are rendered (by their hashed names), holding REDIS_URL and the admin key', () => {
+  it('references only secrets that are rendered (by their hashed names) or that the operator creates (the admin keys, never a placeholder)', () => {
     const secrets = new Map(docs().filter((d) => d.kind === 'Secret').map((d) => [d.metadata.name, d]));
+    const operatorSecrets = new Map([['tessera-gateway-admin', ['TESSERA_ADMIN_KEY']], ['tessera-node-admin', ['TESSERA_NODE_ADMIN_KEY']]]);
     const keys = (deployment: string, name: string) =>
       container(find(docs(), 'Deployment', deployment), name).envFrom.flatMap((e: Doc) => {
         const secret = secrets.get(e.secretRef.name);
-        expect(secret, `secret ${e.secretRef.name}`).toBeDefined();
+        if (secret === undefined) {
+          expect(operatorSecrets.has(e.secretRef.name), `secret ${e.secretRef.name}`).toBe(true);
+          expect(e.secretRef.optional, `${e.secretRef.name} is required`).not.toBe(true);
+          return operatorSecrets.get(e.secretRef.name)!;
+        }
         return Object.keys(secret.data);
       });
     expect(keys('tessera-gateway', 'gateway').sort()).toEqual(['REDIS_URL', 'TESSERA_ADMIN_KEY']);
     expect(keys('tessera-node', 'node')).toEqual(['REDIS_URL']);
+    for (const secret of secrets.values()) {
+      for (const value of Object.values(secret.data as Record<string, string>)) expect(Buffer.from(value, 'base64').toString()).not.toBe('change-me');
+    }
   });
 
   it('runs every container as the images\' non-root uid, without privilege escalation, on a read-only root', () => {

@@ -57,7 +57,7 @@ beforeAll(async () => {
   // gateway's static fleet names.
   const ports = { http: await freePort(), grpc: await freePort(), metrics: await freePort() };
   const config = path.join(tmp, 'gateway.json');
-  writeFileSync(config, JSON.stringify({ host: '127.0.0.1', nodes: [{ id: 'n1', grpc: `127.0.0.1:${ports.grpc}`, http: `127.0.0.1:${ports.http}` }] }));
+  writeFileSync(config, JSON.stringify({ host: '127.0.0.1', metrics: { requireAdminKey: false }, nodes: [{ id: 'n1', grpc: `127.0.0.1:${ports.grpc}`, http: `127.0.0.1:${ports.http}` }] }));
   const env = { PATH: `${path.join(INFRA, 'test/fixtures')}${path.delimiter}${process.env.PATH ?? ''}` };
   const gatewayPort = await freePort();
   // Prometheus starts alongside them too, scraping every second with the real rule files.

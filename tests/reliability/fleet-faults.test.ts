@@ -29,7 +29,8 @@ describe('fleet faults (redis + three nodes + gateway)', () => {
 
   const infer = (key: string, body: string, headers: Record<string, string> = {}, model = 'simple') =>
     fetch(`${gateway.url}/v2/models/${model}/infer`, { method: 'POST', body, headers: { authorization: `Bearer ${key}`, ...headers } });
-  const metrics = async () => (await fetch(`${gateway.url}/metrics`)).text();
+  // /metrics is behind the admin key by default (issue 14).
+  const metrics = async () => (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${KEY.admin}` } })).text();
 
   beforeAll(async () => {
     redis = await startRedisServer();

@@ -45,6 +45,8 @@ describe('gateway SIGTERM under load', () => {
       tiers: { standard: { queueTimeoutMs: 20_000 } },
       tenants: [{ id: 't', tier: 'standard', keys: [{ id: 't1', hash: await sha256Hex(KEY) }] }],
       nodes: [{ id: 'n1', grpc: node.grpcAddress }],
+      // /metrics is behind the admin key by default (issue 14); this test's loopback is the private scrape network.
+      metrics: { requireAdminKey: false },
     };
     await writeFile(join(dir, 'gateway.json'), JSON.stringify(config));
     const env = { ...process.env };

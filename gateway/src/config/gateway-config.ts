@@ -22,12 +22,23 @@
  *                                    //   the tenant's rate to this gateway, whose next requests are decided
  *                                    //   in memory; 0 = every request decided in Redis. What it bounds:
  *                                    //   adapters/redis/token-leases.ts
- *   "metrics": { "requireAdminKey": false },  // [false] whether /metrics needs the admin key
+ *   "metrics": { "requireAdminKey": true },   // [true] whether /metrics needs the admin key (Bearer). false only
+ *                                    //   where the gateway's port is reachable from a private Prometheus
+ *                                    //   network alone: the metrics name tenants, models and nodes
+ *   "webhooks": {                     // which job webhook URLs are accepted (core/jobs/webhook-policy.ts)
+ *     "allowHttp": false,             // [false] https only; true also accepts http://
+ *     "allow": ["hooks.internal", "10.20.0.0/16"]  // [[]] internal receivers (host names or CIDRs) let
+ *   },                                //   through although loopback/private/link-local... are refused
  *   "tiers": {                        // premium/standard/free exist by default; an entry with one of those
  *     "free": { "rateLimits": { "requestsPerSecond": 2 } },   // names overrides only the fields it gives;
  *     "gold": { "priority": 1, "queueTimeoutMs": 3000, "queueShare": 0.5,   // a new name needs them all
- *               "rateLimits": { "requestsPerSecond": 100, "burst": 200, "elementsPerSecond": 0, "elementsBurst": 0 },
- *               "cacheTtlSeconds": 300, "allowedModels": ["*"] }
+ *               "rateLimits": { "requestsPerSecond": 100, "burst": 200, "elementsPerSecond": 0, "elementsBurst": 0,
+ *                               "bytesPerSecond": 0, "bytesBurst": 0 },   // bytes: optional, [0 = unlimited]
+ *               "cacheTtlSeconds": 300, "allowedModels": ["*"],
+ *               "maxRequestBytes": 1048576,  // optional: largest request body, 413 above [maxBodyBytes]
+ *               "jobs": { "maxPayloadBytes": 1048576, "maxStoredJobs": 100, "resultTtlSeconds": 3600 } }
+ *                                  // optional: largest job body and result, most jobs stored per tenant,
+ *                                  //   how long a job is kept [maxBodyBytes, 1000, 86400]
  *   },
  *   "tenants": [                      // [] tenants for small setups (seeded into Redis when it is used)
  *     { "id": "acme", "name": "Acme", "tier": "premium", "allowedModels": ["simple"],
@@ -58,6 +69,7 @@
  * }
  * ```
  */
+import type { WebhookPolicy } from '../core/jobs/webhook-policy.js';
 import type { RateLimits, Tier } from '../core/ports/index.js';
 import type { RoutingConfig } from '../core/routing/index.js';
 
@@ -116,6 +128,8 @@ export interface GatewayConfig {
   readonly maxPipelinedRequests: number;
   readonly rateLimitLeaseMs: number;
   readonly metrics: { readonly requireAdminKey: boolean };
+  /** Which webhook targets jobs may name (core/jobs/webhook-policy.ts). */
+  readonly webhooks: WebhookPolicy;
   readonly tiers: Readonly<Record<string, Tier>>;
   readonly tenants: readonly ConfigTenant[];
   readonly nodes: readonly StaticNodeConfig[];

@@ -111,4 +111,50 @@ describe('loadGatewayConfig', () => {
   it('says so when the text is not JSON', () => {
     expect(() => loadGatewayConfig('{port: 1')).toThrow(/not valid JSON/);
   });
+
+  it('security settings (issue 14): metrics behind the admin key, https-only webhooks, byte limits and job quotas per tier', () => {
+    const config = loadGatewayConfig('{}');
+    expect(config.metrics.requireAdminKey).toBe(true);
+    expect(config.webhooks).toEqual({ allowHttp: false, allow: [] });
+    expect(config.tiers.free).toMatchObject({ maxRequestBytes: 1024 * 1024, jobs: { maxPayloadBytes: 256 * 1024, maxStoredJobs: 10, resultTtlSeconds: 3600 } });
+    const custom = loadGatewayConfig(
+      JSON.stringify({
+        metrics: { requireAdminKey: false },
+        webhooks: { allowHttp: true, allow: ['hooks.internal', '10.20.0.0/16', 'fd00::/8'] },
+        tiers: {
+          free: { maxRequestBytes: 2048, jobs: { maxStoredJobs: 3 }, rateLimits: { bytesPerSecond: 100, bytesBurst: 200 } },
+          gold: { priority: 1, queueTimeoutMs: 1000, queueShare: 1, cacheTtlSeconds: 0, allowedModels: ['*'],
+            rateLimits: { requestsPerSecond: 0, burst: 0, elementsPerSecond: 0, elementsBurst: 0 } },
+        },
+      }),
+    );
+    expect(custom.metrics.requireAdminKey).toBe(false);
+    expect(custom.webhooks.allow).toEqual(['hooks.internal', '10.20.0.0/16', 'fd00::/8']);
+    expect(custom.tiers.free).toMatchObject({ maxRequestBytes: 2048, jobs: { maxPayloadBytes: 256 * 1024, maxStoredJobs: 3, resultTtlSeconds: 3600 } });
+    expect(custom.tiers.free!.rateLimits).toMatchObject({ bytesPerSecond: 100, bytesBurst: 200, requestsPerSecond: 5 });
+    // A new tier without byte settings: bytes unlimited, jobs bounded by the gateway's defaults.
+    expect(custom.tiers.gold!.rateLimits).toMatchObject({ bytesPerSecond: 0, bytesBurst: 0 });
+    expect(custom.tiers.gold!.maxRequestBytes).toBeUndefined();
+    expect(custom.tiers.gold!.jobs).toEqual({ maxPayloadBytes: 64 * 1024 * 1024, maxStoredJobs: 1000, resultTtlSeconds: 86_400 });
+    expect(
+      problems(
+        JSON.stringify({
+          webhooks: { allowHttp: 'yes', allow: ['10.0.0.0/33', 'not a host', ''], extra: 1 },
+          tiers: { free: { maxRequestBytes: 0, jobs: { maxStoredJobs: 0, other: 1 }, rateLimits: { bytesPerSecond: 10, bytesBurst: 0 } } },
+        }),
+      ),
+    ).toEqual([
+      '$.webhooks.extra: unknown field (known: allowHttp, allow)',
+      '$.webhooks.allowHttp: must be true or false, got string "yes"',
+      '$.webhooks.allow: must be an array of non-empty strings, got an array',
+      '$.tiers.free.rateLimits.bytesBurst: must be >= 1 when bytesPerSecond is set',
+      '$.tiers.free.maxRequestBytes: must be >= 1, got 0',
+      '$.tiers.free.jobs.other: unknown field (known: maxPayloadBytes, maxStoredJobs, resultTtlSeconds)',
+      '$.tiers.free.jobs.maxStoredJobs: must be >= 1, got 0',
+    ]);
+    expect(problems(JSON.stringify({ webhooks: { allow: ['10.0.0.0/33', 'not a host'] } }))).toEqual([
+      '$.webhooks.allow[0]: must be a host name or a CIDR (10.0.0.0/8, fd00::/8), got "10.0.0.0/33"',
+      '$.webhooks.allow[1]: must be a host name or a CIDR (10.0.0.0/8, fd00::/8), got "not a host"',
+    ]);
+  });
 });

@@ -5,7 +5,8 @@
  */
 import { TesseraError } from '../../../shared/src/errors/index.js';
 import { DEFAULT_MAX_PIPELINED_REQUESTS } from '../../../shared/src/http/pipelining-limit.js';
-import type { RateLimits, Tier } from '../core/ports/index.js';
+import { allowEntryProblem, type WebhookPolicy } from '../core/jobs/webhook-policy.js';
+import type { RateLimits, Tier, TierJobLimits } from '../core/ports/index.js';
 import { normalizeRoutingConfig, PICKER_NAMES, type ModelRouting, type PickerName, type RoutingConfig } from '../core/routing/index.js';
 import { DEFAULT_TIERS } from './default-tiers.js';
 import type {
@@ -105,10 +106,16 @@ function describe(value: unknown): string {
 
 const TOP_KEYS = [
   'port', 'host', 'adminKeyHash', 'redisUrl', 'keyPrefix', 'requestTimeoutMs', 'maxBodyBytes', 'maxPipelinedRequests',
-  'rateLimitLeaseMs', 'metrics', 'tiers', 'tenants', 'nodes', 'grpcTransport', 'routing', 'cache', 'serverName',
+  'rateLimitLeaseMs', 'metrics', 'webhooks', 'tiers', 'tenants', 'nodes', 'grpcTransport', 'routing', 'cache', 'serverName',
 ] as const;
-const TIER_KEYS = ['priority', 'queueTimeoutMs', 'queueShare', 'rateLimits', 'cacheTtlSeconds', 'allowedModels'] as const;
+const TIER_KEYS = ['priority', 'queueTimeoutMs', 'queueShare', 'rateLimits', 'cacheTtlSeconds', 'allowedModels', 'maxRequestBytes', 'jobs'] as const;
 const RATE_KEYS = ['requestsPerSecond', 'burst', 'elementsPerSecond', 'elementsBurst'] as const;
+/** Optional in every tier (0 = unlimited when a new tier omits them). */
+const BYTE_RATE_KEYS = ['bytesPerSecond', 'bytesBurst'] as const;
+const JOB_KEYS = ['maxPayloadBytes', 'maxStoredJobs', 'resultTtlSeconds'] as const;
+/** Job limits of a tier that names none. */
+export const DEFAULT_MAX_STORED_JOBS = 1000;
+export const DEFAULT_JOB_RESULT_TTL_SECONDS = 86_400;
 
 /** Parses and validates; throws one INVALID_ARG TesseraError listing every problem. */
 export function loadGatewayConfig(text: string): GatewayConfig {
@@ -137,9 +144,11 @@ export function loadGatewayConfig(text: string): GatewayConfig {
 
   const metricsObj = c.object(root.metrics, '$.metrics') ?? {};
   c.unknownKeys(metricsObj, ['requireAdminKey'], '$.metrics');
-  const metrics = { requireAdminKey: c.boolean(metricsObj.requireAdminKey, '$.metrics.requireAdminKey') ?? false };
+  // Behind the admin key unless the operator says the port is private (a Prometheus network).
+  const metrics = { requireAdminKey: c.boolean(metricsObj.requireAdminKey, '$.metrics.requireAdminKey') ?? true };
+  const webhooks = readWebhooks(c, root.webhooks);
 
-  const tiers = readTiers(c, root.tiers);
+  const tiers = readTiers(c, root.tiers, maxBodyBytes);
   const tenants = readTenants(c, root.tenants, tiers);
   const nodes = readNodes(c, root.nodes);
   const grpcTransport = readGrpcTransport(c, root.grpcTransport);
@@ -152,7 +161,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
   }
   return deepFreeze({
     port, host, serverName, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, rateLimitLeaseMs, metrics,
-    tiers, tenants, nodes, grpcTransport, routing, cache,
+    webhooks, tiers, tenants, nodes, grpcTransport, routing, cache,
   });
 }
 
@@ -160,7 +169,7 @@ function readRateLimits(c: Checker, value: unknown, path: string, base: RateLimi
   const obj = c.object(value, path);
   if (obj === undefined && value !== undefined) return undefined;
   const o = obj ?? {};
-  c.unknownKeys(o, RATE_KEYS, path);
+  c.unknownKeys(o, [...RATE_KEYS, ...BYTE_RATE_KEYS], path);
   const out: Partial<Record<(typeof RATE_KEYS)[number], number>> = {};
   let complete = true;
   for (const key of RATE_KEYS) {
@@ -171,14 +180,17 @@ function readRateLimits(c: Checker, value: unknown, path: string, base: RateLimi
     }
     out[key] = v;
   }
+  const bytes: Partial<Record<(typeof BYTE_RATE_KEYS)[number], number>> = {};
+  for (const key of BYTE_RATE_KEYS) bytes[key] = c.number(o[key], `${path}.${key}`, { min: 0 }) ?? base?.[key] ?? 0;
   if (!complete) return undefined;
-  const limits = out as RateLimits;
+  const limits = { ...(out as RateLimits), ...bytes } as RateLimits;
   if (limits.requestsPerSecond > 0 && limits.burst < 1) c.issue(`${path}.burst`, 'must be >= 1 when requestsPerSecond is set');
   if (limits.elementsPerSecond > 0 && limits.elementsBurst < 1) c.issue(`${path}.elementsBurst`, 'must be >= 1 when elementsPerSecond is set');
+  if ((limits.bytesPerSecond ?? 0) > 0 && (limits.bytesBurst ?? 0) < 1) c.issue(`${path}.bytesBurst`, 'must be >= 1 when bytesPerSecond is set');
   return limits;
 }
 
-function readTiers(c: Checker, value: unknown): Record<string, Tier> {
+function readTiers(c: Checker, value: unknown, maxBodyBytes: number): Record<string, Tier> {
   const tiers: Record<string, Tier> = { ...DEFAULT_TIERS };
   const obj = c.object(value, '$.tiers');
   if (obj === undefined) return tiers;
@@ -199,12 +211,42 @@ function readTiers(c: Checker, value: unknown): Record<string, Tier> {
     const rateLimits = readRateLimits(c, t.rateLimits, `${path}.rateLimits`, base?.rateLimits);
     const cacheTtlSeconds = need(c.number(t.cacheTtlSeconds, `${path}.cacheTtlSeconds`, { min: 0, integer: true }) ?? base?.cacheTtlSeconds, 'cacheTtlSeconds', t.cacheTtlSeconds);
     const allowedModels = need(c.stringList(t.allowedModels, `${path}.allowedModels`) ?? base?.allowedModels, 'allowedModels', t.allowedModels);
+    const maxRequestBytes = c.number(t.maxRequestBytes, `${path}.maxRequestBytes`, { min: 1, integer: true }) ?? base?.maxRequestBytes;
+    const jobs = readTierJobs(c, t.jobs, `${path}.jobs`, base?.jobs, maxBodyBytes);
     if (priority !== undefined && queueTimeoutMs !== undefined && queueShare !== undefined && rateLimits !== undefined &&
-        cacheTtlSeconds !== undefined && allowedModels !== undefined) {
-      tiers[name] = { name, priority, queueTimeoutMs, queueShare, rateLimits, cacheTtlSeconds, allowedModels: [...allowedModels] };
+        cacheTtlSeconds !== undefined && allowedModels !== undefined && jobs !== undefined) {
+      tiers[name] = {
+        name, priority, queueTimeoutMs, queueShare, rateLimits, cacheTtlSeconds, allowedModels: [...allowedModels],
+        ...(maxRequestBytes === undefined ? {} : { maxRequestBytes }), jobs,
+      };
     }
   }
   return tiers;
+}
+
+function readTierJobs(c: Checker, value: unknown, path: string, base: TierJobLimits | undefined, maxBodyBytes: number): TierJobLimits | undefined {
+  const obj = c.object(value, path);
+  if (obj === undefined && value !== undefined) return undefined;
+  const o = obj ?? {};
+  c.unknownKeys(o, JOB_KEYS, path);
+  return {
+    maxPayloadBytes: c.number(o.maxPayloadBytes, `${path}.maxPayloadBytes`, { min: 1, integer: true }) ?? base?.maxPayloadBytes ?? maxBodyBytes,
+    maxStoredJobs: c.number(o.maxStoredJobs, `${path}.maxStoredJobs`, { min: 1, integer: true }) ?? base?.maxStoredJobs ?? DEFAULT_MAX_STORED_JOBS,
+    resultTtlSeconds:
+      c.number(o.resultTtlSeconds, `${path}.resultTtlSeconds`, { min: 1, integer: true }) ?? base?.resultTtlSeconds ?? DEFAULT_JOB_RESULT_TTL_SECONDS,
+  };
+}
+
+function readWebhooks(c: Checker, value: unknown): WebhookPolicy {
+  const obj = c.object(value, '$.webhooks') ?? {};
+  c.unknownKeys(obj, ['allowHttp', 'allow'], '$.webhooks');
+  const allowHttp = c.boolean(obj.allowHttp, '$.webhooks.allowHttp') ?? false;
+  const allow = c.stringList(obj.allow, '$.webhooks.allow') ?? [];
+  allow.forEach((entry, i) => {
+    const problem = allowEntryProblem(entry);
+    if (problem !== undefined) c.issue(`$.webhooks.allow[${i}]`, problem);
+  });
+  return { allowHttp, allow: [...allow] };
 }
 
 function readTenants(c: Checker, value: unknown, tiers: Record<string, Tier>): ConfigTenant[] {

@@ -28,6 +28,8 @@ describe('two-tier: edge Worker in front of a Node gateway', () => {
   beforeAll(async () => {
     node = await startNodeProcess();
     const configText = JSON.stringify({
+      // /metrics is behind the admin key by default (issue 14); this test's loopback is the private scrape network.
+      metrics: { requireAdminKey: false },
       tenants: [{ id: 't1', tier: 'standard', keys: [{ id: 't1-1', hash: await sha256Hex(KEY) }] }],
       cache: { models: { simple: { enabled: true } } },
     });

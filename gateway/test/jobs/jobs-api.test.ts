@@ -202,7 +202,8 @@ describe('async jobs (gateway with in-process workers)', () => {
   });
 
   it('exposes job metrics: by state, tier and model, and wait and run times', async () => {
-    const text = await (await fetch(`${gateway.url}/metrics`)).text();
+    // /metrics is behind the admin key by default (issue 14).
+    const text = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${KEY.admin}` } })).text();
     expect(text).toMatch(/tessera_gateway_jobs_total\{state="queued",tier="standard",model="simple"\} [1-9]/);
     expect(text).toMatch(/tessera_gateway_jobs_total\{state="succeeded",tier="standard",model="simple"\} [1-9]/);
     expect(text).toMatch(/tessera_gateway_jobs_total\{state="failed",tier="standard",model="no_such_model"\} 1/);

@@ -31,6 +31,8 @@ export interface JobJson {
 export async function jobsConfigText(): Promise<string> {
   return JSON.stringify({
     adminKeyHash: await sha256Hex(KEY.admin),
+    // The suites' webhook receiver listens on loopback over http: an internal receiver, allowed explicitly.
+    webhooks: { allowHttp: true, allow: ['127.0.0.1/32'] },
     tiers: {
       premium: { queueTimeoutMs: 60_000 },
       // A tier whose queue timeout is far shorter than the work ahead of it: spill-over material.

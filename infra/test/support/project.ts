@@ -19,3 +19,23 @@ export function gatewayOptions(args: readonly string[]) {
 export function gatewayConfig(text: string) {
   return loadGatewayConfig(text);
 }
+
+const RESTRICTED_FLAGS = ['--http-restricted-api', '--grpc-restricted-protocol'] as const;
+
+/** Whether this checkout's node parser knows the restricted-API flags (the node half of issue 14). */
+export function nodeKnowsRestrictedApis(): boolean {
+  return parseNodeArgs(['--model-repository', '/m', `${RESTRICTED_FLAGS[0]}=model-repository:k=v`], {}).kind === 'options';
+}
+
+/** The restricted-API flags of a node command line (checked by tests/security/gateway-deployments.test.ts). */
+export function restrictedApiFlags(args: readonly string[]): string[] {
+  return args.filter((a) => RESTRICTED_FLAGS.some((flag) => a.startsWith(`${flag}=`)));
+}
+
+/**
+ * A node command line for this checkout's parser: as is once the node knows the restricted-API flags,
+ * without them until then (they come with the node half of issue 14, merged separately).
+ */
+export function nodeArgsForParser(args: readonly string[]): string[] {
+  return nodeKnowsRestrictedApis() ? [...args] : args.filter((a) => !restrictedApiFlags([a]).length);
+}

@@ -20,7 +20,9 @@ const GATEWAY_BIN = fileURLToPath(new URL('../../../bin/tessera-gateway.js', imp
  * A tier's override that keeps rate limits running on every request (one Redis script, as in
  * production) with a limit far above any rate a bench offers: the benches measure admission, not quotas.
  */
-export const UNLIMITED_TIER = { rateLimits: { requestsPerSecond: 1_000_000, burst: 1_000_000, elementsPerSecond: 0, elementsBurst: 0 } };
+export const UNLIMITED_TIER = {
+  rateLimits: { requestsPerSecond: 1_000_000, burst: 1_000_000, elementsPerSecond: 0, elementsBurst: 0, bytesPerSecond: 0, bytesBurst: 0 },
+};
 
 /** What a fleet started, stopped in reverse order: gateways before nodes before Redis, so nothing logs the others' disappearance. */
 export class ProcessStack {

@@ -59,6 +59,8 @@ export function gatewayConfig(redisUrl: string, policy: RoutingPolicy, keyHashes
   return {
     host: FLEET_HOST,
     redisUrl,
+    // The bench scrapes /metrics on loopback (a private network): the admin-key default is lifted here.
+    metrics: { requireAdminKey: false },
     tiers: { premium: UNLIMITED_TIER, standard: UNLIMITED_TIER, free: UNLIMITED_TIER },
     tenants: TIERS.map((tier) => ({ id: `bench-${tier}`, name: `bench ${tier}`, tier, keys: [{ id: `bench-${tier}-key`, hash: keyHashes[tier] }] })),
     routing: { policy },

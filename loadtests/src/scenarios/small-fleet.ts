@@ -79,6 +79,8 @@ function smallGatewayConfig(redisUrl: string, keyHash: string, cache: boolean): 
   return {
     host: HOST,
     redisUrl,
+    // The bench scrapes /metrics on loopback (a private network): the admin-key default is lifted here.
+    metrics: { requireAdminKey: false },
     tiers: { premium: UNLIMITED_TIER },
     tenants: [{ id: 'bench', name: 'bench', tier: 'premium', keys: [{ id: 'bench-key', hash: keyHash }] }],
     routing: { policy: 'p2c' },

@@ -13,7 +13,9 @@ locals {
     port         = var.port
     adminKeyHash = var.admin_key_hash
     keyPrefix    = "tessera:"
-    metrics      = { requireAdminKey = false }
+    # /metrics behind the admin key (and never forwarded by the load balancer, below); a private
+    # Prometheus network may set metrics.requireAdminKey = false through gateway_config.
+    metrics = { requireAdminKey = true }
   }, var.gateway_config)
 
   user_data = templatefile("${path.module}/templates/user-data.sh.tftpl", {
@@ -67,6 +69,31 @@ resource "aws_lb_listener" "https" {
   default_action {
     type             = "forward"
     target_group_arn = aws_lb_target_group.gateway.arn
+  }
+
+  tags = local.tags
+}
+
+# /metrics is not the internet's: the load balancer answers 404 itself and never forwards it (nor any
+# path under it); Prometheus scrapes the gateways inside the VPC, with the admin key.
+resource "aws_lb_listener_rule" "no_metrics" {
+  listener_arn = aws_lb_listener.https.arn
+  priority     = 1
+
+  condition {
+    path_pattern {
+      # Also behind extra slashes or a prefix the gateway would normalize away.
+      values = ["/metrics", "/metrics/*", "*/metrics", "*/metrics/*"]
+    }
+  }
+
+  action {
+    type = "fixed-response"
+    fixed_response {
+      content_type = "application/json"
+      message_body = "{\"error\":\"Not Found\"}"
+      status_code  = "404"
+    }
   }
 
   tags = local.tags

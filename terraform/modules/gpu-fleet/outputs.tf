@@ -27,6 +27,11 @@ output "queue_time_metric" {
   }
 }
 
+output "node_admin_key_secret_arn" {
+  description = "Secrets Manager secret holding the node admin key (header tessera-node-admin-key over HTTP, gRPC metadata triton-grpc-protocol-admin-key) for the nodes' model-repository and logging APIs."
+  value       = aws_secretsmanager_secret.node_admin_key.arn
+}
+
 output "user_data" {
   description = "The rendered user data (plain text), for review."
   value       = module.user_data.user_data

@@ -15,15 +15,19 @@ locals {
     "--exit-timeout-secs", tostring(var.exit_timeout_secs),
     "--node-id", "$${TESSERA_NODE_ID}",
     "--advertise-host", "$${TESSERA_ADVERTISE_HOST}",
+    # Load/unload and logging only with the node admin key (issue 14): HTTP header, gRPC metadata.
+    "--http-restricted-api=model-repository,logging:tessera-node-admin-key=$${TESSERA_NODE_ADMIN_KEY}",
+    "--grpc-restricted-protocol=model-repository,logging:admin-key=$${TESSERA_NODE_ADMIN_KEY}",
   ], var.extra_node_args)
 
   imds_sh = file("${path.module}/templates/imds.sh")
 
   prepare_sh = templatefile("${path.module}/templates/tessera-prepare.sh.tftpl", {
-    redis_url_secret_arn = var.redis_url_secret_arn
-    sync                 = local.sync
-    model_repository_url = var.model_repository_url
-    local_model_dir      = var.local_model_dir
+    redis_url_secret_arn      = var.redis_url_secret_arn
+    node_admin_key_secret_arn = var.node_admin_key_secret_arn
+    sync                      = local.sync
+    model_repository_url      = var.model_repository_url
+    local_model_dir           = var.local_model_dir
   })
 
   lifecycle_sh = templatefile("${path.module}/templates/tessera-lifecycle.sh.tftpl", {

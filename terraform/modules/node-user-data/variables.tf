@@ -56,6 +56,16 @@ variable "redis_url_secret_arn" {
   }
 }
 
+variable "node_admin_key_secret_arn" {
+  description = "Secrets Manager secret holding the node admin key: the model-repository and logging APIs (Triton's restricted APIs) need it on both endpoints. Read at start into /run (tmpfs), never in user data."
+  type        = string
+
+  validation {
+    condition     = can(regex("^arn:[a-z-]+:secretsmanager:", var.node_admin_key_secret_arn))
+    error_message = "node_admin_key_secret_arn must be a Secrets Manager ARN."
+  }
+}
+
 variable "install_dir" {
   description = "Where Tessera is installed on the image (a checkout or unpacked `npm pack` with dependencies installed)."
   type        = string

@@ -5,3 +5,4 @@ export * from './job-metrics.js';
 export * from './job-worker.js';
 export * from './start-jobs.js';
 export * from './webhook-delivery.js';
+export * from './webhook-http.js';

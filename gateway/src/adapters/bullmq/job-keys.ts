@@ -17,11 +17,17 @@ export interface JobKeys {
   readonly bullPrefix: string;
   /** A cancelled job's record (the job itself is removed from BullMQ). */
   tombstone(jobId: string): string;
+  /** Sorted set of one tenant scope's stored jobs: job id → when it may be dropped (ms). */
+  stored(tenantScope: string): string;
 }
 
 export function jobKeys(keyPrefix = 'tessera:'): JobKeys {
   const bullPrefix = `${keyPrefix.replace(/:$/, '')}:{jobs}`;
-  return { bullPrefix, tombstone: (jobId) => `${bullPrefix}:cancelled:${jobId}` };
+  return {
+    bullPrefix,
+    tombstone: (jobId) => `${bullPrefix}:cancelled:${jobId}`,
+    stored: (tenantScope) => `${bullPrefix}:stored:${encodeURIComponent(tenantScope)}`,
+  };
 }
 
 /** BullMQ connection options for workers: BullMQ opens its connections (blocking ones included) and waits out outages. */

@@ -7,13 +7,16 @@
  * (HMAC-SHA256 with the tenant's webhook secret, read at delivery time; core/jobs/webhook-signing.ts),
  * `Tessera-Job-Id`, `Tessera-Delivery-Attempt` (1, 2, …). Any 2xx is delivered; anything else (or no
  * answer within `timeoutMs`) is retried. One delivery per job (its BullMQ id is `wh-<job id>`).
+ * The target is checked against the webhook policy again right before connecting (webhook-http.ts);
+ * a refused target is never retried.
  */
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Logger } from '../../../../shared/src/logging/index.js';
-import { signWebhook, SIGNATURE_HEADER } from '../../core/jobs/index.js';
+import { DEFAULT_WEBHOOK_POLICY, signWebhook, SIGNATURE_HEADER, WebhookGuard, type WebhookPolicy } from '../../core/jobs/index.js';
 import type { TenantStore } from '../../core/ports/index.js';
 import { closeQuietly } from './bullmq-job-queue.js';
 import { bullConnection, jobKeys, producerConnection, WEBHOOK_QUEUE } from './job-keys.js';
+import { postWebhook, WebhookRefusedError, type AddressResolver } from './webhook-http.js';
 
 export interface WebhookDelivery {
   readonly jobId: string;
@@ -32,6 +35,10 @@ export interface WebhookOptions {
   readonly timeoutMs?: number;
   /** Deliveries in flight per process; default 8. */
   readonly concurrency?: number;
+  /** Which targets may be reached (core/jobs/webhook-policy.ts); default https only, public addresses only. */
+  readonly policy?: WebhookPolicy;
+  /** How host names are resolved at delivery; default the system resolver (tests inject one). */
+  readonly resolve?: AddressResolver;
 }
 
 export interface WebhookSender {
@@ -72,6 +79,7 @@ export interface WebhookWorkerOptions extends WebhookOptions {
 export function createWebhookWorker(options: WebhookWorkerOptions): Worker<WebhookDelivery> {
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const guard = new WebhookGuard(options.policy ?? DEFAULT_WEBHOOK_POLICY);
   const worker = new Worker<WebhookDelivery>(
     WEBHOOK_QUEUE,
     async (job) => {
@@ -79,21 +87,31 @@ export function createWebhookWorker(options: WebhookWorkerOptions): Worker<Webho
       const tenant = await options.tenants.getTenant(tenantId);
       const secret = tenant?.webhookSecret;
       if (secret === undefined || secret === '') throw new UnrecoverableError(`tenant '${tenantId}' has no webhook secret: not delivered`);
-      const response = await fetch(url, {
-        method: 'POST',
-        body,
-        redirect: 'manual', // a redirect is not a delivery, and must not carry the signature elsewhere
-        signal: AbortSignal.timeout(timeoutMs),
-        headers: {
-          'Content-Type': 'application/json',
-          'User-Agent': 'tessera-gateway-webhooks',
-          [SIGNATURE_HEADER]: await signWebhook(secret, body, now()),
-          'Tessera-Job-Id': jobId,
-          'Tessera-Delivery-Attempt': String(job.attemptsMade + 1),
-        },
-      });
-      await response.body?.cancel().catch(() => {});
-      if (!response.ok) throw new Error(`webhook for job ${jobId} answered HTTP ${response.status}`);
+      // Checked again here, right before connecting, on the addresses the socket will use (DNS
+      // rebinding); a redirect is not a delivery and is not followed (it must not carry the signature).
+      let status: number;
+      try {
+        status = await postWebhook(
+          {
+            url,
+            body,
+            timeoutMs,
+            headers: {
+              'Content-Type': 'application/json',
+              'User-Agent': 'tessera-gateway-webhooks',
+              [SIGNATURE_HEADER]: await signWebhook(secret, body, now()),
+              'Tessera-Job-Id': jobId,
+              'Tessera-Delivery-Attempt': String(job.attemptsMade + 1),
+            },
+          },
+          guard,
+          options.resolve,
+        );
+      } catch (error) {
+        if (error instanceof WebhookRefusedError) throw new UnrecoverableError(error.message);
+        throw error;
+      }
+      if (status < 200 || status > 299) throw new Error(`webhook for job ${jobId} answered HTTP ${status}`);
     },
     { connection: bullConnection(options.redisUrl), prefix: jobKeys(options.keyPrefix).bullPrefix, concurrency: options.concurrency ?? 8 },
   );

@@ -16,7 +16,9 @@
  * answer (a hung or crashed node, a broken proxy). Answers the node itself gave (its trailer is
  * there) do not count even when they are errors: a full queue, "Request timeout expired" or a model
  * error come from a working node, and routing on load handles overload better than a breaker. The
- * caller's own mistakes (INVALID_ARG, NOT_FOUND, UNSUPPORTED) and cancellations never count.
+ * caller's own mistakes (INVALID_ARG, NOT_FOUND, UNSUPPORTED) and cancellations never count, nor does a
+ * deadline the gateway's own admission queue used up (`excused`, guarded-call.ts): the node had less
+ * than `DEFAULT_MIN_NODE_BUDGET_MS` of it, so its expiry says nothing about the node.
  */
 import type { ServiceError } from '@grpc/grpc-js';
 import { GrpcStatus, TesseraError, errorCodeFromGrpc, isTesseraError } from '../../../../shared/src/errors/index.js';
@@ -116,6 +118,8 @@ export function grpcAddressOf(node: NodeView): string {
 export function countsAgainstNode(error: unknown): boolean {
   if (!isTesseraError(error)) return true;
   const details = error as UpstreamError;
+  // Not the node's doing (guarded-call.ts): a client cancellation, or a deadline spent in the gateway's queue.
+  if (details.excused === true) return false;
   if (details.notAccepted || error.code === 'BAD_GATEWAY') return true;
   return HEALTH_CODES.has(error.code) && details.load === undefined;
 }

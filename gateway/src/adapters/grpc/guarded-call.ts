@@ -16,10 +16,42 @@ export function preflightFailure(node: NodeView, opts: UpstreamCallOptions): Tes
   return undefined;
 }
 
-export function guardedCall<T>(breakers: NodeBreakers, node: NodeView, opts: UpstreamCallOptions, run: () => Promise<T>): Promise<T> {
+/**
+ * Least time a call must have had on the wire for its DEADLINE_EXCEEDED to say something about the
+ * node. A request that spent its deadline in the gateway's own admission queue reaches the node with
+ * a sliver of time left and expires there whatever the node's health: counting it let a flood of
+ * free-tier requests, each within its own limits, open a node's breaker for every tier (issue 14).
+ */
+export const DEFAULT_MIN_NODE_BUDGET_MS = 1000;
+
+export function guardedCall<T>(
+  breakers: NodeBreakers,
+  node: NodeView,
+  opts: UpstreamCallOptions,
+  run: () => Promise<T>,
+  minNodeBudgetMs = DEFAULT_MIN_NODE_BUDGET_MS,
+): Promise<T> {
   const early = preflightFailure(node, opts);
   if (early !== undefined) return Promise.reject(early);
-  return breakers.run(node.id, run).catch((error: unknown) => {
-    throw toTesseraError(error);
-  });
+  const budgetMs = opts.deadline - Date.now();
+  return breakers
+    .run(node.id, () =>
+      run().catch((error: unknown) => {
+        throw excuseIfNotTheNodes(error, opts, budgetMs, minNodeBudgetMs);
+      }),
+    )
+    .catch((error: unknown) => {
+      throw toTesseraError(error);
+    });
+}
+
+/**
+ * Marks a failure the node did not cause (`excused`: countsAgainstNode then says no): the caller
+ * cancelled, or the deadline ran out while the node had less than `minNodeBudgetMs` of it.
+ */
+function excuseIfNotTheNodes(error: unknown, opts: UpstreamCallOptions, budgetMs: number, minNodeBudgetMs: number): unknown {
+  const tessera = toTesseraError(error);
+  const cancelled = opts.signal?.aborted === true;
+  const starved = tessera.code === 'DEADLINE_EXCEEDED' && budgetMs < minNodeBudgetMs;
+  return cancelled || starved ? Object.assign(tessera, { excused: true }) : error;
 }

@@ -223,11 +223,19 @@ describe('http2 transport on the wire', () => {
 
   it('enforces the deadline on a hung node: DEADLINE_EXCEEDED, a breaker failure, and the node sees CANCEL', async () => {
     behaviour = hang;
-    const error = await failure(transport().infer(view('n', address), simpleRequest(0), { deadline: Date.now() + 200 }));
+    // The node had a fair share of the deadline (>= DEFAULT_MIN_NODE_BUDGET_MS): its expiry is the node's.
+    const error = await failure(transport().infer(view('n', address), simpleRequest(0), { deadline: Date.now() + 1100 }));
     expect(error).toMatchObject({ code: 'DEADLINE_EXCEEDED', notAccepted: false });
     expect(countsAgainstNode(error)).toBe(true);
     await waitFor(() => streams[0]?.rstCode !== undefined, { what: 'the node to see the reset' });
     expect(streams[0]!.rstCode).toBe(constants.NGHTTP2_CANCEL);
+  });
+
+  it('a deadline that reaches the node nearly spent (used up in the gateway queue) is not held against it', async () => {
+    behaviour = hang;
+    const error = await failure(transport().infer(view('n', address), simpleRequest(0), { deadline: Date.now() + 150 }));
+    expect(error).toMatchObject({ code: 'DEADLINE_EXCEEDED', excused: true });
+    expect(countsAgainstNode(error)).toBe(false);
   });
 
   it('cancels: the caller gets CANCELLED at once, the node sees RST_STREAM CANCEL', async () => {

@@ -6,6 +6,9 @@
  * Label sets are bounded: tenant ids (never keys), tier names, model names, versions, status codes,
  * node ids. Tenants and models can still grow without bound in principle (admin API, URLs), so each
  * label keeps at most `maxLabelValues` distinct values (default 1000); later ones are written "_other".
+ * Model names come from request URLs, which any tenant writes: with `setModelFilter` (the gateway sets
+ * it to "a node of the fleet serves it"), a model nobody serves is written "unknown", so made-up
+ * names cannot use up the model label's budget and push real models into "_other" (issue 14).
  *
  * The counters every request touches (requests, cache outcomes, bytes and compute saved, hit
  * sources) are fed through counter cells (counter-cells.ts): the cells of a request's label values
@@ -39,6 +42,8 @@ export interface PromMetrics extends GatewayMetrics, CacheObserver, DispatchObse
   setFleetSize(read: () => number): void;
   /** Read at each scrape: requests waiting in the admission queues, per model. */
   setQueueDepth(read: () => ReadonlyMap<string, number>): void;
+  /** Which model names may be label values (the fleet serves them); others are written "unknown". Default: all. */
+  setModelFilter(isServed: (model: string) => boolean): void;
   /** Read at each scrape: the cache's in-process copies (L1), undefined when it has none. */
   setLocalCache(read: () => { readonly entries: number; readonly bytes: number } | undefined): void;
 }
@@ -47,6 +52,8 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
 /** Raw label combinations whose cells are remembered at most; past it the memory starts over. */
 const MAX_REMEMBERED = 4096;
+/** The model label of a model no node serves. */
+export const UNKNOWN_MODEL = 'unknown';
 
 /** A map that forgets everything when full: bounded memory whatever label values requests bring. */
 function rememberer<T>(): (key: string, make: () => T) => T {
@@ -90,7 +97,8 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
     return value;
   };
   const tenantOf = (t: string): string => (t === '' ? '_anonymous' : bound('tenant', t));
-  const modelOf = (m: string): string => (m === '' ? '' : bound('model', m));
+  let isServed: (model: string) => boolean = () => true;
+  const modelOf = (m: string): string => (m === '' ? '' : isServed(m) ? bound('model', m) : UNKNOWN_MODEL);
 
   const requests = new CounterCells({ name: `${p}requests_total`, help: 'Requests by route, tenant, tier, model and HTTP status', labelNames: ['route', 'tenant', 'tier', 'model', 'status'], registry });
   const latency = new Histogram({ name: `${p}request_duration_seconds`, help: 'Total time in the gateway per request', labelNames: ['route', 'tier', 'model'], buckets: LATENCY_BUCKETS, registers: [registry] });
@@ -128,14 +136,16 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
   const cacheLabels = (l: CacheLabels) => ({ tenant: tenantOf(l.tenant), model: modelOf(l.model), version: bound('version', l.version) });
   const rememberCacheSeries = rememberer<CacheSeries>();
   const cacheSeries = (l: CacheLabels): CacheSeries =>
-    rememberCacheSeries(`${l.tenant}\u0000${l.model}\u0000${l.version}`, () => ({ labels: cacheLabels(l), sources: {} }));
+    rememberCacheSeries(`${isServed(l.model) ? 1 : 0}\u0000${l.tenant}\u0000${l.model}\u0000${l.version}`, () => ({ labels: cacheLabels(l), sources: {} }));
   const rememberRequestSeries = rememberer<{ readonly count: CounterCell; readonly latency: { route: string; tier: string; model: string } }>();
 
   return {
     registry,
     request(o: RequestObservation) {
-      const series = rememberRequestSeries(`${o.route}\u0000${o.tenant}\u0000${o.tier}\u0000${o.model}\u0000${o.status}`, () => {
-        const model = modelOf(o.model);
+      // Made-up model names share one remembered series ("unknown") instead of one each.
+      const raw = o.model === '' || isServed(o.model) ? o.model : UNKNOWN_MODEL;
+      const series = rememberRequestSeries(`${o.route}\u0000${o.tenant}\u0000${o.tier}\u0000${raw}\u0000${o.status}`, () => {
+        const model = raw === UNKNOWN_MODEL ? UNKNOWN_MODEL : modelOf(raw);
         return {
           count: requests.cell({ route: o.route, tenant: tenantOf(o.tenant), tier: o.tier, model, status: String(o.status) }),
           latency: { route: o.route, tier: o.tier, model },
@@ -167,6 +177,9 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
     },
     setLocalCache(read) {
       localCache = read;
+    },
+    setModelFilter(filter) {
+      isServed = filter;
     },
     // CacheObserver
     hit(labels, served) {

@@ -12,6 +12,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { BodyOverLimitError } from '../../core/http/index.js';
 import { collectIncomingBody } from '../../../../shared/src/http/index.js';
 
 const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
@@ -20,12 +21,12 @@ const DISCARD_MAX_MS = 500;
 export function readIncomingBody(incoming: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
   const declared = incoming.headers['content-length'];
   if (declared !== undefined && Number(declared) > maxBytes) {
-    return Promise.reject(TesseraError.invalidArg(`request body of ${declared} bytes exceeds the gateway's limit of ${maxBytes} bytes`));
+    return Promise.reject(new BodyOverLimitError(maxBytes, declared));
   }
   const failed = (error: Error): TesseraError => TesseraError.invalidArg(`could not read the request body: ${error.message}`);
   return collectIncomingBody(incoming, maxBytes, {
     // Reading stops there: the answer says why, and discardUnreadBody deals with the rest afterwards.
-    overLimit: () => TesseraError.invalidArg(`request body exceeds the gateway's limit of ${maxBytes} bytes`),
+    overLimit: () => new BodyOverLimitError(maxBytes),
     failed,
     closedEarly: () => failed(new Error('the connection closed before the whole body arrived')),
   });

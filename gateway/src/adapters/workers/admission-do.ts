@@ -61,6 +61,9 @@ export class AdmissionDO {
         transport: createHttpTransport({ scheme: settings.nodeScheme }),
         fleetEvents: directory,
         routing: settings.config.routing,
+        // Node-level sequence ids (issue 14) must survive this object's restarts: derived from the admin
+        // key's hash (a secret of the deployment) when there is one, else random per instance.
+        ...(settings.config.adminKeyHash === null ? {} : { sequenceIdKey: sequenceIdKeyFrom(settings.config.adminKeyHash) }),
       });
       return { settings, directory, dispatcher };
     })();
@@ -111,4 +114,9 @@ export class AdmissionDO {
       void directory.refresh();
     }, periodMs);
   }
+}
+
+/** A sequence id key derived from a deployment secret (SHA-256 of a labelled copy of it). */
+function sequenceIdKeyFrom(secret: string): () => Promise<Uint8Array> {
+  return async () => new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`tessera-sequence-ids:${secret}`)));
 }

@@ -25,7 +25,8 @@ export function createEdgeDispatcher(options: EdgeDispatcherOptions): GatewayDis
     async dispatch(request, ctx) {
       const stickyHeader = options.routing.models?.[request.modelName]?.stickyHeader;
       const sticky = stickyHeader === undefined ? undefined : (ctx.headers?.get(stickyHeader) ?? undefined);
-      const wire = encodeDispatch({ request, tenantId: ctx.tenantId, tier: ctx.tier, deadline: ctx.deadline, ...(sticky === undefined ? {} : { sticky }) });
+      // The tenant's scope (id + generation): the AdmissionDO derives node-level sequence ids from it.
+      const wire = encodeDispatch({ request, tenantId: ctx.tenantScope ?? ctx.tenantId, tier: ctx.tier, deadline: ctx.deadline, ...(sticky === undefined ? {} : { sticky }) });
       const stub = options.admission.get(options.admission.idFromName(admissionObjectName(request.modelName)));
       const response = await stub.fetch('https://admission/dispatch', {
         method: 'POST',

@@ -4,7 +4,9 @@
  * - POST   /admin/tenants                {id?, name?, tier, allowedModels?, disabled?} → 201 the tenant
  * - GET    /admin/tenants                → {tenants: [{...tenant, keys: [{id, createdAt, revoked}]}]}
  * - GET    /admin/tenants/:id            → the tenant with its keys (404 when unknown)
- * - DELETE /admin/tenants/:id            → revokes its keys, deletes it → {deleted: id}
+ * - DELETE /admin/tenants/:id            → revokes its keys, deletes it → {deleted: id}; its cache entries,
+ *                                          jobs, idempotency keys and sequence bindings become unreachable
+ *                                          (they were scoped by its generation) and expire by their TTLs
  * - POST   /admin/tenants/:id/keys       → 201 {id, tenantId, key, createdAt}: the plaintext key, shown
  *                                          this once (only its sha256 is stored); key ids are generated
  * - DELETE /admin/keys/:id               → {revoked: id} (404 when unknown or already revoked)
@@ -14,7 +16,7 @@ import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { IDENTIFIER_PATTERN } from '../../config/index.js';
 import type { ApiKeyRecord, Tenant, TenantStore, Tier } from '../ports/index.js';
-import { generateApiKey, generateId, sha256Hex } from '../auth/index.js';
+import { generateApiKey, generateId, newTenantGeneration, sha256Hex } from '../auth/index.js';
 import { jsonResponse, readBodyLimited } from '../http/index.js';
 import type { AppEnv } from './app-env.js';
 
@@ -55,8 +57,8 @@ function publicKey(record: ApiKeyRecord): { id: string; createdAt: number; revok
 }
 
 /** A tenant as the API shows it: never its webhook secret. */
-function publicTenant(tenant: Tenant): Omit<Tenant, 'webhookSecret'> {
-  const { webhookSecret: _secret, ...rest } = tenant;
+function publicTenant(tenant: Tenant): Omit<Tenant, 'webhookSecret' | 'generation'> {
+  const { webhookSecret: _secret, generation: _generation, ...rest } = tenant;
   return rest;
 }
 
@@ -91,6 +93,8 @@ export function registerAdminRoutes(app: Hono<AppEnv>, ctx: AdminRoutesContext):
       id,
       name: (body.name as string | undefined) ?? id,
       tier,
+      // A new generation: nothing a deleted tenant of the same id left behind is reachable (tenant-scope.ts).
+      generation: newTenantGeneration(),
       ...(allowed === undefined ? {} : { allowedModels: allowed as string[] }),
       ...(body.disabled === true ? { disabled: true } : {}),
     };

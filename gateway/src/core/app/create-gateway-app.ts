@@ -11,7 +11,7 @@ import { Hono } from 'hono';
 import { noopTracer } from '../../../../shared/src/tracing/index.js';
 import { authenticateAdmin } from '../auth/index.js';
 import { answerToResponse, jsonResponse } from '../http/index.js';
-import { registerJobRoutes } from '../jobs/index.js';
+import { registerJobRoutes, webhookGuardFor } from '../jobs/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import type { AppEnv } from './app-env.js';
 import { createDirectInfer, type DirectInfer } from './direct-infer.js';
@@ -87,6 +87,7 @@ export function createGatewayApp(given: GatewayAppDeps): GatewayApp {
     maxBodyBytes: config.maxBodyBytes,
     logger,
     now,
+    webhooks: { guard: webhookGuardFor(config.webhooks), ...(deps.resolveHost === undefined ? {} : { resolve: deps.resolveHost }) },
   });
 
   app.get('/metrics', async (c) => {

@@ -9,6 +9,7 @@ import type { Tracer } from '../../../../shared/src/tracing/index.js';
 import type { GatewayConfig } from '../../config/index.js';
 import type { HeaderReader } from '../http/index.js';
 import type { TenantStats } from './tenant-stats.js';
+import type { HostResolver } from '../jobs/webhook-policy.js';
 import type {
   DispatchContext,
   GatewayMetrics,
@@ -56,6 +57,8 @@ export interface CacheRunResult {
 /** One inference through the cache: the app describes the request, the cache decides HIT/MISS/BYPASS. */
 export interface InferCacheRequest {
   readonly tenantId: string;
+  /** The tenant's scope (id + generation, core/auth/tenant-scope.ts): the cache namespace; default tenantId. */
+  readonly tenantScope?: string;
   readonly tier: Tier;
   readonly request: InferRequest;
   readonly binaryOutputDefault: boolean;
@@ -97,4 +100,10 @@ export interface GatewayAppDeps {
   readonly jobObserver?: JobObserver;
   /** Per-tenant model statistics (/v2/models/stats); default a fresh in-process one. */
   readonly stats?: TenantStats;
+  /**
+   * Resolves a webhook host to its addresses, so a job's webhook is refused at submission when it
+   * points at loopback, private or link-local addresses (core/jobs/webhook-policy.ts). Default none:
+   * only IP literals are judged at submission, names at delivery.
+   */
+  readonly resolveHost?: HostResolver;
 }

@@ -83,7 +83,7 @@ export function createInferCache(options: InferCacheOptions): GatewayInferCache 
         return { ...(await produce(input.signal)), status: 'BYPASS' };
       }
       const key = computeCacheKey({
-        namespace: cacheNamespace(tenantId, modelSettings.shared),
+        namespace: cacheNamespace(input.tenantScope ?? tenantId, modelSettings.shared),
         model,
         version,
         request: pinned,

@@ -13,10 +13,10 @@ import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { decodeInferRequestBody, encodeInferResponse } from '../../../../shared/src/kserve/index.js';
 import { elementCount, type InferRequest } from '../../../../shared/src/tensors/index.js';
 import { inSpan, noopTracer, type TraceContext } from '../../../../shared/src/tracing/index.js';
-import { requireModel, type AuthContext } from '../auth/index.js';
+import { requireModel, tenantScope, type AuthContext } from '../auth/index.js';
 import { withResponseId } from '../cache/index.js';
-import type { HeaderReader, HttpAnswer } from '../http/index.js';
-import { acceptJobAnswer, asyncPreference, isQueueTimeoutRejection } from '../jobs/index.js';
+import { readTierBody, type HeaderReader, type HttpAnswer } from '../http/index.js';
+import { acceptJobAnswer, asyncPreference, isQueueTimeoutRejection, webhookGuardFor } from '../jobs/index.js';
 import type { CacheRunResult, GatewayAppDeps, ProducedResponse } from './gateway-deps.js';
 import { applyRateLimit, requestDeadline } from './rate-limit.js';
 
@@ -41,7 +41,7 @@ export interface InferExchange {
 
 export type InferRouteDeps = Pick<
   GatewayAppDeps,
-  'config' | 'dispatcher' | 'cache' | 'rateLimiter' | 'metrics' | 'tracer' | 'jobs' | 'jobObserver' | 'stats'
+  'config' | 'dispatcher' | 'cache' | 'rateLimiter' | 'metrics' | 'tracer' | 'jobs' | 'jobObserver' | 'stats' | 'resolveHost'
 > & { readonly now: () => number };
 
 export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, model: string, version: string | undefined): Promise<HttpAnswer> {
@@ -53,7 +53,9 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
     exchange.setModel(model);
     requireModel(exchange.auth, model);
   }
-  const body = await exchange.readBody(config.maxBodyBytes);
+  // The tier's largest request (413 above it) when it is below the gateway-wide maxBodyBytes (400).
+  const tier = exchange.auth?.tier;
+  const body = tier === undefined ? await exchange.readBody(config.maxBodyBytes) : await readTierBody((max) => exchange.readBody(max), config.maxBodyBytes, tier);
   const headerLength = headers.get(INFER_HEADER_LENGTH);
   if (headerLength !== null && headerLength.trim() === '0') {
     throw TesseraError.unsupported(
@@ -66,7 +68,7 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
   if (auth === undefined) throw TesseraError.internal('auth middleware did not run');
   exchange.setModel(model);
   requireModel(auth, model);
-  const limit = (): Promise<void> => applyRateLimit(deps.rateLimiter, deps.metrics, auth, elements, (h) => exchange.addHeaders(h));
+  const limit = (): Promise<void> => applyRateLimit(deps.rateLimiter, deps.metrics, auth, elements, (h) => exchange.addHeaders(h), body.length);
   await (tracer.enabled ? inSpan(tracer, 'rate_limit', { parent: exchange.traceParent }, limit) : limit());
 
   // `Prefer: respond-async[, spill-over]` (core/jobs/prefer-header.ts); ignored without a job queue.
@@ -75,17 +77,23 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
     acceptJobAnswer(
       deps.jobs!,
       { auth, model, version, body, headerLength, headers, spilled },
-      { ...(deps.jobObserver === undefined ? {} : { observer: deps.jobObserver }), now, extraHeaders: { 'Preference-Applied': 'respond-async' } },
+      {
+        ...(deps.jobObserver === undefined ? {} : { observer: deps.jobObserver }),
+        now,
+        extraHeaders: { 'Preference-Applied': 'respond-async' },
+        webhooks: { guard: webhookGuardFor(config.webhooks), ...(deps.resolveHost === undefined ? {} : { resolve: deps.resolveHost }) },
+      },
     );
   if (preference?.always === true) return toJob(false);
   const signal = exchange.signal;
+  const scope = tenantScope(auth.tenant);
   const deadline = requestDeadline(headers, now(), auth.tier.queueTimeoutMs);
   const root = exchange.traceParent;
   // The admission and upstream spans hang under `parent`: the cache span when the cache runs.
   const produceUnder = (parent: TraceContext | undefined) => async (request: InferRequest, upstreamSignal: AbortSignal): Promise<ProducedResponse> => {
     const result = await dispatcher.dispatch(
       { ...request, id: '' },
-      { tenantId: auth.tenant.id, tier: auth.tier, deadline, signal: upstreamSignal, headers, trace: { tracer, parent } },
+      { tenantId: auth.tenant.id, tenantScope: scope, tier: auth.tier, deadline, signal: upstreamSignal, headers, trace: { tracer, parent } },
     );
     const encoded = encodeInferResponse(result.response, {
       binaryOutputDefault: decoded.binaryOutputDefault,
@@ -96,6 +104,7 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
   const runCache = (parent: TraceContext | undefined): Promise<CacheRunResult> =>
     deps.cache!.run({
       tenantId: auth.tenant.id,
+      tenantScope: scope,
       tier: auth.tier,
       request: decoded.request,
       binaryOutputDefault: decoded.binaryOutputDefault,

@@ -7,7 +7,7 @@
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { GatewayMetrics, RateLimiter } from '../ports/index.js';
 import type { AuthContext } from '../auth/index.js';
-import type { HeaderReader } from '../http/index.js';
+import { PayloadTooLargeError, type HeaderReader } from '../http/index.js';
 
 export async function applyRateLimit(
   limiter: RateLimiter,
@@ -15,8 +15,10 @@ export async function applyRateLimit(
   auth: AuthContext,
   elements: number,
   setHeaders: (headers: Record<string, string>) => void,
+  bytes = 0,
 ): Promise<void> {
   const limits = auth.tier.rateLimits;
+  await applyByteRate(limiter, metrics, auth, bytes);
   if (limits.requestsPerSecond === 0 && limits.elementsPerSecond === 0) return;
   if (limits.elementsPerSecond > 0 && elements > limits.elementsBurst) {
     // It could never pass, however long the client waits: a client mistake, not a 429.
@@ -38,6 +40,31 @@ export async function applyRateLimit(
     throw new TesseraError('RESOURCE_EXHAUSTED', `rate limit exceeded for tenant '${auth.tenant.id}' (tier '${auth.tier.name}'); retry in ${seconds} s`, {
       retryAfterMs: decision.retryAfterMs,
     });
+  }
+}
+
+/**
+ * The tier's bytes per second (request bodies as received): a bucket of its own, taken through the
+ * same RateLimiter under `<tenant>:bytes` (":" cannot occur in a tenant id, so it is no tenant's
+ * bucket). Refused: 429 with Retry-After. A body larger than the bucket could never pass: that is the
+ * tier's largest request (413), checked when the body was read; this guards tiers configured without it.
+ */
+async function applyByteRate(limiter: RateLimiter, metrics: GatewayMetrics, auth: AuthContext, bytes: number): Promise<void> {
+  const perSecond = auth.tier.rateLimits.bytesPerSecond ?? 0;
+  const burst = auth.tier.rateLimits.bytesBurst ?? 0;
+  if (perSecond <= 0 || bytes <= 0) return;
+  if (bytes > burst) {
+    throw new PayloadTooLargeError(`the request body is ${bytes} bytes; tier '${auth.tier.name}' allows at most ${burst} bytes per request`);
+  }
+  const decision = await limiter.take(`${auth.tenant.id}:bytes`, bytes, { requestsPerSecond: 0, burst: 0, elementsPerSecond: perSecond, elementsBurst: burst });
+  if (!decision.allowed) {
+    metrics.rateLimited(auth.tenant.id, auth.tier.name);
+    const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+    throw new TesseraError(
+      'RESOURCE_EXHAUSTED',
+      `byte rate limit exceeded for tenant '${auth.tenant.id}' (tier '${auth.tier.name}': ${perSecond} bytes/s); retry in ${seconds} s`,
+      { retryAfterMs: decision.retryAfterMs },
+    );
   }
 }
 

@@ -1,3 +1,4 @@
 export * from './api-key.js';
 export * from './authenticate.js';
 export * from './seed-tenants.js';
+export * from './tenant-scope.js';

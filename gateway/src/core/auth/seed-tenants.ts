@@ -5,6 +5,7 @@
  * restarts. A deleted file tenant comes back at the next start: remove it from the file instead.
  */
 import type { Tenant, TenantStore } from '../ports/index.js';
+import { newTenantGeneration } from './tenant-scope.js';
 
 export interface SeedTenant {
   readonly id: string;
@@ -21,6 +22,7 @@ export async function seedTenants(store: TenantStore, tenants: readonly SeedTena
         id: seed.id,
         name: seed.name,
         tier: seed.tier,
+        generation: newTenantGeneration(),
         ...(seed.allowedModels === undefined ? {} : { allowedModels: seed.allowedModels }),
       };
       await store.putTenant(tenant);

@@ -2,3 +2,4 @@ export * from './access-error.js';
 export * from './responses.js';
 export * from './read-body.js';
 export * from './http-answer.js';
+export * from './payload-too-large.js';

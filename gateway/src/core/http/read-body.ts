@@ -4,11 +4,12 @@
  * so a small compressed bomb cannot grow past it.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { BodyOverLimitError } from './payload-too-large.js';
 
 export async function readBodyLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) {
-    throw TesseraError.invalidArg(`request body of ${declared} bytes exceeds the gateway's limit of ${maxBytes} bytes`);
+    throw new BodyOverLimitError(maxBytes, declared);
   }
   if (request.body === null) return new Uint8Array(0);
   const coding = (request.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
@@ -28,7 +29,7 @@ export async function readBodyLimited(request: Request, maxBytes: number): Promi
       total += value.byteLength;
       if (total > maxBytes) {
         await reader.cancel().catch(() => {});
-        throw TesseraError.invalidArg(`request body exceeds the gateway's limit of ${maxBytes} bytes`);
+        throw new BodyOverLimitError(maxBytes);
       }
       chunks.push(value);
     }

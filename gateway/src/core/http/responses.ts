@@ -3,6 +3,7 @@ import { errorBody, httpStatusOf, TesseraError, toTesseraError } from '../../../
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { AccessError } from './access-error.js';
 import { answerToResponse, type HttpAnswer } from './http-answer.js';
+import { PayloadTooLargeError } from './payload-too-large.js';
 
 export function jsonAnswer(value: unknown, status = 200, headers: Record<string, string> = {}): HttpAnswer {
   return { status, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(value) };
@@ -36,7 +37,7 @@ export function errorAnswer(error: unknown, logger: Logger): HttpAnswer {
   }
   const wasOurs = error instanceof TesseraError;
   const tessera = toTesseraError(error);
-  const status = httpStatusOf(tessera.code);
+  const status = tessera instanceof PayloadTooLargeError ? tessera.httpStatus : httpStatusOf(tessera.code);
   if (!wasOurs || tessera.code === 'INTERNAL' || tessera.code === 'BAD_GATEWAY') {
     logger.error('request failed', { code: tessera.code, error: tessera.message, ...(wasOurs ? {} : { stack: (error as Error)?.stack }) });
   }

@@ -8,3 +8,4 @@ export * from './job-view.js';
 export * from './prefer-header.js';
 export * from './spill-over.js';
 export * from './webhook-signing.js';
+export * from './webhook-policy.js';

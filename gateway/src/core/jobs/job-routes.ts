@@ -25,16 +25,15 @@ import { decodeInferRequestBody } from '../../../../shared/src/kserve/index.js';
 import { elementCount } from '../../../../shared/src/tensors/index.js';
 import type { AppEnv } from '../app/app-env.js';
 import { applyRateLimit } from '../app/rate-limit.js';
-import { authenticate, requireModel, type AuthContext } from '../auth/index.js';
-import { answerToResponse, jsonAnswer, jsonResponse, readBodyLimited, type HeaderReader, type HttpAnswer } from '../http/index.js';
+import { authenticate, requireModel, tenantScope, type AuthContext } from '../auth/index.js';
+import { answerToResponse, jsonAnswer, jsonResponse, PayloadTooLargeError, readBodyLimited, readTierBody, type HeaderReader, type HttpAnswer } from '../http/index.js';
 import type { GatewayMetrics, JobObserver, JobQueue, JobRecord, RateLimiter, TenantStore, Tier } from '../ports/index.js';
 import { fromBase64, toBase64 } from './bytes.js';
 import { idempotencyKeyOf, idempotentJobId, JOB_ID_PATTERN, randomJobId, requestFingerprint } from './idempotency.js';
 import { jobLocation, jobView, JOBS_PATH } from './job-view.js';
 import { generateWebhookSecret } from './webhook-signing.js';
+import { WEBHOOK_URL_HEADER, type HostResolver, type WebhookGuard } from './webhook-policy.js';
 
-export const WEBHOOK_URL_HEADER = 'x-tessera-webhook-url';
-const MAX_WEBHOOK_URL = 2048;
 const INFER_HEADER_LENGTH = 'inference-header-content-length';
 
 export interface JobRoutesContext {
@@ -48,6 +47,14 @@ export interface JobRoutesContext {
   readonly maxBodyBytes: number;
   readonly logger: Logger;
   readonly now: () => number;
+  /** Webhook targets allowed (core/jobs/webhook-policy.ts) and how names are resolved to check them. */
+  readonly webhooks: WebhookChecks;
+}
+
+/** The webhook check of a submission: the policy, and a resolver where the runtime has DNS. */
+export interface WebhookChecks {
+  readonly guard: WebhookGuard;
+  readonly resolve?: HostResolver;
 }
 
 /** One inference to turn into a job (from POST /v1/jobs or an infer request that asked for it). */
@@ -70,7 +77,7 @@ export const jobsNeedRedis = (): TesseraError =>
 export async function acceptJob(
   jobs: JobQueue,
   submission: JobSubmission,
-  ctx: { readonly observer?: JobObserver; readonly now: () => number; readonly extraHeaders?: Record<string, string> },
+  ctx: JobAcceptContext,
 ): Promise<Response> {
   return answerToResponse(await acceptJobAnswer(jobs, submission, ctx));
 }
@@ -79,20 +86,26 @@ export async function acceptJob(
 export async function acceptJobAnswer(
   jobs: JobQueue,
   submission: JobSubmission,
-  ctx: { readonly observer?: JobObserver; readonly now: () => number; readonly extraHeaders?: Record<string, string> },
+  ctx: JobAcceptContext,
 ): Promise<HttpAnswer> {
   const { auth, model, version, body } = submission;
-  const webhookUrl = webhookUrlOf(submission.headers);
+  const maxPayload = auth.tier.jobs?.maxPayloadBytes;
+  if (maxPayload !== undefined && body.length > maxPayload) {
+    throw new PayloadTooLargeError(`the job body is ${body.length} bytes; tier '${auth.tier.name}' accepts jobs of at most ${maxPayload} bytes`);
+  }
+  const webhookUrl = await webhookUrlOf(submission.headers, ctx.webhooks);
   if (webhookUrl !== undefined && (auth.tenant.webhookSecret ?? '') === '') {
     throw TesseraError.invalidArg(
       `tenant '${auth.tenant.id}' has no webhook secret yet: an admin creates one with POST /admin/tenants/${auth.tenant.id}/webhook-secret`,
     );
   }
   const key = idempotencyKeyOf(submission.headers);
-  const id = key === undefined ? randomJobId() : await idempotentJobId(auth.tenant.id, key);
+  const scope = tenantScope(auth.tenant);
+  const id = key === undefined ? randomJobId() : await idempotentJobId(scope, key);
   const fingerprint = await requestFingerprint(model, version, body);
   const { record, created } = await jobs.submit(id, {
     tenantId: auth.tenant.id,
+    tenantScope: scope,
     tier: auth.tier,
     model,
     ...(version === undefined ? {} : { version }),
@@ -111,19 +124,19 @@ export async function acceptJobAnswer(
   return jsonAnswer(jobView(record), 202, headers);
 }
 
-function webhookUrlOf(headers: HeaderReader): string | undefined {
+/** What accepting a job needs besides the queue. */
+export interface JobAcceptContext {
+  readonly observer?: JobObserver;
+  readonly now: () => number;
+  readonly extraHeaders?: Record<string, string>;
+  readonly webhooks: WebhookChecks;
+}
+
+/** The submission's webhook URL, checked against the policy (form, then every address of its host). */
+async function webhookUrlOf(headers: HeaderReader, checks: WebhookChecks): Promise<string | undefined> {
   const raw = headers.get(WEBHOOK_URL_HEADER);
   if (raw === null || raw.trim() === '') return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw TesseraError.invalidArg(`${WEBHOOK_URL_HEADER} must be an absolute http(s) URL`);
-  }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.href.length > MAX_WEBHOOK_URL || url.username !== '' || url.password !== '') {
-    throw TesseraError.invalidArg(`${WEBHOOK_URL_HEADER} must be an http(s) URL of at most ${MAX_WEBHOOK_URL} characters, without credentials`);
-  }
-  return url.href;
+  return (await checks.guard.check(raw, checks.resolve)).href;
 }
 
 export function registerJobRoutes(app: Hono<AppEnv>, ctx: JobRoutesContext): void {
@@ -148,9 +161,10 @@ export function registerJobRoutes(app: Hono<AppEnv>, ctx: JobRoutesContext): voi
   const ownJob = async (c: Context<AppEnv>): Promise<JobRecord> => {
     const id = c.req.param('id') ?? '';
     const auth = authOf(c);
-    const record = JOB_ID_PATTERN.test(id) ? await queue().get(auth.tenant.id, id) : undefined;
-    // The adapter already filters by tenant; checking again costs nothing and guards a faulty adapter.
-    if (record === undefined || record.spec.tenantId !== auth.tenant.id) throw TesseraError.notFound(`unknown job '${id}'`);
+    const scope = tenantScope(auth.tenant);
+    const record = JOB_ID_PATTERN.test(id) ? await queue().get(scope, id) : undefined;
+    // The adapter already filters by tenant scope; checking again costs nothing and guards a faulty adapter.
+    if (record === undefined || (record.spec.tenantScope ?? record.spec.tenantId) !== scope) throw TesseraError.notFound(`unknown job '${id}'`);
     c.set('model', record.spec.model);
     return record;
   };
@@ -164,7 +178,7 @@ export function registerJobRoutes(app: Hono<AppEnv>, ctx: JobRoutesContext): voi
     if (version !== undefined && !/^[0-9]{1,19}$/.test(version)) throw TesseraError.invalidArg(`version must be a number, got '${version}'`);
     c.set('model', model);
     requireModel(auth, model);
-    const body = await readBodyLimited(c.req.raw, ctx.maxBodyBytes);
+    const body = await readTierBody((max) => readBodyLimited(c.req.raw, max), ctx.maxBodyBytes, auth.tier);
     const headerLength = c.req.header(INFER_HEADER_LENGTH) ?? null;
     if (headerLength !== null && headerLength.trim() === '0') {
       throw TesseraError.unsupported('raw binary requests (Inference-Header-Content-Length: 0) are not supported for jobs; send the JSON header');
@@ -173,7 +187,7 @@ export function registerJobRoutes(app: Hono<AppEnv>, ctx: JobRoutesContext): voi
     const normalizedVersion = version === undefined ? undefined : BigInt(version).toString();
     const decoded = decodeInferRequestBody({ body, headerLength, modelName: model, ...(normalizedVersion === undefined ? {} : { modelVersion: normalizedVersion }) });
     const elements = decoded.request.inputs.reduce((n, t) => n + elementCount(t.shape), 0);
-    await applyRateLimit(ctx.rateLimiter, ctx.metrics, auth, elements, (h) => Object.assign(c.get('extraHeaders'), h));
+    await applyRateLimit(ctx.rateLimiter, ctx.metrics, auth, elements, (h) => Object.assign(c.get('extraHeaders'), h), body.length);
     return acceptJob(jobs, { auth, model, version: normalizedVersion, body, headerLength, headers: c.req.raw.headers, spilled: false }, ctx);
   });
 
@@ -189,7 +203,7 @@ export function registerJobRoutes(app: Hono<AppEnv>, ctx: JobRoutesContext): voi
 
   app.delete(`${JOBS_PATH}/:id`, async (c) => {
     const record = await ownJob(c);
-    const outcome = await queue().cancel(record.spec.tenantId, record.id);
+    const outcome = await queue().cancel(record.spec.tenantScope ?? record.spec.tenantId, record.id);
     if (outcome === undefined) throw TesseraError.notFound(`unknown job '${record.id}'`);
     if (outcome.outcome === 'too_late') {
       return jsonResponse({ error: `job '${record.id}' cannot be cancelled: it is ${outcome.record.state}`, status: outcome.record.state }, 409);

@@ -11,6 +11,7 @@
 import { TesseraError, toTesseraError, type ErrorCode } from '../../../../shared/src/errors/index.js';
 import { decodeInferRequestBody, encodeInferResponse } from '../../../../shared/src/kserve/index.js';
 import type { GatewayDispatcher } from '../app/gateway-deps.js';
+import { tenantScope } from '../auth/index.js';
 import type { JobResult, JobSpec, TenantStore } from '../ports/index.js';
 import { fromBase64, toBase64 } from './bytes.js';
 
@@ -51,7 +52,10 @@ export async function runInferJob(spec: JobSpec, deps: JobRunnerDeps, signal?: A
   const now = deps.now ?? Date.now;
   try {
     const tenant = await deps.tenants.getTenant(spec.tenantId);
-    if (tenant === undefined) throw new JobRunError('NOT_FOUND', `tenant '${spec.tenantId}' no longer exists`, false);
+    // A tenant deleted and re-created under the same id is another tenant: its predecessor's jobs do not run.
+    if (tenant === undefined || tenantScope(tenant) !== (spec.tenantScope ?? spec.tenantId)) {
+      throw new JobRunError('NOT_FOUND', `tenant '${spec.tenantId}' no longer exists`, false);
+    }
     if (tenant.disabled === true) throw new JobRunError('UNAVAILABLE', `tenant '${spec.tenantId}' is disabled`, false);
     const decoded = decodeInferRequestBody({
       body: fromBase64(spec.body),
@@ -61,11 +65,21 @@ export async function runInferJob(spec: JobSpec, deps: JobRunnerDeps, signal?: A
     });
     const result = await deps.dispatcher.dispatch(decoded.request, {
       tenantId: spec.tenantId,
+      tenantScope: spec.tenantScope ?? spec.tenantId,
       tier: spec.tier,
       deadline: now() + (deps.runTimeoutMs ?? DEFAULT_JOB_RUN_TIMEOUT_MS),
       ...(signal === undefined ? {} : { signal }),
     });
     const encoded = encodeInferResponse(result.response, { binaryOutputDefault: decoded.binaryOutputDefault, outputBinary: decoded.outputBinary });
+    // A result is stored like the body: the tier's largest job payload bounds it (issue 14).
+    const maxPayload = spec.tier.jobs?.maxPayloadBytes;
+    if (maxPayload !== undefined && encoded.body.length > maxPayload) {
+      throw new JobRunError(
+        'RESOURCE_EXHAUSTED',
+        `the result is ${encoded.body.length} bytes; tier '${spec.tier.name}' keeps job results of at most ${maxPayload} bytes`,
+        false,
+      );
+    }
     return { body: toBase64(encoded.body), headers: encoded.headers, modelVersion: result.response.modelVersion };
   } catch (error) {
     if (error instanceof TesseraError || error instanceof JobRunError) throw JobRunError.of(error);

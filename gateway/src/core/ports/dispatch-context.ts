@@ -7,6 +7,11 @@ import type { Tier } from './tenants.js';
 
 export interface DispatchContext {
   readonly tenantId: string;
+  /**
+   * The tenant's scope (core/auth/tenant-scope.ts: id + generation) that sequence bindings and the
+   * node-side sequence ids are derived from; default `tenantId`.
+   */
+  readonly tenantScope?: string;
   readonly tier: Tier;
   /** Absolute deadline, ms since the epoch: the tier's queue timeout or a shorter client deadline. */
   readonly deadline: number;

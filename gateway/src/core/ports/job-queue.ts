@@ -13,6 +13,12 @@ export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelle
 /** What a job runs: one KServe v2 inference, as the client sent it, with its tenant's tier. */
 export interface JobSpec {
   readonly tenantId: string;
+  /**
+   * The tenant's scope when the job was accepted (id + generation, core/auth/tenant-scope.ts); the
+   * job belongs to that scope only, so a deleted and re-created tenant never sees it. Absent on jobs
+   * accepted before scopes existed: the scope is then `tenantId`.
+   */
+  readonly tenantScope?: string;
   /** The tier when the job was accepted: priority (BullMQ priority), queue share and limits. */
   readonly tier: Tier;
   readonly model: string;
@@ -63,10 +69,10 @@ export interface JobQueue {
    * is returned with `created: false` and nothing is enqueued. Throws UNAVAILABLE when the store is away.
    */
   submit(id: string, spec: JobSpec): Promise<{ readonly record: JobRecord; readonly created: boolean }>;
-  /** The tenant's job, or undefined (unknown, expired, or another tenant's). */
-  get(tenantId: string, id: string): Promise<JobRecord | undefined>;
+  /** The job of the tenant scope (core/auth/tenant-scope.ts), or undefined (unknown, expired, or another scope's). */
+  get(tenantScope: string, id: string): Promise<JobRecord | undefined>;
   /** Cancels a job that has not started; undefined when `get` would be. */
-  cancel(tenantId: string, id: string): Promise<CancelOutcome | undefined>;
+  cancel(tenantScope: string, id: string): Promise<CancelOutcome | undefined>;
 }
 
 /** What jobs tell metrics; the adapter implements it with prom-client. */

@@ -11,6 +11,20 @@ export interface RateLimits {
   readonly elementsPerSecond: number;
   /** Bucket size for elements. */
   readonly elementsBurst: number;
+  /** Sustained request-body bytes per second (infer and job submissions); 0 or absent means unlimited. */
+  readonly bytesPerSecond?: number;
+  /** Bucket size for bytes. */
+  readonly bytesBurst?: number;
+}
+
+/** What a tier may keep in the job store (async jobs). */
+export interface TierJobLimits {
+  /** Largest job body (the infer request) and largest job result, in bytes. */
+  readonly maxPayloadBytes: number;
+  /** Most jobs (queued, running or finished, until their result TTL) one tenant may have stored. */
+  readonly maxStoredJobs: number;
+  /** How long a job (its result included) is kept after submission, in seconds. */
+  readonly resultTtlSeconds: number;
 }
 
 export interface Tier {
@@ -26,6 +40,10 @@ export interface Tier {
   readonly cacheTtlSeconds: number;
   /** Model names this tier may use; ['*'] means all. */
   readonly allowedModels: readonly string[];
+  /** Largest request body (infer or job submission) in bytes: larger ones get 413. Absent: only maxBodyBytes. */
+  readonly maxRequestBytes?: number;
+  /** Job store limits; absent: the gateway's job defaults (adapters/bullmq). */
+  readonly jobs?: TierJobLimits;
 }
 
 export interface Tenant {
@@ -37,6 +55,13 @@ export interface Tenant {
   /** Secret for signing webhooks (async jobs); never returned by the API after creation. */
   readonly webhookSecret?: string;
   readonly disabled?: boolean;
+  /**
+   * Random, set when the tenant is created (admin API or config seeding). Every per-tenant key the
+   * gateway writes (cache entries, jobs, idempotency keys, sequence bindings) is scoped by id AND
+   * generation (core/auth/tenant-scope.ts), so a tenant deleted and re-created under the same id
+   * inherits nothing. Absent on tenants stored before generations existed: their scope is the id.
+   */
+  readonly generation?: string;
 }
 
 export interface ApiKeyRecord {

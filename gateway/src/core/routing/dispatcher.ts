@@ -28,8 +28,8 @@ import type { ErrorCode } from '../../../../shared/src/errors/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { TraceContext } from '../../../../shared/src/tracing/index.js';
 import { AdmissionQueue, systemClock } from '../admission/index.js';
-import { SequenceRouter } from '../sequences/index.js';
-import type { SequenceBinding, SequenceRequest, SequenceRoutingOptions } from '../sequences/index.js';
+import { NodeSequenceIds, readSequenceParams, SequenceRouter } from '../sequences/index.js';
+import type { SequenceBinding, SequenceIdKeySource, SequenceRequest, SequenceRoutingOptions } from '../sequences/index.js';
 import type { AdmissionObserver, Clock, TimerHandle } from '../admission/index.js';
 import type {
   DispatchContext,
@@ -95,6 +95,11 @@ export interface DispatcherOptions {
    * requests are routed like any other, which is only right with a single node.
    */
   readonly sequences?: SequenceRoutingOptions;
+  /**
+   * The key of the node-level sequence ids when `sequences` gives none (node-sequence-id.ts); default a
+   * random key of this dispatcher. Every dispatcher that may carry one sequence must use the same key.
+   */
+  readonly sequenceIdKey?: SequenceIdKeySource;
 }
 
 export interface Dispatcher {
@@ -146,6 +151,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   }
   const pumpIntervalMs = options.admission?.pumpIntervalMs ?? DEFAULT_PUMP_INTERVAL_MS;
   const sequences = options.sequences === undefined ? undefined : new SequenceRouter(options.sequences, () => clock.now());
+  // Every sequence id is replaced by a node-level id of the tenant's own (node-sequence-id.ts), with or
+  // without affinity: two tenants using the same id must never share a sequence on a node.
+  const nodeSequenceIds = new NodeSequenceIds(options.sequences?.idKey ?? options.sequenceIdKey);
   const queues = new Map<string, ModelQueue>();
   /** Measured upstream time per model, for admission estimates when no node reports one. */
   const measuredExecMs = new Map<string, number>();
@@ -431,16 +439,58 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return result;
   }
 
+  /**
+   * A sequence request with its id replaced by the tenant's node-level id; the client's own id is put
+   * back into the answer's `sequence_id` parameter and into error messages that quote the node-level id.
+   */
+  async function dispatchAsTenantSequence(
+    request: InferRequest,
+    ctx: DispatchContext,
+    scope: string,
+    display: string,
+    seq: SequenceRequest | undefined,
+  ): Promise<UpstreamInferResult> {
+    const canonical = seq?.id ?? readSequenceParams(request.parameters)!.id;
+    const original = request.parameters.sequence_id!;
+    let nodeId: bigint;
+    try {
+      nodeId = await nodeSequenceIds.nodeId(scope, canonical);
+    } catch (error) {
+      throw new TesseraError('UNAVAILABLE', `cannot route sequence ${display}: the sequence id key is not available (${toTesseraError(error).message})`, {
+        retryAfterMs: 1000,
+        cause: error,
+      });
+    }
+    const forwarded: InferRequest = { ...request, parameters: { ...request.parameters, sequence_id: nodeId } };
+    const nodeText = String(nodeId);
+    try {
+      const result = seq === undefined ? await admit(forwarded, ctx) : await dispatchSequence(forwarded, ctx, seq);
+      const params = result.response.parameters;
+      if (params === undefined || !Object.hasOwn(params, 'sequence_id')) return result;
+      return { ...result, response: { ...result.response, parameters: { ...params, sequence_id: original } } };
+    } catch (error) {
+      const tessera = toTesseraError(error);
+      if (tessera.message.includes(nodeText)) {
+        Object.defineProperty(tessera, 'message', { value: tessera.message.replaceAll(nodeText, display), configurable: true, writable: true });
+      }
+      throw tessera;
+    }
+  }
+
   return {
     dispatch(request, ctx) {
       if (closed) return Promise.reject(TesseraError.unavailable('the gateway is shutting down'));
+      const scope = ctx.tenantScope ?? ctx.tenantId;
       let seq: SequenceRequest | undefined;
+      let display: string | undefined;
       try {
-        seq = sequences?.read(ctx.tenantId, request);
+        display = readSequenceParams(request.parameters)?.display;
+        seq = sequences?.read(scope, request);
       } catch (error) {
         return Promise.reject(toTesseraError(error));
       }
-      return seq === undefined ? admit(request, ctx) : dispatchSequence(request, ctx, seq);
+      if (display === undefined) return admit(request, ctx);
+      return dispatchAsTenantSequence(request, ctx, scope, display, seq);
     },
 
     modelConfig: (model, version, ctx) => metadataCall(model, version, ctx, (node, opts) => transport.modelConfig(node, model, version, opts)),

@@ -39,6 +39,8 @@ export interface UpstreamErrorDetails {
   readonly notAccepted?: boolean;
   /** The node's load from a failed call's trailing metadata. */
   readonly load?: { readonly queued: number; readonly inflight: number };
+  /** The failure was not the node's doing (a cancellation, a deadline spent in the gateway): no breaker failure. */
+  readonly excused?: boolean;
 }
 
 export function upstreamDetails(error: unknown): UpstreamErrorDetails {

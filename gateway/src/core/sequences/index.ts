@@ -3,3 +3,4 @@ export * from './sequence-affinity.js';
 export * from './sequence-params.js';
 export * from './sequence-router.js';
 export * from './sequence-ttl.js';
+export * from './node-sequence-id.js';

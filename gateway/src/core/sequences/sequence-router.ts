@@ -18,10 +18,16 @@ import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { SequenceAffinity, SequenceBinding, SequenceRef } from './sequence-affinity.js';
 import { readSequenceParams, type SequenceParams } from './sequence-params.js';
 import { SequenceTtl, type SequenceTtlOptions } from './sequence-ttl.js';
+import type { SequenceIdKeySource } from './node-sequence-id.js';
 
 export interface SequenceRoutingOptions extends SequenceTtlOptions {
   /** Where bindings live: Redis (shared by all gateways) or this process (embedded mode). */
   readonly store: SequenceAffinity;
+  /**
+   * The key of the node-level sequence ids (node-sequence-id.ts); every gateway replica must use the
+   * same one. Default: a random key of this process (right for one gateway only).
+   */
+  readonly idKey?: SequenceIdKeySource;
 }
 
 /** A sequence request being routed. */
@@ -41,7 +47,7 @@ export class SequenceRouter {
     this.ttl = new SequenceTtl(options, now);
   }
 
-  /** The request's sequence, or undefined when it is not in one. Malformed parameters: INVALID_ARG. */
+  /** The request's sequence in the tenant scope (core/auth/tenant-scope.ts), or undefined when it is not in one. Malformed parameters: INVALID_ARG. */
   read(tenantId: string, request: InferRequest): SequenceRequest | undefined {
     const params = readSequenceParams(request.parameters);
     return params === undefined ? undefined : { ...params, ref: { tenantId, model: request.modelName, sequenceId: params.id } };

@@ -22,6 +22,9 @@ mock_provider "aws" {
       dns_name = "tessera-gw-123.us-east-1.elb.amazonaws.com"
     }
   }
+  mock_resource "aws_lb_listener" {
+    defaults = { arn = "arn:aws:elasticloadbalancing:us-east-1:123456789012:listener/app/tessera-test-gw/0123456789abcdef/0123456789abcdef" }
+  }
   mock_resource "aws_lb_target_group" {
     defaults = { arn = "arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/tessera-gw/0123456789abcdef" }
   }

@@ -5,6 +5,9 @@ mock_provider "aws" {
   mock_resource "aws_lb" {
     defaults = { arn = "arn:aws:elasticloadbalancing:us-east-1:123456789012:loadbalancer/app/tessera-test-gw/0123456789abcdef", dns_name = "tessera-test-gw-123.us-east-1.elb.amazonaws.com" }
   }
+  mock_resource "aws_lb_listener" {
+    defaults = { arn = "arn:aws:elasticloadbalancing:us-east-1:123456789012:listener/app/tessera-test-gw/0123456789abcdef/0123456789abcdef" }
+  }
   mock_resource "aws_lb_target_group" {
     defaults = { arn = "arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/tessera-test-gw/0123456789abcdef" }
   }
@@ -77,6 +80,26 @@ run "https_front_door_and_locked_down_instances" {
       !strcontains(output.user_data, "rediss://")
     )
     error_message = "User data writes the merged config and runs tessera-gateway on it; REDIS_URL only from Secrets Manager."
+  }
+}
+
+run "metrics_never_reach_the_internet" {
+  command = apply
+
+  assert {
+    condition = (
+      aws_lb_listener_rule.no_metrics.listener_arn == aws_lb_listener.https.arn &&
+      aws_lb_listener_rule.no_metrics.priority == 1 &&
+      contains(tolist(one(aws_lb_listener_rule.no_metrics.condition).path_pattern[0].values), "/metrics") &&
+      aws_lb_listener_rule.no_metrics.action[0].type == "fixed-response" &&
+      aws_lb_listener_rule.no_metrics.action[0].fixed_response[0].status_code == "404"
+    )
+    error_message = "The load balancer must answer /metrics itself (404), before the default forward to the gateways."
+  }
+
+  assert {
+    condition     = output.config.metrics.requireAdminKey
+    error_message = "The gateway's /metrics must need the admin key by default."
   }
 }
 

@@ -10,6 +10,9 @@ mock_provider "aws" {
   mock_data "aws_caller_identity" {
     defaults = { account_id = "123456789012" }
   }
+  mock_resource "aws_secretsmanager_secret" {
+    defaults = { arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:tessera-test/node-admin-key-AbCdEf" }
+  }
   mock_resource "aws_iam_instance_profile" {
     defaults = { arn = "arn:aws:iam::123456789012:instance-profile/tessera-test-node-1" }
   }
@@ -195,4 +198,26 @@ run "rejects_non_cuda_gpu_families" {
   }
 
   expect_failures = [var.instance_types]
+}
+
+run "repository_and_logging_apis_need_a_generated_key" {
+  command = apply
+
+  assert {
+    condition = (
+      aws_secretsmanager_secret_version.node_admin_key.secret_id == aws_secretsmanager_secret.node_admin_key.id &&
+      output.node_admin_key_secret_arn == "arn:aws:secretsmanager:us-east-1:123456789012:secret:tessera-test/node-admin-key-AbCdEf" &&
+      [for s in jsondecode(aws_iam_role_policy.node.policy).Statement : s.Resource if s.Sid == "ReadNodeAdminKey"][0] == [output.node_admin_key_secret_arn]
+    )
+    error_message = "The node admin key is generated into its own secret, which the nodes may read."
+  }
+
+  assert {
+    condition = (
+      strcontains(output.user_data, "--http-restricted-api=model-repository,logging:tessera-node-admin-key=$${TESSERA_NODE_ADMIN_KEY}") &&
+      strcontains(output.user_data, "--grpc-restricted-protocol=model-repository,logging:admin-key=$${TESSERA_NODE_ADMIN_KEY}") &&
+      strcontains(output.user_data, "--secret-id '${output.node_admin_key_secret_arn}'")
+    )
+    error_message = "Nodes restrict their repository and logging APIs on both endpoints to the generated key."
+  }
 }

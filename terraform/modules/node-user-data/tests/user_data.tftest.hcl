@@ -2,11 +2,12 @@
 # After an intended template change, regenerate the golden file with `terraform/check.sh --update-golden`.
 
 variables {
-  fleet_name            = "tessera-golden"
-  model_repository_url  = "s3://tessera-models-example/prod/repository"
-  redis_url_secret_arn  = "arn:aws:secretsmanager:us-east-1:123456789012:secret:tessera-golden/redis-url-AbCdEf"
-  launch_hook_name      = "tessera-golden-ready"
-  termination_hook_name = "tessera-golden-drain"
+  fleet_name                = "tessera-golden"
+  model_repository_url      = "s3://tessera-models-example/prod/repository"
+  redis_url_secret_arn      = "arn:aws:secretsmanager:us-east-1:123456789012:secret:tessera-golden/redis-url-AbCdEf"
+  node_admin_key_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:tessera-golden/node-admin-key-AbCdEf"
+  launch_hook_name          = "tessera-golden-ready"
+  termination_hook_name     = "tessera-golden-drain"
 }
 
 run "golden_user_data" {
@@ -22,7 +23,7 @@ run "unit_runs_tessera_node_with_repository_and_redis" {
   command = plan
 
   assert {
-    condition     = strcontains(output.node_unit, "ExecStart=/usr/bin/node /opt/tessera/bin/tessera-node.js --model-repository /var/lib/tessera/models --model-control-mode none --http-port 8000 --grpc-port 8001 --metrics-port 8002 --exit-timeout-secs 30 --node-id $${TESSERA_NODE_ID} --advertise-host $${TESSERA_ADVERTISE_HOST}\n")
+    condition     = strcontains(output.node_unit, "ExecStart=/usr/bin/node /opt/tessera/bin/tessera-node.js --model-repository /var/lib/tessera/models --model-control-mode none --http-port 8000 --grpc-port 8001 --metrics-port 8002 --exit-timeout-secs 30 --node-id $${TESSERA_NODE_ID} --advertise-host $${TESSERA_ADVERTISE_HOST} --http-restricted-api=model-repository,logging:tessera-node-admin-key=$${TESSERA_NODE_ADMIN_KEY} --grpc-restricted-protocol=model-repository,logging:admin-key=$${TESSERA_NODE_ADMIN_KEY}\n")
     error_message = "tessera-node must start with the synced repository, Triton's ports and the instance identity."
   }
 
@@ -34,6 +35,11 @@ run "unit_runs_tessera_node_with_repository_and_redis" {
   assert {
     condition     = strcontains(output.user_data, "aws s3 sync --region \"$region\" --delete --only-show-errors 's3://tessera-models-example/prod/repository' '/var/lib/tessera/models'")
     error_message = "Sync mode must copy the S3 repository to the local model directory."
+  }
+
+  assert {
+    condition     = strcontains(output.user_data, "--secret-id 'arn:aws:secretsmanager:us-east-1:123456789012:secret:tessera-golden/node-admin-key-AbCdEf'") && strcontains(output.user_data, "TESSERA_NODE_ADMIN_KEY=%s")
+    error_message = "The node admin key (restricted repository and logging APIs) must come from Secrets Manager into the environment file."
   }
 
   assert {

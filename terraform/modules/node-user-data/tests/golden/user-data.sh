@@ -29,11 +29,12 @@ region=$(imds placement/region)
 instance_id=$(imds instance-id)
 private_ip=$(imds local-ipv4)
 redis_url=$(aws secretsmanager get-secret-value --region "$region" --secret-id 'arn:aws:secretsmanager:us-east-1:123456789012:secret:tessera-golden/redis-url-AbCdEf' --query SecretString --output text)
+node_admin_key=$(aws secretsmanager get-secret-value --region "$region" --secret-id 'arn:aws:secretsmanager:us-east-1:123456789012:secret:tessera-golden/node-admin-key-AbCdEf' --query SecretString --output text)
 
 install -d -m 0750 -o root -g tessera /run/tessera
 (
   umask 0027
-  printf 'REDIS_URL=%s\nTESSERA_NODE_ID=%s\nTESSERA_ADVERTISE_HOST=%s\n' "$redis_url" "$instance_id" "$private_ip" >/run/tessera/node.env.tmp
+  printf 'REDIS_URL=%s\nTESSERA_NODE_ID=%s\nTESSERA_ADVERTISE_HOST=%s\nTESSERA_NODE_ADMIN_KEY=%s\n' "$redis_url" "$instance_id" "$private_ip" "$node_admin_key" >/run/tessera/node.env.tmp
 )
 chgrp tessera /run/tessera/node.env.tmp
 mv /run/tessera/node.env.tmp /run/tessera/node.env
@@ -133,7 +134,7 @@ Group=tessera
 WorkingDirectory=/opt/tessera
 Environment=NODE_ENV=production
 EnvironmentFile=/run/tessera/node.env
-ExecStart=/usr/bin/node /opt/tessera/bin/tessera-node.js --model-repository /var/lib/tessera/models --model-control-mode none --http-port 8000 --grpc-port 8001 --metrics-port 8002 --exit-timeout-secs 30 --node-id ${TESSERA_NODE_ID} --advertise-host ${TESSERA_ADVERTISE_HOST}
+ExecStart=/usr/bin/node /opt/tessera/bin/tessera-node.js --model-repository /var/lib/tessera/models --model-control-mode none --http-port 8000 --grpc-port 8001 --metrics-port 8002 --exit-timeout-secs 30 --node-id ${TESSERA_NODE_ID} --advertise-host ${TESSERA_ADVERTISE_HOST} --http-restricted-api=model-repository,logging:tessera-node-admin-key=${TESSERA_NODE_ADMIN_KEY} --grpc-restricted-protocol=model-repository,logging:admin-key=${TESSERA_NODE_ADMIN_KEY}
 # Drain: SIGTERM to the node only; it stops taking work, finishes in-flight requests within
 # --exit-timeout-secs and exits 0. SIGKILL only if that overruns.
 KillMode=mixed
