@@ -10,6 +10,17 @@ async function samples(metrics: ReturnType<typeof createPromMetrics>, name: stri
 }
 
 describe('prom metrics', () => {
+  it('labels a model the fleet view does not list yet by its name once it answered 2xx, and made-up names as unknown', async () => {
+    const metrics = createPromMetrics({ processMetrics: false });
+    metrics.setModelFilter(() => false);
+    metrics.request({ route: 'infer', tenant: 'a', tier: 'premium', model: 'simple', status: 200, seconds: 0.001 });
+    metrics.request({ route: 'infer', tenant: 'a', tier: 'premium', model: 'made_up', status: 400, seconds: 0.001 });
+    expect(await samples(metrics, 'tessera_gateway_requests_total')).toEqual([
+      'tessera_gateway_requests_total{route="infer",tenant="a",tier="premium",model="simple",status="200"} 1',
+      'tessera_gateway_requests_total{route="infer",tenant="a",tier="premium",model="unknown",status="400"} 1',
+    ]);
+  });
+
   it('exposes the cache counters as direct increments would, and what was added between scrapes', async () => {
     const metrics = createPromMetrics({ processMetrics: false });
     metrics.miss(labels);

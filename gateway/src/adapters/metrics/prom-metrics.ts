@@ -142,10 +142,12 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
   return {
     registry,
     request(o: RequestObservation) {
-      // Made-up model names share one remembered series ("unknown") instead of one each.
-      const raw = o.model === '' || isServed(o.model) ? o.model : UNKNOWN_MODEL;
+      // Made-up model names share one remembered series ("unknown") instead of one each. A successful
+      // answer proves the model served (made-up names never succeed), even before the fleet view lists it.
+      const known = o.model === '' || (o.status >= 200 && o.status < 300) || isServed(o.model);
+      const raw = known ? o.model : UNKNOWN_MODEL;
       const series = rememberRequestSeries(`${o.route}\u0000${o.tenant}\u0000${o.tier}\u0000${raw}\u0000${o.status}`, () => {
-        const model = raw === UNKNOWN_MODEL ? UNKNOWN_MODEL : modelOf(raw);
+        const model = raw === UNKNOWN_MODEL || raw === '' ? raw : bound('model', raw);
         return {
           count: requests.cell({ route: o.route, tenant: tenantOf(o.tenant), tier: o.tier, model, status: String(o.status) }),
           latency: { route: o.route, tier: o.tier, model },
