@@ -21,6 +21,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { Redis } from 'ioredis';
+import { computeCacheKey } from '../../shared/src/cache-key/index.js';
 import { TesseraError } from '../../shared/src/errors/index.js';
 import { createLogger, type Logger } from '../../shared/src/logging/index.js';
 import { createTracing } from '../../shared/src/tracing/otel-tracer.js';
@@ -164,7 +165,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       : undefined;
   const layer = createCacheLayer({ store, maxEntryBytes: config.cache.maxEntryBytes, observer: metrics, logger, ...(local === undefined ? {} : { local }) });
   metrics.setLocalCache(() => layer.local);
-  const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing, keyPrefix: prefix });
+  const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing, computeKey: computeCacheKey, keyPrefix: prefix });
   metrics.setFleetSize(() => directory.all().length);
   metrics.setModelFilter(servedModels(directory));
   metrics.setQueueDepth(() => {

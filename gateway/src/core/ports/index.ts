@@ -6,3 +6,4 @@ export type * from './node-transport.js';
 export type * from './metrics.js';
 export type * from './job-queue.js';
 export type * from './dispatch-context.js';
+export type * from './cache-key.js';
