@@ -5,7 +5,7 @@
  * (adapters/node-http), everything else through the Hono app with @hono/node-server.
  *
  * `startGateway(...)` is the programmatic form (tests, embedding); `runCli(argv)` is
- * `npx tessera-gateway --config FILE [--port 8080]` (options in config/cli-options.ts).
+ * `npx tessera-gateway --config FILE [--port 8080]` (options in cli/cli-options.ts).
  *
  * Redis client policy: one ioredis client for everything, with `enableOfflineQueue: false` and
  * `maxRetriesPerRequest: 1`, so a command fails at once while Redis is away instead of queueing: the
@@ -34,7 +34,8 @@ import { createNativeInferListener } from './adapters/node-http/index.js';
 import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTenantStore } from './adapters/memory/index.js';
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
 import { createRedisRateLimiter, createRedisSequenceAffinity, createRedisTenantStore, redisSequenceIdKey } from './adapters/redis/index.js';
-import { loadGatewayConfig, parseGatewayArgs, USAGE, type GatewayConfig, type StaticNodeConfig } from './config/index.js';
+import { parseGatewayArgs, USAGE } from './cli/cli-options.js';
+import { loadGatewayConfig, type GatewayConfig, type StaticNodeConfig } from './config/index.js';
 import { createGatewayApp, createInferCache, type GatewayApp } from './core/app/index.js';
 import { generateApiKey, seedTenants, sha256Hex } from './core/auth/index.js';
 import { createCacheLayer } from './core/cache/index.js';
