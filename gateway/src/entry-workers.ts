@@ -21,7 +21,7 @@
  * two-tier option: docs/edge.md. Run locally: `npm run dev:edge`.
  */
 import { computeCacheKey } from '../../shared/src/cache-key/index.js';
-import type { Logger } from '../../shared/src/logging/index.js';
+import type { Logger } from '../../shared/src/logging/logger-interface.js';
 import { sha256Hex } from './core/auth/index.js';
 import { createGatewayApp, createInferCache, type GatewayApp } from './core/app/index.js';
 import { seedTenants } from './core/auth/index.js';

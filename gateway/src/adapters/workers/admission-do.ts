@@ -14,7 +14,7 @@
  * The upstream bytes flow through this object: simple and exact, and a bound on throughput per
  * model (one object runs on one thread); docs/edge.md gives the numbers and the way past it.
  */
-import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import { jsonResponse } from '../../core/http/index.js';
 import { createDispatcher, type Dispatcher } from '../../core/routing/index.js';
 import { createConsoleLogger } from './console-logger.js';

@@ -3,7 +3,7 @@
  * dispatcher and the cache layer are described structurally here (the shapes this app calls), so the
  * app depends on what it uses, not on how admission, routing or the cache are built.
  */
-import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { Tracer } from '../../../../shared/src/tracing/index.js';
 import type { GatewayConfig } from '../../config/index.js';

@@ -45,7 +45,7 @@
  * - While the store is down, copies keep being served until they expire; nothing new is added.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import type { CachedResponse, ResponseCache } from '../ports/index.js';
 import type {
   CacheBypassReason,

@@ -6,7 +6,7 @@
  * command timeout to every request. The first successful probe closes the outage with one info line
  * (how long it lasted, how many store calls were skipped or failed meanwhile).
  */
-import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 
 export interface Clock {
   now(): number;

@@ -20,7 +20,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import { decodeInferRequestBody } from '../../../../shared/src/kserve/index.js';
 import { elementCount } from '../../../../shared/src/tensors/index.js';
 import type { AppEnv } from '../app/app-env.js';
