@@ -39,8 +39,8 @@ import { loadGatewayConfig, type GatewayConfig, type StaticNodeConfig } from './
 import { createGatewayApp, createInferCache, type GatewayApp } from './core/app/index.js';
 import { generateApiKey, seedTenants, sha256Hex } from './core/auth/index.js';
 import { createCacheLayer } from './core/cache/index.js';
-import type { NodeDirectory } from './core/ports/index.js';
-import { createDispatcher, type FleetChangeSource } from './core/routing/index.js';
+import type { FleetChangeSource, NodeDirectory } from './core/ports/index.js';
+import { createDispatcher } from './core/routing/index.js';
 import { applyServerTimeouts, limitPipelinedRequests } from '../../shared/src/http/index.js';
 
 /**

@@ -4,7 +4,7 @@
  * has run in a release). Both take the options they share; each documents its own defaults.
  */
 import type { Logger } from '../../../../shared/src/logging/index.js';
-import type { FleetChangeSource } from '../../core/routing/index.js';
+import type { FleetChangeSource } from '../../core/ports/index.js';
 import { createGrpcTransport } from './grpc-transport.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
 import { createH2Transport } from './h2-transport.js';

@@ -16,10 +16,8 @@
  * then forgotten all at once), instead of prom-client hashing and validating labels on each increment.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AdmissionRejectReason } from '../../core/admission/index.js';
+import type { AdmissionRejectReason, AuthRejection, DispatchObserver, GatewayMetrics, RequestObservation, UpstreamEvent } from '../../core/ports/index.js';
 import type { CacheBypassReason, CacheHitSource, CacheLabels, CacheNotStoredReason, CacheObserver } from '../../core/cache/index.js';
-import type { AuthRejection, GatewayMetrics, RequestObservation } from '../../core/ports/index.js';
-import type { DispatchObserver, UpstreamEvent } from '../../core/routing/index.js';
 import { CounterCells, type CounterCell } from './counter-cells.js';
 
 export interface PromMetricsOptions {

@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { SequenceIdKeySource } from '../../core/sequences/index.js';
+import type { SequenceIdKeySource } from '../../core/ports/index.js';
 
 export function redisSequenceIdKey(redis: Redis, prefix: string): SequenceIdKeySource {
   const name = `${prefix}sequence-id-key`;

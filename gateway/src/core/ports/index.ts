@@ -7,3 +7,8 @@ export type * from './metrics.js';
 export type * from './job-queue.js';
 export type * from './dispatch-context.js';
 export type * from './cache-key.js';
+export type * from './admission-observer.js';
+export type * from './clock.js';
+export type * from './routing.js';
+export type * from './dispatch-observer.js';
+export type * from './sequence-affinity.js';
