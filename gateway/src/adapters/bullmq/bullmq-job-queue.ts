@@ -19,7 +19,8 @@
 import { Job, Queue, type JobsOptions } from 'bullmq';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { CancelOutcome, JobQueue, JobRecord, JobResult, JobSpec, JobState } from '../../core/ports/index.js';
-import { INFER_QUEUE, jobKeys, producerConnection } from './job-keys.js';
+import { INFER_QUEUE, jobKeys } from '../../../../shared/src/fleet/index.js';
+import { producerConnection } from './redis-connections.js';
 
 /** What a BullMQ job of ours holds. */
 export interface InferJobData {

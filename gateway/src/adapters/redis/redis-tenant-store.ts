@@ -23,7 +23,7 @@ import type { Redis } from 'ioredis';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { ApiKeyRecord, Tenant, TenantStore } from '../../core/ports/index.js';
-import { tenantRegistryKeys } from './keys.js';
+import { DEFAULT_KEY_PREFIX, tenantRegistryKeys } from '../../../../shared/src/fleet/index.js';
 import { runLua } from './lua-scripts.js';
 
 export interface RedisTenantStoreOptions {
@@ -54,7 +54,7 @@ type Found = { readonly tenant: Tenant; readonly key: ApiKeyRecord };
 
 export function createRedisTenantStore(options: RedisTenantStoreOptions): TenantStore {
   const { redis, logger } = options;
-  const names = tenantRegistryKeys(options.prefix ?? 'tessera:');
+  const names = tenantRegistryKeys(options.prefix ?? DEFAULT_KEY_PREFIX);
   const freshMs = options.freshMs ?? 5000;
   const staleIfErrorMs = options.staleIfErrorMs ?? 600_000;
   const maxCached = options.maxCached ?? 10_000;
