@@ -17,12 +17,12 @@ import { cacheNamespace } from '../../../../shared/src/cache-key/cache-key-input
 import { isCacheable } from '../../../../shared/src/cache-key/cacheable.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import { modelCacheSettings, type CacheSettings } from '../../config/index.js';
-import type { CacheLayer } from '../cache/index.js';
+import type { CacheLayer, CacheRunResult } from '../cache/index.js';
 import { parseCacheControl } from '../cache/index.js';
 import type { HeaderReader } from '../http/index.js';
 import type { CacheKeyFunction, NodeDirectory, Tier } from '../ports/index.js';
 import { selectVersion, type RoutingConfig } from '../routing/index.js';
-import type { CacheRunResult, GatewayInferCache, InferCacheRequest } from './gateway-deps.js';
+import type { GatewayInferCache, InferCacheRequest } from './gateway-deps.js';
 
 export interface InferCacheOptions {
   readonly layer: CacheLayer;
