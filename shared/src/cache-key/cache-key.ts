@@ -1,5 +1,5 @@
 /**
- * The gateway's response-cache key (architecture.md: the cache-key function lives in shared/).
+ * The gateway's response-cache key, computed in shared/ so that every gateway runtime agrees on it.
  *
  * Key layout (default prefix `tessera:`):
  *

@@ -1,6 +1,6 @@
 /**
  * Structured logs: one JSON object per line on stderr (pino), so logs stay machine-readable in
- * containers and never mix with a command's stdout. Telemetry is injected (architecture rule): code
+ * containers and never mix with a command's stdout. Telemetry is injected (docs/architecture.md): code
  * takes a `Logger`, never imports a logging SDK (the interface is ./logger-interface.ts); this file is the
  * one place that knows pino.
  *

@@ -1,5 +1,5 @@
 /**
- * What `createGatewayApp` needs: ports only (architecture rule), plus the frozen config. The
+ * What `createGatewayApp` needs: ports only (docs/architecture.md), plus the frozen config. The
  * dispatcher and the cache layer are described structurally here (the shapes this app calls), so the
  * app depends on what it uses, not on how admission, routing or the cache are built.
  */
