@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- gateway`: what the gateway costs and what it buys, in one run (gateway issue):
+ * `npm run bench -- gateway`: what the gateway costs and what it buys, in one run:
  *
  *   1. added latency: p50/p99 through the gateway minus straight to the node, `simple` at a fixed rate;
  *   2. cache-hit throughput against a bare Hono hello-world on the same machine;

@@ -8,7 +8,7 @@
  * label keeps at most `maxLabelValues` distinct values (default 1000); later ones are written "_other".
  * Model names come from request URLs, which any tenant writes: with `setModelFilter` (the gateway sets
  * it to "a node of the fleet serves it"), a model nobody serves is written "unknown", so made-up
- * names cannot use up the model label's budget and push real models into "_other" (issue 14).
+ * names cannot use up the model label's budget and push real models into "_other".
  *
  * The counters every request touches (requests, cache outcomes, bytes and compute saved, hit
  * sources) are fed through counter cells (counter-cells.ts): the cells of a request's label values

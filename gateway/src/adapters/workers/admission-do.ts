@@ -61,7 +61,7 @@ export class AdmissionDO {
         transport: createHttpTransport({ scheme: settings.nodeScheme }),
         fleetEvents: directory,
         routing: settings.config.routing,
-        // Node-level sequence ids (issue 14) must survive this object's restarts: derived from the admin
+        // Node-level sequence ids must survive this object's restarts: derived from the admin
         // key's hash (a secret of the deployment) when there is one, else random per instance.
         ...(settings.config.adminKeyHash === null ? {} : { sequenceIdKey: sequenceIdKeyFrom(settings.config.adminKeyHash) }),
       });
