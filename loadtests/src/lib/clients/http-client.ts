@@ -19,8 +19,8 @@ import {
   encodeInferRequestBody,
   httpErrorFromResponse,
   INFER_HEADER_LENGTH,
-} from '../../../shared/src/kserve/index.js';
-import type { InferRequest } from '../../../shared/src/tensors/index.js';
+} from '../../../../shared/src/kserve/index.js';
+import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { InferClient, InferResult } from './infer-client.js';
 import { createRawHttpPool, encodeRawRequest, hostHeader } from './raw-http.js';
 
