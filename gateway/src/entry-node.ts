@@ -5,7 +5,7 @@
  * (adapters/node-http), everything else through the Hono app with @hono/node-server.
  *
  * `startGateway(...)` is the programmatic form (tests, embedding); `runCli(argv)` is
- * `npx tessera-gateway --config FILE [--port 8080]` (options in config/cli-options.ts).
+ * `npx tessera-gateway --config FILE [--port 8080]` (options in cli/cli-options.ts).
  *
  * Redis client policy: one ioredis client for everything, with `enableOfflineQueue: false` and
  * `maxRetriesPerRequest: 1`, so a command fails at once while Redis is away instead of queueing: the
@@ -21,6 +21,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { Redis } from 'ioredis';
+import { computeCacheKey } from '../../shared/src/cache-key/index.js';
 import { TesseraError } from '../../shared/src/errors/index.js';
 import { createLogger, type Logger } from '../../shared/src/logging/index.js';
 import { createTracing } from '../../shared/src/tracing/otel-tracer.js';
@@ -33,12 +34,13 @@ import { createNativeInferListener } from './adapters/node-http/index.js';
 import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTenantStore } from './adapters/memory/index.js';
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
 import { createRedisRateLimiter, createRedisSequenceAffinity, createRedisTenantStore, redisSequenceIdKey } from './adapters/redis/index.js';
-import { loadGatewayConfig, parseGatewayArgs, USAGE, type GatewayConfig, type StaticNodeConfig } from './config/index.js';
+import { parseGatewayArgs, USAGE } from './cli/cli-options.js';
+import { loadGatewayConfig, type GatewayConfig, type StaticNodeConfig } from './config/index.js';
 import { createGatewayApp, createInferCache, type GatewayApp } from './core/app/index.js';
 import { generateApiKey, seedTenants, sha256Hex } from './core/auth/index.js';
 import { createCacheLayer } from './core/cache/index.js';
-import type { NodeDirectory } from './core/ports/index.js';
-import { createDispatcher, type FleetChangeSource } from './core/routing/index.js';
+import type { FleetChangeSource, NodeDirectory } from './core/ports/index.js';
+import { createDispatcher } from './core/routing/index.js';
 import { applyServerTimeouts, limitPipelinedRequests } from '../../shared/src/http/index.js';
 
 /**
@@ -164,7 +166,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       : undefined;
   const layer = createCacheLayer({ store, maxEntryBytes: config.cache.maxEntryBytes, observer: metrics, logger, ...(local === undefined ? {} : { local }) });
   metrics.setLocalCache(() => layer.local);
-  const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing, keyPrefix: prefix });
+  const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing, computeKey: computeCacheKey, keyPrefix: prefix });
   metrics.setFleetSize(() => directory.all().length);
   metrics.setModelFilter(servedModels(directory));
   metrics.setQueueDepth(() => {

@@ -20,7 +20,8 @@
  * cache's version resolution; inference itself is routed by the AdmissionDO). Design and the
  * two-tier option: docs/edge.md. Run locally: `npm run dev:edge`.
  */
-import type { Logger } from '../../shared/src/logging/index.js';
+import { computeCacheKey } from '../../shared/src/cache-key/index.js';
+import type { Logger } from '../../shared/src/logging/logger-interface.js';
 import { sha256Hex } from './core/auth/index.js';
 import { createGatewayApp, createInferCache, type GatewayApp } from './core/app/index.js';
 import { seedTenants } from './core/auth/index.js';
@@ -82,6 +83,7 @@ async function build(env: EdgeEnv): Promise<Isolate> {
           settings: config.cache,
           directory,
           routing: config.routing,
+          computeKey: computeCacheKey,
           keyPrefix: config.keyPrefix,
         });
   const app = createGatewayApp({

@@ -11,6 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { getRequestListener } from '@hono/node-server';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { computeCacheKey } from '../../shared/src/cache-key/index.js';
 import { TesseraError } from '../../shared/src/errors/index.js';
 import { createLogger } from '../../shared/src/logging/index.js';
 import type { InferRequest } from '../../shared/src/tensors/index.js';
@@ -69,7 +70,7 @@ async function serve(config: GatewayConfig, native: boolean): Promise<Served> {
     tenants,
     rateLimiter: createMemoryRateLimiter({ now: () => 1_000_000 }),
     dispatcher: new EchoDispatcher(),
-    cache: createInferCache({ layer, settings: config.cache, directory, routing: config.routing }),
+    cache: createInferCache({ layer, settings: config.cache, directory, routing: config.routing, computeKey: computeCacheKey }),
     metrics,
     logger,
   });

@@ -2,8 +2,8 @@
  * `npm run bench -- <scenario> [flags]`: load tests against real node processes. Each scenario is one
  * module under scenarios/; this file only parses the shared flags and dispatches.
  */
-import { parseBenchArgs, type BenchOptions } from './lib/bench-options.js';
-import { extractSuiteArgs } from './lib/suite-options.js';
+import { parseBenchArgs, type BenchOptions } from './lib/options/bench-options.js';
+import { extractSuiteArgs } from './lib/options/suite-options.js';
 import { runBatchingScenario } from './scenarios/batching.js';
 import { runCacheRatioScenario } from './scenarios/cache-ratio.js';
 import { runGatewayScenario } from './scenarios/gateway.js';

@@ -9,6 +9,7 @@
 import { deflateSync, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { computeCacheKey } from '../../shared/src/cache-key/index.js';
 import { TesseraError } from '../../shared/src/errors/index.js';
 import { createLogger } from '../../shared/src/logging/index.js';
 import type { InferRequest } from '../../shared/src/tensors/index.js';
@@ -77,7 +78,7 @@ beforeAll(async () => {
     tenants,
     rateLimiter: createMemoryRateLimiter(),
     dispatcher,
-    cache: createInferCache({ layer, settings: config.cache, directory, routing: config.routing }),
+    cache: createInferCache({ layer, settings: config.cache, directory, routing: config.routing, computeKey: computeCacheKey }),
     metrics: new RecordingMetrics(),
     logger,
   });

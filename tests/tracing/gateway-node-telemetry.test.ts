@@ -177,7 +177,7 @@ describe('request logs', () => {
 
 describe('the --otlp-endpoint flags', () => {
   it('are parsed by both command lines, the node falling back to OTEL_EXPORTER_OTLP_ENDPOINT', async () => {
-    const { parseGatewayArgs } = await import('../../gateway/src/config/index.js');
+    const { parseGatewayArgs } = await import('../../gateway/src/cli/cli-options.js');
     const { parseNodeArgs } = await import('../../gpu-node/src/cli/node-options.js');
     expect(parseGatewayArgs(['--otlp-endpoint', 'http://c:4318']).otlpEndpoint).toBe('http://c:4318');
     expect(parseGatewayArgs([]).otlpEndpoint).toBeUndefined();

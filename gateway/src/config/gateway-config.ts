@@ -46,8 +46,8 @@
  *   ],
  *   "nodes": [ { "id": "n1", "grpc": "10.0.0.5:8001", "http": "10.0.0.5:8000" } ],  // static fleet without Redis
  *   "grpcTransport": "http2",        // ["http2"] how the gateway speaks gRPC to nodes: "http2" (our client on
- *                                    //   node:http2, adapters/grpc/h2-transport.ts) or "grpc-js" (the former
- *                                    //   default, kept selectable until the new one has run in a release)
+ *                                    //   node:http2, adapters/grpc/h2-transport.ts) or "grpc-js" (@grpc/grpc-js,
+ *                                    //   kept as a fallback)
  *   "routing": {                      // [p2c, no splits]
  *     "policy": "p2c",                // ["p2c"] or "round-robin"
  *     "models": { "resnet": { "splits": [ { "version": "1", "weight": 90 }, { "version": "2", "weight": 10 } ],

@@ -1,4 +1,3 @@
 export * from './gateway-config.js';
 export * from './default-tiers.js';
 export * from './load-gateway-config.js';
-export * from './cli-options.js';

@@ -4,6 +4,7 @@
  * the JSON path it concerns, so an operator fixes the file in one round.
  */
 import { TesseraError } from '../../../shared/src/errors/index.js';
+import { DEFAULT_KEY_PREFIX } from '../../../shared/src/fleet/keys.js';
 import { DEFAULT_MAX_PIPELINED_REQUESTS } from '../../../shared/src/http/pipelining-limit.js';
 import { allowEntryProblem, type WebhookPolicy } from '../core/jobs/webhook-policy.js';
 import type { RateLimits, Tier, TierJobLimits } from '../core/ports/index.js';
@@ -134,7 +135,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
   const serverName = c.string(root.serverName, '$.serverName', /^[\x20-\x7e]{1,64}$/, '1 to 64 printable ASCII characters') ?? DEFAULT_SERVER_NAME;
   const adminKeyHash = c.string(root.adminKeyHash, '$.adminKeyHash', SHA256_HEX, 'a lowercase sha256 hex digest (64 characters)') ?? null;
   const redisUrl = c.string(root.redisUrl, '$.redisUrl', /^rediss?:\/\//, 'a redis:// or rediss:// URL') ?? null;
-  const keyPrefix = c.string(root.keyPrefix, '$.keyPrefix', /^[A-Za-z0-9._:-]{0,64}$/, 'letters, digits, ".", "_", ":" or "-" (no braces)') ?? 'tessera:';
+  const keyPrefix = c.string(root.keyPrefix, '$.keyPrefix', /^[A-Za-z0-9._:-]{0,64}$/, 'letters, digits, ".", "_", ":" or "-" (no braces)') ?? DEFAULT_KEY_PREFIX;
   const requestTimeoutMs = c.number(root.requestTimeoutMs, '$.requestTimeoutMs', { min: 1, integer: true }) ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const maxBodyBytes = c.number(root.maxBodyBytes, '$.maxBodyBytes', { min: 1, integer: true }) ?? DEFAULT_MAX_BODY_BYTES;
   const maxPipelinedRequests =

@@ -1,9 +1,8 @@
 /** Fakes for the sequence unit tests: a fixed fleet, and a transport that answers at once with the node's id. */
 import { TesseraError } from '../../../shared/src/errors/index.js';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
-import type { NodeDirectory, NodeTransport, NodeView, Tier, UpstreamInferResult } from '../../src/core/ports/index.js';
+import type { NodeDirectory, NodeTransport, NodeView, SequenceAffinity, SequenceBinding, SequenceRef, Tier, UpstreamInferResult } from '../../src/core/ports/index.js';
 import { markNotAccepted } from '../../src/core/routing/index.js';
-import type { SequenceAffinity, SequenceBinding, SequenceRef } from '../../src/core/sequences/index.js';
 import { testTier } from '../../src/core/routing/test-tier.js';
 
 export const MODEL = 'vad';

@@ -5,7 +5,7 @@ import { sequenceAffinityKey } from '../../../shared/src/fleet/index.js';
 import { startRedisServer, type RedisServer } from '../../../shared/src/testing/index.js';
 import { createMemorySequenceAffinity } from '../../src/adapters/memory/index.js';
 import { createRedisSequenceAffinity } from '../../src/adapters/redis/index.js';
-import type { SequenceRef } from '../../src/core/sequences/index.js';
+import type { SequenceRef } from '../../src/core/ports/index.js';
 
 describe('Redis sequence affinity', () => {
   let server: RedisServer;

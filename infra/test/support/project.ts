@@ -3,7 +3,8 @@
  * node's command line, the gateway's command line and its configuration file.
  */
 import { parseNodeArgs } from '../../../gpu-node/src/cli/node-options.js';
-import { loadGatewayConfig, parseGatewayArgs } from '../../../gateway/src/config/index.js';
+import { parseGatewayArgs } from '../../../gateway/src/cli/cli-options.js';
+import { loadGatewayConfig } from '../../../gateway/src/config/index.js';
 
 /** The node's options for `args` (after the image's ENTRYPOINT), or an error listing the problems. */
 export function nodeOptions(args: readonly string[], env: NodeJS.ProcessEnv = {}) {

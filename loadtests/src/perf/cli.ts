@@ -6,9 +6,9 @@
  */
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { ModelStatsSnapshot } from '../lib/node-stats.js';
-import { toPerfCsv } from '../lib/perf-csv.js';
-import { createProgress, isInteractive, type Progress } from '../lib/progress.js';
+import type { ModelStatsSnapshot } from '../lib/sampling/node-stats.js';
+import { toPerfCsv } from '../lib/output/perf-csv.js';
+import { createProgress, isInteractive, type Progress } from '../lib/output/progress.js';
 import { buildRequests } from './model-inputs.js';
 import { measurePoint, type PerfPoint } from './measure-point.js';
 import { PERF_USAGE, parsePerfArgs, type PerfOptions } from './perf-options.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeWindows, type LoadWindow } from '../lib/load-window.js';
+import { mergeWindows, type LoadWindow } from '../lib/load/load-window.js';
 import { tierFigures } from './measure-point.js';
 
 const window = (latenciesUs: number[], latencyTags: number[], errorsByTag: number[]): LoadWindow => ({

@@ -8,15 +8,15 @@
  * first one is kept for the report.
  */
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
-import { arrivalGaps } from '../lib/arrival-gaps.js';
-import { startClosedLoad } from '../lib/closed-loop.js';
-import type { InferClient } from '../lib/infer-client.js';
-import { mergeWindows, sleep, type LoadWindow, type RunningLoad } from '../lib/load-window.js';
-import type { LoadPoint } from '../lib/load-point.js';
-import { statsDelta, type ModelStatsSnapshot, type StatsDelta } from '../lib/node-stats.js';
-import { startOpenLoad } from '../lib/open-loop.js';
-import { summarizeLatencies, type LatencySummary } from '../lib/percentiles.js';
-import { STABILITY_WINDOWS, isStable, type WindowFigures } from '../lib/stability.js';
+import { arrivalGaps } from '../lib/load/arrival-gaps.js';
+import { startClosedLoad } from '../lib/load/closed-loop.js';
+import type { InferClient } from '../lib/clients/infer-client.js';
+import { mergeWindows, sleep, type LoadWindow, type RunningLoad } from '../lib/load/load-window.js';
+import type { LoadPoint } from '../lib/load/load-point.js';
+import { statsDelta, type ModelStatsSnapshot, type StatsDelta } from '../lib/sampling/node-stats.js';
+import { startOpenLoad } from '../lib/load/open-loop.js';
+import { summarizeLatencies, type LatencySummary } from '../lib/sampling/percentiles.js';
+import { STABILITY_WINDOWS, isStable, type WindowFigures } from '../lib/load/stability.js';
 
 export interface TierFigures {
   readonly tier: string;

@@ -24,7 +24,7 @@ import {
   type InferRequest,
   type Tensor,
 } from '../../../shared/src/tensors/index.js';
-import { mulberry32 } from '../lib/arrival-gaps.js';
+import { mulberry32 } from '../lib/load/arrival-gaps.js';
 import type { InputData } from './perf-options.js';
 
 export interface TensorSpec {

@@ -10,7 +10,7 @@
  * - `--warmup-ms` instead of a warm-up request count: the load runs that long before the first window.
  */
 import { parseArgs } from 'node:util';
-import type { RequestDistribution } from '../lib/arrival-gaps.js';
+import type { RequestDistribution } from '../lib/load/arrival-gaps.js';
 
 export type Protocol = 'http' | 'grpc';
 

@@ -7,8 +7,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { renderLineChart, type LineChart } from '../lib/svg-chart.js';
-import { findPngConverter, svgToPng } from '../lib/svg-to-png.js';
+import { renderLineChart, type LineChart } from '../lib/charts/svg-chart.js';
+import { findPngConverter, svgToPng } from '../lib/charts/svg-to-png.js';
 import type { PerfPoint } from './measure-point.js';
 
 export function perfCharts(points: readonly PerfPoint[], title: string, sloMs: number | undefined): Record<string, LineChart> {

@@ -4,7 +4,7 @@
  * out under more than one API key or a latency SLO was given. Also the JSON document written by
  * --json-out, which holds every figure (per window too) but never the API keys themselves.
  */
-import { formatTable } from '../lib/text-table.js';
+import { formatTable } from '../lib/output/text-table.js';
 import type { PerfPoint } from './measure-point.js';
 import type { PerfOptions } from './perf-options.js';
 

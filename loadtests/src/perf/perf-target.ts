@@ -16,10 +16,10 @@ import {
   type StatisticDuration,
 } from '../../../shared/src/gen/grpc_service_pb.js';
 import { callUnary, clientServiceDefinition } from '../../../shared/src/grpc/index.js';
-import { createGrpcInferClient } from '../lib/grpc-client.js';
-import { createHttpInferClient } from '../lib/http-client.js';
-import type { InferClient } from '../lib/infer-client.js';
-import { fetchModelStats, sumEntries, type ModelStatsSnapshot } from '../lib/node-stats.js';
+import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
+import { createHttpInferClient } from '../lib/clients/http-client.js';
+import type { InferClient } from '../lib/clients/infer-client.js';
+import { fetchModelStats, sumEntries, type ModelStatsSnapshot } from '../lib/sampling/node-stats.js';
 import { parseModelMetadata, type ModelSpec } from './model-inputs.js';
 import type { ApiKey, PerfOptions } from './perf-options.js';
 

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeExampleRepository } from '../../../gpu-node/src/example-models/index.js';
-import { launchNode, waitForModelReady, type RunningNode } from '../lib/node-process.js';
-import { PERF_ANALYZER_COLUMNS } from '../lib/perf-csv.js';
+import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
+import { PERF_ANALYZER_COLUMNS } from '../lib/output/perf-csv.js';
 import { runPerfCli, type PerfIo } from './cli.js';
 
 let work: string;

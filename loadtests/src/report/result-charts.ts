@@ -11,7 +11,7 @@
  *
  * A figure the JSON lacks (an older format, an interrupted run) is skipped rather than drawn as zero.
  */
-import type { ChartPoint, ChartSeries, LineChart } from '../lib/svg-chart.js';
+import type { ChartPoint, ChartSeries, LineChart } from '../lib/charts/svg-chart.js';
 
 type Json = Record<string, unknown>;
 

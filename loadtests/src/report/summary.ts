@@ -15,7 +15,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_RESULTS_ROOT } from '../lib/results-files.js';
+import { DEFAULT_RESULTS_ROOT } from '../lib/output/results-files.js';
 import { writePlots } from '../perf/perf-plots.js';
 import { resultCharts } from './result-charts.js';
 

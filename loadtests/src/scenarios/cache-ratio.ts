@@ -15,13 +15,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { arrivalGaps, mulberry32 } from '../lib/arrival-gaps.js';
-import type { BenchOptions } from '../lib/bench-options.js';
-import { sleep } from '../lib/load-window.js';
-import { startOpenLoad } from '../lib/open-loop.js';
-import { summarizeLatencies, type LatencySummary } from '../lib/percentiles.js';
-import { scrapeMetrics, selectSamples, type PromSample } from '../lib/prom-text.js';
-import { formatTable } from '../lib/text-table.js';
+import { arrivalGaps, mulberry32 } from '../lib/load/arrival-gaps.js';
+import type { BenchOptions } from '../lib/options/bench-options.js';
+import { sleep } from '../lib/load/load-window.js';
+import { startOpenLoad } from '../lib/load/open-loop.js';
+import { summarizeLatencies, type LatencySummary } from '../lib/sampling/percentiles.js';
+import { scrapeMetrics, selectSamples, type PromSample } from '../lib/sampling/prom-text.js';
+import { formatTable } from '../lib/output/text-table.js';
 import { atMost, fmt, target, targetLines, writeScenarioOutput, type Target } from './scenario-output.js';
 import { ECHO_MODEL, inferEcho, startSmallFleet } from './small-fleet.js';
 

@@ -2,10 +2,10 @@
  * Shared by the fault scenarios (node-kill, redis-stop) and the soak: the timeline chart of a
  * timed load with its events marked, the timeline CSV, and the drain-check target.
  */
-import type { DrainResult } from '../lib/drain-check.js';
-import { bucketTimeline, type Bucket, type Outcome } from '../lib/outcome-timeline.js';
-import type { LineChart } from '../lib/svg-chart.js';
-import type { ActionTiming } from '../lib/timed-load.js';
+import type { DrainResult } from '../lib/sampling/drain-check.js';
+import { bucketTimeline, type Bucket, type Outcome } from '../lib/sampling/outcome-timeline.js';
+import type { LineChart } from '../lib/charts/svg-chart.js';
+import type { ActionTiming } from '../lib/load/timed-load.js';
 import { atMost, target, type Target } from './scenario-output.js';
 
 export function timelineCharts(title: string, buckets: readonly Bucket[], events: readonly ActionTiming[], bucketMs: number): Record<string, LineChart> {

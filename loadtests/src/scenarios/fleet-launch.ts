@@ -8,10 +8,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchNode, type RunningNode } from '../lib/node-process.js';
-import { scrapeMetrics, selectSamples } from '../lib/prom-text.js';
-import { launchServer, type RunningServer } from '../lib/server-process.js';
-import { sleep } from '../lib/load-window.js';
+import { launchNode, type RunningNode } from '../lib/processes/node-process.js';
+import { scrapeMetrics, selectSamples } from '../lib/sampling/prom-text.js';
+import { launchServer, type RunningServer } from '../lib/processes/server-process.js';
+import { sleep } from '../lib/load/load-window.js';
 
 export const FLEET_HOST = '127.0.0.1';
 const GATEWAY_BIN = fileURLToPath(new URL('../../../bin/tessera-gateway.js', import.meta.url));

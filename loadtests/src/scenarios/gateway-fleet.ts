@@ -9,7 +9,7 @@
  *   replay server (startReplayServer)          node:http answering the gateway's cached answer, nothing
  *                                              else: what any cache hit on node:http costs at least
  *
- * `work` and `steady` are the bench's sleep model (lib/sleep-model.ts): a node's service time is known
+ * `work` and `steady` are the bench's sleep model (lib/processes/sleep-model.ts): a node's service time is known
  * and costs no CPU, and its capacity is instances / service time. Redis, nodes and gateways are
  * started as small-fleet.ts starts them (fleet-launch.ts).
  */
@@ -17,9 +17,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeExampleRepository } from '../../../gpu-node/src/example-models/index.js';
 import { startRedisServer, type RedisServer } from '../../../shared/src/testing/index.js';
-import { waitForModelReady, type RunningNode } from '../lib/node-process.js';
-import { launchServer, type RunningServer } from '../lib/server-process.js';
-import { writeSleepModel } from '../lib/sleep-model.js';
+import { waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
+import { launchServer, type RunningServer } from '../lib/processes/server-process.js';
+import { writeSleepModel } from '../lib/processes/sleep-model.js';
 import { FLEET_HOST, ProcessStack, UNLIMITED_TIER, benchKey, launchFleetNodes, launchGateway, waitForFleetSize } from './fleet-launch.js';
 
 export const SIMPLE_MODEL = 'simple';

@@ -15,17 +15,17 @@
  */
 import { encodeInferRequestBody } from '../../../shared/src/kserve/index.js';
 import type { InferRequest, Tensor } from '../../../shared/src/tensors/index.js';
-import { arrivalGaps, type RequestDistribution } from '../lib/arrival-gaps.js';
-import { startClosedLoad } from '../lib/closed-loop.js';
-import { createHttpInferClient } from '../lib/http-client.js';
-import { runHttpFlood, type HttpFloodOptions, type HttpFloodResult } from '../lib/http-flood.js';
-import type { InferClient } from '../lib/infer-client.js';
-import { sleep, type LoadWindow, type RunningLoad } from '../lib/load-window.js';
-import { startOpenLoad } from '../lib/open-loop.js';
-import { summarizeLatencies, type LatencySummary } from '../lib/percentiles.js';
-import { cpuUsPerRequest, processCpuSeconds } from '../lib/proc-cpu.js';
-import { scrapeMetrics, selectSamples, type PromSample } from '../lib/prom-text.js';
-import { SLEEP_ELEMENTS, SLEEP_INPUT } from '../lib/sleep-model.js';
+import { arrivalGaps, type RequestDistribution } from '../lib/load/arrival-gaps.js';
+import { startClosedLoad } from '../lib/load/closed-loop.js';
+import { createHttpInferClient } from '../lib/clients/http-client.js';
+import { runHttpFlood, type HttpFloodOptions, type HttpFloodResult } from '../lib/clients/http-flood.js';
+import type { InferClient } from '../lib/clients/infer-client.js';
+import { sleep, type LoadWindow, type RunningLoad } from '../lib/load/load-window.js';
+import { startOpenLoad } from '../lib/load/open-loop.js';
+import { summarizeLatencies, type LatencySummary } from '../lib/sampling/percentiles.js';
+import { cpuUsPerRequest, processCpuSeconds } from '../lib/sampling/proc-cpu.js';
+import { scrapeMetrics, selectSamples, type PromSample } from '../lib/sampling/prom-text.js';
+import { SLEEP_ELEMENTS, SLEEP_INPUT } from '../lib/processes/sleep-model.js';
 import {
   SIMPLE_MODEL,
   STEADY_MODEL,

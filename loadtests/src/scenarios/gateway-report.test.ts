@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeLatencies } from '../lib/percentiles.js';
+import { summarizeLatencies } from '../lib/sampling/percentiles.js';
 import type { FloodPoint, OpenPoint, TierFigures, TierLoadResult } from './gateway-phases.js';
 import { classifyFailure } from './gateway-phases.js';
 import { evaluateTargets, toGatewayCsv, type GatewayFigures } from './gateway-report.js';

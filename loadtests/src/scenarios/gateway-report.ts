@@ -3,8 +3,8 @@
  * measured figures (PASS / MISS, or N/A when the figure could not be measured), a flat CSV with one
  * row per measured series, and the terminal table. Pure, so the target arithmetic is unit-tested.
  */
-import type { LatencySummary } from '../lib/percentiles.js';
-import { formatTable } from '../lib/text-table.js';
+import type { LatencySummary } from '../lib/sampling/percentiles.js';
+import { formatTable } from '../lib/output/text-table.js';
 import type { AddedLatencyResult, CacheThroughputResult, OverloadResult, RoutingResult } from './gateway-phases.js';
 // The targets have the suite's shape and verdict rule (scenario-output.ts), as every scenario's.
 import { atLeast, atMost, target, type Target } from './scenario-output.js';

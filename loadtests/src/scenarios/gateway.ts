@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- gateway`: what the gateway costs and what it buys, in one run (gateway issue):
+ * `npm run bench -- gateway`: what the gateway costs and what it buys, in one run:
  *
  *   1. added latency: p50/p99 through the gateway minus straight to the node, `simple` at a fixed rate;
  *   2. cache-hit throughput against a bare Hono hello-world on the same machine;
@@ -19,8 +19,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_TIERS } from '../../../gateway/src/config/default-tiers.js';
-import type { BenchOptions } from '../lib/bench-options.js';
-import { DEFAULT_RESULTS_ROOT, writeResults } from '../lib/results-files.js';
+import type { BenchOptions } from '../lib/options/bench-options.js';
+import { DEFAULT_RESULTS_ROOT, writeResults } from '../lib/output/results-files.js';
 import { startFleet, type Fleet, type FleetShape } from './gateway-fleet.js';
 import { measureAddedLatency, measureCacheThroughput, measureOverload, measureRouting, type OpenPoint, type PhaseTiming } from './gateway-phases.js';
 import { evaluateTargets, gatewayTable, targetLines, toGatewayCsv, type GatewayFigures } from './gateway-report.js';

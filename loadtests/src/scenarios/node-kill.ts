@@ -15,11 +15,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BenchOptions } from '../lib/bench-options.js';
-import { waitForDrain } from '../lib/drain-check.js';
-import { bucketTimeline, failureKinds, phaseCounts, recoveryAfter } from '../lib/outcome-timeline.js';
-import { summarizeLatencies } from '../lib/percentiles.js';
-import { runTimedLoad } from '../lib/timed-load.js';
+import type { BenchOptions } from '../lib/options/bench-options.js';
+import { waitForDrain } from '../lib/sampling/drain-check.js';
+import { bucketTimeline, failureKinds, phaseCounts, recoveryAfter } from '../lib/sampling/outcome-timeline.js';
+import { summarizeLatencies } from '../lib/sampling/percentiles.js';
+import { runTimedLoad } from '../lib/load/timed-load.js';
 import { drainTarget, timelineCharts, timelineCsv } from './fault-report.js';
 import { atMost, fmt, target, targetLines, writeScenarioOutput } from './scenario-output.js';
 import { waitForFleetSize } from './fleet-launch.js';

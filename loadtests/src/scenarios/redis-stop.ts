@@ -20,12 +20,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mulberry32 } from '../lib/arrival-gaps.js';
-import type { BenchOptions } from '../lib/bench-options.js';
-import { waitForDrain } from '../lib/drain-check.js';
-import { bucketTimeline, failureKinds, phaseCounts, recoveryAfter } from '../lib/outcome-timeline.js';
-import { scrapeMetrics, selectSamples, type PromSample } from '../lib/prom-text.js';
-import { runTimedLoad } from '../lib/timed-load.js';
+import { mulberry32 } from '../lib/load/arrival-gaps.js';
+import type { BenchOptions } from '../lib/options/bench-options.js';
+import { waitForDrain } from '../lib/sampling/drain-check.js';
+import { bucketTimeline, failureKinds, phaseCounts, recoveryAfter } from '../lib/sampling/outcome-timeline.js';
+import { scrapeMetrics, selectSamples, type PromSample } from '../lib/sampling/prom-text.js';
+import { runTimedLoad } from '../lib/load/timed-load.js';
 import { drainTarget, timelineCharts, timelineCsv } from './fault-report.js';
 import { atMost, fmt, target, targetLines, writeScenarioOutput } from './scenario-output.js';
 import { ECHO_MODEL, inferEcho, startSmallFleet } from './small-fleet.js';

@@ -12,8 +12,8 @@
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { writePlots, type WrittenPlots } from '../perf/perf-plots.js';
-import { DEFAULT_RESULTS_ROOT, localDate, writeResults } from '../lib/results-files.js';
-import type { LineChart } from '../lib/svg-chart.js';
+import { DEFAULT_RESULTS_ROOT, localDate, writeResults } from '../lib/output/results-files.js';
+import type { LineChart } from '../lib/charts/svg-chart.js';
 
 export type Verdict = 'PASS' | 'MISS' | 'N/A';
 

@@ -5,7 +5,7 @@
  *   node 1..N (tessera-node --redis-url) each serving `echo`: sleeps `serviceMs` per request, echoes its input
  *   one gateway (p2c, Redis fleet)      one premium tenant with rate limits that never refuse
  *
- * `echo` is the bench's sleep model (lib/sleep-model.ts, `instances` instances), so a node's capacity
+ * `echo` is the bench's sleep model (lib/processes/sleep-model.ts, `instances` instances), so a node's capacity
  * is instances / service time and costs no CPU. Its input is FP32[4]: distinct values make distinct
  * requests, so a scenario decides which requests can be cache hits (the gateway caches `echo` when
  * `cache` is on).
@@ -15,12 +15,12 @@
 import { join } from 'node:path';
 import { startRedisServer, type RedisServer } from '../../../shared/src/testing/index.js';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
-import { createHttpInferClient } from '../lib/http-client.js';
-import type { InferClient } from '../lib/infer-client.js';
-import { sleep } from '../lib/load-window.js';
-import { waitForModelReady, type RunningNode } from '../lib/node-process.js';
-import type { RunningServer } from '../lib/server-process.js';
-import { SLEEP_ELEMENTS, SLEEP_INPUT, writeSleepModel } from '../lib/sleep-model.js';
+import { createHttpInferClient } from '../lib/clients/http-client.js';
+import type { InferClient } from '../lib/clients/infer-client.js';
+import { sleep } from '../lib/load/load-window.js';
+import { waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
+import type { RunningServer } from '../lib/processes/server-process.js';
+import { SLEEP_ELEMENTS, SLEEP_INPUT, writeSleepModel } from '../lib/processes/sleep-model.js';
 import { FLEET_HOST, ProcessStack, UNLIMITED_TIER, benchKey, fleetNodeId, launchFleetNodes, launchGateway, waitForFleetSize } from './fleet-launch.js';
 
 export const ECHO_MODEL = 'echo';

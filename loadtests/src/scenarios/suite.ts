@@ -15,9 +15,9 @@
  * by how much. A scenario that fails is reported and the suite goes on. Exit status: 1 when any
  * scenario failed, else 0 (a MISS is a finding, not a failure).
  */
-import type { BenchOptions } from '../lib/bench-options.js';
-import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/results-files.js';
-import type { SuiteExtras } from '../lib/suite-options.js';
+import type { BenchOptions } from '../lib/options/bench-options.js';
+import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/output/results-files.js';
+import type { SuiteExtras } from '../lib/options/suite-options.js';
 import { latestResultsDate, writeSummary, type SuiteStepStatus } from '../report/summary.js';
 import { runBatchingScenario } from './batching.js';
 import { runCacheRatioScenario } from './cache-ratio.js';

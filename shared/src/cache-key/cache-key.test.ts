@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectTesseraError } from '../tensors/test-helpers.js';
 import { DATATYPES, type InferRequest, type Parameters, type RequestedOutput, type Tensor } from '../tensors/index.js';
-import { cacheNamespace, computeCacheKey, type CacheKeyInput, type CacheNamespace } from './cache-key.js';
+import { computeCacheKey } from './cache-key.js';
+import { cacheNamespace, type CacheKeyInput, type CacheNamespace } from './cache-key-input.js';
 import { CACHE_KEY_IGNORED_PARAMETERS, isCacheable, uncacheableReason } from './cacheable.js';
 
 // ---- generators -------------------------------------------------------------------------------

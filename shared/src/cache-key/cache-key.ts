@@ -1,5 +1,5 @@
 /**
- * The gateway's response-cache key (architecture.md: the cache-key function lives in shared/).
+ * The gateway's response-cache key, computed in shared/ so that every gateway runtime agrees on it.
  *
  * Key layout (default prefix `tessera:`):
  *
@@ -36,37 +36,16 @@
  */
 import { TesseraError } from '../errors/index.js';
 import { DEFAULT_KEY_PREFIX } from '../fleet/index.js';
-import type { InferRequest, ParameterValue, RequestedOutput } from '../tensors/index.js';
+import type { ParameterValue } from '../tensors/index.js';
+import type { CacheKeyInput } from './cache-key-input.js';
 import { CACHE_KEY_IGNORED_PARAMETERS, uncacheableReason } from './cacheable.js';
 import { FramedHash } from './framed-hash.js';
 
 /** Bumped whenever the digested fields or their framing change, so old entries are never read. */
 export const CACHE_KEY_SCHEMA = 'tessera-cache-key/v1';
 
-/** Whose entry this is: one tenant's, or everyone's for a model declared shared across tenants. */
-export type CacheNamespace = { readonly tenant: string } | 'shared';
-
-export interface CacheKeyInput {
-  readonly namespace: CacheNamespace;
-  readonly model: string;
-  /** The version that will actually serve the request (resolved from "latest"); non-empty. */
-  readonly version: string;
-  readonly request: InferRequest;
-  /** The outputs the client asked for, with their binary flags; default `request.outputs`. */
-  readonly outputs?: readonly RequestedOutput[];
-  /** Request-level `binary_data_output` (true for raw binary requests). */
-  readonly binaryOutputDefault: boolean;
-  /** Key prefix; default `tessera:` (the fleet keys' prefix). No braces, glob characters or whitespace. */
-  readonly prefix?: string;
-}
-
 const FORBIDDEN_PREFIX_CHARS = /[{}*?[\]\\\s]/;
 const IGNORED = new Set(CACHE_KEY_IGNORED_PARAMETERS);
-
-/** The namespace for a tenant's request to a model: 'shared' when the model is shared across tenants. */
-export function cacheNamespace(tenantId: string, sharedAcrossTenants: boolean): CacheNamespace {
-  return sharedAcrossTenants ? 'shared' : { tenant: tenantId };
-}
 
 /**
  * The cache key of a request. Throws INVALID_ARG for an empty tenant, model or version, a bad prefix,

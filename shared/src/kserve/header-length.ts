@@ -6,6 +6,8 @@
 import { TesseraError } from '../errors/index.js';
 
 export const INFERENCE_HEADER_CONTENT_LENGTH = 'Inference-Header-Content-Length';
+/** The same name in lower case, the form node:http's header objects and our HeaderReaders are keyed by. */
+export const INFER_HEADER_LENGTH = INFERENCE_HEADER_CONTENT_LENGTH.toLowerCase();
 
 const INT32_MAX = 0x7fff_ffff;
 

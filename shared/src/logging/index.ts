@@ -1,1 +1,2 @@
+export * from './logger-interface.js';
 export * from './logger.js';

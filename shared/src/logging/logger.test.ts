@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createLogger, silentLogger } from './logger.js';
+import { silentLogger } from './logger-interface.js';
+import { createLogger } from './logger.js';
 
 function capture(verbosity = 0) {
   const lines: string[] = [];

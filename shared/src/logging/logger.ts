@@ -1,7 +1,8 @@
 /**
  * Structured logs: one JSON object per line on stderr (pino), so logs stay machine-readable in
- * containers and never mix with a command's stdout. Telemetry is injected (architecture rule): code
- * takes a `Logger`, never imports a logging SDK; this file is the one place that knows pino.
+ * containers and never mix with a command's stdout. Telemetry is injected (docs/architecture.md): code
+ * takes a `Logger`, never imports a logging SDK (the interface is ./logger-interface.ts); this file is the
+ * one place that knows pino.
  *
  * A line: `{"level":"info","time":"<ISO 8601>",...fields,"msg":"..."}`. `verbose(level, ...)` mirrors
  * tritonserver's `--log-verbose N`: a message of level L prints (as level "verbose") only when
@@ -16,17 +17,8 @@ import { destination as pinoDestination, pino } from 'pino';
 import type { DestinationStream, Logger as PinoLogger } from 'pino';
 import { flatFields, flatLine } from './flat-line.js';
 import { LineBatch } from './line-batch.js';
+import { REDACTED_FIELDS, type LogFields, type Logger } from './logger-interface.js';
 import { createRedactor } from './redact-fields.js';
-
-export type LogFields = Record<string, unknown>;
-
-export interface Logger {
-  info(message: string, fields?: LogFields): void;
-  warn(message: string, fields?: LogFields): void;
-  error(message: string, fields?: LogFields): void;
-  verbose(level: number, message: string, fields?: LogFields): void;
-  child(fields: LogFields): Logger;
-}
 
 export interface LoggerOptions {
   /** tritonserver's --log-verbose; default 0 (no verbose lines). */
@@ -44,9 +36,6 @@ export interface LoggerOptions {
   /** Fields added to every line; default none. */
   readonly fields?: LogFields;
 }
-
-/** Field names whose values are never logged (API keys, bearer tokens). */
-export const REDACTED_FIELDS: readonly string[] = ['authorization', 'x-api-key', 'apiKey', 'api_key', 'key', 'adminKey', 'proxy-authorization', 'cookie'];
 
 const CENSOR = '[REDACTED]';
 /** Above pino's debug (20), below info (30): shown only when asked for. */
@@ -163,12 +152,3 @@ function wrap(
     },
   };
 }
-
-/** A logger that drops everything: the default for library code and tests that do not look at logs. */
-export const silentLogger: Logger = {
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-  verbose: () => {},
-  child: () => silentLogger,
-};

@@ -1,6 +1,6 @@
 /**
  * The tracing port. Code that makes spans takes a `Tracer` (default `noopTracer`) and never imports
- * an SDK (architecture rule: telemetry is injected). The OpenTelemetry adapter is otel-tracer.ts,
+ * an SDK (docs/architecture.md: telemetry is injected). The OpenTelemetry adapter is otel-tracer.ts,
  * imported only by entry points; it is NOT re-exported from index.ts so the gateway core and the
  * Workers build never pull the SDK in.
  *

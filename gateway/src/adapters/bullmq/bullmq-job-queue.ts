@@ -9,8 +9,8 @@
  *   i.e. running, job: that is our "too late", with no race). The record is kept as a tombstone for
  *   the TTL, so GET answers "cancelled" and an Idempotency-Key replay returns the cancelled job.
  * - Store errors become UNAVAILABLE (503), never 500.
- * - Quotas (the tier's `jobs`, issue 14): a tenant scope's stored jobs are listed in a sorted set
- *   (job-keys.ts `stored`) with the time each may be dropped (submission + the tier's result TTL).
+ * - Quotas (the tier's `jobs`): a tenant scope's stored jobs are listed in a sorted set
+ *   (shared/src/fleet/keys.ts `jobKeys().stored`) with the time each may be dropped (submission + the tier's result TTL).
  *   A submission first drops the entries past that time (and the BullMQ jobs and tombstones behind
  *   them, whatever BullMQ's own age-based cleanup has not removed yet), then is refused (429) when
  *   the tenant still holds `maxStoredJobs`. With each body and result at most `maxPayloadBytes`,
@@ -19,7 +19,8 @@
 import { Job, Queue, type JobsOptions } from 'bullmq';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { CancelOutcome, JobQueue, JobRecord, JobResult, JobSpec, JobState } from '../../core/ports/index.js';
-import { INFER_QUEUE, jobKeys, producerConnection } from './job-keys.js';
+import { INFER_QUEUE, jobKeys } from '../../../../shared/src/fleet/index.js';
+import { producerConnection } from './redis-connections.js';
 
 /** What a BullMQ job of ours holds. */
 export interface InferJobData {

@@ -16,7 +16,8 @@ import type { Logger } from '../../../../shared/src/logging/index.js';
 import { JobRunError, jobView, runInferJob, type JobRunnerDeps } from '../../core/jobs/index.js';
 import type { JobObserver, JobRecord, JobResult } from '../../core/ports/index.js';
 import { closeQuietly, type InferJobData } from './bullmq-job-queue.js';
-import { bullConnection, INFER_QUEUE, jobKeys } from './job-keys.js';
+import { INFER_QUEUE, jobKeys } from '../../../../shared/src/fleet/index.js';
+import { bullConnection } from './redis-connections.js';
 import { createWebhookSender, createWebhookWorker, type WebhookOptions } from './webhook-delivery.js';
 
 export interface JobWorkerSettings {

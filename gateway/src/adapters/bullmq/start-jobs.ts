@@ -5,6 +5,7 @@
  * dispatcher of its own over the same Redis fleet view.
  */
 import type { Registry } from 'prom-client';
+import { DEFAULT_KEY_PREFIX } from '../../../../shared/src/fleet/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { JobRunnerDeps } from '../../core/jobs/index.js';
 import type { JobObserver } from '../../core/ports/index.js';
@@ -45,7 +46,7 @@ export interface RunningJobs {
 
 export async function startJobs(options: StartJobsOptions): Promise<RunningJobs> {
   const settings = options.settings ?? {};
-  const keyPrefix = options.keyPrefix ?? 'tessera:';
+  const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   const queue = await createBullmqJobQueue({
     redisUrl: options.redisUrl,
     keyPrefix,

@@ -15,7 +15,8 @@ import type { Logger } from '../../../../shared/src/logging/index.js';
 import { DEFAULT_WEBHOOK_POLICY, signWebhook, SIGNATURE_HEADER, WebhookGuard, type WebhookPolicy } from '../../core/jobs/index.js';
 import type { TenantStore } from '../../core/ports/index.js';
 import { closeQuietly } from './bullmq-job-queue.js';
-import { bullConnection, jobKeys, producerConnection, WEBHOOK_QUEUE } from './job-keys.js';
+import { jobKeys, WEBHOOK_QUEUE } from '../../../../shared/src/fleet/index.js';
+import { bullConnection, producerConnection } from './redis-connections.js';
 import { postWebhook, WebhookRefusedError, type AddressResolver } from './webhook-http.js';
 
 export interface WebhookDelivery {

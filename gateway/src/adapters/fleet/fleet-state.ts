@@ -12,8 +12,7 @@
  * The views handed out are live objects (no copy per request): a NodeView read later shows the
  * node's figures at that later time.
  */
-import type { NodeModelLoad } from '../../core/ports/index.js';
-import type { FleetChange, RoutedNodeView } from '../../core/routing/index.js';
+import type { FleetChange, NodeModelLoad, RoutedNodeView } from '../../core/ports/index.js';
 
 export interface MutableModelLoad {
   queued: number;

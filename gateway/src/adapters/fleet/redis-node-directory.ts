@@ -25,8 +25,7 @@ import { fleetKeys, isStale, parseFleetEvent, parseLoadReport, supersedes } from
 import type { LoadReport } from '../../../../shared/src/fleet/index.js';
 import { silentLogger } from '../../../../shared/src/logging/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
-import type { NodeDirectory, NodeView } from '../../core/ports/index.js';
-import type { FleetChange, FleetChangeSource } from '../../core/routing/index.js';
+import type { FleetChange, FleetChangeSource, NodeDirectory, NodeView } from '../../core/ports/index.js';
 import { FleetListeners, NodeState } from './fleet-state.js';
 
 export interface RedisNodeDirectoryOptions {

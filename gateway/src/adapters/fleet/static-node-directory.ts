@@ -11,8 +11,7 @@
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { assertValidNodeId } from '../../../../shared/src/fleet/index.js';
-import type { NodeDirectory, NodeView } from '../../core/ports/index.js';
-import type { FleetChangeSource } from '../../core/routing/index.js';
+import type { FleetChangeSource, NodeDirectory, NodeView } from '../../core/ports/index.js';
 import { NodeState } from './fleet-state.js';
 
 export interface StaticNode {

@@ -23,8 +23,7 @@
 import type { ServiceError } from '@grpc/grpc-js';
 import { GrpcStatus, TesseraError, errorCodeFromGrpc, isTesseraError } from '../../../../shared/src/errors/index.js';
 import type { ErrorCode } from '../../../../shared/src/errors/index.js';
-import type { NodeView } from '../../core/ports/index.js';
-import type { UpstreamErrorDetails } from '../../core/routing/index.js';
+import type { NodeView, UpstreamErrorDetails } from '../../core/ports/index.js';
 
 export type UpstreamError = TesseraError & UpstreamErrorDetails;
 

@@ -6,9 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
-import type { NodeView, Tier } from '../../core/ports/index.js';
+import type { NodeView, Tier, UpstreamEvent } from '../../core/ports/index.js';
 import { createDispatcher } from '../../core/routing/index.js';
-import type { UpstreamEvent } from '../../core/routing/index.js';
 import { createStaticNodeDirectory } from '../fleet/index.js';
 import { createGrpcTransport } from './grpc-transport.js';
 import type { GrpcTransport } from './grpc-node-transport.js';

@@ -19,8 +19,8 @@ export function preflightFailure(node: NodeView, opts: UpstreamCallOptions): Tes
 /**
  * Least time a call must have had on the wire for its DEADLINE_EXCEEDED to say something about the
  * node. A request that spent its deadline in the gateway's own admission queue reaches the node with
- * a sliver of time left and expires there whatever the node's health: counting it let a flood of
- * free-tier requests, each within its own limits, open a node's breaker for every tier (issue 14).
+ * a sliver of time left and expires there whatever the node's health: counting it would let a flood
+ * of free-tier requests, each within its own limits, open a node's breaker for every tier.
  */
 export const DEFAULT_MIN_NODE_BUDGET_MS = 1000;
 

@@ -15,7 +15,7 @@
  */
 import CircuitBreaker from 'opossum';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { BreakerView } from '../../core/routing/index.js';
+import type { BreakerView } from '../../core/ports/index.js';
 import { countsAgainstNode } from './grpc-errors.js';
 
 export type BreakerState = 'closed' | 'open' | 'halfOpen';

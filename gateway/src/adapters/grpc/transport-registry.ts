@@ -1,10 +1,10 @@
 /**
  * The gRPC transports by name, as the config's `grpcTransport` picks them: `http2` (h2-transport.ts,
- * the default) and `grpc-js` (grpc-transport.ts, the former default, kept selectable until the new one
- * has run in a release). Both take the options they share; each documents its own defaults.
+ * the default) and `grpc-js` (grpc-transport.ts, on @grpc/grpc-js, kept as a fallback). Both take
+ * the options they share; each documents its own defaults.
  */
 import type { Logger } from '../../../../shared/src/logging/index.js';
-import type { FleetChangeSource } from '../../core/routing/index.js';
+import type { FleetChangeSource } from '../../core/ports/index.js';
 import { createGrpcTransport } from './grpc-transport.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
 import { createH2Transport } from './h2-transport.js';

@@ -3,7 +3,7 @@
  * entries are dropped when read, and all of them every `sweepEvery` writes, so abandoned sequences
  * cannot pile up.
  */
-import type { SequenceAffinity, SequenceBinding, SequenceRef } from '../../core/sequences/index.js';
+import type { SequenceAffinity, SequenceBinding, SequenceRef } from '../../core/ports/index.js';
 
 export interface MemorySequenceAffinityOptions {
   /** Clock; default Date.now. */

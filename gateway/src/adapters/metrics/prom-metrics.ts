@@ -8,7 +8,7 @@
  * label keeps at most `maxLabelValues` distinct values (default 1000); later ones are written "_other".
  * Model names come from request URLs, which any tenant writes: with `setModelFilter` (the gateway sets
  * it to "a node of the fleet serves it"), a model nobody serves is written "unknown", so made-up
- * names cannot use up the model label's budget and push real models into "_other" (issue 14).
+ * names cannot use up the model label's budget and push real models into "_other".
  *
  * The counters every request touches (requests, cache outcomes, bytes and compute saved, hit
  * sources) are fed through counter cells (counter-cells.ts): the cells of a request's label values
@@ -16,10 +16,8 @@
  * then forgotten all at once), instead of prom-client hashing and validating labels on each increment.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AdmissionRejectReason } from '../../core/admission/index.js';
+import type { AdmissionRejectReason, AuthRejection, DispatchObserver, GatewayMetrics, RequestObservation, UpstreamEvent } from '../../core/ports/index.js';
 import type { CacheBypassReason, CacheHitSource, CacheLabels, CacheNotStoredReason, CacheObserver } from '../../core/cache/index.js';
-import type { AuthRejection, GatewayMetrics, RequestObservation } from '../../core/ports/index.js';
-import type { DispatchObserver, UpstreamEvent } from '../../core/routing/index.js';
 import { CounterCells, type CounterCell } from './counter-cells.js';
 
 export interface PromMetricsOptions {

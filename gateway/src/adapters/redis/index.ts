@@ -1,4 +1,3 @@
-export * from './keys.js';
 export * from './lua-scripts.js';
 export * from './redis-rate-limiter.js';
 export * from './redis-tenant-store.js';

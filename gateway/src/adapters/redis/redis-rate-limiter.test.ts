@@ -6,7 +6,7 @@ import type { RateLimitDecision, RateLimits } from '../../core/ports/index.js';
 import { KEYS, simpleInferBody, testGateway } from '../../../test/app-fixtures.js';
 import { countDeclaredKeys, luaScript } from './lua-scripts.js';
 import { createRedisRateLimiter, takeBatch } from './redis-rate-limiter.js';
-import { rateLimitKey } from './keys.js';
+import { rateLimitKey } from '../../../../shared/src/fleet/index.js';
 
 // Refill so slow (1 token per ~17 min) that no token comes back during a test: counts are exact.
 const SLOW: RateLimits = { requestsPerSecond: 0.001, burst: 50, elementsPerSecond: 0, elementsBurst: 0 };

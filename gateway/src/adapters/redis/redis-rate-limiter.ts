@@ -22,7 +22,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { RateLimitDecision, RateLimiter, RateLimits } from '../../core/ports/index.js';
 import { DEFAULT_MAX_BATCH, KeyedBatcher } from './keyed-batcher.js';
-import { rateLimitKey } from './keys.js';
+import { DEFAULT_KEY_PREFIX, rateLimitKey } from '../../../../shared/src/fleet/index.js';
 import { runLua } from './lua-scripts.js';
 import { TokenLeases, type LeaseGrant, type LeaseSize } from './token-leases.js';
 
@@ -100,7 +100,7 @@ export async function takeBatch(redis: Redis, key: string, takes: readonly Take[
 
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const { redis, logger } = options;
-  const prefix = options.prefix ?? 'tessera:';
+  const prefix = options.prefix ?? DEFAULT_KEY_PREFIX;
   const warnEveryMs = options.warnEveryMs ?? 10_000;
   const leases = new TokenLeases(options.leaseMs ?? 0, options.now);
   const decide = async (key: string, takes: readonly Take[]): Promise<RateLimitDecision[]> => {

@@ -1,5 +1,5 @@
 /**
- * TenantStore in Redis hashes (layout in keys.ts), shared by every gateway.
+ * TenantStore in Redis hashes (layout in shared/src/fleet/keys.ts), shared by every gateway.
  *
  * Lookups by key hash go through a small in-process cache:
  * - a found key is served from memory for `freshMs` (default 5000 ms) without asking Redis;
@@ -14,8 +14,8 @@
  *   "all" for a tenant) and every subscribed store drops the matching entries. Messages are not
  *   queued while a subscriber is disconnected, so when it reconnects every entry is expired: the next
  *   lookup of each asks Redis again. Expired entries stay for stale-if-error: the subscriber often
- *   reconnects before the connection that runs lookups does, and dropping them then failed every
- *   request of that gap with 503 (seen in `npm run bench -- redis-stop`);
+ *   reconnects before the connection that runs lookups does, and dropping them then would fail
+ *   every request of that gap with 503;
  * - otherwise (no subscriber, a message lost, a change written to Redis behind the gateways' back):
  *   at most `freshMs`.
  */
@@ -23,7 +23,7 @@ import type { Redis } from 'ioredis';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { ApiKeyRecord, Tenant, TenantStore } from '../../core/ports/index.js';
-import { tenantRegistryKeys } from './keys.js';
+import { DEFAULT_KEY_PREFIX, tenantRegistryKeys } from '../../../../shared/src/fleet/index.js';
 import { runLua } from './lua-scripts.js';
 
 export interface RedisTenantStoreOptions {
@@ -54,7 +54,7 @@ type Found = { readonly tenant: Tenant; readonly key: ApiKeyRecord };
 
 export function createRedisTenantStore(options: RedisTenantStoreOptions): TenantStore {
   const { redis, logger } = options;
-  const names = tenantRegistryKeys(options.prefix ?? 'tessera:');
+  const names = tenantRegistryKeys(options.prefix ?? DEFAULT_KEY_PREFIX);
   const freshMs = options.freshMs ?? 5000;
   const staleIfErrorMs = options.staleIfErrorMs ?? 600_000;
   const maxCached = options.maxCached ?? 10_000;

@@ -10,7 +10,7 @@
 import type { Redis } from 'ioredis';
 import { DEFAULT_KEY_PREFIX, sequenceAffinityKey } from '../../../../shared/src/fleet/index.js';
 import { decodeBinding, encodeBinding } from '../../core/sequences/index.js';
-import type { SequenceAffinity, SequenceRef } from '../../core/sequences/index.js';
+import type { SequenceAffinity, SequenceRef } from '../../core/ports/index.js';
 
 export interface RedisSequenceAffinityOptions {
   readonly redis: Redis;

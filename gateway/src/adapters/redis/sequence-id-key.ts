@@ -6,10 +6,11 @@
  */
 import type { Redis } from 'ioredis';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { SequenceIdKeySource } from '../../core/sequences/index.js';
+import { sequenceIdSecretKey } from '../../../../shared/src/fleet/index.js';
+import type { SequenceIdKeySource } from '../../core/ports/index.js';
 
 export function redisSequenceIdKey(redis: Redis, prefix: string): SequenceIdKeySource {
-  const name = `${prefix}sequence-id-key`;
+  const name = sequenceIdSecretKey(prefix);
   return async () => {
     const fresh = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex');
     await redis.set(name, fresh, 'NX');

@@ -14,7 +14,7 @@
  * The upstream bytes flow through this object: simple and exact, and a bound on throughput per
  * model (one object runs on one thread); docs/edge.md gives the numbers and the way past it.
  */
-import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import { jsonResponse } from '../../core/http/index.js';
 import { createDispatcher, type Dispatcher } from '../../core/routing/index.js';
 import { createConsoleLogger } from './console-logger.js';
@@ -61,7 +61,7 @@ export class AdmissionDO {
         transport: createHttpTransport({ scheme: settings.nodeScheme }),
         fleetEvents: directory,
         routing: settings.config.routing,
-        // Node-level sequence ids (issue 14) must survive this object's restarts: derived from the admin
+        // Node-level sequence ids must survive this object's restarts: derived from the admin
         // key's hash (a secret of the deployment) when there is one, else random per instance.
         ...(settings.config.adminKeyHash === null ? {} : { sequenceIdKey: sequenceIdKeyFrom(settings.config.adminKeyHash) }),
       });

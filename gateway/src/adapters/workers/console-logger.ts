@@ -4,10 +4,10 @@
  * performs work that workerd forbids in global scope, and its stream machinery buys nothing on Workers.
  * Field names that could carry secrets (shared REDACTED_FIELDS) are censored as the shared logger does.
  */
-import type { LogFields, Logger } from '../../../../shared/src/logging/index.js';
+import { REDACTED_FIELDS, type LogFields, type Logger } from '../../../../shared/src/logging/logger-interface.js';
 
-/** Same list as shared/src/logging REDACTED_FIELDS (copied: importing that module pulls in pino). */
-const REDACTED = new Set(['authorization', 'x-api-key', 'apikey', 'api_key', 'key', 'adminkey', 'proxy-authorization', 'cookie']);
+/** REDACTED_FIELDS, matched case-insensitively. */
+const REDACTED = new Set(REDACTED_FIELDS.map((name) => name.toLowerCase()));
 
 export interface ConsoleLoggerOptions {
   /** Fields on every line; default none. */

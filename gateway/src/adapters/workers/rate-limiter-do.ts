@@ -13,7 +13,7 @@
  * down) and the failure is logged at most once a minute.
  */
 import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
-import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import type { RateLimitDecision, RateLimiter, RateLimits } from '../../core/ports/index.js';
 import { errorResponse, jsonResponse } from '../../core/http/index.js';
 import { takeTokens, type BucketState } from '../memory/token-bucket.js';

@@ -16,8 +16,7 @@
  */
 import { isStale, supersedes } from '../../../../shared/src/fleet/index.js';
 import type { LoadReport } from '../../../../shared/src/fleet/index.js';
-import type { NodeDirectory, NodeModelLoad, NodeView } from '../../core/ports/index.js';
-import type { FleetChange, FleetChangeSource, RoutedNodeView } from '../../core/routing/index.js';
+import type { FleetChange, FleetChangeSource, NodeDirectory, NodeModelLoad, NodeView, RoutedNodeView } from '../../core/ports/index.js';
 import { FleetListeners } from '../fleet/fleet-state.js';
 
 export interface SnapshotDirectoryOptions {

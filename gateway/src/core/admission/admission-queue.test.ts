@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { AdmissionRejectReason } from './admission-observer.js';
+import type { AdmissionRejectReason } from '../ports/index.js';
 import { AdmissionQueue } from './admission-queue.js';
 import type { AdmissionRequest } from './admission-queue.js';
 import { FakeClock } from './clock.js';

@@ -30,9 +30,8 @@
  * cancellation (CANCELLED).
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { AdmissionObserver, AdmissionRejectReason } from './admission-observer.js';
+import type { AdmissionObserver, AdmissionRejectReason, Clock, TimerHandle } from '../ports/index.js';
 import { MAX_TIMER_MS, systemClock } from './clock.js';
-import type { Clock, TimerHandle } from './clock.js';
 
 /** The fleet as admission needs it; all three are read at the moment of each decision. */
 export interface AdmissionLoad {

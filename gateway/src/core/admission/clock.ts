@@ -1,15 +1,5 @@
-/**
- * The time source of admission and routing, injected so that tests drive time by hand (FakeClock)
- * instead of sleeping. Only Web-standard timers are used, so the core runs on Node and on Workers.
- */
-export type TimerHandle = unknown;
-
-export interface Clock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-  setTimeout(callback: () => void, ms: number): TimerHandle;
-  clearTimeout(handle: TimerHandle): void;
-}
+// The system clock and a hand-driven one for tests, implementing the Clock port (core/ports/clock.ts).
+import type { Clock, TimerHandle } from '../ports/index.js';
 
 /** setTimeout fires at once for delays past 2^31-1 ms; longer waits are capped (they re-arm on expiry). */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -1,4 +1,3 @@
-// Priority admission per model: the queue, its clock and what it reports to metrics.
+// Priority admission per model: the queue and its clock (what it reports to metrics is a port, core/ports).
 export * from './admission-queue.js';
-export * from './admission-observer.js';
 export * from './clock.js';

@@ -13,7 +13,7 @@
  */
 import type { Hono } from 'hono';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import { IDENTIFIER_PATTERN } from '../../config/index.js';
 import type { ApiKeyRecord, Tenant, TenantStore, Tier } from '../ports/index.js';
 import { generateApiKey, generateId, newTenantGeneration, sha256Hex } from '../auth/index.js';

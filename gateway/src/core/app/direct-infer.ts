@@ -10,7 +10,7 @@
  * the Hono app. It is runtime-agnostic: the adapter turns its server's request into a
  * `DirectInferRequest` and writes the `HttpAnswer` back.
  */
-import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import { noopTracer } from '../../../../shared/src/tracing/index.js';
 import type { AuthContext } from '../auth/index.js';
 import type { HeaderReader, HttpAnswer } from '../http/index.js';

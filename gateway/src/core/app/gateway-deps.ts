@@ -1,12 +1,13 @@
 /**
- * What `createGatewayApp` needs: ports only (architecture rule), plus the frozen config. The
+ * What `createGatewayApp` needs: ports only (docs/architecture.md), plus the frozen config. The
  * dispatcher and the cache layer are described structurally here (the shapes this app calls), so the
  * app depends on what it uses, not on how admission, routing or the cache are built.
  */
-import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { Tracer } from '../../../../shared/src/tracing/index.js';
 import type { GatewayConfig } from '../../config/index.js';
+import type { CacheRunResult, ProducedResponse } from '../cache/index.js';
 import type { HeaderReader } from '../http/index.js';
 import type { TenantStats } from './tenant-stats.js';
 import type { HostResolver } from '../jobs/webhook-policy.js';
@@ -34,24 +35,10 @@ export interface GatewayDispatcher {
   models?(): readonly { readonly name: string; readonly versions: readonly { readonly version: string; readonly ready: boolean }[] }[];
 }
 
-export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
-
-/** What the cache layer stores and replays: an encoded body without the request id, and its cost. */
-export interface ProducedResponse {
-  readonly body: Uint8Array;
-  readonly headers: Readonly<Record<string, string>>;
-  /** Node compute time in µs (0 when unknown), for the "compute saved" metric. */
-  readonly computeUs: number;
+/** What the app's `produce` gives the cache: the layer's ProducedResponse and the version that answered. */
+export interface AnsweredResponse extends ProducedResponse {
   /** The version that answered ('' when unknown). */
   readonly modelVersion: string;
-}
-
-export interface CacheRunResult {
-  readonly body: Uint8Array;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly status: CacheStatus;
-  /** On a HIT from the store: the entry's age in ms. */
-  readonly ageMs?: number;
 }
 
 /** One inference through the cache: the app describes the request, the cache decides HIT/MISS/BYPASS. */
@@ -70,7 +57,7 @@ export interface InferCacheRequest {
    * Runs the request upstream (pinned to the resolved version) and encodes the answer without its id.
    * `signal` is the one to cancel the upstream call with (shared work aborts only when all waiters left).
    */
-  readonly produce: (request: InferRequest, signal: AbortSignal) => Promise<ProducedResponse>;
+  readonly produce: (request: InferRequest, signal: AbortSignal) => Promise<AnsweredResponse>;
 }
 
 export interface GatewayInferCache {

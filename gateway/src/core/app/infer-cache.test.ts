@@ -4,7 +4,8 @@
  * uses that same key, so it must never hand one tenant's response to another.
  */
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../../shared/src/logging/index.js';
+import { computeCacheKey } from '../../../../shared/src/cache-key/index.js';
+import { silentLogger } from '../../../../shared/src/logging/logger-interface.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import { DEFAULT_TIERS, loadGatewayConfig } from '../../config/index.js';
 import { createCacheLayer } from '../cache/index.js';
@@ -46,7 +47,7 @@ function setup(shared: boolean) {
   const config = loadGatewayConfig(JSON.stringify({ cache: { models: { simple: { shared } } } }));
   const store = new CountingStore();
   const layer = createCacheLayer({ store, logger: silentLogger, local: { maxBytes: 1 << 20 } });
-  const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing });
+  const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing, computeKey: computeCacheKey });
   const produced: string[] = [];
   /** One request of `tenant`; the node's answer names the tenant it was computed for. */
   const run = async (tenantId: string) => {

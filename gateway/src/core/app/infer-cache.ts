@@ -1,6 +1,6 @@
 /**
  * Joins the app to the cache layer (core/cache): which version a request will be served by (the cache
- * key needs the resolved version, never "latest"), the key itself (shared/src/cache-key), and the
+ * key needs the resolved version, never "latest"), the key itself (shared/src/cache-key, through the CacheKeyFunction port), and the
  * policy (per-model switch and sharing from the config, TTL from the tier, the client's Cache-Control).
  *
  * Version resolution, before the dispatch, so the key and the upstream call agree:
@@ -13,21 +13,24 @@
  * Caveat of 4: after a new version is deployed on a static fleet, a request naming no version may get
  * an entry of the previous version until its TTL ends.
  */
-import { computeCacheKey, cacheNamespace, isCacheable } from '../../../../shared/src/cache-key/index.js';
+import { cacheNamespace } from '../../../../shared/src/cache-key/cache-key-input.js';
+import { isCacheable } from '../../../../shared/src/cache-key/cacheable.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import { modelCacheSettings, type CacheSettings } from '../../config/index.js';
-import type { CacheLayer } from '../cache/index.js';
+import type { CacheLayer, CacheRunResult } from '../cache/index.js';
 import { parseCacheControl } from '../cache/index.js';
 import type { HeaderReader } from '../http/index.js';
-import type { NodeDirectory, Tier } from '../ports/index.js';
+import type { CacheKeyFunction, NodeDirectory, Tier } from '../ports/index.js';
 import { selectVersion, type RoutingConfig } from '../routing/index.js';
-import type { CacheRunResult, GatewayInferCache, InferCacheRequest } from './gateway-deps.js';
+import type { GatewayInferCache, InferCacheRequest } from './gateway-deps.js';
 
 export interface InferCacheOptions {
   readonly layer: CacheLayer;
   readonly settings: CacheSettings;
   readonly directory: NodeDirectory;
   readonly routing: RoutingConfig;
+  /** shared/src/cache-key's computeCacheKey. */
+  readonly computeKey: CacheKeyFunction;
   /** Redis key prefix of cache entries; default "tessera:". */
   readonly keyPrefix?: string;
   /** For unsticky splits; default Math.random. */
@@ -82,7 +85,7 @@ export function createInferCache(options: InferCacheOptions): GatewayInferCache 
       if (version === undefined || !modelSettings.enabled || !isCacheable(request)) {
         return { ...(await produce(input.signal)), status: 'BYPASS' };
       }
-      const key = computeCacheKey({
+      const key = options.computeKey({
         namespace: cacheNamespace(input.tenantScope ?? tenantId, modelSettings.shared),
         model,
         version,

@@ -10,17 +10,17 @@
  * rate limit (it takes the tensor elements), the rate limit before any queue or cache.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import { decodeInferRequestBody, encodeInferResponse } from '../../../../shared/src/kserve/index.js';
+import { decodeInferRequestBody, encodeInferResponse, INFER_HEADER_LENGTH } from '../../../../shared/src/kserve/index.js';
 import { elementCount, type InferRequest } from '../../../../shared/src/tensors/index.js';
 import { inSpan, noopTracer, type TraceContext } from '../../../../shared/src/tracing/index.js';
 import { requireModel, tenantScope, type AuthContext } from '../auth/index.js';
 import { withResponseId } from '../cache/index.js';
 import { readTierBody, type HeaderReader, type HttpAnswer } from '../http/index.js';
 import { acceptJobAnswer, asyncPreference, isQueueTimeoutRejection, webhookGuardFor } from '../jobs/index.js';
-import type { CacheRunResult, GatewayAppDeps, ProducedResponse } from './gateway-deps.js';
+import type { CacheRunResult } from '../cache/index.js';
+import type { AnsweredResponse, GatewayAppDeps } from './gateway-deps.js';
 import { applyRateLimit, requestDeadline } from './rate-limit.js';
 
-const INFER_HEADER_LENGTH = 'inference-header-content-length';
 
 /** What the infer logic needs of one request and of the code serving it. */
 export interface InferExchange {
@@ -90,7 +90,7 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
   const deadline = requestDeadline(headers, now(), auth.tier.queueTimeoutMs);
   const root = exchange.traceParent;
   // The admission and upstream spans hang under `parent`: the cache span when the cache runs.
-  const produceUnder = (parent: TraceContext | undefined) => async (request: InferRequest, upstreamSignal: AbortSignal): Promise<ProducedResponse> => {
+  const produceUnder = (parent: TraceContext | undefined) => async (request: InferRequest, upstreamSignal: AbortSignal): Promise<AnsweredResponse> => {
     const result = await dispatcher.dispatch(
       { ...request, id: '' },
       { tenantId: auth.tenant.id, tenantScope: scope, tier: auth.tier, deadline, signal: upstreamSignal, headers, trace: { tracer, parent } },

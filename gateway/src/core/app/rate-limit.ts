@@ -5,6 +5,7 @@
  * a RESOURCE_EXHAUSTED error (429) whose `retryAfterMs` becomes `Retry-After`.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { DEADLINE_HEADER } from '../../../../shared/src/fleet/request-headers.js';
 import type { GatewayMetrics, RateLimiter } from '../ports/index.js';
 import type { AuthContext } from '../auth/index.js';
 import { PayloadTooLargeError, type HeaderReader } from '../http/index.js';
@@ -68,9 +69,7 @@ async function applyByteRate(limiter: RateLimiter, metrics: GatewayMetrics, auth
   }
 }
 
-/** `x-tessera-deadline-ms`: relative ms; it can shorten the gateway's timeout, never lengthen it. */
-export const DEADLINE_HEADER = 'x-tessera-deadline-ms';
-
+/** The client's DEADLINE_HEADER (relative ms) can shorten the gateway's timeout, never lengthen it. */
 export function requestDeadline(headers: HeaderReader, now: number, timeoutMs: number): number {
   const raw = headers.get(DEADLINE_HEADER);
   if (raw === null) return now + timeoutMs;

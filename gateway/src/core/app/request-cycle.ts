@@ -7,7 +7,7 @@
  * here is what makes both answer, count and log a request alike.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import { inSpan, type TraceContext, type Tracer } from '../../../../shared/src/tracing/index.js';
 import { authenticate, AuthRejected, type AuthContext } from '../auth/index.js';
 import { errorAnswer, type HeaderReader, type HttpAnswer } from '../http/index.js';

@@ -15,7 +15,7 @@
  * The tracer is a port (shared/src/tracing), default noop: the core never imports an SDK.
  */
 import type { Context } from 'hono';
-import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import { extractTraceContext, type TraceScope, type Tracer } from '../../../../shared/src/tracing/index.js';
 import type { HeaderReader } from '../http/index.js';
 import type { GatewayRoute } from '../ports/index.js';

@@ -1,16 +1,9 @@
 /**
- * API-key primitives: SHA-256 of a presented key, a constant-time comparison of hex digests, and key
- * generation from `crypto.getRandomValues`.
- *
- * SHA-256 uses `node:crypto`'s synchronous createHash, not `crypto.subtle.digest`: every request hashes
- * its key, and a profile of the gateway showed Web Crypto's digest (a job scheduled on the libuv thread
- * pool, a promise, transferable wrappers) at about 10% of a cache hit's CPU, against a few µs for
- * createHash of 40 bytes. Workers run the core with `nodejs_compat` (gateway/wrangler.toml), which
- * provides createHash; shared/src/cache-key already relies on it. The comparison stays our own
- * (constantTimeEqual) so that it does not depend on node:crypto's timingSafeEqual.
+ * API-key primitives: SHA-256 of a presented key (./sha256.ts, synchronous because every request hashes
+ * its key), a constant-time comparison of hex digests, and key generation from `crypto.getRandomValues`.
  */
-import { createHash } from 'node:crypto';
 import type { HeaderReader } from '../http/http-answer.js';
+import { sha256HexSync } from './sha256.js';
 
 /** Prefix of the keys we generate, so a leaked key is recognizable by secret scanners. */
 export const API_KEY_PREFIX = 'tsk_';
@@ -18,12 +11,7 @@ export const API_KEY_PREFIX = 'tsk_';
 /** Longest key we hash; a longer header is malformed, not worth hashing. */
 export const MAX_API_KEY_LENGTH = 256;
 
-/** sha256 of the UTF-8 bytes of `text`, in lower-case hex. */
-export function sha256HexSync(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-/** The same digest as a promise, for callers written against the former Web Crypto version. */
+/** sha256HexSync as a promise, for setup code that hashes keys among other awaited steps. */
 export async function sha256Hex(text: string): Promise<string> {
   return sha256HexSync(text);
 }

@@ -10,7 +10,8 @@ import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { AuthRejection, Tenant, TenantStore, Tier } from '../ports/index.js';
 import { AccessError } from '../http/access-error.js';
 import type { HeaderReader } from '../http/http-answer.js';
-import { constantTimeEqual, presentedKey, sha256HexSync } from './api-key.js';
+import { constantTimeEqual, presentedKey } from './api-key.js';
+import { sha256HexSync } from './sha256.js';
 
 export interface AuthContext {
   readonly tenant: Tenant;

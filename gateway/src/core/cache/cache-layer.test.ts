@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { LogFields, Logger } from '../../../../shared/src/logging/index.js';
+import type { LogFields, Logger } from '../../../../shared/src/logging/logger-interface.js';
 import type { CachedResponse, ResponseCache, StoredResponse } from '../ports/index.js';
 import { createCacheLayer, type CacheLayerOptions } from './cache-layer.js';
 import type { CacheHitSource, CacheLabels, CacheObserver, CachePolicy, Produce, ProducedResponse } from './cache-types.js';

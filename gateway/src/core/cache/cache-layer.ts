@@ -45,7 +45,7 @@
  * - While the store is down, copies keep being served until they expire; nothing new is added.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import type { CachedResponse, ResponseCache } from '../ports/index.js';
 import type {
   CacheBypassReason,
@@ -62,7 +62,8 @@ import type {
 import { noopCacheObserver } from './cache-types.js';
 import { LocalCache } from './local-cache.js';
 import { SingleFlight } from './single-flight.js';
-import { StoreHealth, systemClock, type Clock } from './store-health.js';
+import { systemClock } from '../admission/clock.js';
+import { StoreHealth, type WallClock } from './store-health.js';
 
 /** The default largest body stored: 1 MiB. */
 export const DEFAULT_MAX_ENTRY_BYTES = 1024 * 1024;
@@ -86,7 +87,7 @@ export interface CacheLayerOptions {
   readonly observer?: CacheObserver;
   readonly logger: Logger;
   /** Time source for entry ages and outage probing; default `Date.now`. */
-  readonly clock?: Clock;
+  readonly clock?: WallClock;
   /** While the store is failing, at most one request per this many ms tries it; default 1000 ms. */
   readonly outageProbeIntervalMs?: number;
   /** An in-process copy (L1) of store entries in front of the store; default none. */

@@ -5,4 +5,4 @@ export * from './cache-layer.js';
 export * from './response-id.js';
 export { LocalCache } from './local-cache.js';
 export { SingleFlight, type FlightTicket } from './single-flight.js';
-export { systemClock, type Clock } from './store-health.js';
+export type { WallClock } from './store-health.js';

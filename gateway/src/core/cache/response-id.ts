@@ -7,7 +7,7 @@
  * the JSON header is touched; binary tensor sections are copied as they are. `encodeInferResponse`
  * writes compact JSON that starts with `{"id":"…",` when it has an id, which is all this relies on.
  */
-import { INFERENCE_HEADER_CONTENT_LENGTH } from '../../../../shared/src/kserve/index.js';
+import { INFER_HEADER_LENGTH } from '../../../../shared/src/kserve/index.js';
 
 const utf8 = new TextEncoder();
 const ID_FIELD = utf8.encode('{"id":"');
@@ -24,7 +24,7 @@ export interface ReplayableBody {
 export function withResponseId(entry: ReplayableBody, id: string): ReplayableBody {
   const { body } = entry;
   if (body[0] !== 0x7b /* { */) return entry;
-  const headerName = Object.keys(entry.headers).find((name) => name.toLowerCase() === INFERENCE_HEADER_CONTENT_LENGTH.toLowerCase());
+  const headerName = Object.keys(entry.headers).find((name) => name.toLowerCase() === INFER_HEADER_LENGTH);
   const jsonLength = headerName === undefined ? body.length : Number(entry.headers[headerName]);
   if (!Number.isSafeInteger(jsonLength) || jsonLength < 1 || jsonLength > body.length) return entry;
 

@@ -6,13 +6,11 @@
  * command timeout to every request. The first successful probe closes the outage with one info line
  * (how long it lasted, how many store calls were skipped or failed meanwhile).
  */
-import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
+import type { Clock } from '../ports/index.js';
 
-export interface Clock {
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Date.now() };
+/** The part of the Clock port the cache reads. */
+export type WallClock = Pick<Clock, 'now'>;
 
 export class StoreHealth {
   private healthy = true;
@@ -23,7 +21,7 @@ export class StoreHealth {
 
   constructor(
     private readonly logger: Logger,
-    private readonly clock: Clock,
+    private readonly clock: WallClock,
     private readonly probeIntervalMs: number,
   ) {}
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { LogFields, Logger } from '../../../../shared/src/logging/index.js';
+import type { LogFields, Logger } from '../../../../shared/src/logging/logger-interface.js';
 import { AccessError } from './access-error.js';
 import { errorAnswer } from './responses.js';
 

@@ -1,6 +1,6 @@
 /** Building the gateway's HTTP answers: Triton-style error JSON, from any error, in one place. */
 import { errorBody, httpStatusOf, TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
-import type { Logger } from '../../../../shared/src/logging/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import { AccessError } from './access-error.js';
 import { answerToResponse, type HttpAnswer } from './http-answer.js';
 import { PayloadTooLargeError } from './payload-too-large.js';

@@ -20,8 +20,8 @@
  */
 import type { Context, Hono } from 'hono';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { Logger } from '../../../../shared/src/logging/index.js';
-import { decodeInferRequestBody } from '../../../../shared/src/kserve/index.js';
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
+import { decodeInferRequestBody, INFER_HEADER_LENGTH } from '../../../../shared/src/kserve/index.js';
 import { elementCount } from '../../../../shared/src/tensors/index.js';
 import type { AppEnv } from '../app/app-env.js';
 import { applyRateLimit } from '../app/rate-limit.js';
@@ -34,7 +34,6 @@ import { jobLocation, jobView, JOBS_PATH } from './job-view.js';
 import { generateWebhookSecret } from './webhook-signing.js';
 import { WEBHOOK_URL_HEADER, type HostResolver, type WebhookGuard } from './webhook-policy.js';
 
-const INFER_HEADER_LENGTH = 'inference-header-content-length';
 
 export interface JobRoutesContext {
   /** Absent: job routes answer 503. */

@@ -71,7 +71,7 @@ export async function runInferJob(spec: JobSpec, deps: JobRunnerDeps, signal?: A
       ...(signal === undefined ? {} : { signal }),
     });
     const encoded = encodeInferResponse(result.response, { binaryOutputDefault: decoded.binaryOutputDefault, outputBinary: decoded.outputBinary });
-    // A result is stored like the body: the tier's largest job payload bounds it (issue 14).
+    // A result is stored like the body: the tier's largest job payload bounds it.
     const maxPayload = spec.tier.jobs?.maxPayloadBytes;
     if (maxPayload !== undefined && encoded.body.length > maxPayload) {
       throw new JobRunError(

@@ -8,6 +8,7 @@
  *
  * Never shown: the request body, the webhook URL's owner data, the tier's limits.
  */
+import { INFER_HEADER_LENGTH } from '../../../../shared/src/kserve/index.js';
 import type { JobRecord } from '../ports/index.js';
 import { fromBase64 } from './bytes.js';
 
@@ -35,7 +36,7 @@ export function jobView(record: JobRecord): Record<string, unknown> {
   if (record.state === 'succeeded' && result !== undefined) {
     if (result.modelVersion !== '') view.model_version = result.modelVersion;
     // A JSON-only response is embedded; one with binary sections is only at result_url.
-    if (!Object.keys(result.headers).some((h) => h.toLowerCase() === 'inference-header-content-length')) {
+    if (!Object.keys(result.headers).some((h) => h.toLowerCase() === INFER_HEADER_LENGTH)) {
       try {
         view.result = JSON.parse(new TextDecoder().decode(fromBase64(result.body)));
       } catch {

@@ -5,7 +5,7 @@ import { FakeClock } from '../admission/index.js';
 import type { NodeDirectory, NodeModelLoad, NodeTransport, NodeView, Tier, UpstreamCallOptions, UpstreamInferResult } from '../ports/index.js';
 import { createDispatcher } from './dispatcher.js';
 import type { DispatchContext } from './dispatcher.js';
-import { markNotAccepted } from './routing-ports.js';
+import { markNotAccepted } from './upstream-errors.js';
 import { testTier } from './test-tier.js';
 
 /** A directory over fixed nodes that records every track and every release, and flags double releases. */

@@ -29,40 +29,30 @@ import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { TraceContext } from '../../../../shared/src/tracing/index.js';
 import { AdmissionQueue, systemClock } from '../admission/index.js';
 import { NodeSequenceIds, readSequenceParams, SequenceRouter } from '../sequences/index.js';
-import type { SequenceBinding, SequenceIdKeySource, SequenceRequest, SequenceRoutingOptions } from '../sequences/index.js';
-import type { AdmissionObserver, Clock, TimerHandle } from '../admission/index.js';
+import type { SequenceRequest, SequenceRoutingOptions } from '../sequences/index.js';
 import type {
+  BreakerView,
+  Clock,
   DispatchContext,
+  DispatchObserver,
+  FleetChangeSource,
   MetadataContext,
   NodeDirectory,
   NodeTransport,
   NodeView,
+  SequenceBinding,
+  SequenceIdKeySource,
+  TimerHandle,
   UpstreamCallOptions,
   UpstreamInferResult,
 } from '../ports/index.js';
 import { DEFAULT_OVERCOMMIT, expectedWaitMs, modelLoadOf, reportedExecTimeMs, room } from './node-load.js';
 import { createPicker } from './pickers.js';
-import type { BreakerView, FleetChangeSource } from './routing-ports.js';
-import { isNotAccepted, upstreamDetails } from './routing-ports.js';
+import { isNotAccepted, upstreamDetails } from './upstream-errors.js';
 import { normalizeRoutingConfig, selectVersion } from './version-splits.js';
 import type { RoutingConfig } from './version-splits.js';
 
 export type { DispatchContext, MetadataContext } from '../ports/index.js';
-
-export interface UpstreamEvent {
-  readonly model: string;
-  readonly nodeId: string;
-  /** 'OK' or the error code of the call. */
-  readonly outcome: 'OK' | ErrorCode;
-  readonly durationMs: number;
-  /** True for the one retry after a `notAccepted` failure. */
-  readonly retry: boolean;
-}
-
-export interface DispatchObserver extends AdmissionObserver {
-  /** Every upstream infer call, after it settled. */
-  upstream?(event: UpstreamEvent): void;
-}
 
 export interface DispatcherAdmissionOptions {
   /** Waiting requests per (model, version) queue; default 256. */

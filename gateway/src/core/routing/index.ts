@@ -2,5 +2,5 @@
 export * from './dispatcher.js';
 export * from './node-load.js';
 export * from './pickers.js';
-export * from './routing-ports.js';
+export * from './upstream-errors.js';
 export * from './version-splits.js';

@@ -16,8 +16,7 @@
  * without moving the whole queue from the gateway, where priorities and deadlines are enforced, to
  * the node. A model missing from a candidate's figures counts as capacity 1 and no load.
  */
-import type { NodeModelLoad, NodeView } from '../ports/index.js';
-import type { RoutedNodeView } from './routing-ports.js';
+import type { NodeModelLoad, NodeView, RoutedNodeView } from '../ports/index.js';
 
 export const DEFAULT_OVERCOMMIT = 1;
 

@@ -1,5 +1,5 @@
 // Sequence affinity: every request of a sequence goes to the node that holds its state.
-export * from './sequence-affinity.js';
+export * from './binding-codec.js';
 export * from './sequence-params.js';
 export * from './sequence-router.js';
 export * from './sequence-ttl.js';

@@ -16,8 +16,7 @@
  *   into node error messages that quote the node-level id.
  */
 
-/** The bytes of the hashing key, asked for once (lazily) and kept. */
-export type SequenceIdKeySource = () => Promise<Uint8Array>;
+import type { SequenceIdKeySource } from '../ports/index.js';
 
 type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
 

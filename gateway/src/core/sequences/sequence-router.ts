@@ -15,10 +15,9 @@
  */
 import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
-import type { SequenceAffinity, SequenceBinding, SequenceRef } from './sequence-affinity.js';
+import type { SequenceAffinity, SequenceBinding, SequenceIdKeySource, SequenceRef } from '../ports/index.js';
 import { readSequenceParams, type SequenceParams } from './sequence-params.js';
 import { SequenceTtl, type SequenceTtlOptions } from './sequence-ttl.js';
-import type { SequenceIdKeySource } from './node-sequence-id.js';
 
 export interface SequenceRoutingOptions extends SequenceTtlOptions {
   /** Where bindings live: Redis (shared by all gateways) or this process (embedded mode). */

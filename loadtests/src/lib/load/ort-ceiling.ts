@@ -8,7 +8,7 @@
  * It runs in the bench process, before any node is started, so nothing else competes for the cores.
  */
 import * as ort from 'onnxruntime-node';
-import { summarizeLatencies } from './percentiles.js';
+import { summarizeLatencies } from '../sampling/percentiles.js';
 
 export interface CeilingOptions {
   readonly modelPath: string;

@@ -15,8 +15,8 @@
  * is still cancelling upstream, take a moment to settle.
  */
 import { Redis } from 'ioredis';
-import { fleetKeys, parseLoadReport, type LoadReport } from '../../../shared/src/fleet/index.js';
-import { sleep } from './load-window.js';
+import { fleetKeys, parseLoadReport, type LoadReport } from '../../../../shared/src/fleet/index.js';
+import { sleep } from '../load/load-window.js';
 import { scrapeMetrics, selectSamples, type PromSample } from './prom-text.js';
 
 export const GATEWAY_QUEUE_DEPTH = 'tessera_gateway_queue_depth';

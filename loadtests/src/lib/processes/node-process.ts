@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { logLineFields } from './server-process.js';
 
-const NODE_BIN = fileURLToPath(new URL('../../../bin/tessera-node.js', import.meta.url));
+const NODE_BIN = fileURLToPath(new URL('../../../../bin/tessera-node.js', import.meta.url));
 const STARTED_MSG = 'tessera-node started';
 
 export interface NodePorts {

@@ -2,13 +2,13 @@ import { constants, createServer as createHttp2Server, type Http2Server, type In
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FakeNodeCore, IDENTITY_MODEL } from '../../../gpu-node/src/server/fake-node-core.js';
-import { createGrpcServer, type GrpcServer } from '../../../gpu-node/src/server/grpc/index.js';
-import { TesseraError } from '../../../shared/src/errors/index.js';
-import { ModelInferResponseSchema } from '../../../shared/src/gen/grpc_service_pb.js';
-import type { InferRequest } from '../../../shared/src/tensors/index.js';
+import { FakeNodeCore, IDENTITY_MODEL } from '../../../../gpu-node/src/server/fake-node-core.js';
+import { createGrpcServer, type GrpcServer } from '../../../../gpu-node/src/server/grpc/index.js';
+import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { ModelInferResponseSchema } from '../../../../shared/src/gen/grpc_service_pb.js';
+import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import { GrpcStatusError, createGrpcInferClient } from './grpc-client.js';
-import { frameGrpcMessage } from '../../../shared/src/grpc/index.js';
+import { frameGrpcMessage } from '../../../../shared/src/grpc/index.js';
 import type { InferClient } from './infer-client.js';
 
 const fp32 = (...values: number[]): Uint8Array => new Uint8Array(new Float32Array(values).buffer);

@@ -15,9 +15,9 @@
  * Workers are TypeScript modules started through shared's tsx bootstrap (Node 20 threads do not
  * inherit the bench's loader).
  */
-import { startModuleWorker } from '../../../shared/src/workers/index.js';
+import { startModuleWorker } from '../../../../shared/src/workers/index.js';
 import type { FloodWorkerData, FloodWorkerMessage, FloodWorkerReport } from './http-flood-worker.js';
-import { summarizeLatencies, type LatencySummary } from './percentiles.js';
+import { summarizeLatencies, type LatencySummary } from '../sampling/percentiles.js';
 
 export interface HttpFloodOptions {
   readonly host: string;

@@ -12,7 +12,7 @@
  * An open-loop sweep's first column is the offered rate, headed "Request Rate" as perf_analyzer heads it
  * in `--request-rate-range` mode; the columns after it are the same.
  */
-import type { LoadPoint } from './load-point.js';
+import type { LoadPoint } from '../load/load-point.js';
 
 export const PERF_ANALYZER_COLUMNS = [
   'Concurrency',

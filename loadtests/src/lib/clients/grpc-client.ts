@@ -21,10 +21,10 @@
  */
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 import { toBinary } from '@bufbuild/protobuf';
-import { grpcStatusName } from '../../../shared/src/errors/index.js';
-import { GRPCInferenceService, ModelInferRequestSchema, ModelInferResponseSchema } from '../../../shared/src/gen/grpc_service_pb.js';
-import { decodeGrpcMessage, decodeMessage, frameGrpcMessage, inferRequestToProto, inferResponseFromProto, UnaryMessageReader } from '../../../shared/src/grpc/index.js';
-import type { InferRequest } from '../../../shared/src/tensors/index.js';
+import { grpcStatusName } from '../../../../shared/src/errors/index.js';
+import { GRPCInferenceService, ModelInferRequestSchema, ModelInferResponseSchema } from '../../../../shared/src/gen/grpc_service_pb.js';
+import { decodeGrpcMessage, decodeMessage, frameGrpcMessage, inferRequestToProto, inferResponseFromProto, UnaryMessageReader } from '../../../../shared/src/grpc/index.js';
+import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { InferClient, InferResult } from './infer-client.js';
 
 const MODEL_INFER_PATH = `/${GRPCInferenceService.typeName}/${GRPCInferenceService.method.modelInfer.name}`;

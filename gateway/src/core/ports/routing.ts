@@ -3,8 +3,7 @@
  * optional: adapters that have them (the Redis and static directories, the gRPC transport) pass them
  * in explicitly through `createDispatcher`'s options.
  */
-import type { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { NodeView } from '../ports/index.js';
+import type { NodeView } from './node-directory.js';
 
 /** Per-node circuit breakers as routing sees them: an open breaker takes its node out of the pick set. */
 export interface BreakerView {
@@ -41,17 +40,4 @@ export interface UpstreamErrorDetails {
   readonly load?: { readonly queued: number; readonly inflight: number };
   /** The failure was not the node's doing (a cancellation, a deadline spent in the gateway): no breaker failure. */
   readonly excused?: boolean;
-}
-
-export function upstreamDetails(error: unknown): UpstreamErrorDetails {
-  return typeof error === 'object' && error !== null ? (error as UpstreamErrorDetails) : {};
-}
-
-export function isNotAccepted(error: unknown): boolean {
-  return upstreamDetails(error).notAccepted === true;
-}
-
-/** Marks a TesseraError as a failure before the node accepted the request. */
-export function markNotAccepted<E extends TesseraError>(error: E, notAccepted = true): E & UpstreamErrorDetails {
-  return Object.assign(error, { notAccepted });
 }

@@ -7,13 +7,13 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ESM_PACKAGE_JSON, configText } from '../../../gpu-node/src/example-models/index.js';
+import { ESM_PACKAGE_JSON, configText } from '../../../../gpu-node/src/example-models/index.js';
 
 export const SLEEP_INPUT = 'INPUT0';
 export const SLEEP_OUTPUT = 'OUTPUT0';
 export const SLEEP_ELEMENTS = 4;
 
-const SLEEP_MODEL_SOURCE = `// Written by loadtests/src/lib/sleep-model.ts: a model with a known service time.
+const SLEEP_MODEL_SOURCE = `// Written by loadtests/src/lib/processes/sleep-model.ts: a model with a known service time.
 let delayMs = 0;
 export function initialize(args) {
   delayMs = Number(args.parameters.delay_ms ?? '0');

@@ -10,7 +10,7 @@
 import { arrivalGaps, type RequestDistribution } from './arrival-gaps.js';
 import { mergeWindows, sleep, type LoadWindow } from './load-window.js';
 import { startOpenLoad } from './open-loop.js';
-import type { Outcome } from './outcome-timeline.js';
+import type { Outcome } from '../sampling/outcome-timeline.js';
 
 export interface TimedAction {
   readonly name: string;

@@ -1,6 +1,6 @@
 /** What the closed-loop driver needs from a protocol client; one implementation per protocol. */
-import type { InferRequest, InferResponse } from '../../../shared/src/tensors/index.js';
-import type { CallTiming } from './closed-loop.js';
+import type { InferRequest, InferResponse } from '../../../../shared/src/tensors/index.js';
+import type { CallTiming } from '../load/closed-loop.js';
 
 export interface InferResult extends CallTiming {
   readonly response: InferResponse;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LoadPoint } from './load-point.js';
+import type { LoadPoint } from '../load/load-point.js';
 import { EXTRA_COLUMNS, PERF_ANALYZER_COLUMNS, toPerfCsv } from './perf-csv.js';
 
 const point: LoadPoint = {

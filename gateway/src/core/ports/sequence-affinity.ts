@@ -30,19 +30,5 @@ export interface SequenceAffinity {
   delete(ref: SequenceRef): Promise<void>;
 }
 
-/** The stored form of a binding, shared by the adapters: compact JSON. */
-export function encodeBinding(binding: SequenceBinding): string {
-  return JSON.stringify(binding.version === undefined ? { n: binding.nodeId } : { n: binding.nodeId, v: binding.version });
-}
-
-/** A stored binding, or undefined when the value is not one of ours (treated as no binding). */
-export function decodeBinding(value: string | null | undefined): SequenceBinding | undefined {
-  if (value === null || value === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(value) as { n?: unknown; v?: unknown };
-    if (typeof parsed.n !== 'string' || parsed.n === '') return undefined;
-    return typeof parsed.v === 'string' ? { nodeId: parsed.n, version: parsed.v } : { nodeId: parsed.n };
-  } catch {
-    return undefined;
-  }
-}
+/** The bytes of the hashing key of node-level sequence ids (core/sequences/node-sequence-id.ts), asked for once (lazily) and kept. */
+export type SequenceIdKeySource = () => Promise<Uint8Array>;

@@ -18,15 +18,13 @@ import {
   decodeInferResponseBody,
   encodeInferRequestBody,
   httpErrorFromResponse,
-} from '../../../shared/src/kserve/index.js';
-import type { InferRequest } from '../../../shared/src/tensors/index.js';
+  INFER_HEADER_LENGTH,
+} from '../../../../shared/src/kserve/index.js';
+import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { InferClient, InferResult } from './infer-client.js';
 import { createRawHttpPool, encodeRawRequest, hostHeader } from './raw-http.js';
 
 const elapsedUs = (since: number): number => (performance.now() - since) * 1000;
-/** The raw engine's header record has lower-cased names. */
-const HEADER_LENGTH = 'inference-header-content-length';
-
 export interface HttpClientOptions {
   readonly json?: boolean;
   readonly headers?: Readonly<Record<string, string>>;
@@ -58,7 +56,7 @@ export function createHttpInferClient(host: string, port: number, connections: n
       const answer = await pool.request(bytes);
       const t1 = performance.now();
       if (answer.status !== 200) throw httpErrorFromResponse(answer.status, answer.body);
-      const response = decodeInferResponseBody(answer.body, answer.headers[HEADER_LENGTH]);
+      const response = decodeInferResponseBody(answer.body, answer.headers[INFER_HEADER_LENGTH]);
       return { response, sendUs, recvUs: elapsedUs(t1) };
     },
     async close() {

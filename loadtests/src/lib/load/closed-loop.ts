@@ -13,7 +13,7 @@
  * the callers stall with it and send less (coordinated omission). The open loop (open-loop.ts) does not.
  */
 import { WindowRecorder, sleep, type CallTiming, type RunningLoad, type WindowHooks } from './load-window.js';
-import { summarizeLatencies, type LatencySummary } from './percentiles.js';
+import { summarizeLatencies, type LatencySummary } from '../sampling/percentiles.js';
 
 export type { CallTiming } from './load-window.js';
 

@@ -1,7 +1,7 @@
 /** One measured point of a served model: a closed-loop run joined with the node's statistics delta. */
 import type { ClosedLoopResult } from './closed-loop.js';
-import type { LatencySummary } from './percentiles.js';
-import type { StatsDelta } from './node-stats.js';
+import type { LatencySummary } from '../sampling/percentiles.js';
+import type { StatsDelta } from '../sampling/node-stats.js';
 
 export interface LoadPoint {
   readonly model: string;

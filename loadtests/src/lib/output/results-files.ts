@@ -6,7 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const DEFAULT_RESULTS_ROOT = fileURLToPath(new URL('../../results', import.meta.url));
+export const DEFAULT_RESULTS_ROOT = fileURLToPath(new URL('../../../results', import.meta.url));
 
 export function localDate(date: Date): string {
   const pad = (n: number): string => String(n).padStart(2, '0');

@@ -20,7 +20,7 @@
  */
 import { parseArgs } from 'node:util';
 import { TesseraError } from '../../../shared/src/errors/index.js';
-import type { StaticNodeConfig } from './gateway-config.js';
+import type { StaticNodeConfig } from '../config/gateway-config.js';
 
 export interface GatewayCliOptions {
   readonly configPath: string | undefined;

@@ -1,0 +1,16 @@
+// Reading and setting the UpstreamErrorDetails (core/ports/routing.ts) a transport attaches to its errors.
+import type { TesseraError } from '../../../../shared/src/errors/index.js';
+import type { UpstreamErrorDetails } from '../ports/index.js';
+
+export function upstreamDetails(error: unknown): UpstreamErrorDetails {
+  return typeof error === 'object' && error !== null ? (error as UpstreamErrorDetails) : {};
+}
+
+export function isNotAccepted(error: unknown): boolean {
+  return upstreamDetails(error).notAccepted === true;
+}
+
+/** Marks a TesseraError as a failure before the node accepted the request. */
+export function markNotAccepted<E extends TesseraError>(error: E, notAccepted = true): E & UpstreamErrorDetails {
+  return Object.assign(error, { notAccepted });
+}
