@@ -8,8 +8,8 @@
  * - GET  /v2/models/{m}[/versions/{v}]/ready      200 or 400, empty body; unknown model → 404
  * - GET  /v2/models/{m}[/versions/{v}]/config     normalized ModelConfig as Triton JSON
  * - POST /v2/models/{m}[/versions/{v}]/infer      JSON, binary, mixed, raw (Inference-Header-Content-Length: 0)
- * - POST /v2/models/{m}[/versions/{v}]/generate[_stream]   501: Tessera does not implement the
- *        provisional generate extension (decoupled/LLM models are served through gRPC streaming).
+ * - POST /v2/models/{m}[/versions/{v}]/generate[_stream]   Triton's generate extension: one JSON
+ *        answer, or Server-Sent Events (generate-route.ts)
  * - GET  /v2/models/stats, /v2/models/{m}[/versions/{v}]/stats   {"model_stats":[...]}
  * - POST /v2/repository/index                      [{name, version?, state?, reason?}]
  * - POST /v2/repository/models/{m}/load|unload     200, empty body
@@ -39,6 +39,7 @@ import {
   type Restriction,
   type Restrictions,
 } from '../restricted-apis.js';
+import { handleGenerate } from './generate-route.js';
 import { handleInfer } from './infer-route.js';
 import { handleLoad, handleRepositoryIndex, handleUnload } from './repository-routes.js';
 import {
@@ -102,17 +103,8 @@ export function buildApp(context: RoutesContext): Hono {
   modelRoute('/config', { GET: (c) => configResponse(core, ...modelOf(c)) }, 'model-config');
   modelRoute('/stats', { GET: (c) => jsonResponse({ model_stats: core.statistics(...modelOf(c)) }) }, 'statistics');
   modelRoute('/infer', { POST: (c) => handleInfer(context, c.req.raw, ...modelOf(c)) }, 'inference');
-  for (const name of ['/generate', '/generate_stream']) {
-    modelRoute(
-      name,
-      {
-        POST: () => {
-          throw TesseraError.unsupported('the generate extension is not supported by Tessera; use the infer endpoint');
-        },
-      },
-      'inference',
-    );
-  }
+  modelRoute('/generate', { POST: (c) => handleGenerate(context, c.req.raw, ...modelOf(c), false) }, 'inference');
+  modelRoute('/generate_stream', { POST: (c) => handleGenerate(context, c.req.raw, ...modelOf(c), true) }, 'inference');
 
   const repository = (path: string, handler: Handler): void => route(path, { POST: handler }, 'model-repository');
   repository('/v2/repository/index', (c) => handleRepositoryIndex(context, c.req.raw));
