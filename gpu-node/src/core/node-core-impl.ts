@@ -203,6 +203,10 @@ class NodeCoreImpl implements TesseraNodeCore {
     return this.manager.resolve(name, version).isReady;
   }
 
+  modelDirectory(name: string, version?: string): string {
+    return this.manager.resolve(name, version).source.modelDir;
+  }
+
   isDecoupled(name: string, version?: string): boolean {
     return this.manager.resolve(name, version).isDecoupled;
   }

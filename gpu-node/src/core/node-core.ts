@@ -99,6 +99,8 @@ export interface NodeCore {
   /** The normalized config of the given (or latest ready) version. */
   modelConfig(name: string, version?: string): ModelConfig;
   isModelReady(name: string, version?: string): boolean;
+  /** The model's folder in the repository (`<repository>/<model>`); throws as modelConfig does. */
+  modelDirectory(name: string, version?: string): string;
   /** Whether the version (latest ready when omitted) is decoupled; throws as modelConfig does. */
   isDecoupled(name: string, version?: string): boolean;
   infer(request: InferRequest, options?: InferOptions): Promise<InferResponse>;

@@ -10,6 +10,8 @@
  * - POST /v2/models/{m}[/versions/{v}]/infer      JSON, binary, mixed, raw (Inference-Header-Content-Length: 0)
  * - POST /v2/models/{m}[/versions/{v}]/generate[_stream]   Triton's generate extension: one JSON
  *        answer, or Server-Sent Events (generate-route.ts)
+ * - GET /v1/models[/{id}], POST /v1/completions, /v1/chat/completions   the OpenAI-compatible API
+ *        (server/openai/), errors in OpenAI's shape
  * - GET  /v2/models/stats, /v2/models/{m}[/versions/{v}]/stats   {"model_stats":[...]}
  * - POST /v2/repository/index                      [{name, version?, state?, reason?}]
  * - POST /v2/repository/models/{m}/load|unload     200, empty body
@@ -39,6 +41,7 @@ import {
   type Restriction,
   type Restrictions,
 } from '../restricted-apis.js';
+import { registerOpenAIRoutes } from '../openai/openai-routes.js';
 import { handleGenerate } from './generate-route.js';
 import { handleInfer } from './infer-route.js';
 import { handleLoad, handleRepositoryIndex, handleUnload } from './repository-routes.js';
@@ -105,6 +108,9 @@ export function buildApp(context: RoutesContext): Hono {
   modelRoute('/infer', { POST: (c) => handleInfer(context, c.req.raw, ...modelOf(c)) }, 'inference');
   modelRoute('/generate', { POST: (c) => handleGenerate(context, c.req.raw, ...modelOf(c), false) }, 'inference');
   modelRoute('/generate_stream', { POST: (c) => handleGenerate(context, c.req.raw, ...modelOf(c), true) }, 'inference');
+
+  // The OpenAI-compatible API (server/openai/), inference like /infer as far as restrictions go.
+  registerOpenAIRoutes((path, methods) => route(path, methods, 'inference'), context);
 
   const repository = (path: string, handler: Handler): void => route(path, { POST: handler }, 'model-repository');
   repository('/v2/repository/index', (c) => handleRepositoryIndex(context, c.req.raw));

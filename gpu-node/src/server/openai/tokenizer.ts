@@ -1,0 +1,47 @@
+/**
+ * Token counting for `usage`, with a real BPE tokenizer (the `gpt-tokenizer` package). A model names
+ * its encoding with the config parameter `tokenizer`: `gpt-tokenizer:<encoding>` where encoding is one
+ * of ENCODINGS; without it, cl100k_base. Encodings load on first use and are shared.
+ */
+import { OpenAIError } from './openai-error.js';
+
+export const ENCODINGS = ['cl100k_base', 'o200k_base', 'p50k_base', 'r50k_base'] as const;
+export type EncodingName = (typeof ENCODINGS)[number];
+export const DEFAULT_TOKENIZER = 'gpt-tokenizer:cl100k_base';
+
+export interface TokenCounter {
+  count(text: string): number;
+}
+
+const loaded = new Map<EncodingName, Promise<TokenCounter>>();
+
+async function importEncoding(name: EncodingName): Promise<TokenCounter> {
+  // One static specifier per encoding, so bundlers see them all and no name from a config reaches import().
+  const module =
+    name === 'cl100k_base'
+      ? await import('gpt-tokenizer/encoding/cl100k_base')
+      : name === 'o200k_base'
+        ? await import('gpt-tokenizer/encoding/o200k_base')
+        : name === 'p50k_base'
+          ? await import('gpt-tokenizer/encoding/p50k_base')
+          : await import('gpt-tokenizer/encoding/r50k_base');
+  return { count: (text) => module.encode(text, { allowedSpecial: new Set(), disallowedSpecial: new Set() }).length };
+}
+
+/** The counter a `tokenizer` parameter names; a 500 (the model's config is wrong) for anything else. */
+export function tokenCounter(spec: string | undefined): Promise<TokenCounter> {
+  const value = spec === undefined || spec === '' ? DEFAULT_TOKENIZER : spec;
+  const [library, encoding] = value.split(':', 2);
+  if (library !== 'gpt-tokenizer' || !(ENCODINGS as readonly string[]).includes(encoding ?? '')) {
+    return Promise.reject(
+      new OpenAIError(500, `the model's tokenizer parameter '${value}' is not one of ${ENCODINGS.map((e) => `gpt-tokenizer:${e}`).join(', ')}`, 'server_error'),
+    );
+  }
+  const name = encoding as EncodingName;
+  let counter = loaded.get(name);
+  if (counter === undefined) {
+    counter = importEncoding(name);
+    loaded.set(name, counter);
+  }
+  return counter;
+}
