@@ -3,6 +3,8 @@
  * the one-answer form, the exact SSE framing of generate_stream, errors as events, and a client that
  * closes the connection mid-stream stopping the model.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDir, startTestNode, type TestNode } from '../support.js';
 import { eventually, llmRepository, longPrompt, type LlmRepository } from './support.js';
@@ -10,8 +12,42 @@ import { eventually, llmRepository, longPrompt, type LlmRepository } from './sup
 let node: TestNode;
 let repo: LlmRepository;
 
+/** A decoupled model that sends one response, then fails the request. */
+async function writeFailsMidway(dir: string): Promise<void> {
+  const folder = join(dir, 'fails_midway');
+  await mkdir(join(folder, '1'), { recursive: true });
+  await writeFile(
+    join(folder, 'config.pbtxt'),
+    [
+      'name: "fails_midway"',
+      'backend: "typescript"',
+      'default_model_filename: "model.js"',
+      'max_batch_size: 0',
+      'model_transaction_policy { decoupled: true }',
+      'input [ { name: "text_input" data_type: TYPE_STRING dims: [ 1 ] } ]',
+      'output [ { name: "text_output" data_type: TYPE_STRING dims: [ -1 ] } ]',
+      '',
+    ].join('\n'),
+  );
+  await writeFile(join(folder, '1', 'package.json'), '{ "type": "module" }\n');
+  await writeFile(
+    join(folder, '1', 'model.js'),
+    [
+      'export async function execute(requests) {',
+      '  for (const { sender } of requests) {',
+      "    sender.send({ outputs: { text_output: { datatype: 'BYTES', shape: [1], data: ['partial'] } } });",
+      "    await new Promise((resolve) => setTimeout(resolve, 20));",
+      "    sender.send({ error: 'boom after one response' });",
+      '  }',
+      '}',
+      '',
+    ].join('\n'),
+  );
+}
+
 beforeAll(async () => {
   repo = await llmRepository();
+  await writeFailsMidway(repo.dir);
   node = await startTestNode(repo.dir);
 });
 
@@ -56,10 +92,17 @@ describe('generate_stream', () => {
     expect(await res.text()).toBe(event('one') + event(' two') + event(' three'));
   });
 
-  it("the model's error once streaming has begun is the event data: {\"error\": ...}", async () => {
+  it('a failure before the first response is an ordinary HTTP error', async () => {
     const res = await post('/v2/models/token_stream/generate_stream', { text_input: 'x', stream: true, sampling_parameters: '[1]' });
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ error: 'sampling_parameters must be a JSON object' });
+  });
+
+  it("the model's error once streaming has begun is the event data: {\"error\": ...}", async () => {
+    const res = await post('/v2/models/fails_midway/generate_stream', { text_input: 'x' });
     expect(res.status).toBe(200);
-    expect(await res.text()).toBe('data: {"error":"sampling_parameters must be a JSON object"}\n\n');
+    const first = JSON.stringify({ model_name: 'fails_midway', model_version: '1', text_output: 'partial' });
+    expect(await res.text()).toBe(`data: ${first}\n\ndata: {"error":"boom after one response"}\n\n`);
   });
 
   it('closing the connection mid-stream cancels the request: the model sees its signal', async () => {

@@ -39,6 +39,11 @@ export interface GenerateContext {
 /** Triton's answer to a compressed generate request. */
 export const GENERATE_ENCODING_REFUSAL = "Unsupported content-encoding, only 'identity' is supported.";
 
+/** Own-property assignment that keeps a key such as "__proto__" a plain key; a later one replaces an earlier. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** The shape of a JSON value: [1] for a scalar, else the lengths down its first elements. */
 function shapeOf(value: unknown): number[] {
   if (!Array.isArray(value)) return [1];
@@ -62,9 +67,9 @@ export function generateRequest(core: NodeCore, body: JsonObject, model: string,
     if (inputNames.has(key)) continue;
     if (key === 'parameters') {
       if (!isJsonObject(value)) throw TesseraError.invalidArg("generate 'parameters' must be a JSON object");
-      for (const [name, v] of Object.entries(value)) Object.defineProperty(parameters, name, { value: v, enumerable: true });
+      for (const [name, v] of Object.entries(value)) setOwn(parameters, name, v);
     } else {
-      Object.defineProperty(parameters, key, { value, enumerable: true });
+      setOwn(parameters, key, value);
     }
   }
   for (const input of metadata.inputs) {
@@ -92,7 +97,7 @@ export function outputFields(response: InferResponse): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const output of response.outputs) {
     const data = tensorBytesToJsonData(output).map((v) => (typeof v === 'bigint' ? Number(v) : v));
-    Object.defineProperty(fields, output.name, { value: data.length === 1 ? data[0] : data, enumerable: true });
+    setOwn(fields, output.name, data.length === 1 ? data[0] : data);
   }
   return fields;
 }

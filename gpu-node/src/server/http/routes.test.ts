@@ -288,7 +288,7 @@ describe('methods and paths', () => {
   });
 
   it('answers unknown paths with 404', async () => {
-    for (const path of ['/', '/v1/models', '/v2/', '/v2/models', '/v2/models/identity/foo', '/v2/healthz']) {
+    for (const path of ['/', '/v1/nothing', '/v2/', '/v2/models', '/v2/models/identity/foo', '/v2/healthz']) {
       const res = await get(path);
       expect(res.status, path).toBe(404);
       expect(await res.json()).toEqual({ error: 'Not Found' });

@@ -16,34 +16,43 @@ export interface SseWriter {
 }
 
 /**
- * Starts `produce` at once and streams what it writes; the body ends when it settles. What it throws
- * is handed to `onError`, which may write a last event (after a disconnect nothing is written).
+ * Starts `produce` at once and streams what it writes; the body ends when it settles. The answer's
+ * status and headers wait for the first event: a producer that fails before writing anything (a request
+ * the model refuses on validation) rejects, so the caller answers an ordinary HTTP error. What it
+ * throws later is handed to `onError`, which may write a last event (after a disconnect nothing is).
  */
-export function sseResponse(
+export async function sseResponse(
   clientSignal: AbortSignal,
   produce: (writer: SseWriter) => Promise<void>,
   onError: (error: unknown, writer: SseWriter) => void,
-): Response {
+): Promise<Response> {
   const controller = new AbortController();
   const abort = (): void => controller.abort(clientSignal.reason);
   if (clientSignal.aborted) abort();
   else clientSignal.addEventListener('abort', abort, { once: true });
   let open = true;
+  let wrote = false;
+  let markStarted: (early: { error: unknown } | undefined) => void = () => undefined;
+  const started = new Promise<{ error: unknown } | undefined>((resolve) => (markStarted = resolve));
   const body = new ReadableStream<Uint8Array>({
     start(stream) {
       const writer: SseWriter = {
         signal: controller.signal,
         data(text) {
           if (!open || controller.signal.aborted) return;
+          wrote = true;
+          markStarted(undefined);
           stream.enqueue(encoder.encode(`data: ${text}\n\n`));
         },
       };
       void produce(writer)
         .catch((error: unknown) => {
-          if (!controller.signal.aborted) onError(error, writer);
+          if (!wrote) markStarted({ error });
+          else if (!controller.signal.aborted) onError(error, writer);
         })
         .finally(() => {
           clientSignal.removeEventListener('abort', abort);
+          markStarted(undefined);
           if (open) {
             open = false;
             stream.close();
@@ -56,6 +65,12 @@ export function sseResponse(
       controller.abort();
     },
   });
+  const early = await started;
+  if (early !== undefined) {
+    open = false;
+    await body.cancel().catch(() => undefined);
+    throw early.error;
+  }
   return new Response(body, {
     status: 200,
     headers: { 'Content-Type': SSE_CONTENT_TYPE, 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },

@@ -200,8 +200,18 @@ async function complete(context: OpenAIContext, request: Request, kind: Kind): P
   return sseResponse(
     request.signal,
     async (writer) => {
-      if (kind === 'chat') send(writer, chunk(kind, id, created, name, undefined, null, true));
-      const generated = await generate(context.core, prepared, writer.signal, (text) => send(writer, chunk(kind, id, created, name, text, null)));
+      // The chat's role chunk goes with the first piece, so a request the model refuses at once is still
+      // an ordinary HTTP error (sseResponse answers one when nothing was written).
+      let roleSent = kind !== 'chat';
+      const role = (): void => {
+        if (!roleSent) send(writer, chunk(kind, id, created, name, undefined, null, true));
+        roleSent = true;
+      };
+      const generated = await generate(context.core, prepared, writer.signal, (text) => {
+        role();
+        send(writer, chunk(kind, id, created, name, text, null));
+      });
+      role();
       const completionTokens = count(generated.text);
       send(writer, chunk(kind, id, created, name, undefined, finishReason(prepared, generated, completionTokens)));
       if (parsed.includeUsage) {
