@@ -124,7 +124,8 @@ export class ModelVersion {
   }
 
   private async createInstances(specs: readonly InstanceSpec[]): Promise<void> {
-    const made = await Promise.allSettled(specs.map((spec) => this.backend.createInstance(this.source, spec)));
+    // async per spec: a backend that throws synchronously fails its load instead of escaping it.
+    const made = await Promise.allSettled(specs.map(async (spec) => this.backend.createInstance(this.source, spec)));
     const instances = made.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failed = made.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     try {
