@@ -86,6 +86,8 @@ describe('refused before any inference runs', () => {
     ['an unknown model', '/v1/chat/completions', chat({ model: 'nope' }), 404, 'model'],
     ['a model name that walks paths', '/v1/chat/completions', chat({ model: '../token_stream' }), 404, 'model'],
     ['a prompt over the context length', '/v1/completions', { model: 'token_stream', prompt: 'word '.repeat(100) }, 400, 'prompt'],
+    ['a 1 MB one-word prompt (refused before counting)', '/v1/completions', { model: 'token_stream', prompt: 'a'.repeat(1_000_000) }, 400, 'prompt'],
+    ['a 2000-letter word (counted in pieces, not quadratically)', '/v1/completions', { model: 'token_stream', prompt: 'ab'.repeat(1000) }, 400, 'prompt'],
     ['prompt + max_tokens over the context length', '/v1/chat/completions', chat({ max_tokens: 64 }), 400, 'messages'],
   ];
 

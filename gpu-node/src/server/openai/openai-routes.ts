@@ -28,6 +28,7 @@ import { sseResponse, type SseWriter } from '../http/sse.js';
 import { llmModelNames, resolveLlmModel, type LlmModel } from './llm-model.js';
 import { OpenAIError, openAIErrorResponse, toOpenAIError } from './openai-error.js';
 import { parseChatRequest, parseCompletionRequest, type SamplingRequest } from './openai-requests.js';
+import { MAX_CHARS_PER_TOKEN } from './tokenizer.js';
 
 export interface OpenAIContext {
   readonly core: NodeCore;
@@ -84,6 +85,15 @@ function tensor(model: LlmModel, name: string, datatype: 'BYTES' | 'BOOL', data:
 /** The model, the inference request, and the token budget, or the 400 that the context length calls for. */
 async function prepare(core: NodeCore, params: SamplingRequest, prompt: string, promptParam: string): Promise<Prepared> {
   const model = await resolveLlmModel(core, params.model);
+  if (prompt.length > model.contextLength * MAX_CHARS_PER_TOKEN) {
+    // Far too long to fit whatever it counts to: refused without spending the CPU to count it.
+    throw OpenAIError.invalid(
+      `This model's maximum context length is ${model.contextLength} tokens. However, your ${promptParam} has ` +
+        `${prompt.length} characters, far more than fit. Please reduce the length of the ${promptParam}.`,
+      promptParam,
+      'context_length_exceeded',
+    );
+  }
   const promptTokens = model.tokens.count(prompt);
   const maxTokens = params.maxTokens ?? model.contextLength - promptTokens;
   if (maxTokens < 1 || promptTokens + maxTokens > model.contextLength) {
