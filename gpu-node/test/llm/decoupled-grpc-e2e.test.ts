@@ -5,6 +5,8 @@
  * that goes away mid-stream stops the model (the model logs that it saw its signal); ModelInfer and
  * HTTP /infer refuse decoupled models with Triton's errors; the first-response histogram counts them.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { create } from '@bufbuild/protobuf';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { Metadata, status } from '@grpc/grpc-js';
@@ -22,8 +24,20 @@ let node: TestNode;
 let repo: LlmRepository;
 let client: Client;
 
+const ENSEMBLE_CONFIG = `name: "stream_ensemble"
+platform: "ensemble"
+max_batch_size: 0
+input [ { name: "PROMPT" data_type: TYPE_STRING dims: [ 1 ] } ]
+output [ { name: "TEXT" data_type: TYPE_STRING dims: [ -1 ] } ]
+ensemble_scheduling { step [ { model_name: "token_stream" model_version: -1
+  input_map { key: "text_input" value: "PROMPT" } output_map { key: "text_output" value: "TEXT" } } ] }
+`;
+
 beforeAll(async () => {
   repo = await llmRepository();
+  // An ensemble whose step is the decoupled model: not supported yet, and said so.
+  await mkdir(join(repo.dir, 'stream_ensemble', '1'), { recursive: true });
+  await writeFile(join(repo.dir, 'stream_ensemble', 'config.pbtxt'), ENSEMBLE_CONFIG);
   node = await startTestNode(repo.dir);
   client = grpcClient(node.grpcTarget);
 });
@@ -163,6 +177,15 @@ describe('APIs with one answer refuse decoupled models with Triton errors', () =
     );
     expect(error?.code).toBe(status.UNIMPLEMENTED);
     expect(error?.details).toBe("ModelInfer RPC doesn't support models with decoupled transaction policy");
+  });
+
+  it('an ensemble with a decoupled step is refused with a message saying so', async () => {
+    const response = await fetch(`${node.http}/v2/models/stream_ensemble/infer`, {
+      method: 'POST',
+      body: JSON.stringify({ inputs: [{ name: 'PROMPT', datatype: 'BYTES', shape: [1], data: ['hi'] }] }),
+    });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(((await response.json()) as { error: string }).error).toMatch(/ensemble steps on decoupled models are not supported by Tessera yet \(model 'token_stream'\)/);
   });
 
   it('HTTP /infer: 501', async () => {
