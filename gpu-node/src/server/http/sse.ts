@@ -7,6 +7,12 @@
 
 export const SSE_CONTENT_TYPE = 'text/event-stream; charset=utf-8';
 
+/**
+ * Most bytes of events waiting for a client that does not read: past it the request is cancelled as if
+ * the client had gone (a model streaming faster than its reader must not fill the node's memory).
+ */
+export const MAX_BUFFERED_EVENT_BYTES = 8 * 1024 * 1024;
+
 const encoder = new TextEncoder();
 
 export interface SseWriter {
@@ -34,37 +40,45 @@ export async function sseResponse(
   let wrote = false;
   let markStarted: (early: { error: unknown } | undefined) => void = () => undefined;
   const started = new Promise<{ error: unknown } | undefined>((resolve) => (markStarted = resolve));
-  const body = new ReadableStream<Uint8Array>({
-    start(stream) {
-      const writer: SseWriter = {
-        signal: controller.signal,
-        data(text) {
-          if (!open || controller.signal.aborted) return;
-          wrote = true;
-          markStarted(undefined);
-          stream.enqueue(encoder.encode(`data: ${text}\n\n`));
-        },
-      };
-      void produce(writer)
-        .catch((error: unknown) => {
-          if (!wrote) markStarted({ error });
-          else if (!controller.signal.aborted) onError(error, writer);
-        })
-        .finally(() => {
-          clientSignal.removeEventListener('abort', abort);
-          markStarted(undefined);
-          if (open) {
-            open = false;
-            stream.close();
-          }
-        });
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(stream) {
+        const writer: SseWriter = {
+          signal: controller.signal,
+          data(text) {
+            if (!open || controller.signal.aborted) return;
+            wrote = true;
+            markStarted(undefined);
+            stream.enqueue(encoder.encode(`data: ${text}\n\n`));
+            if ((stream.desiredSize ?? 0) < -MAX_BUFFERED_EVENT_BYTES) {
+              open = false;
+              controller.abort();
+              stream.error(new Error('the client does not read the event stream'));
+            }
+          },
+        };
+        void produce(writer)
+          .catch((error: unknown) => {
+            if (!wrote) markStarted({ error });
+            else if (!controller.signal.aborted) onError(error, writer);
+          })
+          .finally(() => {
+            clientSignal.removeEventListener('abort', abort);
+            markStarted(undefined);
+            if (open) {
+              open = false;
+              stream.close();
+            }
+          });
+      },
+      cancel() {
+        // The client went away (the socket closed under the body): stop the producer.
+        open = false;
+        controller.abort();
+      },
     },
-    cancel() {
-      // The client went away (the socket closed under the body): stop the producer.
-      open = false;
-      controller.abort();
-    },
-  });
+    new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
+  );
   const early = await started;
   if (early !== undefined) {
     open = false;
