@@ -50,6 +50,8 @@ beforeAll(async () => {
   repo = await exampleRepository([]);
   await writeRemote('remote', engine.baseUrl, { api_key_env: KEY_ENV });
   await writeRemote('bad_remote', 'file:///etc/passwd');
+  // Port 9 on 127.0.0.1 (discard): nothing listens there on a test box, so the connection is refused.
+  await writeRemote('dead_remote', 'http://127.0.0.1:9/v1');
   node = await startTestNode(repo);
   client = new OpenAI({ baseURL: `${node.http}/v1`, apiKey: 'unused', maxRetries: 0 });
 });
@@ -87,6 +89,12 @@ describe('the openai backend', () => {
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
     expect((error as Error).message).toMatch(/engine answered 503: engine overloaded/);
     expect((error as Error).message).not.toMatch(/engine-secret/);
+  });
+
+  it('an engine that cannot be reached is a 503 saying so', async () => {
+    const error = await client.completions.create({ model: 'dead_remote', prompt: 'x' }).catch((e: unknown) => e);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
+    expect((error as Error).message).toMatch(/the engine could not be reached/);
   });
 
   it('closes the upstream connection when the client goes away mid-stream', async () => {
