@@ -528,14 +528,18 @@ describe('repository, trace, logging, shared memory and routing', () => {
     }
   });
 
-  it('wrong method → 405, unknown path → 404, generate → 501', async () => {
+  it('wrong method → 405, unknown path → 404, generate on an ordinary model', async () => {
     const wrong = await call(node.http, 'POST', '/v2/health/live');
     expect(wrong.status).toBe(405);
     expect(json(wrong)).toEqual({ error: 'Method Not Allowed' });
     const unknown = await get('/v2/nothing/here');
     expect(unknown.status).toBe(404);
     expect(json(unknown)).toEqual({ error: 'Not Found' });
-    expectError(await post('/v2/models/simple/generate', '{}'), 501, /generate/);
-    expectError(await post('/v2/models/simple/versions/1/generate_stream', '{}'), 501, /generate/);
+    // The generate extension serves non-decoupled models too: batch 1 prepended, outputs by name.
+    const generated = await post('/v2/models/simple/generate', JSON.stringify({ INPUT0: A, INPUT1: B }));
+    expect(generated.status).toBe(200);
+    expect(json(generated)).toMatchObject({ model_name: 'simple', model_version: '1', OUTPUT0: SUM });
+    // A request the model refuses before answering is an ordinary error, not a stream.
+    expectError(await post('/v2/models/simple/versions/1/generate_stream', '{}'), 400, /input/);
   });
 });

@@ -17,5 +17,6 @@ export const RUNTIME_FILES = [
   { from: 'gpu-node/src/example-models/ts-scale-model.js', to: 'ts-scale-model.js' },
   { from: 'gpu-node/src/example-models/mlp-preprocess-model.js', to: 'mlp-preprocess-model.js' },
   { from: 'gpu-node/src/example-models/mlp-postprocess-model.js', to: 'mlp-postprocess-model.js' },
+  { from: 'gpu-node/src/example-models/token-stream-model.js', to: 'token-stream-model.js' },
 ];
 

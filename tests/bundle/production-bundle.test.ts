@@ -21,7 +21,7 @@ describe('production bundle', () => {
     bundle = join(ROOT, '.tessera', `bundle-test-${process.pid}`);
     repository = await mkdtemp(join(tmpdir(), 'tessera-bundle-models-'));
     await run(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--outdir', bundle], { cwd: ROOT });
-    await run(process.execPath, [join(bundle, 'tessera-models.js'), '--out', repository, '--only', 'simple,ts_scale']);
+    await run(process.execPath, [join(bundle, 'tessera-models.js'), '--out', repository, '--only', 'simple,ts_scale,token_stream']);
   });
   afterAll(async () => {
     node?.kill('SIGKILL');
@@ -39,7 +39,7 @@ describe('production bundle', () => {
     }
   });
 
-  it('serves an ONNX and a TypeScript model from the bundled node', async () => {
+  it('serves an ONNX, a TypeScript and a decoupled model (through /v1) from the bundled node', async () => {
     const started = await spawnNode(repository, [], { entry: join(bundle, 'tessera-node.js') });
     node = started.process;
     const infer = async (model: string, body: unknown) => {
@@ -61,6 +61,13 @@ describe('production bundle', () => {
     const scaled = await infer('ts_scale', { inputs: [{ name: input.name, shape: [1, 4], datatype: 'FP32', data: [1, 2, 3, 4] }] });
     expect(scaled.status).toBe(200);
     expect(scaled.body.outputs[0]?.data).toHaveLength(4);
+
+    // The decoupled example and the OpenAI API, with its tokenizer, from the bundle too.
+    const completion = await fetch(`http://127.0.0.1:${started.httpPort}/v1/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'token_stream', prompt: 'bundled tokens', max_tokens: 8 }),
+    });
+    expect(await completion.json()).toMatchObject({ choices: [{ text: 'bundled tokens' }], usage: { prompt_tokens: 4 } });
 
     const metrics = await (await fetch(`http://127.0.0.1:${started.metricsPort}/metrics`)).text();
     expect(metrics).toContain('tessera_model_instance_info{model="simple",version="1",instance="simple_0",kind="cpu",device="-1",provider="cpu"} 1');

@@ -47,6 +47,18 @@ export interface ExecutionRequest {
   /** Output names to return; every model output when empty. */
   readonly requestedOutputs: readonly string[];
   readonly parameters: Parameters;
+  /**
+   * Fires when the client goes away (or its deadline passes) while the request runs; a backend that
+   * can stop early (a decoupled model streaming responses) passes it on to the model.
+   */
+  readonly signal?: AbortSignal;
+  /**
+   * Decoupled models only (`model_transaction_policy { decoupled: true }`): told of every response the
+   * model sends before the request completes, each with the outputs in the model's order and whether
+   * the model flagged it final. The request's ExecutionResult then only says how it ended: `{ outputs: [] }`
+   * when the model completed it, or `{ error }`.
+   */
+  readonly onResponse?: (outputs: readonly Tensor[], final: boolean) => void;
 }
 
 export type ExecutionResult = { readonly outputs: readonly Tensor[] } | { readonly error: TesseraError };

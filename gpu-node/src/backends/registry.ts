@@ -1,13 +1,14 @@
 /**
  * Backends chosen by name, as grpc-js registers load balancers: the model machinery asks for
  * `config.backend` (or the backend a `platform` implies) and gets the one Backend that serves it.
- * The default registry holds 'onnxruntime' and 'typescript'; tests and embedders may build their own.
+ * The default registry holds 'onnxruntime', 'typescript' and 'openai' (an external OpenAI-compatible engine); tests and embedders may build their own.
  */
 import { TesseraError } from '../../../shared/src/errors/index.js';
 import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
 import type { Logger } from '../../../shared/src/logging/index.js';
 import type { Backend } from './backend.js';
 import { createOnnxRuntimeBackend } from './onnxruntime/index.js';
+import { createOpenAIBackend } from './openai/openai-backend.js';
 import { createTypescriptBackend } from './typescript/index.js';
 
 /** Triton platforms that name a backend Tessera has. */
@@ -70,6 +71,7 @@ export function createDefaultBackendRegistry(options: { readonly logger?: Logger
   const registry = new BackendRegistry();
   registry.register(createOnnxRuntimeBackend(options.logger !== undefined ? { logger: options.logger } : {}));
   registry.register(createTypescriptBackend());
+  registry.register(createOpenAIBackend());
   return registry;
 }
 

@@ -203,6 +203,14 @@ class NodeCoreImpl implements TesseraNodeCore {
     return this.manager.resolve(name, version).isReady;
   }
 
+  modelDirectory(name: string, version?: string): string {
+    return this.manager.resolve(name, version).source.modelDir;
+  }
+
+  isDecoupled(name: string, version?: string): boolean {
+    return this.manager.resolve(name, version).isDecoupled;
+  }
+
   async infer(request: InferRequest, options: InferOptions = {}): Promise<InferResponse> {
     if (this.exiting) throw TesseraError.unavailable('Server is exiting');
     const tracer = this.options.tracer ?? noopTracer;
@@ -216,7 +224,10 @@ class NodeCoreImpl implements TesseraNodeCore {
       span.setAttribute('tessera.model_version', String(version.version));
       const validated = validateInferRequest(request, version.config, version.name);
       span.setAttribute('tessera.batch_size', validated.batchSize);
-      return await version.infer(request, validated, options.signal, { tracer, parent: span.context() });
+      return await version.infer(request, validated, options.signal, { tracer, parent: span.context() }, {
+        ...(options.onResponse === undefined ? {} : { onResponse: options.onResponse }),
+        ...(options.decoupledRefusal === undefined ? {} : { refusal: options.decoupledRefusal }),
+      });
     } catch (error) {
       span.setError(error);
       throw error;

@@ -73,6 +73,14 @@ export interface InferOptions {
   readonly signal?: AbortSignal;
   /** The caller's span (W3C `traceparent` of the HTTP request or gRPC call): `node.infer` continues its trace. */
   readonly traceParent?: TraceContext;
+  /**
+   * Decoupled models: told of every response as the model sends it, with whether the model flagged it
+   * final; `infer` then resolves when the request completes, with no outputs. Without it a decoupled
+   * model is refused with UNSUPPORTED `decoupledRefusal` (each API words it as Triton does).
+   * Ignored for other models, whose one response `infer` resolves with.
+   */
+  readonly onResponse?: (response: InferResponse, final: boolean) => void;
+  readonly decoupledRefusal?: string;
 }
 
 export interface LoadOptions {
@@ -91,6 +99,10 @@ export interface NodeCore {
   /** The normalized config of the given (or latest ready) version. */
   modelConfig(name: string, version?: string): ModelConfig;
   isModelReady(name: string, version?: string): boolean;
+  /** The model's folder in the repository (`<repository>/<model>`); throws as modelConfig does. */
+  modelDirectory(name: string, version?: string): string;
+  /** Whether the version (latest ready when omitted) is decoupled; throws as modelConfig does. */
+  isDecoupled(name: string, version?: string): boolean;
   infer(request: InferRequest, options?: InferOptions): Promise<InferResponse>;
   /** Omitting `name` gives every model; a named model with no ready version throws INVALID_ARG. */
   statistics(name?: string, version?: string): readonly ModelStatistics[];

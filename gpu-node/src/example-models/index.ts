@@ -8,6 +8,7 @@ export * from './mlp-models.js';
 export * from './ts-scale.js';
 export * from './mlp-pipeline.js';
 export * from './silero-vad.js';
+export * from './token-stream.js';
 export * from './example-repository.js';
 export { runCli, usage } from './cli.js';
 export type { CliIo } from './cli.js';

@@ -89,7 +89,10 @@ export class ModelManager {
     config: (name, version) => this.resolve(name, version).config,
     infer: (request, signal) => {
       const version = this.resolve(request.modelName, request.modelVersion);
-      return version.infer(request, validateInferRequest(request, version.config, version.name), signal);
+      return version.infer(request, validateInferRequest(request, version.config, version.name), signal, undefined, {
+        // Not yet: a decoupled step would have to feed each of its responses through the rest of the ensemble.
+        refusal: `ensemble steps on decoupled models are not supported by Tessera yet (model '${version.name}')`,
+      });
     },
   };
 

@@ -57,7 +57,16 @@ export interface ModelStatsSnapshot {
   readonly computeOutputDurationUs: number;
   /** ms since the epoch of the last request answered; 0 when none. */
   readonly lastInferenceMs: number;
+  /**
+   * nv_inference_first_response_histogram_ms: from a request's arrival at its model to its first
+   * response (a decoupled model's first streamed response; otherwise its one response). `buckets[i]`
+   * counts the observations <= FIRST_RESPONSE_BUCKETS_MS[i] (cumulative); count and sum cover all.
+   */
+  readonly firstResponse: { readonly buckets: readonly number[]; readonly count: number; readonly sumMs: number };
 }
+
+/** Triton's default buckets of nv_inference_first_response_histogram_ms. */
+export const FIRST_RESPONSE_BUCKETS_MS: readonly number[] = [100, 500, 2000, 5000];
 
 interface MutableDuration {
   count: number;
@@ -92,6 +101,7 @@ export class ModelStatsCollector implements BatcherObserver {
   private executionCount = 0;
   private lastInferenceMs = 0;
   private pending = 0;
+  private readonly firstResponse = { buckets: FIRST_RESPONSE_BUCKETS_MS.map(() => 0), count: 0, sumMs: 0 };
 
   constructor(
     readonly model: string,
@@ -131,6 +141,16 @@ export class ModelStatsCollector implements BatcherObserver {
     this.micros.infer += micros(timing.computeInferNs);
     this.micros.output += micros(timing.computeOutputNs);
     this.lastInferenceMs = Date.now();
+  }
+
+  /** A request's first response went out `ns` after the request reached the model. */
+  recordFirstResponse(ns: number): void {
+    const ms = ns / 1e6;
+    FIRST_RESPONSE_BUCKETS_MS.forEach((le, i) => {
+      if (ms <= le) this.firstResponse.buckets[i] = (this.firstResponse.buckets[i] ?? 0) + 1;
+    });
+    this.firstResponse.count += 1;
+    this.firstResponse.sumMs += ms;
   }
 
   recordFailure(reason: FailureReason, requestNs: number): void {
@@ -201,6 +221,7 @@ export class ModelStatsCollector implements BatcherObserver {
       computeInferDurationUs: this.micros.infer,
       computeOutputDurationUs: this.micros.output,
       lastInferenceMs: this.lastInferenceMs,
+      firstResponse: { buckets: [...this.firstResponse.buckets], count: this.firstResponse.count, sumMs: this.firstResponse.sumMs },
     };
   }
 }

@@ -12,9 +12,9 @@ import {
   ModelOptimizationPolicy_ExecutionAccelerators_AcceleratorSchema,
   type ModelConfig,
 } from '../../../shared/src/gen/model_config_pb.js';
-import type { InferRequest, InferResponse } from '../../../shared/src/tensors/index.js';
+import type { InferRequest, InferResponse, Tensor } from '../../../shared/src/tensors/index.js';
 import type { TraceScope } from '../../../shared/src/tracing/index.js';
-import type { Backend, BackendInstance, InstanceSpec, ModelSource } from '../backends/backend.js';
+import type { Backend, BackendInstance, ExecutionRequest, InstanceSpec, ModelSource } from '../backends/backend.js';
 import type { ModelState } from '../core/node-core.js';
 import type { ComposingModels } from '../ensemble/composing-models.js';
 import type { ExecTimeEma } from '../load-report/exec-time-ema.js';
@@ -27,6 +27,14 @@ import { ModelStatsCollector, type FailureReason } from './model-stats.js';
 import { clientOutputShapes, type ValidatedRequest } from './request-validator.js';
 import { recordScheduleSpans, wallClockMs } from './schedule-spans.js';
 import { runWarmup } from './warmup.js';
+
+/**
+ * How a caller takes a decoupled model's responses: each with whether the model flagged it final.
+ * `refusal` is what a caller without one (unary infer, an ensemble step) is told instead.
+ */
+export type ResponseListener = (response: InferResponse, final: boolean) => void;
+
+export const DECOUPLED_REFUSAL = 'this API does not support models with decoupled transaction policy';
 
 /** Triton's reason for a version that was unloaded on purpose; readiness ignores such versions. */
 export const UNLOADED_REASON = 'unloaded';
@@ -74,6 +82,10 @@ export class ModelVersion {
   get reason(): string {
     return this.reasonValue;
   }
+  /** `model_transaction_policy { decoupled: true }`: 0..n responses per request, streamed. */
+  get isDecoupled(): boolean {
+    return this.config.modelTransactionPolicy?.decoupled === true;
+  }
   get isReady(): boolean {
     return this.stateValue === 'READY';
   }
@@ -112,7 +124,8 @@ export class ModelVersion {
   }
 
   private async createInstances(specs: readonly InstanceSpec[]): Promise<void> {
-    const made = await Promise.allSettled(specs.map((spec) => this.backend.createInstance(this.source, spec)));
+    // async per spec: a backend that throws synchronously fails its load instead of escaping it.
+    const made = await Promise.allSettled(specs.map(async (spec) => this.backend.createInstance(this.source, spec)));
     const instances = made.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
     const failed = made.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     try {
@@ -153,7 +166,13 @@ export class ModelVersion {
    * Runs a validated request and keeps the statistics; the caller resolved this version as READY.
    * With `trace`, its `queue` and `compute` spans are recorded under `trace.parent` (schedule-spans.ts).
    */
-  async infer(request: InferRequest, validated: ValidatedRequest, signal?: AbortSignal, trace?: TraceScope): Promise<InferResponse> {
+  async infer(
+    request: InferRequest,
+    validated: ValidatedRequest,
+    signal?: AbortSignal,
+    trace?: TraceScope,
+    stream?: { readonly onResponse?: ResponseListener; readonly refusal?: string },
+  ): Promise<InferResponse> {
     const start = process.hrtime.bigint();
     const enqueuedAtMs = trace?.tracer.enabled === true ? wallClockMs() : 0;
     const elapsed = () => Number(process.hrtime.bigint() - start);
@@ -161,10 +180,36 @@ export class ModelVersion {
     if (!scheduler) {
       throw TesseraError.unavailable(`Request for unknown model: '${this.name}' version ${this.version} is not at ready state`);
     }
+    const listener = stream?.onResponse;
+    if (this.isDecoupled && listener === undefined) throw TesseraError.unsupported(stream?.refusal ?? DECOUPLED_REFUSAL);
+    const wanted = validated.execution.requestedOutputs;
+    const shape = (outputs: readonly Tensor[]): InferResponse => {
+      const kept = wanted.length ? outputs.filter((output) => wanted.includes(output.name)) : outputs;
+      const shaped = applyClassification(clientOutputShapes(kept, this.config), request.outputs, this.config, this.labels);
+      return { id: request.id, modelName: this.name, modelVersion: String(this.version), outputs: shaped };
+    };
+    let responded = false;
+    const execution: ExecutionRequest = {
+      ...validated.execution,
+      ...(signal === undefined ? {} : { signal }),
+      ...(this.isDecoupled && listener !== undefined
+        ? {
+            onResponse: (outputs: readonly Tensor[], final: boolean) => {
+              // Past a cancellation the caller has had its answer; late responses go nowhere.
+              if (signal?.aborted === true) return;
+              if (!responded) {
+                responded = true;
+                this.stats.recordFirstResponse(elapsed());
+              }
+              listener(shape(outputs), final);
+            },
+          }
+        : {}),
+    };
     let scheduled;
     try {
       scheduled = await scheduler.enqueue({
-        execution: validated.execution,
+        execution,
         batchSize: validated.batchSize,
         id: request.id,
         ...(signal === undefined ? {} : { signal }),
@@ -182,13 +227,10 @@ export class ModelVersion {
       this.stats.recordFailure('BACKEND', elapsed());
       throw scheduled.result.error;
     }
+    if (!responded) this.stats.recordFirstResponse(elapsed());
     this.stats.recordSuccess(elapsed(), scheduled.queueNs, scheduled.timing);
-    const wanted = validated.execution.requestedOutputs;
-    const outputs = wanted.length
-      ? scheduled.result.outputs.filter((output) => wanted.includes(output.name))
-      : scheduled.result.outputs;
-    const shaped = applyClassification(clientOutputShapes(outputs, this.config), request.outputs, this.config, this.labels);
-    return { id: request.id, modelName: this.name, modelVersion: String(this.version), outputs: shaped };
+    // A decoupled model's answer has gone to the listener; what is left says only that it completed.
+    return this.isDecoupled ? shape([]) : shape(scheduled.result.outputs);
   }
 
   /** Requests the version can execute at once: instances × max(1, max_batch_size); 0 unless loaded. */

@@ -142,6 +142,16 @@ export class FakeNodeCore implements NodeCore {
     this.record('isModelReady', name, version);
     return this.find(name, version).ready;
   }
+  /** The fake's models have no folder on disk. */
+  modelDirectory(name: string, version?: string): string {
+    this.find(name, version);
+    return `/nonexistent/${name}`;
+  }
+  /** The fake has no decoupled models. */
+  isDecoupled(name: string, version?: string): boolean {
+    this.find(name, version);
+    return false;
+  }
   infer(request: InferRequest, options?: InferOptions): Promise<InferResponse> {
     this.record('infer', request, options);
     try {

@@ -11,6 +11,17 @@
  *   in order. Throwing fails every request of the batch with INTERNAL and the thrown message.
  * - `finalize()` (optional, may be async): once when the instance unloads.
  *
+ * Decoupled models (`model_transaction_policy { decoupled: true }` in config.pbtxt, Triton's name) send
+ * zero, one or many responses per request through `request.sender` instead of returning them:
+ * `sender.send(response)` sends one, `sender.send(response, { final: true })` sends the last one and
+ * completes the request, `sender.close()` completes it without a response (Triton's final flag with no
+ * response). execute() is awaited; a request the model has not completed when execute() settles is
+ * completed then. An `{ error }` response fails the request and completes it. Responses sent after a
+ * request completed throw; responses sent after the client went away are dropped (`send` answers false).
+ *
+ * Every request carries `signal`, aborted when its client goes away (closed stream or connection,
+ * passed deadline) while it runs, decoupled or not: a long or streaming execute should stop then.
+ *
  * Every instance is its own worker thread with its own copy of the module, so module-level state is
  * per instance and a slow execute blocks only its instance.
  */
@@ -51,6 +62,21 @@ export interface ModelRequest {
   /** Outputs the client wants; empty means all. The backend drops any others the model returns. */
   readonly requestedOutputs: readonly string[];
   readonly parameters: Readonly<Record<string, ParameterValue>>;
+  /** Aborted when the client of this request goes away; the model may stop working on it. */
+  readonly signal: AbortSignal;
+  /** Decoupled models only: how the model answers this request (see the top of this file). */
+  readonly sender?: ResponseSender;
+}
+
+/** The response sender of one request of a decoupled model. */
+export interface ResponseSender {
+  /**
+   * Sends one response; with `final: true` it is the last one and completes the request. Answers
+   * false when the response was dropped because the client went away; throws once the request is complete.
+   */
+  send(response: ModelResponse, options?: { readonly final?: boolean }): boolean;
+  /** Completes the request without sending a response. Idempotent. */
+  close(): void;
 }
 
 /**
@@ -70,6 +96,7 @@ export type ModelResponse = { readonly outputs: Readonly<Record<string, ModelOut
 
 export interface ModelModule {
   initialize?(args: ModelInitializeArgs): void | Promise<void>;
-  execute(requests: ModelRequest[]): ModelResponse[] | Promise<ModelResponse[]>;
+  /** Decoupled models answer through each request's sender; what they return is ignored. */
+  execute(requests: ModelRequest[]): ModelResponse[] | void | Promise<ModelResponse[] | void>;
   finalize?(): void | Promise<void>;
 }

@@ -24,3 +24,10 @@ export type TsWireResponse = WireOutcome;
 export interface TsExecuteReply extends WorkerTimings {
   readonly responses: readonly TsWireResponse[];
 }
+
+/** A `partial` message body: one response of request `index` of a decoupled model. */
+export interface TsPartial {
+  readonly index: number;
+  readonly outputs: readonly WireTensor[];
+  readonly final: boolean;
+}

@@ -76,6 +76,38 @@ export function execute(requests: { inputs: Record<string, Input> }[]): unknown[
 }
 `;
 
+/**
+ * A decoupled model: per request, INPUT[0] responses counting down, then by parameter `end`: 'final'
+ * (last one flagged), 'close' (bare final flag), 'none' (left to the backend), 'error' (an error
+ * response after one response), 'wait' (waits for its signal, then records it). After completing, it
+ * tries one more send and records whether that threw.
+ */
+const DECOUPLED_MODEL = `
+import { appendFileSync } from 'node:fs';
+let log;
+export function initialize(args) { log = args.parameters.log_path; }
+const out = (v) => ({ outputs: { OUTPUT: { datatype: 'INT32', shape: [1], data: [v] } } });
+export async function execute(requests) {
+  await Promise.all(requests.map(async (r) => {
+    const n = r.inputs.INPUT.data[0];
+    const end = r.parameters.end;
+    if (end === 'wait') {
+      r.sender.send(out(1));
+      await new Promise((resolve) => r.signal.addEventListener('abort', resolve, { once: true }));
+      appendFileSync(log, 'saw abort; send answers ' + r.sender.send(out(2)) + '\\n');
+      return;
+    }
+    for (let i = n; i > 0; i--) r.sender.send(out(i), { final: end === 'final' && i === 1 });
+    if (end === 'close') r.sender.close();
+    if (end === 'error') r.sender.send({ error: 'gave up' });
+    if (end === 'final' || end === 'close') {
+      try { r.sender.send(out(0)); appendFileSync(log, 'late send accepted\\n'); }
+      catch { appendFileSync(log, 'late send threw\\n'); }
+    }
+  }));
+}
+`;
+
 function outputsOf(result: ExecutionResult | undefined): readonly Tensor[] {
   if (result === undefined || 'error' in result) throw new Error(`expected outputs, got ${JSON.stringify(result)}`);
   return result.outputs;
@@ -233,6 +265,71 @@ describe('typescript backend', () => {
     await expect(backend.createInstance(throwing, cpuSpec('bad_init_0'))).rejects.toMatchObject({
       code: 'INTERNAL',
       message: "model 'bad_init': initialize() failed: no weights",
+    });
+  });
+
+  describe('decoupled models', () => {
+    async function decoupledInstance() {
+      const logPath = join(repo.dir, `decoupled-${randomUUID()}.log`);
+      const config = modelConfig({
+        name: `decoupled_${randomUUID().slice(0, 8)}`,
+        backend: 'typescript',
+        maxBatchSize: 0,
+        modelTransactionPolicy: { decoupled: true },
+        parameters: { log_path: { stringValue: logPath } },
+      });
+      const source = await repo.source(config, 'model.js', DECOUPLED_MODEL);
+      await repo.source(config, 'package.json', ESM_PACKAGE);
+      const inst = await backend.createInstance(source, cpuSpec(`${config.name}_0`));
+      open.push(inst);
+      const log = async () => (await readFile(logPath, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean);
+      return { inst, log };
+    }
+
+    function streaming(end: string, n: number, signal?: AbortSignal) {
+      const seen: [number[], boolean][] = [];
+      const execution: ExecutionRequest = {
+        ...request([int32Tensor('INPUT', [1], [n])]),
+        parameters: { end },
+        onResponse: (outputs, final) => seen.push([int32Values(outputs[0]), final]),
+        ...(signal === undefined ? {} : { signal }),
+      };
+      return { execution, seen };
+    }
+
+    it('streams every response with its final flag; a request ends with empty outputs; late sends throw', async () => {
+      const { inst, log } = await decoupledInstance();
+      const final = streaming('final', 3);
+      const close = streaming('close', 2);
+      const none = streaming('none', 1);
+      const { results } = await inst.execute([final.execution, close.execution, none.execution]);
+      expect(final.seen).toEqual([[[3], false], [[2], false], [[1], true]]);
+      expect(close.seen).toEqual([[[2], false], [[1], false]]);
+      expect(none.seen).toEqual([[[1], false]]);
+      expect(results).toEqual([{ outputs: [] }, { outputs: [] }, { outputs: [] }]);
+      expect(await log()).toEqual(['late send threw', 'late send threw']);
+    });
+
+    it('an error response fails only its own request', async () => {
+      const { inst } = await decoupledInstance();
+      const bad = streaming('error', 1);
+      const good = streaming('final', 1);
+      const { results } = await inst.execute([bad.execution, good.execution]);
+      expect(bad.seen).toEqual([[[1], false]]);
+      expect(results[0]).toMatchObject({ error: { code: 'INTERNAL', message: 'gave up' } });
+      expect(results[1]).toEqual({ outputs: [] });
+    });
+
+    it("aborting a request's signal on the main thread aborts the model's signal in the worker", async () => {
+      const { inst, log } = await decoupledInstance();
+      const controller = new AbortController();
+      const waiting = streaming('wait', 1, controller.signal);
+      const running = inst.execute([waiting.execution]);
+      while (waiting.seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      controller.abort();
+      const { results } = await running;
+      expect(results).toEqual([{ outputs: [] }]);
+      expect(await log()).toEqual(['saw abort; send answers false']);
     });
   });
 });

@@ -22,7 +22,7 @@ import { InstanceWorker } from '../worker/instance-worker.js';
 import { copiedTensorToWire, transferListOf, wireToTensor } from '../worker/wire-tensor.js';
 import { siblingModule } from '../worker/worker-entry.js';
 import type { ModelInitializeArgs } from './contract.js';
-import type { TsExecuteBody, TsExecuteReply, TsInit } from './protocol.js';
+import type { TsExecuteBody, TsExecuteReply, TsInit, TsPartial } from './protocol.js';
 
 export const TYPESCRIPT_DEFAULT_FILENAME = 'model.js';
 /** Tried in order when the default `model.js` is absent (only when default_model_filename is unset). */
@@ -87,7 +87,13 @@ class TypescriptInstance implements BackendInstance {
     };
     let reply: TsExecuteReply;
     try {
-      reply = await this.worker.call(body, transferListOf(body.requests.flatMap((r) => r.inputs)));
+      reply = await this.worker.call(body, transferListOf(body.requests.flatMap((r) => r.inputs)), {
+        onPartial: (partial) => {
+          const { index, outputs, final } = partial as TsPartial;
+          requests[index]?.onResponse?.(outputs.map(wireToTensor), final);
+        },
+        signals: requests.map((r) => r.signal),
+      });
     } catch (error) {
       const failure = error instanceof TesseraError ? error : TesseraError.internal(String(error));
       return { results: requests.map(() => ({ error: failure })), timing: failedExecuteTiming(start) };

@@ -5,16 +5,22 @@
 import { extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { WireTensor } from '../worker/protocol.js';
-import { serveWorker } from '../worker/worker-runtime.js';
-import type { ModelModule, ModelRequest, ModelResponse } from './contract.js';
+import type { WireError, WireTensor } from '../worker/protocol.js';
+import { serveWorker, type ExecuteContext, type WorkerReply } from '../worker/worker-runtime.js';
+import type { ModelModule, ModelRequest, ModelResponse, ResponseSender } from './contract.js';
 import { inputForModel, outputFromModel } from './model-tensors.js';
-import type { TsExecuteBody, TsExecuteReply, TsInit, TsWireResponse } from './protocol.js';
+import type { TsExecuteBody, TsExecuteReply, TsInit, TsPartial, TsWireResponse } from './protocol.js';
 
 const TYPESCRIPT_EXTENSIONS = new Set(['.ts', '.mts', '.cts']);
 
 let model: ModelModule | undefined;
 let modelName = '';
+let decoupled = false;
+
+function isDecoupled(config: Readonly<Record<string, unknown>>): boolean {
+  const policy = config.modelTransactionPolicy as { decoupled?: unknown } | undefined;
+  return policy?.decoupled === true;
+}
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -68,9 +74,78 @@ function responseToWire(response: ModelResponse | undefined, requestedOutputs: r
   });
 }
 
+interface RequestState {
+  complete: boolean;
+  error: WireError | undefined;
+}
+
+function wireErrorOf(error: unknown): WireError {
+  const e = error instanceof TesseraError ? error : TesseraError.internal(message(error));
+  return { code: e.code, message: e.message };
+}
+
+function responseSender(index: number, state: RequestState, requestedOutputs: readonly string[], context: ExecuteContext): ResponseSender {
+  const signal = context.signal(index);
+  return {
+    send(response, options) {
+      if (state.complete) {
+        throw new Error(`model '${modelName}': request ${index} is already complete; no more responses can be sent`);
+      }
+      if (signal.aborted) return false;
+      let outputs: WireTensor[];
+      try {
+        outputs = responseToWire(response, requestedOutputs);
+      } catch (error) {
+        // An error response (or one that cannot be converted) fails the request and completes it.
+        state.complete = true;
+        state.error = wireErrorOf(error);
+        return false;
+      }
+      const final = options?.final === true;
+      if (final) state.complete = true;
+      const partial: TsPartial = { index, outputs, final };
+      context.partial(partial, outputs.flatMap((o) => (o.data.byteLength > 0 ? [o.data] : [])));
+      return true;
+    },
+    close() {
+      state.complete = true;
+    },
+  };
+}
+
+/** A decoupled model answers through its senders; the reply only says how each request ended. */
+async function executeDecoupled(
+  loaded: ModelModule,
+  body: TsExecuteBody,
+  context: ExecuteContext,
+): Promise<WorkerReply<TsExecuteReply>> {
+  const t0 = process.hrtime.bigint();
+  const states: RequestState[] = body.requests.map(() => ({ complete: false, error: undefined }));
+  const requests: ModelRequest[] = body.requests.map((r, i) => ({
+    inputs: Object.fromEntries(r.inputs.map((t) => [t.name, inputForModel(t)])),
+    requestedOutputs: r.requestedOutputs,
+    parameters: r.parameters,
+    signal: context.signal(i),
+    sender: responseSender(i, states[i] as RequestState, r.requestedOutputs, context),
+  }));
+  const t1 = process.hrtime.bigint();
+  try {
+    await loaded.execute(requests);
+  } catch (error) {
+    throw TesseraError.internal(`model '${modelName}': execute() failed: ${message(error)}`);
+  }
+  const t2 = process.hrtime.bigint();
+  const responses: TsWireResponse[] = states.map((state) => {
+    state.complete = true;
+    return state.error === undefined ? { outputs: [] } : { error: state.error };
+  });
+  return { body: { responses, inputNs: Number(t1 - t0), inferNs: Number(t2 - t1), outputNs: 0 }, transfer: [] };
+}
+
 serveWorker<TsInit, Record<string, never>, TsExecuteBody, TsExecuteReply>({
   async init(init) {
     modelName = init.args.modelName;
+    decoupled = isDecoupled(init.args.config);
     const loaded = await importModel(init.modelPath);
     try {
       await loaded.initialize?.(init.args);
@@ -81,18 +156,20 @@ serveWorker<TsInit, Record<string, never>, TsExecuteBody, TsExecuteReply>({
     return {};
   },
 
-  async execute(body) {
+  async execute(body, context) {
     if (model === undefined) throw TesseraError.internal(`model '${modelName}' is not initialized`);
+    if (decoupled) return executeDecoupled(model, body, context);
     const t0 = process.hrtime.bigint();
-    const requests: ModelRequest[] = body.requests.map((r) => ({
+    const requests: ModelRequest[] = body.requests.map((r, i) => ({
       inputs: Object.fromEntries(r.inputs.map((t) => [t.name, inputForModel(t)])),
       requestedOutputs: r.requestedOutputs,
       parameters: r.parameters,
+      signal: context.signal(i),
     }));
     const t1 = process.hrtime.bigint();
     let responses: ModelResponse[];
     try {
-      responses = await model.execute(requests);
+      responses = (await model.execute(requests)) as ModelResponse[];
     } catch (error) {
       throw TesseraError.internal(`model '${modelName}': execute() failed: ${message(error)}`);
     }

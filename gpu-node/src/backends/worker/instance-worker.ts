@@ -28,6 +28,15 @@ type State = 'starting' | 'running' | 'restarting' | 'failed' | 'closed';
 interface Pending {
   resolve(body: unknown): void;
   reject(error: TesseraError): void;
+  onPartial?: (body: unknown) => void;
+}
+
+/** Extras of one call: partial replies (decoupled models) and per-request cancellation. */
+export interface CallOptions {
+  /** Told of each `partial` message of this batch, in order, before the call settles. */
+  readonly onPartial?: (body: unknown) => void;
+  /** One entry per request of the batch: when one aborts, the worker aborts that request's signal. */
+  readonly signals?: readonly (AbortSignal | undefined)[];
 }
 
 function fromWire(error: WireError): TesseraError {
@@ -69,7 +78,7 @@ export class InstanceWorker<Info, Req, Res> {
   }
 
   /** Sends one batch; resolves with the worker's reply or rejects with a TesseraError. */
-  async call(body: Req, transfer: readonly ArrayBuffer[] = []): Promise<Res> {
+  async call(body: Req, transfer: readonly ArrayBuffer[] = [], options: CallOptions = {}): Promise<Res> {
     if (this.state === 'restarting') await this.restarting;
     if (this.state === 'closed') {
       throw TesseraError.unavailable(`instance ${this.options.instanceName} is closed`);
@@ -82,8 +91,29 @@ export class InstanceWorker<Info, Req, Res> {
     }
     const id = this.nextId++;
     const worker = this.worker;
-    return new Promise<Res>((resolve, reject) => {
-      this.pending.set(id, { resolve: (b) => resolve(b as Res), reject });
+    const cleanups: (() => void)[] = [];
+    (options.signals ?? []).forEach((signal, index) => {
+      if (signal === undefined) return;
+      const cancel = (): void => {
+        // The thread may have crashed or been replaced meanwhile; the call settles through that path.
+        if (this.worker === worker && this.pending.has(id)) {
+          const message: HostMessage = { type: 'cancel', id, index };
+          worker.postMessage(message);
+        }
+      };
+      if (signal.aborted) {
+        queueMicrotask(cancel);
+        return;
+      }
+      signal.addEventListener('abort', cancel, { once: true });
+      cleanups.push(() => signal.removeEventListener('abort', cancel));
+    });
+    const settled = new Promise<Res>((resolve, reject) => {
+      this.pending.set(id, {
+        resolve: (b) => resolve(b as Res),
+        reject,
+        ...(options.onPartial === undefined ? {} : { onPartial: options.onPartial }),
+      });
       const message: HostMessage = { type: 'execute', id, body };
       try {
         worker.postMessage(message, [...transfer]);
@@ -92,6 +122,11 @@ export class InstanceWorker<Info, Req, Res> {
         reject(TesseraError.internal(`instance ${this.options.instanceName}: could not send the batch: ${String(error)}`));
       }
     });
+    try {
+      return await settled;
+    } finally {
+      for (const cleanup of cleanups) cleanup();
+    }
   }
 
   /** Finalizes the model in the worker (bounded by closeTimeoutMs), then ends the thread. */
@@ -146,6 +181,13 @@ export class InstanceWorker<Info, Req, Res> {
             else pending.reject(fromWire(message.error));
             break;
           }
+          case 'partial':
+            try {
+              this.pending.get(message.id)?.onPartial?.(message.body);
+            } catch {
+              // The consumer's failure (a closed stream) is its own; it must not take the message loop down.
+            }
+            break;
           case 'closed':
             break;
         }

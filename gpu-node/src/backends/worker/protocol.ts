@@ -43,11 +43,20 @@ export interface WorkerTimings {
   readonly outputNs: number;
 }
 
-export type HostMessage = { readonly type: 'execute'; readonly id: number; readonly body: unknown } | { readonly type: 'close' };
+/**
+ * `cancel`: the client of request `index` of batch `id` went away; the worker aborts that request's
+ * signal at once (it is not queued behind executes).
+ */
+export type HostMessage =
+  | { readonly type: 'execute'; readonly id: number; readonly body: unknown }
+  | { readonly type: 'cancel'; readonly id: number; readonly index: number }
+  | { readonly type: 'close' };
 
 export type WorkerMessage =
   | { readonly type: 'ready'; readonly info: unknown }
   | { readonly type: 'init-failed'; readonly error: WireError }
   | { readonly type: 'reply'; readonly id: number; readonly body: unknown }
+  /** A response sent before the batch's reply (decoupled models); any number per batch, before `reply`. */
+  | { readonly type: 'partial'; readonly id: number; readonly body: unknown }
   | { readonly type: 'failed'; readonly id: number; readonly error: WireError }
   | { readonly type: 'closed' };

@@ -13,10 +13,18 @@ export interface WorkerReply<Res> {
   readonly transfer: readonly ArrayBuffer[];
 }
 
+/** What an execute may use besides its body: partial replies and the cancellation of its requests. */
+export interface ExecuteContext {
+  /** Posts a partial reply (the host's `onPartial` sees `body`) before the execute's own reply. */
+  partial(body: unknown, transfer?: readonly ArrayBuffer[]): void;
+  /** The signal of request `index` of this batch: aborted when the host sends `cancel` for it. */
+  signal(index: number): AbortSignal;
+}
+
 export interface WorkerHandlers<Init, Info, Req, Res> {
   /** Loads the model; what it returns reaches the host as the instance's info. Throwing fails the load. */
   init(init: Init): Promise<Info>;
-  execute(body: Req): Promise<WorkerReply<Res>>;
+  execute(body: Req, context: ExecuteContext): Promise<WorkerReply<Res>>;
   close(): Promise<void>;
 }
 
@@ -38,7 +46,30 @@ export function serveWorker<Init, Info, Req, Res>(handlers: WorkerHandlers<Init,
     (error: unknown) => post({ type: 'init-failed', error: wireError(error) }),
   );
 
+  // Signals of the batches not yet answered, by batch id then request index. A cancel may arrive
+  // before its batch starts (it waits in `queue`), so its controller is made on first use either way.
+  const controllers = new Map<number, Map<number, AbortController>>();
+  const controllerFor = (id: number, index: number): AbortController => {
+    let batch = controllers.get(id);
+    if (batch === undefined) {
+      batch = new Map();
+      controllers.set(id, batch);
+    }
+    let controller = batch.get(index);
+    if (controller === undefined) {
+      controller = new AbortController();
+      batch.set(index, controller);
+    }
+    return controller;
+  };
+
   port.on('message', (message: HostMessage) => {
+    if (message.type === 'cancel') {
+      // Only batches still in flight: a late cancel must not leave an entry behind.
+      if (controllers.has(message.id)) controllerFor(message.id, message.index).abort();
+      return;
+    }
+    if (message.type === 'execute') controllers.set(message.id, new Map());
     queue = queue.then(async () => {
       if (message.type === 'close') {
         // A failing finalize cannot stop an unload; the host terminates the thread either way.
@@ -47,11 +78,24 @@ export function serveWorker<Init, Info, Req, Res>(handlers: WorkerHandlers<Init,
         port.close();
         return;
       }
+      const id = message.id;
+      let done = false;
+      const context: ExecuteContext = {
+        partial: (body, transfer = []) => {
+          // A model may keep a sender past its execute; once answered, the host has forgotten the batch.
+          if (done) throw new Error('the request is complete; no more responses can be sent');
+          post({ type: 'partial', id, body }, transfer);
+        },
+        signal: (index) => controllerFor(id, index).signal,
+      };
       try {
-        const reply = await handlers.execute(message.body as Req);
-        post({ type: 'reply', id: message.id, body: reply.body }, reply.transfer);
+        const reply = await handlers.execute(message.body as Req, context);
+        post({ type: 'reply', id, body: reply.body }, reply.transfer);
       } catch (error) {
-        post({ type: 'failed', id: message.id, error: wireError(error) });
+        post({ type: 'failed', id, error: wireError(error) });
+      } finally {
+        done = true;
+        controllers.delete(id);
       }
     });
   });

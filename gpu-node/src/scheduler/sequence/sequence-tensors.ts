@@ -100,6 +100,9 @@ export function sequenceExecution(
     inputs: [...execution.inputs, ...controlTensors(settings, flags), ...states.values()],
     requestedOutputs: requested.length === 0 ? [] : [...requested, ...stateOutputs],
     parameters: execution.parameters,
+    // A decoupled sequence model streams its responses and sees its client go away like any other.
+    ...(execution.signal === undefined ? {} : { signal: execution.signal }),
+    ...(execution.onResponse === undefined ? {} : { onResponse: execution.onResponse }),
   };
 }
 

@@ -39,7 +39,7 @@ import {
 import type { NodeCore } from '../../core/index.js';
 import type { StreamTaker } from './grpc-js-internals.js';
 import { allowedBy, type Restriction } from '../restricted-apis.js';
-import { loadTrailerValues, traceParentFrom } from './infer-handlers.js';
+import { GRPC_DECOUPLED_REFUSAL, loadTrailerValues, traceParentFrom } from './infer-handlers.js';
 
 export const MODEL_INFER_PATH = `/${GRPCInferenceService.typeName}/${GRPCInferenceService.method.modelInfer.name}`;
 
@@ -154,7 +154,11 @@ function serve(core: NodeCore, options: ModelInferFastPathOptions, stream: Serve
         const value = headers[name];
         return Array.isArray(value) ? value[0] : value;
       };
-      const response = await core.infer(inferRequestFromProto(msg), { signal: controller.signal, ...traceParentFrom(first) });
+      const response = await core.infer(inferRequestFromProto(msg), {
+        signal: controller.signal,
+        decoupledRefusal: GRPC_DECOUPLED_REFUSAL,
+        ...traceParentFrom(first),
+      });
       const bytes = toBinary(ModelInferResponseSchema, inferResponseToProto(response));
       answer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     } catch (error) {

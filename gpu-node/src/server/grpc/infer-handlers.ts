@@ -7,6 +7,7 @@ import { Metadata } from '@grpc/grpc-js';
 import type { ServerDuplexStream, handleBidiStreamingCall, handleUnaryCall } from '@grpc/grpc-js';
 import { toTesseraError } from '../../../../shared/src/errors/index.js';
 import {
+  InferParameterSchema,
   ModelInferResponseSchema,
   ModelStreamInferResponseSchema,
 } from '../../../../shared/src/gen/grpc_service_pb.js';
@@ -17,6 +18,7 @@ import type {
 } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { MalformedMessage, inferRequestFromProto, inferResponseToProto } from '../../../../shared/src/grpc/index.js';
 import type { Incoming } from '../../../../shared/src/grpc/index.js';
+import type { InferResponse } from '../../../../shared/src/tensors/index.js';
 import { extractTraceContext, type TraceContext } from '../../../../shared/src/tracing/index.js';
 import type { InferOptions, NodeCore } from '../../core/index.js';
 import { callSignal, toServiceError } from './call-status.js';
@@ -25,6 +27,12 @@ import { unary } from './unary.js';
 /** Trailing metadata keys a gateway routes on (the model's load right after this request). */
 export const QUEUE_DEPTH_KEY = 'tessera-queue-depth';
 export const INFLIGHT_KEY = 'tessera-inflight';
+/** Triton's answer to ModelInfer on a decoupled model (UNIMPLEMENTED). */
+export const GRPC_DECOUPLED_REFUSAL = "ModelInfer RPC doesn't support models with decoupled transaction policy";
+/** Response parameter on every ModelStreamInfer answer: whether it is the request's last. */
+export const FINAL_RESPONSE_PARAM = 'triton_final_response';
+/** Request parameter: send the bare final flag of a decoupled model as an empty response. */
+export const EMPTY_FINAL_RESPONSE_PARAM = 'triton_enable_empty_final_response';
 /** Triton's opt-in for ending a stream with a real status on the first error (section 2.4). */
 export const STREAM_ERROR_HEADER = 'triton_grpc_error';
 
@@ -65,7 +73,9 @@ export function modelInferHandler(core: NodeCore): handleUnaryCall<Incoming<Mode
       const request = inferRequestFromProto(msg);
       const { signal, dispose } = callSignal(call);
       try {
-        return inferResponseToProto(await core.infer(request, { signal, ...traceParentOf(call.metadata) }));
+        return inferResponseToProto(
+          await core.infer(request, { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL, ...traceParentOf(call.metadata) }),
+        );
       } finally {
         dispose();
       }
@@ -96,6 +106,12 @@ function errorResponse(err: unknown, msg: ModelInferRequest | undefined): ModelS
       modelVersion: msg?.modelVersion ?? '',
     }),
   });
+}
+
+function streamAnswer(response: InferResponse, final: boolean): ModelStreamInferResponse {
+  const proto = inferResponseToProto(response);
+  proto.parameters[FINAL_RESPONSE_PARAM] = create(InferParameterSchema, { parameterChoice: { case: 'boolParam', value: final } });
+  return create(ModelStreamInferResponseSchema, { inferResponse: proto });
 }
 
 /**
@@ -137,9 +153,44 @@ export function modelStreamInferHandler(
         if (incoming instanceof MalformedMessage) throw incoming.error;
         const request = inferRequestFromProto(incoming);
         const response = await core.infer(request, { signal, ...trace });
-        return create(ModelStreamInferResponseSchema, { inferResponse: inferResponseToProto(response) });
+        return streamAnswer(response, true);
       } catch (err) {
         return statusOnError ? new StreamFailure(err) : errorResponse(err, msg);
+      }
+    };
+
+    /**
+     * A decoupled model's responses are written as the model sends them (they may interleave with
+     * other requests' answers, as in Triton); its error, if any, in-band when it ends.
+     */
+    const runDecoupled = async (msg: ModelInferRequest): Promise<void> => {
+      let finalSent = false;
+      try {
+        const request = inferRequestFromProto(msg);
+        await core.infer(request, {
+          signal,
+          ...trace,
+          onResponse: (response, final) => {
+            finalSent ||= final;
+            if (!closed) call.write(streamAnswer(response, final));
+          },
+        });
+        if (!finalSent && !closed && request.parameters[EMPTY_FINAL_RESPONSE_PARAM] === true) {
+          call.write(streamAnswer({ id: request.id, modelName: request.modelName, modelVersion: msg.modelVersion, outputs: [] }, true));
+        }
+      } catch (err) {
+        if (closed) return;
+        if (statusOnError) finish(err);
+        else call.write(errorResponse(err, msg));
+      }
+    };
+
+    const isDecoupled = (incoming: Incoming<ModelInferRequest>): incoming is ModelInferRequest => {
+      if (incoming instanceof MalformedMessage) return false;
+      try {
+        return core.isDecoupled(incoming.modelName, incoming.modelVersion === '' ? undefined : incoming.modelVersion);
+      } catch {
+        return false; // an unknown model: the ordinary path answers its error
       }
     };
 
@@ -147,6 +198,10 @@ export function modelStreamInferHandler(
       if (closed) return;
       inflight++;
       if (inflight >= options.maxInflightPerStream) call.pause();
+      if (isDecoupled(incoming)) {
+        void runDecoupled(incoming).finally(settle);
+        return;
+      }
       const result = run(incoming);
       // Chaining on `tail` keeps answers in request order however the inferences finish.
       tail = tail.then(async () => {

@@ -18,6 +18,9 @@ import { requestDeadline } from './request-deadline.js';
 import { compressBody, negotiateResponseCoding } from './response-compression.js';
 import type { HttpLimits } from './server-options.js';
 
+/** Triton's answer (501) to /infer on a decoupled model: such models stream through generate_stream or gRPC. */
+export const HTTP_DECOUPLED_REFUSAL = "HTTP end point doesn't support models with decoupled transaction policy";
+
 export const INFER_HEADER_LENGTH = 'inference-header-content-length';
 
 export interface InferRouteContext {
@@ -111,7 +114,11 @@ async function inferWithin(
 
   // The caller's W3C trace context (traceparent/tracestate): the node's spans continue its trace.
   const traceParent = extractTraceContext((name) => input.header(name));
-  const response = await core.infer(decoded.request, { signal, ...(traceParent === undefined ? {} : { traceParent }) });
+  const response = await core.infer(decoded.request, {
+    signal,
+    decoupledRefusal: HTTP_DECOUPLED_REFUSAL,
+    ...(traceParent === undefined ? {} : { traceParent }),
+  });
   const encoded = decoded.encode(response);
 
   const headers: Record<string, string> = { ...encoded.headers, Vary: 'Accept-Encoding' };

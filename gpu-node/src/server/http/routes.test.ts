@@ -120,12 +120,34 @@ describe('health and metadata', () => {
 });
 
 describe('generate, trace, logging', () => {
-  it('answers the generate extension with 501', async () => {
-    for (const path of ['/v2/models/identity/generate', '/v2/models/identity/versions/1/generate_stream']) {
-      const res = await post(path, { text_input: 'hi' });
-      expect(res.status).toBe(501);
-      expect((await json(res)).error).toMatch(/generate extension is not supported/);
-    }
+  it('generate maps JSON fields to inputs (batch 1 prepended) and parameters, outputs to fields', async () => {
+    const res = await post('/v2/models/identity/generate', { INPUT0: [1, 2, 3, 4], max_tokens: 3, parameters: { note: 'x' } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ model_name: 'identity', model_version: '1', INPUT0_OUT: [1, 2, 3, 4] });
+    const request = t.core.callsOf('infer').at(-1)?.args[0] as { inputs: { shape: number[] }[]; parameters: unknown };
+    expect(request.inputs[0]?.shape).toEqual([1, 4]);
+    expect(request.parameters).toEqual({ max_tokens: 3, note: 'x' });
+  });
+
+  it('generate_stream answers one SSE event per response', async () => {
+    const res = await post('/v2/models/identity/versions/1/generate_stream', { INPUT0: [[1, 2, 3, 4]] });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(await res.text()).toBe('data: {"model_name":"identity","model_version":"1","INPUT0_OUT":[1,2,3,4]}\n\n');
+  });
+
+  it('generate refuses compressed bodies, unknown models, bad parameters and bad inputs before streaming', async () => {
+    const gz = await post('/v2/models/identity/generate', { INPUT0: [1, 2, 3, 4] }, { 'Content-Encoding': 'gzip' });
+    expect(gz.status).toBe(400);
+    expect((await json(gz)).error).toBe("Unsupported content-encoding, only 'identity' is supported.");
+    expect((await post('/v2/models/nope/generate_stream', {})).status).toBe(404);
+    const nested = await post('/v2/models/identity/generate_stream', { INPUT0: [1, 2, 3, 4], stop: { a: 1 } });
+    expect(nested.status).toBe(400);
+    expect((await json(nested)).error).toMatch(/'stop' must be a string, a number or a boolean/);
+    const reserved = await post('/v2/models/identity/generate', { INPUT0: [1, 2, 3, 4], triton_x: true });
+    expect(reserved.status).toBe(400);
+    const wrongType = await post('/v2/models/identity/generate', { INPUT0: ['a', 'b', 'c', 'd'] });
+    expect(wrongType.status).toBe(400);
   });
 
   it('reports tracing OFF and refuses to change it', async () => {
@@ -266,7 +288,7 @@ describe('methods and paths', () => {
   });
 
   it('answers unknown paths with 404', async () => {
-    for (const path of ['/', '/v1/models', '/v2/', '/v2/models', '/v2/models/identity/foo', '/v2/healthz']) {
+    for (const path of ['/', '/v1/nothing', '/v2/', '/v2/models', '/v2/models/identity/foo', '/v2/healthz']) {
       const res = await get(path);
       expect(res.status, path).toBe(404);
       expect(await res.json()).toEqual({ error: 'Not Found' });

@@ -8,8 +8,10 @@
  * - GET  /v2/models/{m}[/versions/{v}]/ready      200 or 400, empty body; unknown model → 400 (Triton's INVALID_ARG), unknown version → 404
  * - GET  /v2/models/{m}[/versions/{v}]/config     normalized ModelConfig as Triton JSON
  * - POST /v2/models/{m}[/versions/{v}]/infer      JSON, binary, mixed, raw (Inference-Header-Content-Length: 0)
- * - POST /v2/models/{m}[/versions/{v}]/generate[_stream]   501: Tessera does not implement the
- *        provisional generate extension (decoupled/LLM models are served through gRPC streaming).
+ * - POST /v2/models/{m}[/versions/{v}]/generate[_stream]   Triton's generate extension: one JSON
+ *        answer, or Server-Sent Events (generate-route.ts)
+ * - GET /v1/models[/{id}], POST /v1/completions, /v1/chat/completions   the OpenAI-compatible API
+ *        (server/openai/), errors in OpenAI's shape
  * - GET  /v2/models/stats, /v2/models/{m}[/versions/{v}]/stats   {"model_stats":[...]}
  * - POST /v2/repository/index                      [{name, version?, state?, reason?}]
  * - POST /v2/repository/models/{m}/load|unload     200, empty body
@@ -39,6 +41,8 @@ import {
   type Restriction,
   type Restrictions,
 } from '../restricted-apis.js';
+import { registerOpenAIRoutes } from '../openai/openai-routes.js';
+import { handleGenerate } from './generate-route.js';
 import { handleInfer } from './infer-route.js';
 import { handleLoad, handleRepositoryIndex, handleUnload } from './repository-routes.js';
 import {
@@ -102,17 +106,11 @@ export function buildApp(context: RoutesContext): Hono {
   modelRoute('/config', { GET: (c) => configResponse(core, ...modelOf(c)) }, 'model-config');
   modelRoute('/stats', { GET: (c) => jsonResponse({ model_stats: core.statistics(...modelOf(c)) }) }, 'statistics');
   modelRoute('/infer', { POST: (c) => handleInfer(context, c.req.raw, ...modelOf(c)) }, 'inference');
-  for (const name of ['/generate', '/generate_stream']) {
-    modelRoute(
-      name,
-      {
-        POST: () => {
-          throw TesseraError.unsupported('the generate extension is not supported by Tessera; use the infer endpoint');
-        },
-      },
-      'inference',
-    );
-  }
+  modelRoute('/generate', { POST: (c) => handleGenerate(context, c.req.raw, ...modelOf(c), false) }, 'inference');
+  modelRoute('/generate_stream', { POST: (c) => handleGenerate(context, c.req.raw, ...modelOf(c), true) }, 'inference');
+
+  // The OpenAI-compatible API (server/openai/), inference like /infer as far as restrictions go.
+  registerOpenAIRoutes((path, methods) => route(path, methods, 'inference'), context);
 
   const repository = (path: string, handler: Handler): void => route(path, { POST: handler }, 'model-repository');
   repository('/v2/repository/index', (c) => handleRepositoryIndex(context, c.req.raw));

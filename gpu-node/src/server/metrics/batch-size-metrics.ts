@@ -10,7 +10,7 @@
  */
 import { Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { ModelStatsSnapshot } from '../../models/model-stats.js';
+import { FIRST_RESPONSE_BUCKETS_MS, type ModelStatsSnapshot } from '../../models/model-stats.js';
 
 export const BATCH_SIZE_METRIC = 'tessera_inference_batch_size';
 export const BATCH_SIZE_BUCKETS: readonly number[] = [1, 2, 4, 8, 16, 32, 64, 128];
@@ -21,16 +21,33 @@ const HELP = 'Batch size (batch elements) of each model execution.';
 type Label = 'model' | 'version' | 'le';
 type Exposition = Awaited<ReturnType<Histogram<Label>['get']>>;
 
-class SnapshotHistogram extends Histogram<Label> {
+/** One model version's histogram: cumulative counts per bucket bound (in `buckets` order), count and sum. */
+export interface HistogramValues {
+  readonly cumulative: readonly number[];
+  readonly count: number;
+  readonly sum: number;
+}
+
+/** A histogram family per model version whose values are computed from the stats snapshot at scrape time. */
+export interface SnapshotHistogramSpec {
+  readonly name: string;
+  readonly help: string;
+  readonly buckets: readonly number[];
+  /** Undefined leaves the version out of this family. */
+  values(snapshot: ModelStatsSnapshot): HistogramValues | undefined;
+}
+
+export class SnapshotHistogram extends Histogram<Label> {
   constructor(
     registry: Registry,
     private readonly snapshots: () => readonly ModelStatsSnapshot[],
+    private readonly spec: SnapshotHistogramSpec,
   ) {
     super({
-      name: BATCH_SIZE_METRIC,
-      help: HELP,
+      name: spec.name,
+      help: spec.help,
       labelNames: ['model', 'version'],
-      buckets: [...BATCH_SIZE_BUCKETS],
+      buckets: [...spec.buckets],
       registers: [registry],
     });
   }
@@ -45,26 +62,22 @@ class SnapshotHistogram extends Histogram<Label> {
   }
 
   private exposition(): Exposition {
+    const name = this.spec.name;
     const values: Exposition['values'] = [];
     for (const s of this.snapshots()) {
+      const histogram = this.spec.values(s);
+      if (histogram === undefined) continue;
       const labels = { model: s.model, version: s.version };
-      let count = 0;
-      let sum = 0;
-      for (const { batchSize, executions } of s.batchSizes) {
-        count += executions;
-        sum += batchSize * executions;
-      }
-      for (const le of BATCH_SIZE_BUCKETS) {
-        const below = s.batchSizes.reduce((n, b) => n + (b.batchSize <= le ? b.executions : 0), 0);
-        values.push({ metricName: `${BATCH_SIZE_METRIC}_bucket`, labels: { ...labels, le }, value: below });
-      }
-      values.push({ metricName: `${BATCH_SIZE_METRIC}_bucket`, labels: { ...labels, le: '+Inf' }, value: count });
-      values.push({ metricName: `${BATCH_SIZE_METRIC}_sum`, labels, value: sum });
-      values.push({ metricName: `${BATCH_SIZE_METRIC}_count`, labels, value: count });
+      this.spec.buckets.forEach((le, i) => {
+        values.push({ metricName: `${name}_bucket`, labels: { ...labels, le }, value: histogram.cumulative[i] ?? 0 });
+      });
+      values.push({ metricName: `${name}_bucket`, labels: { ...labels, le: '+Inf' }, value: histogram.count });
+      values.push({ metricName: `${name}_sum`, labels, value: histogram.sum });
+      values.push({ metricName: `${name}_count`, labels, value: histogram.count });
     }
     return {
-      name: BATCH_SIZE_METRIC,
-      help: HELP,
+      name,
+      help: this.spec.help,
       // prom-client's typings declare a numeric enum; at run time (and in the exposition) it is this string.
       type: 'histogram' as unknown as Exposition['type'],
       aggregator: 'sum',
@@ -76,5 +89,37 @@ class SnapshotHistogram extends Histogram<Label> {
 
 /** Registers the histogram on `registry`; `snapshots` is read at every scrape. */
 export function registerBatchSizeMetrics(registry: Registry, snapshots: () => readonly ModelStatsSnapshot[]): void {
-  new SnapshotHistogram(registry, snapshots);
+  new SnapshotHistogram(registry, snapshots, {
+    name: BATCH_SIZE_METRIC,
+    help: HELP,
+    buckets: BATCH_SIZE_BUCKETS,
+    values(s) {
+      let count = 0;
+      let sum = 0;
+      for (const { batchSize, executions } of s.batchSizes) {
+        count += executions;
+        sum += batchSize * executions;
+      }
+      const cumulative = BATCH_SIZE_BUCKETS.map((le) =>
+        s.batchSizes.reduce((n, b) => n + (b.batchSize <= le ? b.executions : 0), 0),
+      );
+      return { cumulative, count, sum };
+    },
+  });
+}
+
+export const FIRST_RESPONSE_METRIC = 'nv_inference_first_response_histogram_ms';
+
+/**
+ * Triton's `nv_inference_first_response_histogram_ms` (default buckets 100, 500, 2000, 5000 ms): time
+ * to a request's first response, most telling for decoupled models. Triton exports it only under
+ * `--metrics-config histogram_latencies=true`; Tessera always does.
+ */
+export function registerFirstResponseMetrics(registry: Registry, snapshots: () => readonly ModelStatsSnapshot[]): void {
+  new SnapshotHistogram(registry, snapshots, {
+    name: FIRST_RESPONSE_METRIC,
+    help: 'Duration from request to first response in milliseconds',
+    buckets: FIRST_RESPONSE_BUCKETS_MS,
+    values: (s) => (s.firstResponse === undefined ? undefined : { cumulative: s.firstResponse.buckets, count: s.firstResponse.count, sum: s.firstResponse.sumMs }),
+  });
 }

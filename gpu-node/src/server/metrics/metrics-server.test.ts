@@ -24,6 +24,8 @@ function snapshot(model: string, version: string, n: number): ModelStatsSnapshot
     computeInferDurationUs: 600 * n,
     computeOutputDurationUs: 20 * n,
     lastInferenceMs: 1_700_000_000_000,
+    // n requests answered first within 100 ms, one more at 700 ms.
+    firstResponse: { buckets: [n, n, n + 1, n + 1], count: n + 1, sumMs: 50 * n + 700 },
   };
 }
 
@@ -122,6 +124,17 @@ describe('metrics endpoint', () => {
     expect(family?.values.filter((v) => v.labels['le'] === '+Inf').map((v) => v.value)).toEqual([5, 10]);
     snapshots = [];
     expect(await server!.scrape()).not.toContain('tessera_inference_batch_size_bucket{');
+  });
+
+  it("serves Triton's nv_inference_first_response_histogram_ms with its default buckets", async () => {
+    snapshots = [snapshot('llm', '1', 2)];
+    const { text } = await scrape();
+    const l = 'model="llm",version="1"';
+    expect(text).toContain('# TYPE nv_inference_first_response_histogram_ms histogram');
+    const bucket = (le: string) => value(text, `nv_inference_first_response_histogram_ms_bucket{${l},le="${le}"}`);
+    expect(['100', '500', '2000', '5000', '+Inf'].map(bucket)).toEqual([2, 2, 3, 3, 3]);
+    expect(value(text, `nv_inference_first_response_histogram_ms_count{${l}}`)).toBe(3);
+    expect(value(text, `nv_inference_first_response_histogram_ms_sum{${l}}`)).toBe(800);
   });
 
   it('serves CPU, memory and process families', async () => {

@@ -8,7 +8,7 @@ import type { Registry } from 'prom-client';
 // model-stats.js directly, not the models index: the exporter needs two names, not the whole loader graph.
 import { FAILURE_REASONS } from '../../models/model-stats.js';
 import type { ModelStatsSnapshot } from '../../models/model-stats.js';
-import { registerBatchSizeMetrics } from './batch-size-metrics.js';
+import { registerBatchSizeMetrics, registerFirstResponseMetrics } from './batch-size-metrics.js';
 import type { InstanceSnapshot } from '../../models/instance-snapshot.js';
 
 /** What the exporter needs of the node: `TesseraNodeCore` provides it. */
@@ -101,6 +101,7 @@ export function registerModelMetrics(registry: Registry, source: MetricsSource):
   });
 
   registerBatchSizeMetrics(registry, snapshots);
+  registerFirstResponseMetrics(registry, snapshots);
 
   for (const { name, help } of CACHE_COUNTERS) {
     new Counter({

@@ -1,0 +1,92 @@
+/**
+ * Server-Sent Events answers (generate_stream, the OpenAI API's `stream: true`): a Response whose body
+ * is written event by event while a producer runs. The producer gets an AbortSignal that fires when
+ * the client goes away (its request's signal, or the body stream being cancelled), so the work behind
+ * the events stops with the connection.
+ */
+
+export const SSE_CONTENT_TYPE = 'text/event-stream; charset=utf-8';
+
+/**
+ * Most bytes of events waiting for a client that does not read: past it the request is cancelled as if
+ * the client had gone (a model streaming faster than its reader must not fill the node's memory).
+ */
+export const MAX_BUFFERED_EVENT_BYTES = 8 * 1024 * 1024;
+
+const encoder = new TextEncoder();
+
+export interface SseWriter {
+  /** Writes `data: <text>\n\n`; ignored once the client is gone or the stream is closed. */
+  data(text: string): void;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Starts `produce` at once and streams what it writes; the body ends when it settles. The answer's
+ * status and headers wait for the first event: a producer that fails before writing anything (a request
+ * the model refuses on validation) rejects, so the caller answers an ordinary HTTP error. What it
+ * throws later is handed to `onError`, which may write a last event (after a disconnect nothing is).
+ */
+export async function sseResponse(
+  clientSignal: AbortSignal,
+  produce: (writer: SseWriter) => Promise<void>,
+  onError: (error: unknown, writer: SseWriter) => void,
+): Promise<Response> {
+  const controller = new AbortController();
+  const abort = (): void => controller.abort(clientSignal.reason);
+  if (clientSignal.aborted) abort();
+  else clientSignal.addEventListener('abort', abort, { once: true });
+  let open = true;
+  let wrote = false;
+  let markStarted: (early: { error: unknown } | undefined) => void = () => undefined;
+  const started = new Promise<{ error: unknown } | undefined>((resolve) => (markStarted = resolve));
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(stream) {
+        const writer: SseWriter = {
+          signal: controller.signal,
+          data(text) {
+            if (!open || controller.signal.aborted) return;
+            wrote = true;
+            markStarted(undefined);
+            stream.enqueue(encoder.encode(`data: ${text}\n\n`));
+            if ((stream.desiredSize ?? 0) < -MAX_BUFFERED_EVENT_BYTES) {
+              open = false;
+              controller.abort();
+              stream.error(new Error('the client does not read the event stream'));
+            }
+          },
+        };
+        void produce(writer)
+          .catch((error: unknown) => {
+            if (!wrote) markStarted({ error });
+            else if (!controller.signal.aborted) onError(error, writer);
+          })
+          .finally(() => {
+            clientSignal.removeEventListener('abort', abort);
+            markStarted(undefined);
+            if (open) {
+              open = false;
+              stream.close();
+            }
+          });
+      },
+      cancel() {
+        // The client went away (the socket closed under the body): stop the producer.
+        open = false;
+        controller.abort();
+      },
+    },
+    new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
+  );
+  const early = await started;
+  if (early !== undefined) {
+    open = false;
+    await body.cancel().catch(() => undefined);
+    throw early.error;
+  }
+  return new Response(body, {
+    status: 200,
+    headers: { 'Content-Type': SSE_CONTENT_TYPE, 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
+  });
+}
