@@ -29,6 +29,7 @@ import { startJobs, systemResolver, type AddressResolver, type JobsSettings, typ
 import { createMemoryResponseCache, createRedisResponseCache } from './adapters/cache/index.js';
 import { createRedisNodeDirectory, createStaticNodeDirectory, type StaticNode } from './adapters/fleet/index.js';
 import { createNodeTransport } from './adapters/grpc/index.js';
+import { createGrpcFront, type GrpcFront } from './adapters/grpc-front/index.js';
 import { createNativeInferListener } from './adapters/node-http/index.js';
 import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTenantStore } from './adapters/memory/index.js';
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
@@ -62,6 +63,8 @@ export interface StartGatewayOptions {
   /** Overrides config.port / config.host. */
   readonly port?: number;
   readonly host?: string;
+  /** Overrides config.grpcPort: the gRPC front door's port (0 picks one); null turns it off. */
+  readonly grpcPort?: number | null;
   /** Default: JSON lines on stderr. */
   readonly logger?: Logger;
   /** Spans of every request; default noop (tracing off). The caller owns its lifecycle (flush, shutdown). */
@@ -80,6 +83,9 @@ export interface StartGatewayOptions {
 export interface RunningGateway {
   readonly port: number;
   readonly url: string;
+  /** The gRPC front door's bound port and `host:port` target; undefined when it is off. */
+  readonly grpcPort: number | undefined;
+  readonly grpcTarget: string | undefined;
   readonly app: GatewayApp;
   readonly metrics: PromMetrics;
   readonly directory: NodeDirectory;
@@ -224,12 +230,27 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   });
   const bound = (server.address() as AddressInfo).port;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  logger.info('tessera-gateway started', { port: bound, host, redis: redis !== undefined, grpcTransport: config.grpcTransport });
+  // The gRPC front door (adapters/grpc-front): the same app, its infer pipeline and routes, on a port of its own.
+  const grpcPort = options.grpcPort === undefined ? config.grpcPort : options.grpcPort;
+  let front: GrpcFront | undefined;
+  let grpcBound: number | undefined;
+  if (grpcPort !== null) {
+    front = createGrpcFront(app, { maxReceiveBytes: config.maxBodyBytes, logger });
+    try {
+      grpcBound = (await front.listen(grpcPort, host)).port;
+    } catch (error) {
+      server.close();
+      throw TesseraError.unavailable(`cannot listen for gRPC on ${host}:${grpcPort}: ${(error as Error).message}`);
+    }
+  }
+  logger.info('tessera-gateway started', { port: bound, ...(grpcBound === undefined ? {} : { grpcPort: grpcBound }), host, redis: redis !== undefined, grpcTransport: config.grpcTransport });
 
   let closing: Promise<void> | undefined;
   const close = ({ graceMs = 10_000 } = {}): Promise<void> =>
     (closing ??= (async () => {
       app.startDraining();
+      // Both listeners drain together: running gRPC calls finish within the same grace.
+      const frontClosed = front?.close(graceMs);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         timer.unref();
@@ -239,6 +260,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
         });
         server.closeIdleConnections();
       });
+      await frontClosed;
       await jobs?.close().catch((error: unknown) => logger.warn('async jobs did not close cleanly', { error: (error as Error).message }));
       await dispatcher.close();
       await transport.close();
@@ -248,7 +270,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       logger.info('tessera-gateway stopped');
     })());
 
-  return { port: bound, url: `http://${shownHost}:${bound}`, app, metrics, directory, jobs, close };
+  const grpcTarget = grpcBound === undefined ? undefined : `${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${grpcBound}`;
+  return { port: bound, url: `http://${shownHost}:${bound}`, grpcPort: grpcBound, grpcTarget, app, metrics, directory, jobs, close };
 }
 
 /** The jobs settings with the config's webhook policy (and a test's resolver) for the webhook worker. */
@@ -373,6 +396,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
       ...(args.nodes.length > 0 ? { nodes: args.nodes } : {}),
       ...(args.port === undefined ? {} : { port: args.port }),
       ...(args.host === undefined ? {} : { host: args.host }),
+      ...(args.grpcPort === undefined ? {} : { grpcPort: args.grpcPort }),
       ...(jobsWorker ? { jobs: { worker: true } } : {}),
       logger,
       tracer: tracing.tracer,
