@@ -272,11 +272,25 @@ function streamInfer(app: FrontApp, call: ServerDuplexStream<Incoming<ModelInfer
     }
     return statusOnError ? { end: failure } : { write: streamError(failure.details ?? failure.message, msg) };
   };
+  // Requests of one sequence run one after another, in stream order (the gateway registers a sequence
+  // at its start, and the node's state moves one request at a time); other requests run concurrently.
+  const sequenceTails = new Map<string, Promise<unknown>>();
   call.on('data', (incoming: Incoming<ModelInferRequest>) => {
     if (closed) return;
     inflight++;
     if (inflight >= maxInflight) call.pause();
-    const result = run(incoming);
+    const sequence = sequenceKey(incoming);
+    let result: Promise<StreamOutcome>;
+    if (sequence === undefined) result = run(incoming);
+    else {
+      const previous = sequenceTails.get(sequence) ?? Promise.resolve();
+      result = previous.then(() => run(incoming));
+      const settled = result.then(() => undefined);
+      sequenceTails.set(sequence, settled);
+      void settled.then(() => {
+        if (sequenceTails.get(sequence) === settled) sequenceTails.delete(sequence);
+      });
+    }
     tail = tail.then(async () => {
       const outcome = await result;
       if (!closed) {
@@ -299,6 +313,16 @@ function streamInfer(app: FrontApp, call: ServerDuplexStream<Incoming<ModelInfer
   call.on('error', () => {
     // a write to a torn-down stream: 'cancelled' already stopped the work
   });
+}
+
+/** The stream-local key of a request's sequence (model and `sequence_id`), undefined outside one. */
+function sequenceKey(incoming: Incoming<ModelInferRequest>): string | undefined {
+  if (incoming instanceof MalformedMessage) return undefined;
+  const choice = incoming.parameters['sequence_id']?.parameterChoice;
+  if (choice === undefined || choice.case === undefined) return undefined;
+  const value = String(choice.value);
+  if (value === '' || value === '0') return undefined;
+  return `${incoming.modelName}\u0000${value}`;
 }
 
 /** `grpc.health.v1.Health/Check`: the gateway's readiness ('' or the inference service), as Triton answers. */
