@@ -34,7 +34,7 @@ export interface FrontClient {
   readonly health: Client & Record<string, unknown>;
   unary<T>(method: string, request: unknown, options?: { key?: string | undefined; metadata?: Record<string, string>; deadlineMs?: number }, service?: 'inference' | 'health'): Promise<UnaryResult<T>>;
   /** Opens ModelStreamInfer, writes `requests`, half-closes, and collects the answers and the final status. */
-  stream(requests: readonly ModelInferRequest[], key?: string): Promise<{ responses: ModelStreamInferResponse[]; error?: ServiceError }>;
+  stream(requests: readonly ModelInferRequest[], key?: string, metadata?: Record<string, string>): Promise<{ responses: ModelStreamInferResponse[]; error?: ServiceError }>;
   close(): void;
 }
 
@@ -78,9 +78,9 @@ export function frontClient(target: string, options: Record<string, unknown> = {
         });
       });
     },
-    stream(requests, key) {
+    stream(requests, key, metadata) {
       return new Promise((resolve) => {
-        const call = (inference.modelStreamInfer as (md: Metadata) => NodeJS.ReadWriteStream & { on: (...a: unknown[]) => unknown })(keyMetadata(key));
+        const call = (inference.modelStreamInfer as (md: Metadata) => NodeJS.ReadWriteStream & { on: (...a: unknown[]) => unknown })(keyMetadata(key, metadata));
         const responses: ModelStreamInferResponse[] = [];
         let error: ServiceError | undefined;
         call.on('data', (r: ModelStreamInferResponse) => responses.push(r));

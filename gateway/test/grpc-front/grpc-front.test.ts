@@ -125,6 +125,10 @@ describe('gateway gRPC front door (redis + node + gateway, grpc-js client)', () 
     expect(second.initial.get('x-cache')).toEqual(['HIT']);
     expect(second.response!.id).toBe('req-2');
     expect(second.response!.rawOutputContents.map((b) => Buffer.from(b).toString('hex'))).toEqual(r.rawOutputContents.map((b) => Buffer.from(b).toString('hex')));
+
+    // Cache-Control travels as metadata: no-store bypasses the cache.
+    const bypass = await client.unary<ModelInferResponse>('modelInfer', simpleProto(100), { key: KEY.a, metadata: { 'cache-control': 'no-store' } });
+    expect(bypass.trailer.get('x-cache')).toEqual(['BYPASS']);
   });
 
   it('keeps a tenant to its models (PERMISSION_DENIED) and answers unknown models in Triton wording', async () => {
@@ -218,6 +222,11 @@ describe('gateway gRPC front door (redis + node + gateway, grpc-js client)', () 
     expect(int32Of(responses[3]!.inferResponse!.rawOutputContents[0]!)).toEqual(Array.from({ length: 16 }, (_, i) => 13 + i + 1));
     const refused = await client.stream([simpleProto(14)]);
     expect(refused.error?.code).toBe(status.UNAUTHENTICATED);
+    // Triton's opt-in: with triton_grpc_error the first error ends the stream with its status.
+    const strict = await client.stream([simpleProto(15, 't1'), { ...simpleProto(16, 't2'), modelName: 'no_such_model' }, simpleProto(17, 't3')], KEY.a, { triton_grpc_error: 'true' });
+    expect(strict.responses.map((r) => r.inferResponse?.id)).toEqual(['t1']);
+    expect(strict.error?.code).toBe(status.INVALID_ARGUMENT);
+    expect(strict.error?.details).toBe("Request for unknown model: 'no_such_model' is not found");
   });
 
   it('refuses the repository, shared-memory, trace and log RPCs with a message naming the RPC', async () => {
