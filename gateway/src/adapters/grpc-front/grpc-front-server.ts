@@ -13,7 +13,8 @@ import { serverServiceDefinition } from '../../../../shared/src/grpc/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { healthFrontImplementation, inferenceFrontImplementation, type FrontApp } from './inference-front.js';
 
-export const DEFAULT_FRONT_MAX_SEND_BYTES = 64 * 1024 * 1024;
+/** Largest message either way unless told (the node's bound, and the gateway's default maxBodyBytes). */
+export const DEFAULT_FRONT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_FRONT_MAX_CONCURRENT_STREAMS = 1000;
 
 export interface GrpcFrontOptions {
@@ -40,8 +41,8 @@ function bindAddress(host: string, port: number): string {
 
 export function createGrpcFront(app: FrontApp, options: GrpcFrontOptions = {}): GrpcFront {
   const server = new Server({
-    'grpc.max_receive_message_length': options.maxReceiveBytes ?? DEFAULT_FRONT_MAX_SEND_BYTES,
-    'grpc.max_send_message_length': options.maxSendBytes ?? DEFAULT_FRONT_MAX_SEND_BYTES,
+    'grpc.max_receive_message_length': options.maxReceiveBytes ?? DEFAULT_FRONT_MAX_MESSAGE_BYTES,
+    'grpc.max_send_message_length': options.maxSendBytes ?? DEFAULT_FRONT_MAX_MESSAGE_BYTES,
     'grpc.max_concurrent_streams': options.maxConcurrentStreams ?? DEFAULT_FRONT_MAX_CONCURRENT_STREAMS,
     'grpc.keepalive_time_ms': 7_200_000,
     'grpc.keepalive_timeout_ms': 20_000,

@@ -9,7 +9,6 @@
 import { create, fromJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
 import { Metadata, status as GrpcCode } from '@grpc/grpc-js';
 import type { Deadline, ServerDuplexStream, ServerUnaryCall, UntypedServiceImplementation, handleUnaryCall } from '@grpc/grpc-js';
-import { toTesseraError } from '../../../../shared/src/errors/index.js';
 import {
   ModelConfigResponseSchema,
   ModelInferResponseSchema,
@@ -268,7 +267,6 @@ function streamInfer(app: FrontApp, call: ServerDuplexStream<Incoming<ModelInfer
       if (result.answer.status === 401) return { end: failure };
     } catch (error) {
       failure = thrownError(error);
-      if (failure.code === GrpcCode.INTERNAL) failure = statusError(GrpcCode.INTERNAL, toTesseraError(error).message);
     }
     return statusOnError ? { end: failure } : { write: streamError(failure.details ?? failure.message, msg) };
   };
