@@ -2,7 +2,8 @@
  * The gateway on Node: builds the adapters (Redis when REDIS_URL or `redisUrl` is set, in-process
  * stores otherwise), the dispatcher, the cache layer and the metrics, hands them to the
  * runtime-agnostic app, and serves it on node:http: infer requests through the app's fast path
- * (adapters/node-http), everything else through the Hono app with @hono/node-server.
+ * (adapters/node-http), everything else through the Hono app with @hono/node-server; with `grpcPort`
+ * (`--grpc-port`), also as `inference.GRPCInferenceService` on gRPC (adapters/grpc-front).
  *
  * `startGateway(...)` is the programmatic form (tests, embedding); `runCli(argv)` is
  * `npx tessera-gateway --config FILE [--port 8080]` (options in config/cli-options.ts).
@@ -12,7 +13,7 @@
  * rate limiter then fails open, the cache bypasses, known API keys are served from memory. Redis must
  * answer at start (a clear error otherwise); later outages are survived.
  *
- * Shutdown (SIGTERM/SIGINT): health turns 503, the listener stops accepting, in-flight requests
+ * Shutdown (SIGTERM/SIGINT): health turns 503, the listeners stop accepting, in-flight requests
  * finish (connections still open after `graceMs` are cut), then queues, channels and Redis close,
  * and the process exits 0.
  */
