@@ -2,7 +2,8 @@
  * The gateway on Node: builds the adapters (Redis when REDIS_URL or `redisUrl` is set, in-process
  * stores otherwise), the dispatcher, the cache layer and the metrics, hands them to the
  * runtime-agnostic app, and serves it on node:http: infer requests through the app's fast path
- * (adapters/node-http), everything else through the Hono app with @hono/node-server.
+ * (adapters/node-http), everything else through the Hono app with @hono/node-server; with `grpcPort`
+ * (`--grpc-port`), also as `inference.GRPCInferenceService` on gRPC (adapters/grpc-front).
  *
  * `startGateway(...)` is the programmatic form (tests, embedding); `runCli(argv)` is
  * `npx tessera-gateway --config FILE [--port 8080]` (options in cli/cli-options.ts).
@@ -12,7 +13,7 @@
  * rate limiter then fails open, the cache bypasses, known API keys are served from memory. Redis must
  * answer at start (a clear error otherwise); later outages are survived.
  *
- * Shutdown (SIGTERM/SIGINT): health turns 503, the listener stops accepting, in-flight requests
+ * Shutdown (SIGTERM/SIGINT): health turns 503, the listeners stop accepting, in-flight requests
  * finish (connections still open after `graceMs` are cut), then queues, channels and Redis close,
  * and the process exits 0.
  */
@@ -30,6 +31,7 @@ import { startJobs, systemResolver, type AddressResolver, type JobsSettings, typ
 import { createMemoryResponseCache, createRedisResponseCache } from './adapters/cache/index.js';
 import { createRedisNodeDirectory, createStaticNodeDirectory, type StaticNode } from './adapters/fleet/index.js';
 import { createNodeTransport } from './adapters/grpc/index.js';
+import { createGrpcFront, type GrpcFront } from './adapters/grpc-front/index.js';
 import { createNativeInferListener } from './adapters/node-http/index.js';
 import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTenantStore } from './adapters/memory/index.js';
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
@@ -64,6 +66,8 @@ export interface StartGatewayOptions {
   /** Overrides config.port / config.host. */
   readonly port?: number;
   readonly host?: string;
+  /** Overrides config.grpcPort: the gRPC front door's port (0 picks one); null turns it off. */
+  readonly grpcPort?: number | null;
   /** Default: JSON lines on stderr. */
   readonly logger?: Logger;
   /** Spans of every request; default noop (tracing off). The caller owns its lifecycle (flush, shutdown). */
@@ -82,6 +86,9 @@ export interface StartGatewayOptions {
 export interface RunningGateway {
   readonly port: number;
   readonly url: string;
+  /** The gRPC front door's bound port and `host:port` target; undefined when it is off. */
+  readonly grpcPort: number | undefined;
+  readonly grpcTarget: string | undefined;
   readonly app: GatewayApp;
   readonly metrics: PromMetrics;
   readonly directory: NodeDirectory;
@@ -226,12 +233,27 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   });
   const bound = (server.address() as AddressInfo).port;
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  logger.info('tessera-gateway started', { port: bound, host, redis: redis !== undefined, grpcTransport: config.grpcTransport });
+  // The gRPC front door (adapters/grpc-front): the same app, its infer pipeline and routes, on a port of its own.
+  const grpcPort = options.grpcPort === undefined ? config.grpcPort : options.grpcPort;
+  let front: GrpcFront | undefined;
+  let grpcBound: number | undefined;
+  if (grpcPort !== null) {
+    front = createGrpcFront(app, { maxReceiveBytes: config.maxBodyBytes, logger });
+    try {
+      grpcBound = (await front.listen(grpcPort, host)).port;
+    } catch (error) {
+      server.close();
+      throw TesseraError.unavailable(`cannot listen for gRPC on ${host}:${grpcPort}: ${(error as Error).message}`);
+    }
+  }
+  logger.info('tessera-gateway started', { port: bound, ...(grpcBound === undefined ? {} : { grpcPort: grpcBound }), host, redis: redis !== undefined, grpcTransport: config.grpcTransport });
 
   let closing: Promise<void> | undefined;
   const close = ({ graceMs = 10_000 } = {}): Promise<void> =>
     (closing ??= (async () => {
       app.startDraining();
+      // Both listeners drain together: running gRPC calls finish within the same grace.
+      const frontClosed = front?.close(graceMs);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         timer.unref();
@@ -241,6 +263,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
         });
         server.closeIdleConnections();
       });
+      await frontClosed;
       await jobs?.close().catch((error: unknown) => logger.warn('async jobs did not close cleanly', { error: (error as Error).message }));
       await dispatcher.close();
       await transport.close();
@@ -250,7 +273,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       logger.info('tessera-gateway stopped');
     })());
 
-  return { port: bound, url: `http://${shownHost}:${bound}`, app, metrics, directory, jobs, close };
+  const grpcTarget = grpcBound === undefined ? undefined : `${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${grpcBound}`;
+  return { port: bound, url: `http://${shownHost}:${bound}`, grpcPort: grpcBound, grpcTarget, app, metrics, directory, jobs, close };
 }
 
 /** The jobs settings with the config's webhook policy (and a test's resolver) for the webhook worker. */
@@ -375,6 +399,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
       ...(args.nodes.length > 0 ? { nodes: args.nodes } : {}),
       ...(args.port === undefined ? {} : { port: args.port }),
       ...(args.host === undefined ? {} : { host: args.host }),
+      ...(args.grpcPort === undefined ? {} : { grpcPort: args.grpcPort }),
       ...(jobsWorker ? { jobs: { worker: true } } : {}),
       logger,
       tracer: tracing.tracer,

@@ -8,6 +8,8 @@
  *                    model cached, in-process stores unless REDIS_URL is set).
  * - `--port N`       overrides the config's port (default 8080); 0 picks a free port.
  * - `--host H`       overrides the config's host (default 0.0.0.0).
+ * - `--grpc-port N`  overrides the config's grpcPort: serve inference.GRPCInferenceService there too
+ *                    (default: no gRPC listener); 0 picks a free port.
  * - `--node SPEC`    a static node, repeatable; SPEC is comma-separated parts: `grpc=host:port`,
  *                    `http=host:port`, `http://host:port`, `grpc://host:port`, `id=name`, or a bare
  *                    `host:port` (gRPC). E.g. `--node http://10.0.0.5:8000,grpc=10.0.0.5:8001`.
@@ -25,6 +27,8 @@ import type { StaticNodeConfig } from '../config/gateway-config.js';
 export interface GatewayCliOptions {
   readonly configPath: string | undefined;
   readonly port: number | undefined;
+  /** --grpc-port: the gRPC front door's port; undefined → the config's grpcPort. */
+  readonly grpcPort: number | undefined;
   readonly host: string | undefined;
   readonly nodes: readonly StaticNodeConfig[];
   /** --otlp-endpoint; undefined → env OTEL_EXPORTER_OTLP_ENDPOINT, else tracing off. */
@@ -32,9 +36,10 @@ export interface GatewayCliOptions {
   readonly help: boolean;
 }
 
-export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--host H] [--node SPEC]... [--otlp-endpoint URL] [--jobs-worker]
+export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--grpc-port N] [--host H] [--node SPEC]... [--otlp-endpoint URL] [--jobs-worker]
   --config FILE   the gateway config JSON (default: embedded defaults with a demo tenant)
   --port N        HTTP listen port (default 8080, or the config's "port"); 0 picks a free port
+  --grpc-port N   gRPC listen port (inference.GRPCInferenceService; default off, or the config's "grpcPort")
   --host H        listen address (default: all interfaces)
   --node SPEC     grpc=host:port,http=host:port (repeatable; used without Redis)
   --otlp-endpoint URL   send OpenTelemetry spans to URL/v1/traces (default: off)
@@ -75,6 +80,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
       options: {
         config: { type: 'string' },
         port: { type: 'string' },
+        'grpc-port': { type: 'string' },
         host: { type: 'string' },
         node: { type: 'string', multiple: true },
         'otlp-endpoint': { type: 'string' },
@@ -92,9 +98,16 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
     port = Number(values.port);
     if (!/^\d+$/.test(values.port) || port > 65535) throw TesseraError.invalidArg(`--port must be 0-65535, got ${JSON.stringify(values.port)}`);
   }
+  let grpcPort: number | undefined;
+  const grpcRaw = values['grpc-port'];
+  if (grpcRaw !== undefined) {
+    grpcPort = Number(grpcRaw);
+    if (!/^\d+$/.test(grpcRaw) || grpcPort > 65535) throw TesseraError.invalidArg(`--grpc-port must be 0-65535, got ${JSON.stringify(grpcRaw)}`);
+  }
   return {
     configPath: values.config,
     port,
+    grpcPort,
     host: values.host,
     nodes: (values.node ?? []).map(parseNodeSpec),
     otlpEndpoint: values['otlp-endpoint'],

@@ -118,6 +118,8 @@ export interface CacheSettings {
 export interface GatewayConfig {
   readonly port: number;
   readonly host: string;
+  /** The gRPC front door's port (inference.GRPCInferenceService, same host); null (default) = no gRPC listener. */
+  readonly grpcPort: number | null;
   /** The server name `GET /v2` reports; default "triton". */
   readonly serverName: string;
   readonly adminKeyHash: string | null;

@@ -106,7 +106,7 @@ function describe(value: unknown): string {
 }
 
 const TOP_KEYS = [
-  'port', 'host', 'adminKeyHash', 'redisUrl', 'keyPrefix', 'requestTimeoutMs', 'maxBodyBytes', 'maxPipelinedRequests',
+  'port', 'grpcPort', 'host', 'adminKeyHash', 'redisUrl', 'keyPrefix', 'requestTimeoutMs', 'maxBodyBytes', 'maxPipelinedRequests',
   'rateLimitLeaseMs', 'metrics', 'webhooks', 'tiers', 'tenants', 'nodes', 'grpcTransport', 'routing', 'cache', 'serverName',
 ] as const;
 const TIER_KEYS = ['priority', 'queueTimeoutMs', 'queueShare', 'rateLimits', 'cacheTtlSeconds', 'allowedModels', 'maxRequestBytes', 'jobs'] as const;
@@ -132,6 +132,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
 
   const port = c.number(root.port, '$.port', { min: 0, max: 65535, integer: true }) ?? DEFAULT_PORT;
   const host = c.string(root.host, '$.host') ?? '0.0.0.0';
+  const grpcPort = c.number(root.grpcPort, '$.grpcPort', { min: 0, max: 65535, integer: true }) ?? null;
   const serverName = c.string(root.serverName, '$.serverName', /^[\x20-\x7e]{1,64}$/, '1 to 64 printable ASCII characters') ?? DEFAULT_SERVER_NAME;
   const adminKeyHash = c.string(root.adminKeyHash, '$.adminKeyHash', SHA256_HEX, 'a lowercase sha256 hex digest (64 characters)') ?? null;
   const redisUrl = c.string(root.redisUrl, '$.redisUrl', /^rediss?:\/\//, 'a redis:// or rediss:// URL') ?? null;
@@ -161,7 +162,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
     throw TesseraError.invalidArg(`invalid gateway config (${n} problem${n === 1 ? '' : 's'}):\n  - ${c.issues.join('\n  - ')}`);
   }
   return deepFreeze({
-    port, host, serverName, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, rateLimitLeaseMs, metrics,
+    port, grpcPort, host, serverName, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, rateLimitLeaseMs, metrics,
     webhooks, tiers, tenants, nodes, grpcTransport, routing, cache,
   });
 }

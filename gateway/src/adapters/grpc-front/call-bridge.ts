@@ -1,0 +1,134 @@
+/**
+ * The gRPC front door's bridge onto the gateway's HTTP pipeline: call metadata as request headers,
+ * HTTP answers as gRPC statuses and metadata. The front door runs no policy of its own: every call
+ * goes through the same core functions as the HTTP routes (authentication, rate limits, admission,
+ * cache, dispatch), and this file only translates what goes in and comes out.
+ */
+import { Metadata, status as GrpcCode } from '@grpc/grpc-js';
+import type { Deadline, ServerErrorResponse } from '@grpc/grpc-js';
+import { TesseraError, grpcStatusOf, toTesseraError } from '../../../../shared/src/errors/index.js';
+import type { HeaderReader, HttpAnswer } from '../../core/http/index.js';
+
+/** The gateway's relative-deadline header (core/app/rate-limit.ts): how `grpc-timeout` reaches the pipeline. */
+const DEADLINE_HEADER = 'x-tessera-deadline-ms';
+
+/** Metadata a client sends that must not pass as an HTTP header (transport, gRPC's own, and async jobs). */
+const DROPPED = new Set(['content-type', 'content-length', 'content-encoding', 'te', 'host', 'connection', 'transfer-encoding', 'prefer']);
+
+function droppedKey(key: string): boolean {
+  return DROPPED.has(key) || key.startsWith('grpc-') || key.startsWith(':') || key.endsWith('-bin');
+}
+
+/** Milliseconds left before the call's deadline (undefined when it has none). */
+export function deadlineLeftMs(deadline: Deadline, now = Date.now()): number | undefined {
+  const at = deadline instanceof Date ? deadline.getTime() : deadline;
+  if (!Number.isFinite(at)) return undefined;
+  return Math.max(1, Math.floor(at - now));
+}
+
+/**
+ * The call's metadata as request headers (first value of each text key; repeated values joined
+ * with ", " as HTTP does, so two keys are a malformed key there as here), with `overrides` on top and
+ * the call's deadline as `x-tessera-deadline-ms` (never longer than one the client sent itself).
+ */
+export function metadataHeaders(metadata: Metadata, deadline: Deadline, overrides: Record<string, string> = {}): Map<string, string> {
+  const headers = new Map<string, string>();
+  for (const [key, value] of Object.entries(metadata.getMap())) {
+    const name = key.toLowerCase();
+    if (droppedKey(name) || typeof value !== 'string') continue;
+    const all = metadata.get(key).filter((v): v is string => typeof v === 'string');
+    headers.set(name, all.join(', '));
+  }
+  const left = deadlineLeftMs(deadline);
+  if (left !== undefined) {
+    const sent = headers.get(DEADLINE_HEADER);
+    const sentMs = sent !== undefined && /^[0-9]{1,10}$/.test(sent.trim()) ? Number(sent.trim()) : undefined;
+    headers.set(DEADLINE_HEADER, String(sentMs !== undefined && sentMs > 0 ? Math.min(sentMs, left) : left));
+  }
+  for (const [name, value] of Object.entries(overrides)) headers.set(name.toLowerCase(), value);
+  return headers;
+}
+
+export function headerReader(headers: Map<string, string>): HeaderReader {
+  return { get: (name) => headers.get(name.toLowerCase()) ?? null };
+}
+
+/** gRPC's code for an HTTP status the pipeline answered (Triton's own mapping, plus 401/403/429). */
+export function grpcCodeOfHttp(status: number): GrpcCode {
+  switch (status) {
+    case 400:
+      return GrpcCode.INVALID_ARGUMENT;
+    case 401:
+      return GrpcCode.UNAUTHENTICATED;
+    case 403:
+      return GrpcCode.PERMISSION_DENIED;
+    case 404:
+      return GrpcCode.NOT_FOUND;
+    case 409:
+      return GrpcCode.ALREADY_EXISTS;
+    case 413:
+    case 429:
+      return GrpcCode.RESOURCE_EXHAUSTED;
+    case 499:
+      return GrpcCode.CANCELLED;
+    case 501:
+      return GrpcCode.UNIMPLEMENTED;
+    case 502:
+    case 503:
+      return GrpcCode.UNAVAILABLE;
+    case 504:
+      return GrpcCode.DEADLINE_EXCEEDED;
+    default:
+      return status >= 500 ? GrpcCode.INTERNAL : GrpcCode.UNKNOWN;
+  }
+}
+
+/** Answer headers worth passing on as metadata (x-cache, age, retry-after, ratelimit-*, x-request-id). */
+const PASSED = /^(x-cache|age|retry-after|ratelimit-limit|ratelimit-remaining|ratelimit-reset|x-request-id|preference-applied)$/i;
+
+export function answerMetadata(headers: Record<string, string> | Headers): Metadata {
+  const md = new Metadata();
+  const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
+  for (const [name, value] of entries) if (PASSED.test(name)) md.set(name.toLowerCase(), value);
+  return md;
+}
+
+/** The `error` of a KServe error body, or a fallback naming the status. */
+export function errorMessageOf(body: Uint8Array | string | null, status: number): string {
+  const text = body === null ? '' : typeof body === 'string' ? body : new TextDecoder().decode(body);
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown };
+    if (typeof parsed.error === 'string') return parsed.error;
+  } catch {
+    // not JSON: fall through
+  }
+  return text !== '' ? text.slice(0, 1024) : `the gateway answered HTTP ${status}`;
+}
+
+/** A grpc-js error status carrying `trailer`. */
+export function statusError(code: GrpcCode, message: string, trailer: Metadata = new Metadata()): ServerErrorResponse {
+  return Object.assign(new Error(message), { code, details: message, metadata: trailer });
+}
+
+/** A failed HTTP answer as a gRPC error status, its rate-limit and retry headers as trailing metadata. */
+export function answerError(answer: HttpAnswer): ServerErrorResponse {
+  return statusError(grpcCodeOfHttp(answer.status), errorMessageOf(answer.body, answer.status), answerMetadata(answer.headers));
+}
+
+/** Anything thrown in the front door itself (a bad request field, our bug) as a status. */
+export function thrownError(error: unknown): ServerErrorResponse {
+  const tessera = toTesseraError(error);
+  return statusError(grpcStatusOf(tessera.code) as GrpcCode, tessera.message);
+}
+
+/** `model_version` on the wire: '' (latest) or a decimal number, the only versions routes know. */
+export function versionOf(version: string): string | undefined {
+  if (version === '') return undefined;
+  if (!/^[0-9]{1,18}$/.test(version)) throw TesseraError.invalidArg(`invalid model version '${version}': expected a decimal number`);
+  return BigInt(version).toString();
+}
+
+export function requireModelName(name: string, rpc: string): string {
+  if (name === '') throw TesseraError.invalidArg(`${rpc}: 'model_name' is required`);
+  return name;
+}

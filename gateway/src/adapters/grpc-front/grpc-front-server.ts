@@ -1,0 +1,80 @@
+/**
+ * The gateway's gRPC front door: `inference.GRPCInferenceService` and `grpc.health.v1.Health` on a
+ * port of its own (`--grpc-port`, config `grpcPort`; off unless set), so NVIDIA's gRPC clients talk
+ * to the gateway as they talk to Triton. Definitions come from the shared protobuf-es schemas
+ * (shared/src/grpc); undecodable requests reach the handlers as INVALID_ARGUMENT, never a crash.
+ * Bounds as the node's: message size (the gateway's maxBodyBytes in, 64 MiB out), concurrent
+ * streams per connection (1000), requests in flight per ModelStreamInfer stream (64).
+ */
+import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb.js';
+import { Health } from '../../../../shared/src/gen/health_pb.js';
+import { serverServiceDefinition } from '../../../../shared/src/grpc/index.js';
+import type { Logger } from '../../../../shared/src/logging/index.js';
+import { healthFrontImplementation, inferenceFrontImplementation, type FrontApp } from './inference-front.js';
+
+/** Largest message either way unless told (the node's bound, and the gateway's default maxBodyBytes). */
+export const DEFAULT_FRONT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_FRONT_MAX_CONCURRENT_STREAMS = 1000;
+
+export interface GrpcFrontOptions {
+  /** Largest request message (default 64 MiB; the gateway passes its maxBodyBytes). */
+  readonly maxReceiveBytes?: number;
+  /** Largest response message (default 64 MiB). */
+  readonly maxSendBytes?: number;
+  readonly maxConcurrentStreams?: number;
+  readonly maxInflightPerStream?: number;
+  readonly logger?: Logger;
+  /** Extra grpc-js server options, applied last. */
+  readonly channelOptions?: ChannelOptions;
+}
+
+export interface GrpcFront {
+  listen(port: number, host?: string): Promise<{ port: number }>;
+  /** Stops accepting calls, lets running ones finish for up to `graceMs`, then cancels the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+function bindAddress(host: string, port: number): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+export function createGrpcFront(app: FrontApp, options: GrpcFrontOptions = {}): GrpcFront {
+  const server = new Server({
+    'grpc.max_receive_message_length': options.maxReceiveBytes ?? DEFAULT_FRONT_MAX_MESSAGE_BYTES,
+    'grpc.max_send_message_length': options.maxSendBytes ?? DEFAULT_FRONT_MAX_MESSAGE_BYTES,
+    'grpc.max_concurrent_streams': options.maxConcurrentStreams ?? DEFAULT_FRONT_MAX_CONCURRENT_STREAMS,
+    'grpc.keepalive_time_ms': 7_200_000,
+    'grpc.keepalive_timeout_ms': 20_000,
+    ...options.channelOptions,
+  });
+  server.addService(
+    serverServiceDefinition(GRPCInferenceService),
+    inferenceFrontImplementation(app, {
+      ...(options.maxInflightPerStream === undefined ? {} : { maxInflightPerStream: options.maxInflightPerStream }),
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+    }),
+  );
+  server.addService(serverServiceDefinition(Health), healthFrontImplementation(app, options.logger));
+  let closing: Promise<void> | undefined;
+  return {
+    listen(port, host = '0.0.0.0') {
+      return new Promise((resolve, reject) => {
+        server.bindAsync(bindAddress(host, port), ServerCredentials.createInsecure(), (error, bound) => {
+          if (error) reject(error);
+          else resolve({ port: bound });
+        });
+      });
+    },
+    close(graceMs = 10_000) {
+      return (closing ??= new Promise((resolve) => {
+        const timer = setTimeout(() => server.forceShutdown(), graceMs);
+        timer.unref();
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }));
+    },
+  };
+}
