@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseGatewayArgs } from './cli-options.js';
-import { loadGatewayConfig } from './load-gateway-config.js';
+import { loadGatewayConfig } from '../config/load-gateway-config.js';
 
 describe('the gRPC front door port (--grpc-port, grpcPort)', () => {
   it('is off unless set, and read from the config or the flag', () => {
