@@ -63,8 +63,8 @@ describe('generate refuses bad bodies before any inference runs', () => {
     expect(await requestsSeen()).toBe(before);
   });
 
-  it('unknown models and versions are 404s, decoupled /infer is 501', async () => {
-    expect((await fetch(`${node.http}/v2/models/nope/generate`, { method: 'POST', body: '{}' })).status).toBe(404);
+  it('an unknown model is 400 and an unknown version 404, as Triton answers;, decoupled /infer is 501', async () => {
+    expect((await fetch(`${node.http}/v2/models/nope/generate`, { method: 'POST', body: '{}' })).status).toBe(400);
     expect((await fetch(`${node.http}/v2/models/token_stream/versions/9/generate_stream`, { method: 'POST', body: '{}' })).status).toBe(404);
     const infer = await fetch(`${node.http}/v2/models/token_stream/infer`, {
       method: 'POST',

@@ -140,7 +140,7 @@ describe('generate, trace, logging', () => {
     const gz = await post('/v2/models/identity/generate', { INPUT0: [1, 2, 3, 4] }, { 'Content-Encoding': 'gzip' });
     expect(gz.status).toBe(400);
     expect((await json(gz)).error).toBe("Unsupported content-encoding, only 'identity' is supported.");
-    expect((await post('/v2/models/nope/generate_stream', {})).status).toBe(404);
+    expect((await post('/v2/models/nope/generate_stream', {})).status).toBe(400);
     const nested = await post('/v2/models/identity/generate_stream', { INPUT0: [1, 2, 3, 4], stop: { a: 1 } });
     expect(nested.status).toBe(400);
     expect((await json(nested)).error).toMatch(/'stop' must be a string, a number or a boolean/);
