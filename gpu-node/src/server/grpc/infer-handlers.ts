@@ -5,7 +5,7 @@
 import { create } from '@bufbuild/protobuf';
 import { Metadata } from '@grpc/grpc-js';
 import type { ServerDuplexStream, handleBidiStreamingCall, handleUnaryCall } from '@grpc/grpc-js';
-import { toTesseraError } from '../../../../shared/src/errors/index.js';
+import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
 import {
   InferParameterSchema,
   ModelInferResponseSchema,
@@ -35,6 +35,18 @@ export const FINAL_RESPONSE_PARAM = 'triton_final_response';
 export const EMPTY_FINAL_RESPONSE_PARAM = 'triton_enable_empty_final_response';
 /** Triton's opt-in for ending a stream with a real status on the first error (section 2.4). */
 export const STREAM_ERROR_HEADER = 'triton_grpc_error';
+/**
+ * Answers a stream may hold unsent (the client not reading) before it ends with RESOURCE_EXHAUSTED and its
+ * requests are cancelled: a decoupled model keeps sending, so an unread stream would otherwise grow without
+ * bound. The same bound as the HTTP event streams'.
+ */
+export const MAX_UNSENT_STREAM_BYTES = 8 * 1024 * 1024;
+
+/** About what an answer takes on the wire: its tensor bytes and a fixed allowance for the rest. */
+function answerBytes(answer: ModelStreamInferResponse): number {
+  const raw = answer.inferResponse?.rawOutputContents ?? [];
+  return raw.reduce((sum, part) => sum + part.byteLength, 256 + answer.errorMessage.length);
+}
 
 /** The trailing load headers (QUEUE_DEPTH_KEY, INFLIGHT_KEY) for `modelName`, as header values. */
 export function loadTrailerValues(core: NodeCore, modelName: string): Record<string, string> {
@@ -124,7 +136,11 @@ export function modelStreamInferHandler(
   options: StreamOptions,
 ): handleBidiStreamingCall<Incoming<ModelInferRequest>, ModelStreamInferResponse> {
   return (call: Stream) => {
-    const { signal, dispose } = callSignal(call);
+    const { signal: callAborted, dispose } = callSignal(call);
+    // Aborted by the client (callSignal) or by this stream's own bound on unsent answers.
+    const overflow = new AbortController();
+    const signal = AbortSignal.any([callAborted, overflow.signal]);
+    let unsent = 0;
     const statusOnError = call.metadata.get(STREAM_ERROR_HEADER).some((v) => String(v).toLowerCase() === 'true');
     // Every request of the stream continues the trace the stream was opened in.
     const trace = traceParentOf(call.metadata);
@@ -139,6 +155,23 @@ export function modelStreamInferHandler(
       dispose();
       if (err === undefined) call.end();
       else call.emit('error', toServiceError(err));
+    };
+
+    /** Writes an answer, or ends the stream when the client has left too much unread. */
+    const send = (answer: ModelStreamInferResponse): void => {
+      if (closed) return;
+      const size = answerBytes(answer);
+      unsent += size;
+      call.write(answer, () => {
+        unsent -= size;
+      });
+      if (unsent > MAX_UNSENT_STREAM_BYTES) {
+        const error = TesseraError.resourceExhausted(
+          `the client is not reading the stream: more than ${MAX_UNSENT_STREAM_BYTES} bytes of answers are waiting to be sent`,
+        );
+        overflow.abort(error);
+        finish(error);
+      }
     };
 
     const settle = (): void => {
@@ -172,16 +205,16 @@ export function modelStreamInferHandler(
           ...trace,
           onResponse: (response, final) => {
             finalSent ||= final;
-            if (!closed) call.write(streamAnswer(response, final));
+            send(streamAnswer(response, final));
           },
         });
-        if (!finalSent && !closed && request.parameters[EMPTY_FINAL_RESPONSE_PARAM] === true) {
-          call.write(streamAnswer({ id: request.id, modelName: request.modelName, modelVersion: msg.modelVersion, outputs: [] }, true));
+        if (!finalSent && request.parameters[EMPTY_FINAL_RESPONSE_PARAM] === true) {
+          send(streamAnswer({ id: request.id, modelName: request.modelName, modelVersion: msg.modelVersion, outputs: [] }, true));
         }
       } catch (err) {
         if (closed) return;
         if (statusOnError) finish(err);
-        else call.write(errorResponse(err, msg));
+        else send(errorResponse(err, msg));
       }
     };
 
@@ -206,10 +239,8 @@ export function modelStreamInferHandler(
       // Chaining on `tail` keeps answers in request order however the inferences finish.
       tail = tail.then(async () => {
         const answer = await result;
-        if (!closed) {
-          if (answer instanceof StreamFailure) finish(answer.error);
-          else call.write(answer);
-        }
+        if (answer instanceof StreamFailure) finish(answer.error);
+        else send(answer);
         settle();
       });
     });
