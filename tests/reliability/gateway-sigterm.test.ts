@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../shared/src/testing/index.js';
-import { startNodeProcess, type NodeProcess } from '../../gateway/src/adapters/grpc/test-node-process.js';
+import { startNodeProcess, type NodeProcess } from '../../gateway/test/support/test-node-process.js';
 import { sha256Hex } from '../../gateway/src/core/auth/index.js';
 import { sleepyBody } from './support/stack.js';
 import { withinMs } from './support/timing.js';

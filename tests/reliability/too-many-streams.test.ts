@@ -28,8 +28,8 @@ import { GRPCInferenceService, ModelInferRequestSchema } from '../../shared/src/
 import { callUnary, clientServiceDefinition, inferRequestToProto, inferResponseFromProto } from '../../shared/src/grpc/index.js';
 import { silentLogger } from '../../shared/src/logging/index.js';
 import { waitFor } from '../../shared/src/testing/index.js';
-import { startNodeProcess, type NodeProcess } from '../../gateway/src/adapters/grpc/test-node-process.js';
-import { simpleRequest, sleepyRequest } from '../../gateway/src/adapters/grpc/test-node-requests.js';
+import { startNodeProcess, type NodeProcess } from '../../gateway/test/support/test-node-process.js';
+import { simpleRequest, sleepyRequest } from '../../gateway/test/support/test-node-requests.js';
 import { loadGatewayConfig } from '../../gateway/src/config/index.js';
 import { sha256Hex } from '../../gateway/src/core/auth/index.js';
 import { startGateway } from '../../gateway/src/entry-node.js';

@@ -21,7 +21,7 @@ import {
 import { decodeMessage } from '../../shared/src/grpc/index.js';
 import { silentLogger } from '../../shared/src/logging/index.js';
 import { startRedisServer, waitFor, type RedisServer } from '../../shared/src/testing/index.js';
-import { startNodeProcess, type NodeProcess } from '../../gateway/src/adapters/grpc/test-node-process.js';
+import { startNodeProcess, type NodeProcess } from '../../gateway/test/support/test-node-process.js';
 import { loadGatewayConfig } from '../../gateway/src/config/index.js';
 import { sha256Hex } from '../../gateway/src/core/auth/index.js';
 import { startGateway, type RunningGateway } from '../../gateway/src/entry-node.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelInferResponse } from '../../../shared/src/gen/grpc_service_pb.js';
 import { silentLogger } from '../../../shared/src/logging/index.js';
 import { waitFor } from '../../../shared/src/testing/index.js';
-import { spawnNode, writeTestRepository, type SpawnedNode } from '../../src/adapters/grpc/test-node-process.js';
+import { spawnNode, writeTestRepository, type SpawnedNode } from '../support/test-node-process.js';
 import { loadGatewayConfig } from '../../src/config/index.js';
 import { sha256Hex } from '../../src/core/auth/index.js';
 import { startGateway, type RunningGateway } from '../../src/entry-node.js';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../shared/src/logging/index.js';
 import { startRedisServer, waitFor, type RedisServer } from '../../../shared/src/testing/index.js';
-import { startNodeProcess, type NodeProcess } from '../../src/adapters/grpc/test-node-process.js';
+import { startNodeProcess, type NodeProcess } from '../support/test-node-process.js';
 import { verifyWebhookSignature } from '../../src/core/jobs/index.js';
 import { startGateway, type RunningGateway } from '../../src/entry-node.js';
 import { client, finished, jobsConfig, KEY, simpleBody, sleepyBody, type JobJson } from './jobs-fixtures.js';

@@ -53,7 +53,7 @@ export async function jobsConfig(): Promise<GatewayConfig> {
 }
 
 // The test node's request bodies, re-exported for the job suites.
-export { simpleBody, sleepyBody } from '../../src/adapters/grpc/test-node-requests.js';
+export { simpleBody, sleepyBody } from '../support/test-node-requests.js';
 
 export function client(gateway: RunningGateway) {
   const auth = (key: string) => ({ authorization: `Bearer ${key}` });

@@ -14,9 +14,9 @@ import { createGrpcTransport } from './grpc-transport.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
 import type { GrpcTransportOptions } from './grpc-transport.js';
 import { createH2Transport } from './h2-transport.js';
-import { startNodeProcess } from './test-node-process.js';
-import { simpleRequest } from './test-node-requests.js';
-import type { NodeProcess } from './test-node-process.js';
+import { startNodeProcess } from '../../../test/support/test-node-process.js';
+import { simpleRequest } from '../../../test/support/test-node-requests.js';
+import type { NodeProcess } from '../../../test/support/test-node-process.js';
 import { testTier } from '../../core/routing/test-tier.js';
 
 const tier: Tier = testTier(20_000);

@@ -22,8 +22,8 @@ import { countsAgainstNode } from './grpc-errors.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
 import { createH2Transport } from './h2-transport.js';
 import type { H2TransportOptions } from './h2-transport.js';
-import { deadAddress, startNodeProcess } from './test-node-process.js';
-import { simpleRequest, sleepyRequest } from './test-node-requests.js';
+import { deadAddress, startNodeProcess } from '../../../test/support/test-node-process.js';
+import { simpleRequest, sleepyRequest } from '../../../test/support/test-node-requests.js';
 
 type Failure = TesseraError & { notAccepted?: boolean; load?: { queued: number; inflight: number } };
 
