@@ -13,7 +13,7 @@ import { create } from '@bufbuild/protobuf';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerLiveRequestSchema, type ModelInferResponse } from '../../shared/src/gen/grpc_service_pb.js';
-import { waitFor } from '../../shared/src/testing/index.js';
+import { waitFor } from '../../shared/test/support/index.js';
 import { startNodeProcess, type NodeProcess } from '../../gateway/test/support/test-node-process.js';
 import { sha256Hex } from '../../gateway/src/core/auth/index.js';
 import { frontClient, sleepyProto } from '../../gateway/test/grpc-front/front-client.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../../shared/src/testing/index.js';
+import { waitFor } from '../../shared/test/support/index.js';
 import { startNodeProcess, type NodeProcess } from '../../gateway/test/support/test-node-process.js';
 import { sha256Hex } from '../../gateway/src/core/auth/index.js';
 import { sleepyBody } from './support/stack.js';

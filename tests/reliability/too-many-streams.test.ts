@@ -27,7 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRPCInferenceService, ModelInferRequestSchema } from '../../shared/src/gen/grpc_service_pb.js';
 import { callUnary, clientServiceDefinition, inferRequestToProto, inferResponseFromProto } from '../../shared/src/grpc/index.js';
 import { silentLogger } from '../../shared/src/logging/index.js';
-import { waitFor } from '../../shared/src/testing/index.js';
+import { waitFor } from '../../shared/test/support/index.js';
 import { startNodeProcess, type NodeProcess } from '../../gateway/test/support/test-node-process.js';
 import { simpleRequest, sleepyRequest } from '../../gateway/test/support/test-node-requests.js';
 import { loadGatewayConfig } from '../../gateway/src/config/index.js';

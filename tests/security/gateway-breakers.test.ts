@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../shared/src/logging/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../shared/src/testing/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../shared/test/support/index.js';
 import { startNodeProcess, type NodeProcess } from '../../gateway/test/support/test-node-process.js';
 import { sleepyBody } from '../../gateway/test/support/test-node-requests.js';
 import { loadGatewayConfig } from '../../gateway/src/config/index.js';

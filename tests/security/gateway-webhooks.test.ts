@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../shared/src/logging/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../shared/src/testing/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../shared/test/support/index.js';
 import { systemResolver, type AddressResolver } from '../../gateway/src/adapters/bullmq/index.js';
 import { jobKeys } from '../../shared/src/fleet/index.js';
 import { startNodeProcess, type NodeProcess } from '../../gateway/test/support/test-node-process.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelInferResponse } from '../../../shared/src/gen/grpc_service_pb.js';
 import { silentLogger } from '../../../shared/src/logging/index.js';
-import { waitFor } from '../../../shared/src/testing/index.js';
+import { waitFor } from '../../../shared/test/support/index.js';
 import { spawnNode, writeTestRepository, type SpawnedNode } from '../support/test-node-process.js';
 import { loadGatewayConfig } from '../../src/config/index.js';
 import { sha256Hex } from '../../src/core/auth/index.js';

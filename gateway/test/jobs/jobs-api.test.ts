@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../shared/src/logging/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../../shared/src/testing/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../../shared/test/support/index.js';
 import { startNodeProcess, type NodeProcess } from '../support/test-node-process.js';
 import { verifyWebhookSignature } from '../../src/core/jobs/index.js';
 import { startGateway, type RunningGateway } from '../../src/entry-node.js';

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitFor } from '../../../shared/src/testing/index.js';
+import { waitFor } from '../../../shared/test/support/index.js';
 import { loadGatewayConfig, type GatewayConfig } from '../../src/config/index.js';
 import { sha256Hex } from '../../src/core/auth/index.js';
 import type { RunningGateway } from '../../src/entry-node.js';

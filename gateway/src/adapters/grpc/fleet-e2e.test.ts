@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
-import { startRedisServer, waitFor } from '../../../../shared/src/testing/index.js';
-import type { RedisServer } from '../../../../shared/src/testing/index.js';
+import { startRedisServer, waitFor } from '../../../../shared/test/support/index.js';
+import type { RedisServer } from '../../../../shared/test/support/index.js';
 import type { Tier } from '../../core/ports/index.js';
 import { createDispatcher } from '../../core/routing/index.js';
 import { createRedisNodeDirectory } from '../fleet/index.js';

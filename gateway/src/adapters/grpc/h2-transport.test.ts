@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TesseraError } from '../../../../shared/src/errors/index.js';
 import { ModelInferRequestSchema, ModelInferResponseSchema } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { frameGrpcMessage, parametersFromProto } from '../../../../shared/src/grpc/index.js';
-import { waitFor } from '../../../../shared/src/testing/index.js';
+import { waitFor } from '../../../../shared/test/support/index.js';
 import type { NodeView } from '../../core/ports/index.js';
 import { createStaticNodeDirectory } from '../fleet/index.js';
 import { countsAgainstNode } from './grpc-errors.js';
