@@ -6,7 +6,7 @@ import type { InferRequest } from '../../../shared/src/tensors/index.js';
 import { FakeBackend } from '../models/test-support/fake-backend.js';
 import { fakeConfig, fakePlatform, int32Input, type TestRepository } from '../models/test-support/test-repository.js';
 import { createNodeCore, type NodeCoreOptions, type TesseraNodeCore } from './node-core-impl.js';
-import { startTestCore } from './test-core.js';
+import { startTestCore } from '../../test/support/test-core.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
