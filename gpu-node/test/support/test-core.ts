@@ -4,8 +4,8 @@
  * (open the gates, release what they hold, shut the core down, remove the repository) goes on
  * `cleanups`, which the suite's afterEach runs in reverse.
  */
-import { FakeBackend } from '../../src/models/test-support/fake-backend.js';
-import { TestRepository, fakePlatform } from '../../src/models/test-support/test-repository.js';
+import { FakeBackend } from './models/fake-backend.js';
+import { TestRepository, fakePlatform } from './models/test-repository.js';
 import { createNodeCore, type NodeCoreOptions, type TesseraNodeCore } from '../../src/core/node-core-impl.js';
 
 export interface TestCore {
