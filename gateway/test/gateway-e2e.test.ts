@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeInferRequestBody, decodeInferResponseBody } from '../../shared/src/kserve/index.js';
 import { silentLogger } from '../../shared/src/logging/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../shared/src/testing/index.js';
-import { startNodeProcess, type NodeProcess } from '../src/adapters/grpc/test-node-process.js';
-import { simpleBody, simpleRequest, sleepyBody } from '../src/adapters/grpc/test-node-requests.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../shared/test/support/index.js';
+import { startNodeProcess, type NodeProcess } from './support/test-node-process.js';
+import { simpleBody, simpleRequest, sleepyBody } from './support/test-node-requests.js';
 import { loadGatewayConfig } from '../src/config/index.js';
 import { sha256Hex } from '../src/core/auth/index.js';
 import { startGateway, type RunningGateway } from '../src/entry-node.js';

@@ -18,7 +18,7 @@ import { create } from '@bufbuild/protobuf';
 import { GRPCInferenceService, ServerReadyRequestSchema } from '../../shared/src/gen/grpc_service_pb.js';
 import { Health, HealthCheckRequestSchema, HealthCheckResponse_ServingStatus } from '../../shared/src/gen/health_pb.js';
 import { callUnary, clientServiceDefinition } from '../../shared/src/grpc/index.js';
-import { waitFor } from '../../shared/src/testing/index.js';
+import { waitFor } from '../../shared/test/support/index.js';
 import {
   exampleRepository,
   grpcClient,

@@ -11,7 +11,7 @@ import { nestedTypes } from '@bufbuild/protobuf/reflect';
 import { file_model_config } from '../src/gen/model_config_pb.js';
 import { file_grpc_service } from '../src/gen/grpc_service_pb.js';
 import { file_health } from '../src/gen/health_pb.js';
-import { referenceData } from '../src/testing/reference-data.js';
+import { referenceData } from '../test/support/reference-data.js';
 
 // Outside the repository: a fresh clone skips this file with one line saying what is missing.
 const schema = referenceData('reference/triton-wire-schema.md', 'our .proto files against the reference wire schema');

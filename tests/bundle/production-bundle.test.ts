@@ -1,7 +1,7 @@
 // `npm run build` (scripts/build.mjs): the bundle runs the node, its ONNX and TypeScript worker threads
 // and the other commands without tsx, and carries none of esbuild's keepNames wrappers.
 import { execFile, type ChildProcess } from 'node:child_process';
-import { spawnNode } from '../../gateway/src/adapters/grpc/test-node-process.js';
+import { spawnNode } from '../../gateway/test/support/test-node-process.js';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeExampleRepository } from '../../gpu-node/src/example-models/index.js';
-import { waitFor } from '../../shared/src/testing/index.js';
+import { waitFor } from '../../shared/test/support/index.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

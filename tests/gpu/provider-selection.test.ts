@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnNode, type SpawnedNode } from '../../gateway/src/adapters/grpc/test-node-process.js';
+import { spawnNode, type SpawnedNode } from '../../gateway/test/support/test-node-process.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FAKE_NVIDIA_SMI = `#!/bin/sh

@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { silentLogger } from '../../shared/src/logging/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../shared/src/testing/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../shared/test/support/index.js';
 import { createRedisTenantStore } from '../../gateway/src/adapters/redis/index.js';
-import { startNodeProcess, type NodeProcess } from '../../gateway/src/adapters/grpc/test-node-process.js';
+import { startNodeProcess, type NodeProcess } from '../../gateway/test/support/test-node-process.js';
 import { loadGatewayConfig, type GatewayConfig } from '../../gateway/src/config/index.js';
 import { seedTenants, sha256Hex } from '../../gateway/src/core/auth/index.js';
 import { startGateway, type RunningGateway } from '../../gateway/src/entry-node.js';

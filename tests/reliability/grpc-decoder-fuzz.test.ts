@@ -18,7 +18,7 @@ import { TesseraError } from '../../shared/src/errors/index.js';
 import { GRPCInferenceService, ModelInferRequestSchema, ModelInferResponseSchema } from '../../shared/src/gen/grpc_service_pb.js';
 import { callUnary, clientServiceDefinition, decodeMessage, inferResponseFromProto } from '../../shared/src/grpc/index.js';
 import { DATATYPES } from '../../shared/src/tensors/index.js';
-import { FakeNodeCore, IDENTITY_MODEL } from '../../gpu-node/src/server/fake-node-core.js';
+import { FakeNodeCore, IDENTITY_MODEL } from '../../gpu-node/test/support/fake-node-core.js';
 import { createGrpcServer, type GrpcServer } from '../../gpu-node/src/server/grpc/index.js';
 import { withinMs } from './support/timing.js';
 

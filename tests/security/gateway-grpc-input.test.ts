@@ -20,8 +20,8 @@ import {
 } from '../../shared/src/gen/grpc_service_pb.js';
 import { decodeMessage } from '../../shared/src/grpc/index.js';
 import { silentLogger } from '../../shared/src/logging/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../shared/src/testing/index.js';
-import { startNodeProcess, type NodeProcess } from '../../gateway/src/adapters/grpc/test-node-process.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../shared/test/support/index.js';
+import { startNodeProcess, type NodeProcess } from '../../gateway/test/support/test-node-process.js';
 import { loadGatewayConfig } from '../../gateway/src/config/index.js';
 import { sha256Hex } from '../../gateway/src/core/auth/index.js';
 import { startGateway, type RunningGateway } from '../../gateway/src/entry-node.js';

@@ -16,7 +16,7 @@ import {
   type ModelInferResponse,
 } from '../../shared/src/gen/grpc_service_pb.js';
 import { silentLogger } from '../../shared/src/logging/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../shared/src/testing/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../shared/test/support/index.js';
 import { loadGatewayConfig } from '../../gateway/src/config/index.js';
 import { sha256Hex } from '../../gateway/src/core/auth/index.js';
 import { startGateway, type RunningGateway } from '../../gateway/src/entry-node.js';

@@ -8,7 +8,7 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../shared/src/logging/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../shared/src/testing/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../shared/test/support/index.js';
 import { loadGatewayConfig } from '../../gateway/src/config/index.js';
 import { sha256Hex } from '../../gateway/src/core/auth/index.js';
 import { startGateway, type RunningGateway } from '../../gateway/src/entry-node.js';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fleetKeys, parseLoadReport, type LoadReport } from '../../shared/src/fleet/index.js';
 import { GRPCInferenceService, RepositoryModelLoadRequestSchema } from '../../shared/src/gen/grpc_service_pb.js';
 import { callUnary, clientServiceDefinition } from '../../shared/src/grpc/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../shared/src/testing/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../shared/test/support/index.js';
 import { grpcFailure, loadBody, rawCall, scriptModel, securityWorkspace, startNodeProcess, type NodeProcess, type Workspace } from './support/node-process.js';
 
 const NODE_ID = `sec-report-${randomUUID().slice(0, 8)}`;

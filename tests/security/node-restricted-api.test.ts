@@ -20,7 +20,7 @@ import {
   type ModelRepositoryParameterSchema,
 } from '../../shared/src/gen/grpc_service_pb.js';
 import { callUnary, clientServiceDefinition } from '../../shared/src/grpc/index.js';
-import { waitFor } from '../../shared/src/testing/index.js';
+import { waitFor } from '../../shared/test/support/index.js';
 import { grpcFailure, loadBody, rawCall, scriptModel, securityWorkspace, startNodeProcess, type NodeProcess, type Workspace } from './support/node-process.js';
 
 const SECRET = randomUUID();

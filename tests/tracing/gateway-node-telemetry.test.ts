@@ -11,7 +11,7 @@
  *   API key never appears in any line (a recognizable key is sent and grepped for).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startNodeProcess, type NodeProcess } from '../../gateway/src/adapters/grpc/test-node-process.js';
+import { startNodeProcess, type NodeProcess } from '../../gateway/test/support/test-node-process.js';
 import { loadGatewayConfig } from '../../gateway/src/config/index.js';
 import { sha256Hex } from '../../gateway/src/core/auth/index.js';
 import { startGateway, type RunningGateway } from '../../gateway/src/entry-node.js';

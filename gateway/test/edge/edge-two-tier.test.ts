@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../shared/src/logging/index.js';
-import { startNodeProcess, type NodeProcess } from '../../src/adapters/grpc/test-node-process.js';
+import { startNodeProcess, type NodeProcess } from '../support/test-node-process.js';
 import { loadGatewayConfig } from '../../src/config/index.js';
 import { sha256Hex } from '../../src/core/auth/index.js';
 import { startGateway, type RunningGateway } from '../../src/entry-node.js';

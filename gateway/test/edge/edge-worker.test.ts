@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeInferResponseBody, encodeInferRequestBody } from '../../../shared/src/kserve/index.js';
 import type { LoadReport } from '../../../shared/src/fleet/index.js';
-import { waitFor } from '../../../shared/src/testing/index.js';
-import { startNodeProcess, type NodeProcess } from '../../src/adapters/grpc/test-node-process.js';
-import { simpleBody, simpleRequest, sleepyBody } from '../../src/adapters/grpc/test-node-requests.js';
+import { waitFor } from '../../../shared/test/support/index.js';
+import { startNodeProcess, type NodeProcess } from '../support/test-node-process.js';
+import { simpleBody, simpleRequest, sleepyBody } from '../support/test-node-requests.js';
 import { sha256Hex } from '../../src/core/auth/index.js';
 import { loadReport, startEdgeWorker, type EdgeWorker } from './edge-harness.js';
 

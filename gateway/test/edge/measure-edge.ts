@@ -8,7 +8,7 @@
  * work per request, not Cloudflare's network.
  */
 import { silentLogger } from '../../../shared/src/logging/index.js';
-import { startNodeProcess } from '../../src/adapters/grpc/test-node-process.js';
+import { startNodeProcess } from '../support/test-node-process.js';
 import { loadGatewayConfig } from '../../src/config/index.js';
 import { sha256Hex } from '../../src/core/auth/index.js';
 import { startGateway } from '../../src/entry-node.js';

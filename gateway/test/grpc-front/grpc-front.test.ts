@@ -33,8 +33,8 @@ import {
 } from '../../../shared/src/gen/grpc_service_pb.js';
 import { HealthCheckRequestSchema, HealthCheckResponse_ServingStatus, type HealthCheckResponse } from '../../../shared/src/gen/health_pb.js';
 import { silentLogger } from '../../../shared/src/logging/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../../shared/src/testing/index.js';
-import { startNodeProcess, type NodeProcess } from '../../src/adapters/grpc/test-node-process.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../../shared/test/support/index.js';
+import { startNodeProcess, type NodeProcess } from '../support/test-node-process.js';
 import { loadGatewayConfig } from '../../src/config/index.js';
 import { sha256Hex } from '../../src/core/auth/index.js';
 import { startGateway, type RunningGateway } from '../../src/entry-node.js';

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fleetKeys } from '../../../shared/src/fleet/index.js';
 import { silentLogger } from '../../../shared/src/logging/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../../shared/src/testing/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../../shared/test/support/index.js';
 import { startGateway, type RunningGateway } from '../../src/entry-node.js';
 import { jobsConfig, startJobsProcess, type JobsProcess } from './jobs-fixtures.js';
 

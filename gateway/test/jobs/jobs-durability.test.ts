@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../shared/src/logging/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../../shared/src/testing/index.js';
-import { startNodeProcess, type NodeProcess } from '../../src/adapters/grpc/test-node-process.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../../shared/test/support/index.js';
+import { startNodeProcess, type NodeProcess } from '../support/test-node-process.js';
 import { startGateway, type RunningGateway } from '../../src/entry-node.js';
 import { client, finished, jobsConfig, KEY, simpleBody, sleepyBody, startJobsProcess, type JobJson, type JobsProcess } from './jobs-fixtures.js';
 

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitFor } from '../../../shared/src/testing/index.js';
+import { waitFor } from '../../../shared/test/support/index.js';
 import { loadGatewayConfig, type GatewayConfig } from '../../src/config/index.js';
 import { sha256Hex } from '../../src/core/auth/index.js';
 import type { RunningGateway } from '../../src/entry-node.js';
@@ -53,7 +53,7 @@ export async function jobsConfig(): Promise<GatewayConfig> {
 }
 
 // The test node's request bodies, re-exported for the job suites.
-export { simpleBody, sleepyBody } from '../../src/adapters/grpc/test-node-requests.js';
+export { simpleBody, sleepyBody } from '../support/test-node-requests.js';
 
 export function client(gateway: RunningGateway) {
   const auth = (key: string) => ({ authorization: `Bearer ${key}` });

@@ -2,7 +2,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sequenceAffinityKey } from '../../../shared/src/fleet/index.js';
-import { startRedisServer, type RedisServer } from '../../../shared/src/testing/index.js';
+import { startRedisServer, type RedisServer } from '../../../shared/test/support/index.js';
 import { createMemorySequenceAffinity } from '../../src/adapters/memory/index.js';
 import { createRedisSequenceAffinity } from '../../src/adapters/redis/index.js';
 import type { SequenceRef } from '../../src/core/ports/index.js';

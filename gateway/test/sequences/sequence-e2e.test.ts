@@ -7,7 +7,7 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../shared/src/logging/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../../shared/src/testing/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../../shared/test/support/index.js';
 import { loadGatewayConfig } from '../../src/config/index.js';
 import { sha256Hex } from '../../src/core/auth/index.js';
 import { startGateway, type RunningGateway } from '../../src/entry-node.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { spawnNode } from '../../src/adapters/grpc/test-node-process.js';
+import { spawnNode } from '../support/test-node-process.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 

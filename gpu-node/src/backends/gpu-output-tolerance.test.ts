@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_GPU_TOLERANCE, gpuOutputTolerance } from './gpu-output-tolerance.js';
-import { modelConfig } from './test-support.js';
+import { modelConfig } from '../../test/support/backend-test-support.js';
 
 const withTolerance = (text: string) => modelConfig({ name: 'm', parameters: { gpu_output_tolerance: { stringValue: text } } });
 

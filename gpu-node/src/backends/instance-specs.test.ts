@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ModelInstanceGroup_Kind as Kind } from '../../../shared/src/gen/model_config_pb.js';
 import { parseNvidiaSmiList } from './gpu-probe.js';
 import { countInstances, expandInstanceGroups } from './instance-specs.js';
-import { modelConfig } from './test-support.js';
+import { modelConfig } from '../../test/support/backend-test-support.js';
 
 const noGpu = () => [];
 const twoGpus = () => [0, 1];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Backend } from './backend.js';
 import { BackendRegistry, backendNameOf, defaultBackendRegistry, getBackend } from './registry.js';
-import { modelConfig } from './test-support.js';
+import { modelConfig } from '../../test/support/backend-test-support.js';
 
 const fake = (name: string): Backend => ({
   name,

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
-import { FakeBackend } from '../models/test-support/fake-backend.js';
-import { fakeConfig, fakePlatform, int32Input, type TestRepository } from '../models/test-support/test-repository.js';
+import { FakeBackend } from '../../test/support/models/fake-backend.js';
+import { fakeConfig, fakePlatform, int32Input, type TestRepository } from '../../test/support/models/test-repository.js';
 import { createNodeCore, type NodeCoreOptions, type TesseraNodeCore } from './node-core-impl.js';
-import { startTestCore } from './test-core.js';
+import { startTestCore } from '../../test/support/test-core.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

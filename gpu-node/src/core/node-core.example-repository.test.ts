@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeBytesElements } from '../../../shared/src/tensors/index.js';
 import { writeExampleRepository } from '../example-models/index.js';
-import { int32Input } from '../models/test-support/test-repository.js';
+import { int32Input } from '../../test/support/models/test-repository.js';
 import { createNodeCore, type TesseraNodeCore } from './node-core-impl.js';
 
 describe('NodeCore with the example repository and onnxruntime', () => {

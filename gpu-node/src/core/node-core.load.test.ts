@@ -5,10 +5,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TesseraError } from '../../../shared/src/errors/index.js';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
-import { fakeConfig, int32Input } from '../models/test-support/test-repository.js';
+import { fakeConfig, int32Input } from '../../test/support/models/test-repository.js';
 import { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
 import type { NodeCoreOptions } from './node-core-impl.js';
-import { startTestCore, type TestCore } from './test-core.js';
+import { startTestCore, type TestCore } from '../../test/support/test-core.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
-import { fakeConfig, int32Input, type TestRepository } from '../models/test-support/test-repository.js';
+import { fakeConfig, int32Input, type TestRepository } from '../../test/support/models/test-repository.js';
 import type { NodeCoreOptions } from './node-core-impl.js';
-import { startTestCore, type TestCore } from './test-core.js';
+import { startTestCore, type TestCore } from '../../test/support/test-core.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseLoadReport } from '../../../shared/src/fleet/index.js';
 import { createLogger } from '../../../shared/src/logging/index.js';
-import { waitFor } from '../../../shared/src/testing/index.js';
+import { waitFor } from '../../../shared/test/support/index.js';
 import { createHttpReportPusher, fleetPushUrls } from './http-report-pusher.js';
 import type { HttpReportPusher, HttpReportPusherOptions } from './http-report-pusher.js';
 import type { ModelLoadSnapshot } from './periodic-reporter.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataType } from '../../../shared/src/gen/model_config_pb.js';
 import type { Backend, BackendInstance, ExecutionRequest, InstanceSpec, ModelSource } from '../backends/backend.js';
-import { modelConfig } from '../backends/test-support.js';
+import { modelConfig } from '../../test/support/backend-test-support.js';
 import { ModelVersion } from './model-version.js';
 
 /** A backend whose instances claim a GPU provider and whose CPU check answers as told. */

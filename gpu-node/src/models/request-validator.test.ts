@@ -3,7 +3,7 @@ import { readModelConfig } from '../../../shared/src/model-config/index.js';
 import { encodeBytesElements } from '../../../shared/src/tensors/index.js';
 import type { InferRequest, Tensor } from '../../../shared/src/tensors/index.js';
 import { validateInferRequest } from './request-validator.js';
-import { int32Input } from './test-support/test-repository.js';
+import { int32Input } from '../../test/support/models/test-repository.js';
 
 function config(text: string) {
   return readModelConfig({ text: `backend: "fake"\n${text}`, fileName: '/r/m/config.pbtxt', strict: true, modelName: 'm' });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelVersionPolicySchema } from '../../../shared/src/gen/model_config_pb.js';
-import { TestRepository } from '../models/test-support/test-repository.js';
+import { TestRepository } from '../../test/support/models/test-repository.js';
 import { listModelNames, readModelDirectory } from './model-directory.js';
 import { writeOverrideDirectory } from './override-directory.js';
 import { parseVersionFolder, selectVersions } from './version-policy.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { TesseraError } from '../../../shared/src/errors/index.js';
 import { ModelConfigSchema } from '../../../shared/src/gen/model_config_pb.js';
 import type { BackendInstance, ExecutionRequest, InstanceSpec, ModelSource } from '../backends/backend.js';
-import { FakeBackend } from '../models/test-support/fake-backend.js';
+import { FakeBackend } from '../../test/support/models/fake-backend.js';
 import { DefaultScheduler } from './default-scheduler.js';
 import type { ExecutionObserver } from './scheduler.js';
 

@@ -17,7 +17,7 @@ import {
 } from '../../../shared/src/gen/grpc_service_pb.js';
 import { Health, HealthCheckRequestSchema } from '../../../shared/src/gen/health_pb.js';
 import { callUnary, clientServiceDefinition } from '../../../shared/src/grpc/index.js';
-import { FakeNodeCore, IDENTITY_MODEL } from './fake-node-core.js';
+import { FakeNodeCore, IDENTITY_MODEL } from '../../test/support/fake-node-core.js';
 import { createGrpcServer, type GrpcServer } from './grpc/index.js';
 import { rawRequest, startTestServer, type TestServer } from './http/test-server.js';
 import { parseRestrictions, RESTRICTED_CATEGORIES } from './restricted-apis.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, silentLogger, type Logger } from '../../../shared/src/logging/index.js';
-import { waitFor } from '../../../shared/src/testing/index.js';
+import { waitFor } from '../../../shared/test/support/index.js';
 import { parseNodeArgs, type NodeOptions } from '../../src/cli/node-options.js';
 import { startNode, type RunningNode } from '../../src/cli/start-node.js';
 import { writeExampleRepository } from '../../src/example-models/index.js';

@@ -16,7 +16,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeExampleRepository } from '../../../gpu-node/src/example-models/index.js';
-import { startRedisServer, type RedisServer } from '../../../shared/src/testing/index.js';
+import { startRedisServer, type RedisServer } from '../../../shared/test/support/index.js';
 import { waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
 import { launchServer, type RunningServer } from '../lib/processes/server-process.js';
 import { writeSleepModel } from '../lib/processes/sleep-model.js';

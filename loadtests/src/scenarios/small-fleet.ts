@@ -13,7 +13,7 @@
  * gateway-fleet.ts builds the bigger fleet of the gateway scenario from the same parts (fleet-launch.ts).
  */
 import { join } from 'node:path';
-import { startRedisServer, type RedisServer } from '../../../shared/src/testing/index.js';
+import { startRedisServer, type RedisServer } from '../../../shared/test/support/index.js';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import type { InferClient } from '../lib/clients/infer-client.js';

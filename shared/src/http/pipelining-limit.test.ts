@@ -6,7 +6,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../testing/index.js';
+import { waitFor } from '../../test/support/index.js';
 import { limitPipelinedRequests } from './pipelining-limit.js';
 
 interface Harness {

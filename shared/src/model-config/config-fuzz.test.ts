@@ -12,7 +12,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TesseraError } from '../errors/index.js';
-import { referenceData } from '../testing/reference-data.js';
+import { referenceData } from '../../test/support/reference-data.js';
 import type { ModelIoMetadata } from './model-io-metadata.js';
 import { readModelConfig } from './read-model-config.js';
 

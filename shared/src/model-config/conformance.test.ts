@@ -9,7 +9,7 @@ import { toJson } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
 import { TesseraError } from '../errors/index.js';
 import { ModelConfigSchema } from '../gen/model_config_pb.js';
-import { referenceData } from '../testing/reference-data.js';
+import { referenceData } from '../../test/support/reference-data.js';
 import type { ModelIoMetadata } from './model-io-metadata.js';
 import { parseModelConfigText } from './parse-text.js';
 import { readModelConfig } from './read-model-config.js';

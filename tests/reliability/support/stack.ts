@@ -25,4 +25,4 @@ export function metricValue(text: string, pattern: RegExp): number | undefined {
 }
 
 // The `simple` and `sleepy` bodies are the test node's (test-node-requests.ts), re-exported for the suites here.
-export { simpleBody, sleepyBody } from '../../../gateway/src/adapters/grpc/test-node-requests.js';
+export { simpleBody, sleepyBody } from '../../../gateway/test/support/test-node-requests.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServiceError } from '@grpc/grpc-js';
-import { waitFor } from '../../../shared/src/testing/index.js';
+import { waitFor } from '../../../shared/test/support/index.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CLI = join(REPO_ROOT, 'bin', 'tessera-node.js');

@@ -7,7 +7,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../../shared/src/logging/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../../../shared/src/testing/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../../../shared/test/support/index.js';
 import { createCacheLayer } from '../../core/cache/index.js';
 import type { CachedResponse } from '../../core/ports/index.js';
 import { encodeCacheEnvelope } from './cache-envelope.js';

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
-import { startRedisServer, waitFor } from '../../../../shared/src/testing/index.js';
-import type { RedisServer } from '../../../../shared/src/testing/index.js';
+import { startRedisServer, waitFor } from '../../../../shared/test/support/index.js';
+import type { RedisServer } from '../../../../shared/test/support/index.js';
 import type { Tier } from '../../core/ports/index.js';
 import { createDispatcher } from '../../core/routing/index.js';
 import { createRedisNodeDirectory } from '../fleet/index.js';
@@ -14,9 +14,9 @@ import { createGrpcTransport } from './grpc-transport.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
 import type { GrpcTransportOptions } from './grpc-transport.js';
 import { createH2Transport } from './h2-transport.js';
-import { startNodeProcess } from './test-node-process.js';
-import { simpleRequest } from './test-node-requests.js';
-import type { NodeProcess } from './test-node-process.js';
+import { startNodeProcess } from '../../../test/support/test-node-process.js';
+import { simpleRequest } from '../../../test/support/test-node-requests.js';
+import type { NodeProcess } from '../../../test/support/test-node-process.js';
 import { testTier } from '../../core/routing/test-tier.js';
 
 const tier: Tier = testTier(20_000);

@@ -13,9 +13,9 @@ import { createGrpcTransport } from './grpc-transport.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
 import { createH2Transport } from './h2-transport.js';
 import type { NodeBreakerOptions } from './node-breakers.js';
-import { deadAddress, startNodeProcess } from './test-node-process.js';
-import { simpleRequest, sleepyRequest } from './test-node-requests.js';
-import type { NodeProcess } from './test-node-process.js';
+import { deadAddress, startNodeProcess } from '../../../test/support/test-node-process.js';
+import { simpleRequest, sleepyRequest } from '../../../test/support/test-node-requests.js';
+import type { NodeProcess } from '../../../test/support/test-node-process.js';
 import { testTier } from '../../core/routing/test-tier.js';
 
 let node: NodeProcess;

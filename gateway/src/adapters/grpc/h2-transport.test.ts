@@ -15,15 +15,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TesseraError } from '../../../../shared/src/errors/index.js';
 import { ModelInferRequestSchema, ModelInferResponseSchema } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { frameGrpcMessage, parametersFromProto } from '../../../../shared/src/grpc/index.js';
-import { waitFor } from '../../../../shared/src/testing/index.js';
+import { waitFor } from '../../../../shared/test/support/index.js';
 import type { NodeView } from '../../core/ports/index.js';
 import { createStaticNodeDirectory } from '../fleet/index.js';
 import { countsAgainstNode } from './grpc-errors.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
 import { createH2Transport } from './h2-transport.js';
 import type { H2TransportOptions } from './h2-transport.js';
-import { deadAddress, startNodeProcess } from './test-node-process.js';
-import { simpleRequest, sleepyRequest } from './test-node-requests.js';
+import { deadAddress, startNodeProcess } from '../../../test/support/test-node-process.js';
+import { simpleRequest, sleepyRequest } from '../../../test/support/test-node-requests.js';
 
 type Failure = TesseraError & { notAccepted?: boolean; load?: { queued: number; inflight: number } };
 

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../../shared/src/logging/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../../../shared/src/testing/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../../../shared/test/support/index.js';
 import type { RateLimitDecision, RateLimits } from '../../core/ports/index.js';
 import { KEYS, simpleInferBody, testGateway } from '../../../test/app-fixtures.js';
 import { countDeclaredKeys, luaScript } from './lua-scripts.js';

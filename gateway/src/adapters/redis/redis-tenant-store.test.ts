@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../../shared/src/logging/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../../../shared/src/testing/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../../../shared/test/support/index.js';
 import { seedTenants, sha256Hex } from '../../core/auth/index.js';
 import { createRedisTenantStore } from './redis-tenant-store.js';
 

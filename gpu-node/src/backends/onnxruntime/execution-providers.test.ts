@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { modelConfig } from '../test-support.js';
+import { modelConfig } from '../../../test/support/backend-test-support.js';
 import { configuredGpuProviders, gpuProviderCandidates, refuseCpuAccelerators, skippedProviderReasons } from './execution-providers.js';
 
 const withGpuAccelerators = (...names: string[]) =>

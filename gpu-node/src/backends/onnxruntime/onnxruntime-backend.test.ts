@@ -17,7 +17,7 @@ import {
   tempRepo,
   typedTensor,
   type TempRepo,
-} from '../test-support.js';
+} from '../../../test/support/backend-test-support.js';
 import { createOnnxRuntimeBackend } from './onnxruntime-backend.js';
 
 const ORT_BIN = join(dirname(createRequire(import.meta.url).resolve('onnxruntime-node')), '..', 'bin', 'napi-v6', process.platform, process.arch);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { modelConfig } from '../test-support.js';
+import { modelConfig } from '../../../test/support/backend-test-support.js';
 import { sessionSettingsFromConfig } from './session-settings.js';
 
 const withParameters = (parameters: Record<string, string>, level?: number) =>

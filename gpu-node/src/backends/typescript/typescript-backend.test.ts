@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataType } from '../../../../shared/src/gen/model_config_pb.js';
 import type { Tensor } from '../../../../shared/src/tensors/index.js';
 import type { BackendInstance, ExecutionRequest, ExecutionResult } from '../backend.js';
-import { cpuSpec, int32Tensor, int32Values, modelConfig, request, tempRepo, typedTensor, type TempRepo } from '../test-support.js';
+import { cpuSpec, int32Tensor, int32Values, modelConfig, request, tempRepo, typedTensor, type TempRepo } from '../../../test/support/backend-test-support.js';
 import { createTypescriptBackend } from './typescript-backend.js';
 
 const ESM_PACKAGE = JSON.stringify({ type: 'module' });

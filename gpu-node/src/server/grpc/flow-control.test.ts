@@ -1,6 +1,6 @@
 import { connect, type ClientHttp2Session } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeNodeCore } from '../fake-node-core.js';
+import { FakeNodeCore } from '../../../test/support/fake-node-core.js';
 import { DEFAULT_FLOW_CONTROL_WINDOW } from './flow-control.js';
 import { createGrpcServer, type GrpcServer } from './index.js';
 

@@ -26,7 +26,7 @@ import {
 import type { ModelInferRequest, ModelStreamInferResponse } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { Health, HealthCheckRequestSchema, HealthCheckResponse_ServingStatus } from '../../../../shared/src/gen/health_pb.js';
 import { callUnary, clientServiceDefinition } from '../../../../shared/src/grpc/index.js';
-import { FakeNodeCore, IDENTITY_MODEL } from '../fake-node-core.js';
+import { FakeNodeCore, IDENTITY_MODEL } from '../../../test/support/fake-node-core.js';
 import { createGrpcServer } from './index.js';
 import type { GrpcServer } from './index.js';
 

@@ -4,7 +4,7 @@
  */
 import { request } from 'node:http';
 import type { LogFields } from '../../../../shared/src/logging/index.js';
-import { FakeNodeCore } from '../fake-node-core.js';
+import { FakeNodeCore } from '../../../test/support/fake-node-core.js';
 import { createHttpServer, type HttpServer } from './http-server.js';
 import type { HttpServerOptions } from './server-options.js';
 

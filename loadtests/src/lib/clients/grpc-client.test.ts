@@ -2,7 +2,7 @@ import { constants, createServer as createHttp2Server, type Http2Server, type In
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FakeNodeCore, IDENTITY_MODEL } from '../../../../gpu-node/src/server/fake-node-core.js';
+import { FakeNodeCore, IDENTITY_MODEL } from '../../../../gpu-node/test/support/fake-node-core.js';
 import { createGrpcServer, type GrpcServer } from '../../../../gpu-node/src/server/grpc/index.js';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { ModelInferResponseSchema } from '../../../../shared/src/gen/grpc_service_pb.js';

@@ -4,9 +4,9 @@
  * (open the gates, release what they hold, shut the core down, remove the repository) goes on
  * `cleanups`, which the suite's afterEach runs in reverse.
  */
-import { FakeBackend } from '../models/test-support/fake-backend.js';
-import { TestRepository, fakePlatform } from '../models/test-support/test-repository.js';
-import { createNodeCore, type NodeCoreOptions, type TesseraNodeCore } from './node-core-impl.js';
+import { FakeBackend } from './models/fake-backend.js';
+import { TestRepository, fakePlatform } from './models/test-repository.js';
+import { createNodeCore, type NodeCoreOptions, type TesseraNodeCore } from '../../src/core/node-core-impl.js';
 
 export interface TestCore {
   readonly core: TesseraNodeCore;

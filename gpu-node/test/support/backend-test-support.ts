@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { ModelConfigSchema, type ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
 import { encodeBytesElements, type Datatype, type Tensor } from '../../../shared/src/tensors/index.js';
-import type { ExecutionRequest, InstanceSpec, ModelSource } from './backend.js';
+import type { ExecutionRequest, InstanceSpec, ModelSource } from '../../src/backends/backend.js';
 
 export function modelConfig(init: MessageInitShape<typeof ModelConfigSchema>): ModelConfig {
   return create(ModelConfigSchema, init);

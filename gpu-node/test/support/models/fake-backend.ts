@@ -11,7 +11,7 @@ import type {
   ExecutionRequest,
   InstanceSpec,
   ModelSource,
-} from '../../backends/backend.js';
+} from '../../../src/backends/backend.js';
 
 export interface HeldExecution {
   readonly model: string;

@@ -3,7 +3,7 @@
  * (for the gateway's transports and dispatcher) and as KServe JSON bodies (for its HTTP front), so the
  * suites that drive that node all send the same shapes.
  */
-import type { InferRequest } from '../../../../shared/src/tensors/index.js';
+import type { InferRequest } from '../../../shared/src/tensors/index.js';
 
 const SIMPLE_ELEMENTS = 16;
 const int32 = (values: readonly number[]) => new Uint8Array(Int32Array.from(values).buffer);

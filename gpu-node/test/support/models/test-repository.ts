@@ -5,8 +5,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ModelPlatform } from '../model-platform.js';
-import { createModelPlatform } from '../default-platform.js';
+import type { ModelPlatform } from '../../../src/models/model-platform.js';
+import { createModelPlatform } from '../../../src/models/default-platform.js';
 import type { FakeBackend } from './fake-backend.js';
 
 /** A batching model: IN/OUT INT32 [-1, 4], max_batch_size 8, served by the fake backend. */

@@ -18,7 +18,7 @@ import type {
   NodeCore,
   RepositoryIndexEntry,
   ServerMetadata,
-} from '../core/index.js';
+} from '../../src/core/index.js';
 
 export interface FakeModel {
   readonly metadata: ModelMetadata;
