@@ -20,7 +20,7 @@ import { countInstances } from '../instance-specs.js';
 import { executeTiming, failedExecuteTiming } from '../worker/execute-timing.js';
 import { InstanceWorker } from '../worker/instance-worker.js';
 import { transferListOf } from '../worker/wire-tensor.js';
-import { siblingModule } from '../worker/worker-entry.js';
+import { siblingModule } from '../worker/sibling-module.js';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { planBatch, splitRunOutputs, type ModelIo } from './batch-plan.js';
 import { configTypeOfOrt } from './element-types.js';

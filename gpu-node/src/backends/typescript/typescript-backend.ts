@@ -20,7 +20,7 @@ import type {
 import { executeTiming, failedExecuteTiming } from '../worker/execute-timing.js';
 import { InstanceWorker } from '../worker/instance-worker.js';
 import { copiedTensorToWire, transferListOf, wireToTensor } from '../worker/wire-tensor.js';
-import { siblingModule } from '../worker/worker-entry.js';
+import { siblingModule } from '../worker/sibling-module.js';
 import type { ModelInitializeArgs } from './contract.js';
 import type { TsExecuteBody, TsExecuteReply, TsInit, TsPartial } from './protocol.js';
 

@@ -2,5 +2,5 @@ export * from './protocol.js';
 export * from './wire-tensor.js';
 export * from './instance-worker.js';
 export * from './execute-timing.js';
-export * from './worker-entry.js';
+export * from './sibling-module.js';
 export { serveWorker, wireError, type WorkerHandlers, type WorkerReply } from './worker-runtime.js';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { formBatch, formerSettings } from './batch-former.js';
+import { formBatch, batchFormingSettings } from './batch-former.js';
 import type { FormerEntry } from './batch-former.js';
 import { batcherOptions } from './batcher-options.js';
 
 const e = (batchSize: number, enqueuedUs = 0, signature = 's'): FormerEntry => ({ batchSize, enqueuedUs, signature });
 const settings = (maxBatchSize: number, preferredBatchSizes: number[] = [], maxQueueDelayUs = 0) =>
-  formerSettings(batcherOptions({ maxBatchSize, preferredBatchSizes, maxQueueDelayUs }));
+  batchFormingSettings(batcherOptions({ maxBatchSize, preferredBatchSizes, maxQueueDelayUs }));
 
 describe('formBatch', () => {
   it('does nothing on an empty queue', () => {

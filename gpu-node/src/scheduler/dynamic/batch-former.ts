@@ -18,7 +18,7 @@ export interface FormerEntry {
   readonly enqueuedUs: number;
 }
 
-export interface FormerSettings {
+export interface BatchFormingSettings {
   /** max(1, max_batch_size). */
   readonly maxBatchSize: number;
   readonly preferred: ReadonlySet<number>;
@@ -35,7 +35,7 @@ export type BatchDecision =
   /** Hold the pending requests; re-evaluate at `untilUs` at the latest (arrivals re-evaluate earlier). */
   | { readonly kind: 'wait'; readonly untilUs: number };
 
-export function formerSettings(options: DynamicBatcherOptions): FormerSettings {
+export function batchFormingSettings(options: DynamicBatcherOptions): BatchFormingSettings {
   const maxBatchSize = Math.max(1, options.maxBatchSize);
   const preferred = options.preferredBatchSizes.length > 0 ? options.preferredBatchSizes : [maxBatchSize];
   return {
@@ -46,7 +46,7 @@ export function formerSettings(options: DynamicBatcherOptions): FormerSettings {
   };
 }
 
-export function formBatch(entries: Iterable<FormerEntry>, nowUs: number, settings: FormerSettings): BatchDecision {
+export function formBatch(entries: Iterable<FormerEntry>, nowUs: number, settings: BatchFormingSettings): BatchDecision {
   let count = 0;
   let size = 0;
   /** The largest preferred-size prefix seen (Triton's cursor mark), as a request count and a size. */

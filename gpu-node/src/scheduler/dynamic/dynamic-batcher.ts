@@ -14,8 +14,8 @@
 import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
 import type { ExecutionTiming } from '../../backends/backend.js';
 import { abortedRequestError, schedulerError } from '../scheduler-errors.js';
-import { formBatch, formerSettings } from './batch-former.js';
-import type { FormerSettings } from './batch-former.js';
+import { formBatch, batchFormingSettings } from './batch-former.js';
+import type { BatchFormingSettings } from './batch-former.js';
 import type { DynamicBatcherOptions } from './batcher-options.js';
 import { notify } from './batcher-observer.js';
 import type { BatcherObserver, BatchInfo } from './batcher-observer.js';
@@ -72,7 +72,7 @@ interface RunningBatch<P, R> extends BatchInfo {
 
 export class DynamicBatcher<P, R> {
   private readonly options: DynamicBatcherOptions;
-  private readonly settings: FormerSettings;
+  private readonly settings: BatchFormingSettings;
   private readonly clock: Clock;
   private readonly observer: BatcherObserver | undefined;
   private readonly instances: readonly BatchExecutor<P, R>[];
@@ -91,7 +91,7 @@ export class DynamicBatcher<P, R> {
   constructor(deps: DynamicBatcherDeps<P, R>) {
     if (deps.instances.length === 0) throw TesseraError.internal('dynamic batcher needs at least one instance');
     this.options = deps.options;
-    this.settings = formerSettings(deps.options);
+    this.settings = batchFormingSettings(deps.options);
     this.clock = deps.clock ?? realClock;
     this.observer = deps.observer;
     this.instances = deps.instances;

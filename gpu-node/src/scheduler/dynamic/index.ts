@@ -20,5 +20,5 @@ export type { GateGrant, InstanceGate, InstanceGateFactory } from './instance-ga
 export { RateLimiter } from './rate-limiter.js';
 export type { RateLimitedInstance, RateLimitResource, ResourceOverride } from './rate-limiter.js';
 export { PriorityQueue } from './priority-queue.js';
-export { formBatch, formerSettings } from './batch-former.js';
+export { formBatch, batchFormingSettings } from './batch-former.js';
 export type { BatchDecision } from './batch-former.js';

@@ -10,6 +10,7 @@
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { DEADLINE_HEADER } from '../../../../shared/src/fleet/index.js';
+import { INFER_HEADER_LENGTH } from '../../../../shared/src/kserve/index.js';
 import { extractTraceContext } from '../../../../shared/src/tracing/index.js';
 import type { NodeCore } from '../../core/index.js';
 import { payloadBodyLimits, readBody, type ReadBodyOptions } from './body-reader.js';
@@ -21,7 +22,6 @@ import type { HttpLimits } from './server-options.js';
 /** Triton's answer (501) to /infer on a decoupled model: such models stream through generate_stream or gRPC. */
 export const HTTP_DECOUPLED_REFUSAL = "HTTP end point doesn't support models with decoupled transaction policy";
 
-export const INFER_HEADER_LENGTH = 'inference-header-content-length';
 
 export interface InferRouteContext {
   readonly core: NodeCore;
