@@ -9,3 +9,4 @@ export * from './grpc-frame.js';
 export * from './grpc-message-header.js';
 export * from './grpc-timeout.js';
 export * from './infer-request-encoder.js';
+export * from './unsent-budget.js';

@@ -34,7 +34,7 @@ import type {
 import { HealthCheckResponseSchema, HealthCheckResponse_ServingStatus, type HealthCheckRequest } from '../../../../shared/src/gen/health_pb.js';
 import { ModelConfigSchema } from '../../../../shared/src/gen/model_config_pb.js';
 import { GRPCInferenceService as InferenceServiceDesc } from '../../../../shared/src/gen/grpc_service_pb.js';
-import { MalformedMessage, type Incoming } from '../../../../shared/src/grpc/index.js';
+import { MalformedMessage, UnsentBudget, type Incoming } from '../../../../shared/src/grpc/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { DirectInfer } from '../../core/app/index.js';
 import {
@@ -249,6 +249,7 @@ function streamInfer(app: FrontApp, call: ServerDuplexStream<Incoming<ModelInfer
   let inflight = 0;
   let inputEnded = false;
   let closed = false;
+  const budget = new UnsentBudget();
   const finish = (error?: ReturnType<typeof statusError>): void => {
     if (closed) return;
     closed = true;
@@ -293,7 +294,8 @@ function streamInfer(app: FrontApp, call: ServerDuplexStream<Incoming<ModelInfer
       const outcome = await result;
       if (!closed) {
         if ('end' in outcome) finish(outcome.end);
-        else call.write(outcome.write);
+        // A client that stops reading cannot make the gateway hold its answers without bound.
+        else if (!budget.write(call, outcome.write)) finish(statusError(GrpcCode.RESOURCE_EXHAUSTED, budget.overflowMessage()));
       }
       inflight--;
       if (inflight < maxInflight && call.isPaused()) call.resume();

@@ -16,7 +16,7 @@ import type {
   ModelInferResponse,
   ModelStreamInferResponse,
 } from '../../../../shared/src/gen/grpc_service_pb.js';
-import { MalformedMessage, inferRequestFromProto, inferResponseToProto } from '../../../../shared/src/grpc/index.js';
+import { MalformedMessage, UnsentBudget, inferRequestFromProto, inferResponseToProto } from '../../../../shared/src/grpc/index.js';
 import type { Incoming } from '../../../../shared/src/grpc/index.js';
 import type { InferResponse } from '../../../../shared/src/tensors/index.js';
 import { extractTraceContext, type TraceContext } from '../../../../shared/src/tracing/index.js';
@@ -35,18 +35,8 @@ export const FINAL_RESPONSE_PARAM = 'triton_final_response';
 export const EMPTY_FINAL_RESPONSE_PARAM = 'triton_enable_empty_final_response';
 /** Triton's opt-in for ending a stream with a real status on the first error (section 2.4). */
 export const STREAM_ERROR_HEADER = 'triton_grpc_error';
-/**
- * Answers a stream may hold unsent (the client not reading) before it ends with RESOURCE_EXHAUSTED and its
- * requests are cancelled: a decoupled model keeps sending, so an unread stream would otherwise grow without
- * bound. The same bound as the HTTP event streams'.
- */
-export const MAX_UNSENT_STREAM_BYTES = 8 * 1024 * 1024;
-
-/** About what an answer takes on the wire: its tensor bytes and a fixed allowance for the rest. */
-function answerBytes(answer: ModelStreamInferResponse): number {
-  const raw = answer.inferResponse?.rawOutputContents ?? [];
-  return raw.reduce((sum, part) => sum + part.byteLength, 256 + answer.errorMessage.length);
-}
+/** The bound on answers a stream holds unsent (shared with the gateway's front door), re-exported for tests. */
+export { MAX_UNSENT_STREAM_BYTES } from '../../../../shared/src/grpc/index.js';
 
 /** The trailing load headers (QUEUE_DEPTH_KEY, INFLIGHT_KEY) for `modelName`, as header values. */
 export function loadTrailerValues(core: NodeCore, modelName: string): Record<string, string> {
@@ -140,7 +130,7 @@ export function modelStreamInferHandler(
     // Aborted by the client (callSignal) or by this stream's own bound on unsent answers.
     const overflow = new AbortController();
     const signal = AbortSignal.any([callAborted, overflow.signal]);
-    let unsent = 0;
+    const budget = new UnsentBudget();
     const statusOnError = call.metadata.get(STREAM_ERROR_HEADER).some((v) => String(v).toLowerCase() === 'true');
     // Every request of the stream continues the trace the stream was opened in.
     const trace = traceParentOf(call.metadata);
@@ -159,19 +149,10 @@ export function modelStreamInferHandler(
 
     /** Writes an answer, or ends the stream when the client has left too much unread. */
     const send = (answer: ModelStreamInferResponse): void => {
-      if (closed) return;
-      const size = answerBytes(answer);
-      unsent += size;
-      call.write(answer, () => {
-        unsent -= size;
-      });
-      if (unsent > MAX_UNSENT_STREAM_BYTES) {
-        const error = TesseraError.resourceExhausted(
-          `the client is not reading the stream: more than ${MAX_UNSENT_STREAM_BYTES} bytes of answers are waiting to be sent`,
-        );
-        overflow.abort(error);
-        finish(error);
-      }
+      if (closed || budget.write(call, answer)) return;
+      const error = TesseraError.resourceExhausted(budget.overflowMessage());
+      overflow.abort(error);
+      finish(error);
     };
 
     const settle = (): void => {
