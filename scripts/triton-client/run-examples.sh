@@ -5,6 +5,9 @@
 #   python3-grpcio python3-numpy python3-protobuf python3-geventhttpclient python3-rapidjson
 #   protobuf-compiler protobuf-compiler-grpc python3-packaging python3-aiohttp
 # Usage: DEMO_KEY=tsk_... scripts/triton-client/run-examples.sh /path/to/client /path/to/common [workdir]
+# Other ports (a stack started with TESSERA_*_PORT): NODE_HTTP, NODE_GRPC, GATEWAY_HTTP, GATEWAY_GRPC
+# (host:port). EXTRA_GRPC_EXAMPLES: more gRPC examples, space-separated, for models added to the repository
+# (simple_grpc_custom_repeat.py needs a decoupled `repeat_int32`).
 set -euo pipefail
 client=${1:?path to triton-inference-server/client}
 common=${2:?path to triton-inference-server/common}
@@ -27,15 +30,18 @@ export PYTHONPATH=$work/library
 http_examples=(simple_http_infer_client.py simple_http_async_infer_client.py simple_http_aio_infer_client.py simple_http_health_metadata.py)
 grpc_examples=(simple_grpc_infer_client.py simple_grpc_async_infer_client.py simple_grpc_aio_infer_client.py
   simple_grpc_health_metadata.py simple_grpc_custom_args_client.py simple_grpc_keepalive_client.py)
+grpc_examples+=(${EXTRA_GRPC_EXAMPLES:-})
+node_http=${NODE_HTTP:-localhost:8000} node_grpc=${NODE_GRPC:-localhost:8001}
+gateway_http=${GATEWAY_HTTP:-localhost:8080} gateway_grpc=${GATEWAY_GRPC:-localhost:8081}
 failed=0
 run() { # target, runner..., example, url
   local label=$1; shift
   if (cd "$client/src/python/examples" && timeout 60 "$@" > "$work/last.log" 2>&1); then echo "pass  $label"
   else echo "FAIL  $label"; tail -3 "$work/last.log"; failed=$((failed + 1)); fi
 }
-for f in "${http_examples[@]}"; do run "node    HTTP $f" $py "$f" -u localhost:8000; done
-for f in "${grpc_examples[@]}"; do run "node    gRPC $f" $py "$f" -u localhost:8001; done
-for f in "${http_examples[@]}"; do run "gateway HTTP $f" $py "$here/with-key.py" "$f" -u localhost:8080; done
-for f in "${grpc_examples[@]}"; do run "gateway gRPC $f" $py "$here/with-key.py" "$f" -u localhost:8081; done
+for f in "${http_examples[@]}"; do run "node    HTTP $f" $py "$f" -u "$node_http"; done
+for f in "${grpc_examples[@]}"; do run "node    gRPC $f" $py "$f" -u "$node_grpc"; done
+for f in "${http_examples[@]}"; do run "gateway HTTP $f" $py "$here/with-key.py" "$f" -u "$gateway_http"; done
+for f in "${grpc_examples[@]}"; do run "gateway gRPC $f" $py "$here/with-key.py" "$f" -u "$gateway_grpc"; done
 echo "$failed failed"
 exit $((failed > 0))

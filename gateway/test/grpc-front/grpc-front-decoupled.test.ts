@@ -40,7 +40,8 @@ describe('decoupled models through the gateway gRPC front door (redis + nodes + 
     dir = await mkdtemp(join(tmpdir(), 'tessera-gw-decoupled-test-'));
     stack = await startDecoupledStack(
       {
-        tiers: { standard: { queueTimeoutMs: 30_000 } },
+        // A queue timeout shorter than the 2 s generation below: it bounds the wait in the queue, not the stream.
+        tiers: { standard: { queueTimeoutMs: 1000 } },
         tenants: [{ id: 'ta', tier: 'standard', keys: [{ id: 'ta1', hash: await sha256Hex(KEY) }] }],
       },
       { tokenDelayMs: 50, cancelLog: cancelLog() },
@@ -104,6 +105,16 @@ describe('decoupled models through the gateway gRPC front door (redis + nodes + 
     expect(early).not.toContain('slow:2');
     expect(await stream.ended).toBeUndefined();
     expect(stream.responses.map((r) => `${r.inferResponse?.id}:${repeatValue(r)}`).at(-1)).toBe('slow:2');
+  });
+
+  it("streams one generation after another, each longer than the tier's queue timeout (which bounds only the wait)", async () => {
+    for (const id of ['long-1', 'long-2', 'long-3']) {
+      const stream = openStream(stack.client, KEY);
+      stream.call.write(repeatProto(id, [1, 2], [0, 1500]));
+      stream.call.end();
+      expect(await stream.ended).toBeUndefined();
+      expect(stream.responses.map((r) => `${r.inferResponse?.id}:${repeatValue(r)}:${r.errorMessage}`)).toEqual([`${id}:1:`, `${id}:2:`]);
+    }
   });
 
   it("a client's cancellation reaches the model at once (its AbortSignal, seen in token_stream's cancel log)", async () => {

@@ -16,6 +16,12 @@
 import type { GatewayDispatcher } from './gateway-deps.js';
 
 export const DEFAULT_DECOUPLED_TTL_MS = 300_000;
+/**
+ * Longest a decoupled request may stream when its client set no deadline: its wait in the admission
+ * queue is bounded by the tier's queue timeout as for any request, but a generation of many responses
+ * runs far longer than a unary answer takes. The client cancels earlier at will.
+ */
+export const DECOUPLED_STREAM_TIMEOUT_MS = 600_000;
 /** How long one config read may take. */
 const CONFIG_TIMEOUT_MS = 5_000;
 

@@ -19,6 +19,7 @@ import { readTierBody, type HeaderReader, type HttpAnswer } from '../http/index.
 import { acceptJobAnswer, asyncPreference, isQueueTimeoutRejection, webhookGuardFor } from '../jobs/index.js';
 import type { CacheRunResult } from '../cache/index.js';
 import type { AnsweredResponse, GatewayAppDeps } from './gateway-deps.js';
+import { DECOUPLED_STREAM_TIMEOUT_MS } from './decoupled-models.js';
 import { applyRateLimit, requestDeadline } from './rate-limit.js';
 
 
@@ -91,7 +92,12 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
   const scope = tenantScope(auth.tenant);
   const deadline = requestDeadline(headers, now(), auth.tier.queueTimeoutMs);
   const root = exchange.traceParent;
-  const streamed = exchange.onResponse === undefined ? {} : { onResponse: exchange.onResponse };
+  // A decoupled stream waits in the queue as long as the tier says, then runs until the client's own
+  // deadline (grpc-timeout), at most DECOUPLED_STREAM_TIMEOUT_MS.
+  const streamed =
+    exchange.onResponse === undefined
+      ? {}
+      : { onResponse: exchange.onResponse, streamDeadline: requestDeadline(headers, now(), DECOUPLED_STREAM_TIMEOUT_MS) };
   // The admission and upstream spans hang under `parent`: the cache span when the cache runs.
   const produceUnder = (parent: TraceContext | undefined) => async (request: InferRequest, upstreamSignal: AbortSignal): Promise<AnsweredResponse> => {
     const result = await dispatcher.dispatch(

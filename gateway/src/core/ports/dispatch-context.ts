@@ -24,6 +24,8 @@ export interface DispatchContext {
   readonly trace?: TraceScope;
   /** Set for a decoupled model's request: streamed upstream, each response handed over as it arrives. */
   readonly onResponse?: (response: InferResponse) => void;
+  /** With `onResponse`: the upstream stream's deadline (a generation outlives the queue timeout that `deadline` bounds). */
+  readonly streamDeadline?: number;
 }
 
 /** Metadata calls need only a deadline and the client's signal. */
