@@ -2,9 +2,9 @@
  * Test support: a model repository of decoupled models for a REAL node process (test-node-process.ts)
  * - `token_stream`, the example LLM-style model written by `tessera-models`, its tokens `tokenDelayMs`
  *   apart, appending `cancelled <n>` to `cancelLog` whenever a request saw its cancellation;
- * - `repeat_int32`, the shape of Triton's repeat example model: inputs IN (INT32 [-1]), DELAY (UINT32
- *   [-1], ms), WAIT (UINT32 [1], ms); one response per element of IN (OUT = IN[i], IDX = i), each after
- *   DELAY[i] ms, then, after WAIT ms, the bare final flag (no response);
+ * - `repeat_int32`, the example model for Triton's repeat client (also written by `tessera-models`),
+ *   with two instances: one response per element of IN (OUT = IN[i], IDX = i), each after DELAY[i] ms,
+ *   then, after WAIT ms, the bare final flag (no response);
  * - `flood` (when asked): 1 MiB responses as fast as they are taken until cancelled or 256 were
  *   sent, then writes `{ sent, aborted }` to `floodMarker`.
  * Any model can be renamed (`rename`), so a second node can serve one no other node has.
@@ -17,46 +17,6 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-const REPEAT_CONFIG = `name: "repeat_int32"
-backend: "typescript"
-default_model_filename: "model.js"
-max_batch_size: 0
-model_transaction_policy { decoupled: true }
-input [
-  { name: "IN" data_type: TYPE_INT32 dims: [ -1 ] },
-  { name: "DELAY" data_type: TYPE_UINT32 dims: [ -1 ] },
-  { name: "WAIT" data_type: TYPE_UINT32 dims: [ 1 ] }
-]
-output [
-  { name: "OUT" data_type: TYPE_INT32 dims: [ 1 ] },
-  { name: "IDX" data_type: TYPE_UINT32 dims: [ 1 ] }
-]
-instance_group [ { count: 2 kind: KIND_CPU } ]
-`;
-
-const REPEAT_MODEL = `const sleep = (ms, signal) => new Promise((resolve) => {
-  if (ms === 0 || signal.aborted) return resolve();
-  const timer = setTimeout(resolve, ms);
-  signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-});
-export function initialize() {}
-export async function execute(requests) {
-  await Promise.all(requests.map(async (request) => {
-    const { IN, DELAY, WAIT } = request.inputs;
-    for (let i = 0; i < IN.data.length && !request.signal.aborted; i++) {
-      await sleep(DELAY.data[i] ?? 0, request.signal);
-      if (request.signal.aborted) break;
-      request.sender.send({ outputs: {
-        OUT: { datatype: 'INT32', shape: [1], data: Int32Array.of(IN.data[i]) },
-        IDX: { datatype: 'UINT32', shape: [1], data: Uint32Array.of(i) },
-      } });
-    }
-    await sleep(WAIT.data[0] ?? 0, request.signal);
-    request.sender.close();
-  }));
-}
-`;
 
 const floodConfig = (marker: string): string => `name: "flood"
 backend: "typescript"
@@ -105,7 +65,7 @@ async function writeModel(dir: string, name: string, config: string, source: str
 /** Writes the repository into a new temporary directory and returns its path. */
 export async function writeDecoupledRepository(options: DecoupledRepositoryOptions = {}): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'tessera-gw-decoupled-'));
-  await promisify(execFile)(process.execPath, [join(ROOT, 'bin/tessera-models.js'), '--out', dir, '--only', 'token_stream']);
+  await promisify(execFile)(process.execPath, [join(ROOT, 'bin/tessera-models.js'), '--out', dir, '--only', 'token_stream,repeat_int32']);
   const configPath = join(dir, 'token_stream', 'config.pbtxt');
   let config = (await readFile(configPath, 'utf8')).replace(
     /key: "token_delay_ms" value: \{ string_value: "\d+" \}/,
@@ -113,7 +73,9 @@ export async function writeDecoupledRepository(options: DecoupledRepositoryOptio
   );
   if (options.cancelLog !== undefined) config += `parameters { key: "cancel_log" value: { string_value: ${JSON.stringify(options.cancelLog)} } }\n`;
   await writeFile(configPath, config);
-  await writeModel(dir, 'repeat_int32', REPEAT_CONFIG, REPEAT_MODEL);
+  // Two instances, so that two requests run side by side (an instance runs one execute at a time).
+  const repeatConfig = join(dir, 'repeat_int32', 'config.pbtxt');
+  await writeFile(repeatConfig, `${await readFile(repeatConfig, 'utf8')}instance_group [ { count: 2 kind: KIND_CPU } ]\n`);
   if (options.floodMarker !== undefined) await writeModel(dir, 'flood', floodConfig(options.floodMarker), FLOOD_MODEL);
   for (const [from, to] of Object.entries(options.rename ?? {})) {
     const path = join(dir, from, 'config.pbtxt');
