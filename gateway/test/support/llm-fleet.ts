@@ -72,7 +72,7 @@ export interface LlmFleet {
   stop(): Promise<void>;
 }
 
-export async function startLlmFleet(options: { tokenDelayMs?: number } = {}): Promise<LlmFleet> {
+export async function startLlmFleet(options: { tokenDelayMs?: number; maxStreamsPerNode?: number } = {}): Promise<LlmFleet> {
   const repository = await writeLlmRepository(options.tokenDelayMs ?? 2);
   const redis = await startRedisServer();
   const node = await spawnNode(repository.dir, ['--redis-url', redis.url, '--node-id', 'llm-node', '--advertise-host', '127.0.0.1']);
@@ -81,7 +81,7 @@ export async function startLlmFleet(options: { tokenDelayMs?: number } = {}): Pr
     JSON.stringify({
       metrics: { requireAdminKey: false },
       rateLimitLeaseMs: 0,
-      llm: { chargeEveryTokens: 4 },
+      llm: { chargeEveryTokens: 4, ...(options.maxStreamsPerNode === undefined ? {} : { maxStreamsPerNode: options.maxStreamsPerNode }) },
       tiers: {
         'llm-open': {
           priority: 2, queueTimeoutMs: 20_000, queueShare: 1, cacheTtlSeconds: 300, allowedModels: ['*'],

@@ -48,6 +48,8 @@ export const DEFAULT_MAX_STREAMS_PER_NODE = 256;
 
 export class LlmRouter {
   private readonly queues = new Map<string, AdmissionQueue>();
+  /** This gateway's running streams: node id -> model -> count. */
+  private readonly streams = new Map<string, Map<string, number>>();
   private readonly clock: Clock;
   private readonly perNode: number;
   private pumpTimer: TimerHandle | undefined;
@@ -75,8 +77,17 @@ export class LlmRouter {
     return this.options.directory.all().some((node) => node.models.has(model)) || this.options.directory.candidates(model).length > 0;
   }
 
+  /**
+   * Streams of the model on the node: what its load report and the directory say, but never fewer
+   * than this gateway's own streams there (a report may not count a decoupled model's running
+   * streams as in flight, and resets what the directory counted as sent since).
+   */
+  private load(node: NodeView, model: string): number {
+    return Math.max(outstanding(node, model), this.streams.get(node.id)?.get(model) ?? 0);
+  }
+
   private roomOn(node: NodeView, model: string): number {
-    return Math.max(0, this.perNode - outstanding(node, model));
+    return Math.max(0, this.perNode - this.load(node, model));
   }
 
   /** The eligible node with the fewest outstanding streams of the model, room or not; `exclude` skipped. */
@@ -85,7 +96,7 @@ export class LlmRouter {
     let bestLoad = Infinity;
     for (const node of this.eligible(model)) {
       if (node.id === exclude || (needRoom && this.roomOn(node, model) === 0)) continue;
-      const load = outstanding(node, model);
+      const load = this.load(node, model);
       if (load < bestLoad) {
         best = node;
         bestLoad = load;
@@ -97,6 +108,9 @@ export class LlmRouter {
   /** Counts a stream on `node` now (a retry on another node skips the queue: it was admitted once). */
   claim(node: NodeView, model: string): NodeLease {
     const release = this.options.directory.track(node.id);
+    let perModel = this.streams.get(node.id);
+    if (perModel === undefined) this.streams.set(node.id, (perModel = new Map()));
+    perModel.set(model, (perModel.get(model) ?? 0) + 1);
     let released = false;
     return {
       node,
@@ -104,6 +118,10 @@ export class LlmRouter {
         if (released) return;
         released = true;
         release();
+        const left = (perModel.get(model) ?? 1) - 1;
+        if (left > 0) perModel.set(model, left);
+        else perModel.delete(model);
+        if (perModel.size === 0) this.streams.delete(node.id);
         this.queues.get(model)?.pump();
         this.schedulePump();
       },
