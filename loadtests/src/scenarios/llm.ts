@@ -15,6 +15,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startRedisServer } from '../../../shared/test/support/index.js';
 import { runStreamLoad, type StreamLoadResult } from '../lib/clients/sse-stream-client.js';
 import type { BenchOptions } from '../lib/options/bench-options.js';
@@ -24,7 +25,10 @@ import { perCoreSupport, perUnit, pinProcess, readThreadCpu, threadCpuDelta, typ
 import { launchEngineDouble, launchRelayAnchor, engineModelConfig } from '../lib/processes/llm-bench-servers.js';
 import { launchNode, waitForModelReady } from '../lib/processes/node-process.js';
 import { summarizeLatencies, type LatencySummary } from '../lib/sampling/percentiles.js';
-import { benchKey, launchGateway, ProcessStack, UNLIMITED_TIER, waitForFleetSize } from './fleet-launch.js';
+import { launchServer } from '../lib/processes/server-process.js';
+import { benchKey, ProcessStack, UNLIMITED_TIER, waitForFleetSize } from './fleet-launch.js';
+
+const GATEWAY_BIN = fileURLToPath(new URL('../../../bin/tessera-gateway.js', import.meta.url));
 
 const DEFAULT_CONCURRENCIES = [1, 16, 64];
 const TOKENS_PER_STREAM = 64;
@@ -122,9 +126,8 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
     const { key, hash } = benchKey('llm');
     // LLM_BENCH_CPU_PROF_DIR=<dir>: the gateway runs with --cpu-prof (a .cpuprofile there when it stops).
     const profileDir = process.env.LLM_BENCH_CPU_PROF_DIR;
-    const savedNodeOptions = process.env.NODE_OPTIONS;
-    if (profileDir !== undefined) process.env.NODE_OPTIONS = `${savedNodeOptions ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim();
-    const gateway = await launchGateway(stack, work, 'gateway.json', 'tessera-gateway', {
+    const configFile = join(work, 'gateway.json');
+    await writeFile(configFile, `${JSON.stringify({
       redisUrl: redis.url,
       metrics: { requireAdminKey: false },
       tiers: {
@@ -135,11 +138,14 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
         },
       },
       tenants: [{ id: 'bench', tier: 'bench-llm', keys: [{ id: 'bench-1', hash }] }],
+    }, null, 2)}\n`);
+    const gateway = await launchServer({
+      name: 'tessera-gateway',
+      args: [...(profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir]), GATEWAY_BIN, '--config', configFile, '--port', '0', '--host', '127.0.0.1'],
+      startedMsg: 'tessera-gateway started',
+      env: { REDIS_URL: '' },
     });
-    if (profileDir !== undefined) {
-      if (savedNodeOptions === undefined) delete process.env.NODE_OPTIONS;
-      else process.env.NODE_OPTIONS = savedNodeOptions;
-    }
+    stack.push(gateway);
     await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);
     const anchor = await launchRelayAnchor(work, node.httpPort);
     stack.push(anchor);

@@ -77,6 +77,18 @@ export function relayEventStream(options: RelayOptions): ReadableStream<Uint8Arr
   let carry: Uint8Array | undefined;
   let sawDone = false;
   let over = false;
+  let refused = false;
+  let charging: Promise<void> | undefined;
+  const charge = (): void => {
+    charging = meter
+      .settle()
+      .then((allowed) => {
+        if (!allowed) refused = true;
+      }, () => undefined)
+      .finally(() => {
+        charging = undefined;
+      });
+  };
 
   const finish = (outcome: RelayOutcome, error?: unknown): void => {
     if (over) return;
@@ -152,12 +164,13 @@ export function relayEventStream(options: RelayOptions): ReadableStream<Uint8Arr
           }
           const whole = cut === bytes.length ? bytes : bytes.subarray(0, cut);
           carry = cut === bytes.length ? undefined : bytes.slice(cut);
-          if (meter.add(tokensIn(decoder.decode(whole))) && !(await meter.settle())) {
-            if (over) return;
+          if (refused) {
             fail(controller, options.overBudgetError(meter.refusedRetryMs ?? 1000), 'over_budget');
             return;
           }
-          if (over) return;
+          // Charged in the background: a store round trip (Redis) never holds an event back. A refusal
+          // ends the stream at the next event, so a stream runs at most a step or two past its budget.
+          if (meter.add(tokensIn(decoder.decode(whole))) && charging === undefined) charge();
           // After `[DONE]` the node ends its answer; reading on to that end keeps its connection reusable.
           controller.enqueue(whole);
           return;

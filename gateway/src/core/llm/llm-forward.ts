@@ -102,6 +102,27 @@ function completionTokensOf(format: StreamFormat, body: Uint8Array, counter: Tok
   return typeof text === 'string' ? counter.count(text) : 0;
 }
 
+/**
+ * Streamed pieces are mostly a token or two, and the same few thousand strings recur: their counts are
+ * remembered (by counter, bounded), sparing the tokenizer's regex and merges on most events.
+ */
+const MEMO_MAX_CHARS = 32;
+const MEMO_MAX_ENTRIES = 8192;
+const memos = new WeakMap<TokenCounter, Map<string, number>>();
+
+function countPiece(counter: TokenCounter, text: string): number {
+  if (text.length > MEMO_MAX_CHARS) return counter.count(text);
+  let memo = memos.get(counter);
+  if (memo === undefined) memos.set(counter, (memo = new Map()));
+  let count = memo.get(text);
+  if (count === undefined) {
+    count = counter.count(text);
+    if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
+    memo.set(text, count);
+  }
+  return count;
+}
+
 export async function forwardLlm(deps: LlmForwardDeps, request: LlmForwardRequest): Promise<WholeAnswer | StreamedAnswer> {
   const { router, upstream } = deps;
   const { auth, model } = request;
@@ -173,7 +194,7 @@ export async function forwardLlm(deps: LlmForwardDeps, request: LlmForwardReques
   const body = relayEventStream({
     source: response.body,
     format: request.format,
-    countTokens: (text) => deps.counter.count(text),
+    countTokens: (text) => countPiece(deps.counter, text),
     meter,
     overBudgetError: (retryAfterMs) => tokenLimitError(auth, model, meter.total, retryAfterMs),
     abortUpstream: () => upstreamAbort.abort(),

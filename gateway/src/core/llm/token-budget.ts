@@ -7,8 +7,8 @@
  * - Prompt tokens are charged on admission (`chargePrompt`): refused -> 429 in OpenAI's shape with
  *   `retry-after`; a prompt larger than the bucket could never pass -> 429 "request too large", no retry.
  * - Completion tokens are charged as they stream (`CompletionMeter`), in steps of `chargeEvery` tokens
- *   so the limiter is not called per token: a stream may run up to one step past its budget. A step
- *   refused ends the stream with an error event (the caller's job: `spend` answers false).
+ *   so the limiter is not called per token, and in the background so no event waits for the store: a
+ *   stream may run a step or two past its budget. A step refused ends the stream with an error event.
  * - Tokens metered for a tenant and model go to the `llmTokens` metric in the same steps.
  */
 import type { AuthContext } from '../auth/index.js';
