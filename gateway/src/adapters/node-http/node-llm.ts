@@ -1,9 +1,9 @@
 /**
  * The LLM routes' dependencies on Node (core/llm/llm-deps.ts): the router over the gateway's fleet
  * view and breakers, node:http to the nodes' HTTP ports, the response store for deterministic
- * completions, and the shared cl100k_base tokenizer (shared/src/llm/token-counter.ts).
+ * completions, and the cl100k_base tokenizer (shared/src/llm/cl100k-counter.ts).
  */
-import { loadTokenCounter } from '../../../../shared/src/llm/token-counter.js';
+import { loadCl100kCounter } from '../../../../shared/src/llm/cl100k-counter.js';
 import type { GatewayConfig } from '../../config/index.js';
 import { LlmRouter, type LlmDeps } from '../../core/llm/index.js';
 import type { AdmissionObserver, FleetChangeSource, NodeDirectory, ResponseCache } from '../../core/ports/index.js';
@@ -33,7 +33,7 @@ export function createNodeLlm(options: NodeLlmOptions): { readonly deps: LlmDeps
   const deps: LlmDeps = {
     router,
     upstream,
-    tokenCounter: () => loadTokenCounter('cl100k_base'),
+    tokenCounter: loadCl100kCounter,
     ...(options.store === undefined ? {} : { cache: { store: options.store, prefix: config.keyPrefix } }),
     settings: { maxPromptChars: config.llm.maxPromptChars, chargeEveryTokens: config.llm.chargeEveryTokens },
   };
