@@ -188,7 +188,7 @@ export function registerLlmRoutes(app: Hono<AppEnv>, deps: LlmRouteDeps): void {
     } catch (error) {
       if (!(error instanceof OpenAIApiError)) throw error;
       Object.assign(c.get('extraHeaders'), error.headers);
-      const code = error.status === 429 ? 'RESOURCE_EXHAUSTED' : error.status === 413 ? 'INVALID_ARG' : 'INVALID_ARG';
+      const code = error.status === 429 ? 'RESOURCE_EXHAUSTED' : 'INVALID_ARG';
       throw new TesseraError(code, error.message, error.retryAfterMs === undefined ? {} : { retryAfterMs: error.retryAfterMs });
     }
   };
