@@ -18,6 +18,7 @@ import { createDirectInfer, type DirectInfer } from './direct-infer.js';
 import { createDecoupledCheck, type DecoupledCheck } from './decoupled-models.js';
 import type { GatewayAppDeps } from './gateway-deps.js';
 import { registerKserveRoutes } from './kserve-routes.js';
+import { registerLlmRoutes } from '../llm/llm-routes.js';
 import { TenantStats } from './tenant-stats.js';
 import { authenticateRequest, failureAnswer, finishRequest } from './request-cycle.js';
 import { beginRequest, factsOf, pathOf, REQUEST_ID_HEADER } from './request-telemetry.js';
@@ -79,6 +80,7 @@ export function createGatewayApp(given: GatewayAppDeps): GatewayApp {
   });
 
   registerKserveRoutes(app, { ...deps, now, draining: () => draining });
+  if (deps.llm !== undefined) registerLlmRoutes(app, { ...deps, now, llm: deps.llm });
   registerAdminRoutes(app, { tenants: deps.tenants, tiers: config.tiers, logger, now });
   registerJobRoutes(app, {
     jobs: deps.jobs,
