@@ -10,6 +10,7 @@ import { mlpLargeModel, mlpSmallModel } from './mlp-models.js';
 import { mlpPipelineModel, mlpPostprocessModel, mlpPreprocessModel } from './mlp-pipeline.js';
 import { sileroVadModel } from './silero-vad.js';
 import { simpleIdentityModel, simpleModel } from './simple-models.js';
+import { tinyDecoderModel } from './tiny-decoder.js';
 import { tokenStreamModel } from './token-stream.js';
 import { tsScaleModel } from './ts-scale.js';
 
@@ -24,6 +25,7 @@ export const EXAMPLE_MODELS: readonly ExampleModel[] = [
   mlpPostprocessModel,
   mlpPipelineModel,
   tokenStreamModel,
+  tinyDecoderModel,
 ];
 
 export const EXAMPLE_MODEL_NAMES: readonly string[] = EXAMPLE_MODELS.map((m) => m.name);
