@@ -23,6 +23,8 @@ export interface TinyDecoderSpec {
   /** Added to this token's logit (the end-of-sequence token gets a negative one, so answers are not all empty). */
   readonly eosId?: number;
   readonly eosBias?: number;
+  /** Added to the logits of printable ASCII bytes (ids 32..126), so the gibberish is mostly readable. */
+  readonly asciiBias?: number;
 }
 
 const MASKED = -1e9;
@@ -114,6 +116,7 @@ export function buildTinyDecoderOnnx(spec: TinyDecoderSpec, seed: number): Uint8
   // A wide output projection spreads the logits, so greedy picks are rarely near-ties.
   const lmHead = weight('lm_head.weight', [hidden, vocab], 4 * Math.sqrt(3 / hidden));
   const logitBias = new Float32Array(vocab);
+  for (let id = 32; id <= 126 && id < vocab; id++) logitBias[id] = spec.asciiBias ?? 0;
   if (spec.eosId !== undefined) logitBias[spec.eosId] = spec.eosBias ?? 0;
   constant('lm_head.bias', [vocab], logitBias);
   node('Add', [node('MatMul', [final, lmHead], 'lm_logits'), 'lm_head.bias'], 'logits');

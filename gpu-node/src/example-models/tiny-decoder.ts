@@ -19,6 +19,7 @@ export const TINY_DECODER_SPEC: TinyDecoderSpec = {
   maxPositions: TINY_DECODER_CONTEXT,
   eosId: BYTE_EOS_ID,
   eosBias: -3,
+  asciiBias: 6,
 };
 export const TINY_DECODER_SEED = 21;
 

@@ -101,6 +101,11 @@ export class LlmInstance implements BackendInstance {
     return { results, timing: { computeInputNs: 0, computeInferNs: Number(process.hrtime.bigint() - start), computeOutputNs: 0 } };
   }
 
+  /** Requests handed to the engine and not yet answered. */
+  get inflight(): number {
+    return this.pending.size;
+  }
+
   /** The engine's counters (tests and the benchmark read them). */
   engineStats(): Promise<EngineStats> {
     const id = this.nextId++;
