@@ -63,14 +63,17 @@ export function buildTinyDecoderOnnx(spec: TinyDecoderSpec, seed: number): Uint8
   constant('c_axes0', [1], i64([0]));
   constant('c_axes1', [1], i64([1]));
   constant('c_axes12', [2], i64([1, 2]));
-  constant('c_split_heads', [4], i64([0, 0, heads, headDim]));
   constant('c_split_kv_heads', [4], i64([0, 0, kvHeads, headDim]));
-  // Reshape targets of the one-key/value-head path (0 keeps the input's size of that axis).
-  constant('c_queries_as_rows', [4], i64([0, 1, -1, headDim]));
-  constant('c_rows_by_position', [4], i64([0, -1, heads, 0]));
-  constant('c_rows_joined', [4], i64([0, 1, -1, 0]));
-  constant('c_merge_rows', [3], i64([0, -1, hidden]));
-  constant('c_merge_heads', [3], i64([0, 0, hidden]));
+  if (kvHeads === 1) {
+    // Reshape targets of the one-key/value-head path (0 keeps the input's size of that axis).
+    constant('c_queries_as_rows', [4], i64([0, 1, -1, headDim]));
+    constant('c_rows_by_position', [4], i64([0, -1, heads, 0]));
+    constant('c_rows_joined', [4], i64([0, 1, -1, 0]));
+    constant('c_merge_rows', [3], i64([0, -1, hidden]));
+  } else {
+    constant('c_split_heads', [4], i64([0, 0, heads, headDim]));
+    constant('c_merge_heads', [3], i64([0, 0, hidden]));
+  }
   constant('c_open', [], new Float32Array([0]));
   constant('c_masked', [], new Float32Array([MASKED]));
   constant('c_scale', [], new Float32Array([1 / Math.sqrt(headDim)]));
@@ -95,7 +98,7 @@ export function buildTinyDecoderOnnx(spec: TinyDecoderSpec, seed: number): Uint8
   const visible = node('And', [causal, padding], 'visible');
   const bias = node('Where', [visible, 'c_open', 'c_masked'], 'attention_bias');
   // [batch, seq, 1, total]: the same mask for every head of a position (the one-key/value-head path).
-  const biasByPosition = node('Transpose', [bias], 'attention_bias_by_position', [{ name: 'perm', type: 'ints', value: [0, 2, 1, 3] }]);
+  const biasByPosition = kvHeads === 1 ? node('Transpose', [bias], 'attention_bias_by_position', [{ name: 'perm', type: 'ints', value: [0, 2, 1, 3] }]) : '';
 
   // gamma = 1 + small noise, so every norm is slightly different but none flattens its input.
   const layerNorm = (input: string, name: string): string => {
