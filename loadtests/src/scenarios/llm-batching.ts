@@ -27,7 +27,8 @@ import { readThreadCpu, threadCpuDelta } from '../lib/per-core/index.js';
 import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
 import { closedLoop, probes, wholeRequestBatches, windowFigures, type StreamRecord, type WindowFigures } from './llm-stream-client.js';
 
-const RESULTS_DIR = fileURLToPath(new URL('../../results/2026-11-26-decoder', import.meta.url));
+const RESULTS_ROOT = fileURLToPath(new URL('../../results', import.meta.url));
+const RESULTS_FOLDER = '2026-11-26-decoder';
 const PROBE = fileURLToPath(new URL('./llm-engine-probe.ts', import.meta.url));
 const CONTINUOUS = 'tiny_decoder';
 const ONE_AT_A_TIME = 'tiny_decoder_seq1';
@@ -63,6 +64,8 @@ interface Measured extends WindowFigures {
   readonly concurrency: number;
   /** Node CPU (all threads) per generated token, µs. */
   readonly cpuUsPerToken: number;
+  /** The node's busiest threads in the window, µs of CPU per token each (name/tid: the main thread's tid is the pid). */
+  readonly busiestThreadsUsPerToken?: Readonly<Record<string, number>>;
 }
 
 async function measure(
@@ -87,9 +90,14 @@ async function measure(
   await cpuWindow;
   const figures = windowFigures(records, fromMs, toMs);
   const cpu = threadCpuDelta(before, after, node.pid);
-  const measured = { label, concurrency, ...figures, cpuUsPerToken: cpu.totalUs / (figures.tokensPerSecond * options.durationS) };
+  const tokens = figures.tokensPerSecond * options.durationS;
+  const busiest = Object.entries(cpu.byThread)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([thread, us]) => [thread === `node/${node.pid}` || thread.endsWith(`/${node.pid}`) ? `main ${thread}` : thread, Math.round(us / tokens)] as const);
+  const measured = { label, concurrency, ...figures, cpuUsPerToken: cpu.totalUs / tokens, busiestThreadsUsPerToken: Object.fromEntries(busiest) };
   process.stderr.write(
-    `llm-batching: ${label} c=${concurrency}: ${figures.tokensPerSecond.toFixed(0)} tok/s, TTFT p50 ${figures.ttftMs.p50.toFixed(1)} p99 ${figures.ttftMs.p99.toFixed(1)} ms, ITL p99 ${figures.itlMs.p99.toFixed(1)} ms, errors ${figures.errors}\n`,
+    `llm-batching: ${label} c=${concurrency}: ${figures.tokensPerSecond.toFixed(0)} tok/s, TTFT p50 ${figures.ttftMs.p50.toFixed(1)} p99 ${figures.ttftMs.p99.toFixed(1)} ms, ITL p99 ${figures.itlMs.p99.toFixed(1)} ms, errors ${figures.errors}, CPU µs/token by thread ${JSON.stringify(measured.busiestThreadsUsPerToken)}\n`,
   );
   return measured;
 }
@@ -97,6 +105,7 @@ async function measure(
 const fmt = (v: number, digits = 1): string => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 
 export async function runLlmBatchingScenario(options: BenchOptions): Promise<number> {
+  const RESULTS_DIR = join(options.outRoot ?? RESULTS_ROOT, RESULTS_FOLDER);
   const perCore = perCoreSupport();
   if (perCore.ok) pinProcess(process.pid, 1);
   else process.stderr.write(`llm-batching: not pinned: ${perCore.why}\n`);
@@ -139,9 +148,15 @@ export async function runLlmBatchingScenario(options: BenchOptions): Promise<num
 
     const continuousTop = curve.find((m) => m.concurrency === top) as Measured;
     const busy = busyTtft as unknown as Measured;
+    // Tokens per second of node CPU: what the node would deliver with core 0 to itself. On a box where
+    // other processes also run on core 0, this is the steadier of the two comparisons.
+    const perCpuSecond = (m: Measured) => 1e6 / m.cpuUsPerToken;
     const ratios = {
       continuousVsOneAtATime: continuousTop.tokensPerSecond / oneAtATime.tokensPerSecond,
       continuousVsWholeRequest: continuousTop.tokensPerSecond / wholeRequest.tokensPerSecond,
+      perCpuSecondContinuousVsOneAtATime: perCpuSecond(continuousTop) / perCpuSecond(oneAtATime),
+      perCpuSecondContinuousVsWholeRequest: perCpuSecond(continuousTop) / perCpuSecond(wholeRequest),
+      bestContinuousPerCpuSecondVsOneAtATime: Math.max(...curve.map(perCpuSecond)) / perCpuSecond(oneAtATime),
       ttftBusyVsIdleP99: busy.ttftMs.p99 / idleTtft.ttftMs.p99,
       oneStreamVsAnchor: (curve.find((m) => m.concurrency === 1)?.tokensPerSecond ?? Number.NaN) / (anchorBefore['tokensPerSecond'] as number),
     };
@@ -173,9 +188,10 @@ export async function runLlmBatchingScenario(options: BenchOptions): Promise<num
       fmt(m.tpotMs.p50, 2),
       fmt(m.tpotMs.p99, 2),
       fmt(m.cpuUsPerToken, 0),
+      fmt(1e6 / m.cpuUsPerToken, 0),
       String(m.errors),
     ]);
-    const table = formatTable(['setup', 'streams', 'tokens/s', 'TTFT p50 ms', 'TTFT p99 ms', 'ITL p50 ms', 'ITL p99 ms', 'TPOT p50 ms', 'TPOT p99 ms', 'node CPU µs/token', 'errors'], rows);
+    const table = formatTable(['setup', 'streams', 'tokens/s', 'TTFT p50 ms', 'TTFT p99 ms', 'ITL p50 ms', 'ITL p99 ms', 'TPOT p50 ms', 'TPOT p99 ms', 'node CPU µs/token', 'tokens per node CPU-s', 'errors'], rows);
     const summary = [
       `# llm-batching (${result.date})`,
       '',
@@ -185,8 +201,9 @@ export async function runLlmBatchingScenario(options: BenchOptions): Promise<num
       table,
       '```',
       '',
-      `- continuous / one sequence at a time: ${fmt(ratios.continuousVsOneAtATime, 2)}x (target >= 3)`,
-      `- continuous / whole-request batches: ${fmt(ratios.continuousVsWholeRequest, 2)}x (target >= 1.8)`,
+      `- continuous / one sequence at a time, 32 streams: ${fmt(ratios.continuousVsOneAtATime, 2)}x in tokens/s, ${fmt(ratios.perCpuSecondContinuousVsOneAtATime, 2)}x in tokens per node CPU-second (best concurrency: ${fmt(ratios.bestContinuousPerCpuSecondVsOneAtATime, 2)}x) (target >= 3)`,
+      `- continuous / whole-request batches, 32 streams: ${fmt(ratios.continuousVsWholeRequest, 2)}x in tokens/s, ${fmt(ratios.perCpuSecondContinuousVsWholeRequest, 2)}x per node CPU-second (target >= 1.8)`,
+      `- node CPU per token by thread (µs; main = the event loop, the busiest other is the engine thread): ${[...curve, oneAtATime, wholeRequest].map((m) => `${m.label} c=${m.concurrency} ${JSON.stringify(m.busiestThreadsUsPerToken)}`).join('; ')}`,
       `- TTFT p99 with long generations in flight / idle: ${fmt(ratios.ttftBusyVsIdleP99, 2)}x (target <= 2)`,
       `- anchor (bare onnxruntime, one sequence, core 0): ${fmt(anchorBefore['tokensPerSecond'] as number, 0)} tok/s before, ${fmt(anchorAfter['tokensPerSecond'] as number, 0)} after; one stream through the node / anchor: ${fmt(ratios.oneStreamVsAnchor, 2)}`,
       `- KV copies per step (engine alone, 32 streams): ${JSON.stringify(copy)}`,
@@ -204,6 +221,8 @@ export async function runLlmBatchingScenario(options: BenchOptions): Promise<num
           { name: 'continuous batching', points: points((m) => m.tokensPerSecond) },
           { name: 'one sequence at a time', points: [{ x: top, y: oneAtATime.tokensPerSecond }] },
           { name: 'whole-request batches', points: [{ x: top, y: wholeRequest.tokensPerSecond }] },
+          { name: 'continuous, tokens per node CPU-second', points: points(perCpuSecond) },
+          { name: 'one at a time, tokens per node CPU-second', points: [{ x: top, y: perCpuSecond(oneAtATime) }] },
         ],
       }),
     );
