@@ -46,6 +46,8 @@ export interface ModelManagerOptions {
   readonly pollSecs?: number;
   /** Disables auto-complete: a model folder must then hold a config.pbtxt. Default false. */
   readonly strict?: boolean;
+  /** Models loaded at once at start and per poll (Triton's --model-load-thread-count). Default 4. */
+  readonly loadThreadCount?: number;
   /** Told about failures nobody awaits (background polls). Default: ignored. */
   readonly onError?: (message: string) => void;
   /** `--rate-limit=execution_count`: one limiter shared by every model of the node. Default off. */
@@ -63,7 +65,7 @@ function pollFailedError(name: string, cause: unknown): TesseraError {
 export const LOAD_UNLOAD_NOT_ALLOWED = 'explicit model load / unload is not allowed if polling is enabled';
 
 /** Models loaded at once at start and per poll (Triton's --model-load-thread-count default). */
-const LOAD_CONCURRENCY = 4;
+const DEFAULT_LOAD_THREAD_COUNT = 4;
 
 /** Runs `task` over `items`, at most `limit` at a time. */
 async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<unknown>): Promise<void> {
@@ -428,7 +430,7 @@ export class ModelManager {
   /** Loads `names`, ensembles after the models their steps name (see ensemble/load-order.ts); failures stay in the index. */
   private async loadInWaves(names: readonly string[]): Promise<void> {
     for (const wave of await loadWaves(this.options.repositoryPath, names)) {
-      await forEachLimited(wave, LOAD_CONCURRENCY, (name) => this.loadFromRepository(name, false).catch(() => undefined));
+      await forEachLimited(wave, this.options.loadThreadCount ?? DEFAULT_LOAD_THREAD_COUNT, (name) => this.loadFromRepository(name, false).catch(() => undefined));
     }
   }
 
