@@ -13,6 +13,7 @@ import { registerEnsembleScheduler } from '../ensemble/ensemble-registration.js'
 import { loadWaves } from '../ensemble/load-order.js';
 import { assertValidModelName, isValidModelName, modelNameProblem, quoteName } from '../../../shared/src/names/index.js';
 import { assertInsideRoots } from './contained-folder.js';
+import { folderStamp } from './folder-stamp.js';
 import type { LoadOptions } from './load-options.js';
 import { listModelNames, readModelDirectory, type ModelDirectory } from './model-directory.js';
 import { writeOverrideDirectory } from './override-directory.js';
@@ -389,6 +390,8 @@ export class RepositoryManager {
     let pollError: unknown;
     const outcome = await enqueueModelOperation(entry, async () => {
       let directory: ModelDirectory;
+      // Taken before the read: a change made while reading shows at the next poll.
+      const stamp = await folderStamp(join(this.options.repositoryPath, name));
       try {
         directory = await this.readRepositoryFolder(name);
       } catch (error) {
@@ -402,6 +405,7 @@ export class RepositoryManager {
         this.forgetIfNeverServed(entry, wasWanted);
         return { failures: [], retired: Promise.resolve() } satisfies ReconcileOutcome;
       }
+      entry.appliedStamp = stamp;
       if (!force && directory.fingerprint === entry.appliedFingerprint && !entry.override) {
         return { failures: [], retired: Promise.resolve() } satisfies ReconcileOutcome;
       }
@@ -460,12 +464,25 @@ export class RepositoryManager {
     );
   }
 
+  /** The models of `names` whose folder stamp differs from the one of their last read (new ones included). */
+  private async changedModels(names: readonly string[]): Promise<string[]> {
+    const changed = await Promise.all(
+      names.map(async (name) => {
+        const entry = this.entries.get(name);
+        if (entry?.appliedStamp === undefined || entry.override !== undefined) return true;
+        return (await folderStamp(join(this.options.repositoryPath, name))) !== entry.appliedStamp;
+      }),
+    );
+    return names.filter((_, i) => changed[i]);
+  }
+
   private async scan(): Promise<void> {
     if (this.stopped) return;
     const present = new Set(await this.listModels());
     const work: Promise<unknown>[] = [];
-    // Only models whose folder fingerprint changed reload, so an unchanged model costs a few stats.
-    work.push(this.loadInWaves([...present]));
+    // Only models whose stamp changed are read again (and reload when their fingerprint changed too):
+    // an unchanged model costs a few stat calls, and none of its files is read or parsed.
+    work.push(this.loadInWaves(await this.changedModels([...present])));
     for (const [name, entry] of this.entries) {
       if (present.has(name)) continue;
       work.push(
