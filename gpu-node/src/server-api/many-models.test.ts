@@ -3,18 +3,19 @@
  * READY as soon as its own load is done, a failing model does not hold up the others, and a poll that
  * finds nothing changed reads no file.
  */
+import type * as FsPromises from 'node:fs/promises';
 import { utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeBackend } from '../../test/support/models/fake-backend.js';
 import { TestRepository, fakeConfig, fakePlatform } from '../../test/support/models/test-repository.js';
 import { startTestCore } from '../../test/support/test-core.js';
-import { createNodeCore } from '../server-api/node-core-impl.js';
+import { createNodeCore } from './node-core-impl.js';
 
 // Every file read of the process goes through here, so a test can say which files a poll read.
 const reads: string[] = [];
 vi.mock('node:fs/promises', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs/promises')>();
+  const real = await importOriginal<typeof FsPromises>();
   const readFile = ((path: Parameters<typeof real.readFile>[0], ...rest: unknown[]) => {
     reads.push(String(path));
     return (real.readFile as (...args: unknown[]) => Promise<unknown>)(path, ...rest);
