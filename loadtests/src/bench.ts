@@ -16,6 +16,7 @@ const SCENARIOS: Readonly<Record<string, (options: BenchOptions) => Promise<numb
   batching: runBatchingScenario,
   gateway: runGatewayScenario,
   'cache-ratio': runCacheRatioScenario,
+  models: async (options) => (await import('./scenarios/many-models.js')).runManyModelsScenario(options),
   'node-kill': runNodeKillScenario,
   'redis-stop': runRedisStopScenario,
   soak: runSoakScenario,
