@@ -335,10 +335,15 @@ export class RepositoryManager {
   }
 
   private liveVersions(): ModelVersion[] {
+    this.forgetClosedVersions();
+    return [...this.live];
+  }
+
+  /** Drops versions that hold nothing any more (unloaded or failed), so loads and unloads keep no garbage. */
+  private forgetClosedVersions(): void {
     for (const version of this.live) {
       if (version.state === 'UNAVAILABLE') this.live.delete(version);
     }
-    return [...this.live];
   }
 
   private entry(name: string): ModelEntry {
@@ -460,7 +465,11 @@ export class RepositoryManager {
         schedulers: this.schedulers,
       },
       this.options.platform,
-      (version) => this.live.add(version),
+      (version) => {
+        // Pruned on every load too: a node that only loads and unloads never asks for its live versions.
+        this.forgetClosedVersions();
+        this.live.add(version);
+      },
     );
   }
 

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TestBatch, TestReply, TestSessionInit } from '../../../test/support/pool-test-worker.js';
 import type { PooledSession } from './pool-thread.js';
@@ -122,5 +123,19 @@ describe('worker pool', () => {
     const { pool, open } = testPool(1);
     await expect(open('broken_0', { refuseAfterOpens: 0 })).rejects.toMatchObject({ code: 'INTERNAL', message: 'session broken_0 refuses to open again' });
     expect(pool.stats().threads).toBe(0);
+  });
+
+  it('closing every session gives everything back, cycle after cycle: no thread, no session, no listener', async () => {
+    const { pool, open } = testPool(2);
+    const signals = Array.from({ length: 4 }, () => new AbortController().signal);
+    for (let cycle = 0; cycle < 3; cycle++) {
+      const sessions = await Promise.all(Array.from({ length: 10 }, (_, i) => open(`m${i}_${cycle}`, { group: `m${i}/1` })));
+      expect(pool.stats().perThread.reduce((sum, t) => sum + t.sessions, 0)).toBe(10);
+      await Promise.all(sessions.map((s) => s.call({ op: 'echo' }, [], { signals })));
+      // A batch's cancellation listeners go with its answer: a caller's signal is not held by finished work.
+      for (const signal of signals) expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+      await Promise.all(sessions.map((s) => s.close()));
+      expect(pool.stats()).toMatchObject({ threads: 0, perThread: [] });
+    }
   });
 });
