@@ -25,10 +25,11 @@ import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/output/results-files.js'
 import { formatTable } from '../lib/output/text-table.js';
 import { perCoreSupport, pinnedCommand, readThreadCpu, threadCpuDelta } from '../lib/per-core/index.js';
 import { parseStartedLine } from '../lib/processes/node-process.js';
-import { summarizeLatencies, type LatencySummary } from '../lib/sampling/percentiles.js';
+import { summarizeLatencies } from '../lib/sampling/percentiles.js';
 
 const NODE_BIN = fileURLToPath(new URL('../../../bin/tessera-node.js', import.meta.url));
 const ANCHOR = fileURLToPath(new URL('./many-models-anchor.mjs', import.meta.url));
+const COLLECT = fileURLToPath(new URL('./many-models-collect.mjs', import.meta.url));
 
 interface StartedNode {
   readonly pid: number;
@@ -59,8 +60,8 @@ async function writeRepository(dir: string, count: number): Promise<string[]> {
 }
 
 /** Spawns the node on core 0 and resolves once it logs "started" (every startup model loaded). */
-function startNode(repository: string, extra: readonly string[]): Promise<StartedNode> {
-  const args = [NODE_BIN, '--model-repository', repository, '--http-port', '0', '--grpc-port', '0', '--allow-metrics', 'false'];
+function startNode(repository: string, extra: readonly string[], nodeFlags: readonly string[] = []): Promise<StartedNode> {
+  const args = [...nodeFlags, NODE_BIN, '--model-repository', repository, '--http-port', '0', '--grpc-port', '0', '--allow-metrics', 'false'];
   const [command, argv] = pinnedCommand(0, process.execPath, [...args, '--http-address', '127.0.0.1', '--grpc-address', '127.0.0.1', ...extra]);
   const began = performance.now();
   const child: ChildProcess = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -128,8 +129,8 @@ async function requestEach(port: number, names: readonly string[]): Promise<numb
   return good;
 }
 
-/** Closed loop, one caller, on `model`: warm-up, then latencies over the window. */
-async function latency(port: number, model: string, warmupS: number, durationS: number): Promise<LatencySummary> {
+/** Closed loop, one caller, on `model`: warm-up, then the latencies (us) over the window. */
+async function latency(port: number, model: string, warmupS: number, durationS: number): Promise<number[]> {
   const client = createHttpInferClient('127.0.0.1', port, 1);
   const request = simpleRequest(model);
   try {
@@ -141,7 +142,7 @@ async function latency(port: number, model: string, warmupS: number, durationS: 
       await client.infer(request);
       samples.push((performance.now() - t0) * 1000);
     }
-    return summarizeLatencies(samples);
+    return samples;
   } finally {
     await client.close();
   }
@@ -213,19 +214,28 @@ export async function runManyModelsScenario(options: BenchOptions): Promise<numb
   const anchorBefore = await runAnchor(join(repo100, 'simple_0', '1', 'model.onnx'), 100);
   say(`anchor (onnxruntime alone, 100 sessions): ${anchorBefore.readyMs.toFixed(0)} ms, ${mb(anchorBefore.rssBytes)} MB, ${anchorBefore.threads} threads`);
 
+  // Both nodes stay up and their latency windows alternate, so a busy spell of the shared box falls on
+  // both figures alike rather than on whichever ran second.
   const one = await startNode(repo1, []);
   const oneFoot = await footprint(one.pid);
-  const p99One = await latency(one.httpPort, 'simple_0', options.warmupS, options.durationS);
-  await one.stop();
-  say(`1 model: ready ${one.readyMs.toFixed(0)} ms, ${mb(oneFoot.rssBytes)} MB, ${oneFoot.threads} threads, p99 ${p99One.p99Us.toFixed(0)} us`);
-
+  say(`1 model: ready ${one.readyMs.toFixed(0)} ms, ${mb(oneFoot.rssBytes)} MB, ${oneFoot.threads} threads`);
   const hundred = await startNode(repo100, ['--model-control-mode', 'poll']);
   const hundredFoot = await footprint(hundred.pid);
   const answered = await requestEach(hundred.httpPort, names100);
-  const p99Hundred = await latency(hundred.httpPort, 'simple_0', options.warmupS, options.durationS);
+  say(`100 models: ready ${hundred.readyMs.toFixed(0)} ms, ${mb(hundredFoot.rssBytes)} MB, ${hundredFoot.threads} threads, ${answered}/100 answered`);
+  const rounds = quick ? 2 : 4;
+  const samplesOne: number[] = [];
+  const samplesHundred: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    samplesOne.push(...(await latency(one.httpPort, 'simple_0', options.warmupS, options.durationS / rounds)));
+    samplesHundred.push(...(await latency(hundred.httpPort, 'simple_0', options.warmupS, options.durationS / rounds)));
+  }
+  const p99One = summarizeLatencies(samplesOne);
+  const p99Hundred = summarizeLatencies(samplesHundred);
+  await one.stop();
   const idleShare = await idleCpuShare(hundred.pid, idleS);
   await hundred.stop();
-  say(`100 models: ready ${hundred.readyMs.toFixed(0)} ms, ${mb(hundredFoot.rssBytes)} MB, ${hundredFoot.threads} threads, ${answered}/100 answered, p99 ${p99Hundred.p99Us.toFixed(0)} us, idle poll CPU ${(idleShare * 100).toFixed(2)}% of a core`);
+  say(`p99 of simple_0: ${p99One.p99Us.toFixed(0)} us with 1 model, ${p99Hundred.p99Us.toFixed(0)} us with 100; idle poll CPU with 100 models ${(idleShare * 100).toFixed(2)}% of a core`);
 
   const many = await startNode(repoBig, []);
   const manyFoot = await footprint(many.pid);
@@ -240,6 +250,12 @@ export async function runManyModelsScenario(options: BenchOptions): Promise<numb
   await explicit.stop();
   const growth = (cycleRss[cycleRss.length - 1] as number) / (cycleRss[0] as number) - 1;
   say(`unload/reload x${cycles}: RSS ${cycleRss.map(mb).join(', ')} MB (last vs first cycle ${(growth * 100).toFixed(1)}%)`);
+  // Diagnosis: the same cycles with the main thread collecting every 0.5 s (retained vs not yet collected).
+  const collected = await startNode(repo100, ['--model-control-mode', 'explicit', '--load-model', '*'], ['--expose-gc', '--import', COLLECT]);
+  const collectedRss = await unloadReloadCycles(collected.httpPort, collected.pid, names100, cycles);
+  await collected.stop();
+  const collectedGrowth = (collectedRss[collectedRss.length - 1] as number) / (collectedRss[0] as number) - 1;
+  say(`  with collections forced: RSS ${collectedRss.map(mb).join(', ')} MB (last vs first cycle ${(collectedGrowth * 100).toFixed(1)}%)`);
 
   const anchorAfter = await runAnchor(join(repo100, 'simple_0', '1', 'model.onnx'), 100);
   await rm(root, { recursive: true, force: true });
@@ -250,9 +266,17 @@ export async function runManyModelsScenario(options: BenchOptions): Promise<numb
     note: 'a 2-core box shared with other helpers running tests and builds',
     anchor: { before: anchorBefore, after: anchorAfter },
     oneModel: { readyMs: one.readyMs, ...oneFoot, latency: p99One },
+    // Threads the 100 models add to a node with one (the pool's and onnxruntime's per-session threads).
+    threadsAddedBy99Models: hundredFoot.threads - oneFoot.threads,
     hundredModels: { readyMs: hundred.readyMs, ...hundredFoot, answered, latency: p99Hundred, idlePollCpuShareOfCore: idleShare, idleWindowS: idleS },
     manyModels: { models: big, readyMs: many.readyMs, ...manyFoot, slopeMsPerModel: slopeMs, slopeBytesPerModel: slopeBytes },
-    unloadReload: { cycles, rssAfterStartBytes: firstRss, rssAfterEachCycleBytes: cycleRss, lastVsFirst: growth },
+    unloadReload: {
+      cycles,
+      rssAfterStartBytes: firstRss,
+      rssAfterEachCycleBytes: cycleRss,
+      lastVsFirst: growth,
+      withCollectionsForced: { rssAfterEachCycleBytes: collectedRss, lastVsFirst: collectedGrowth },
+    },
     p99Ratio: p99Hundred.p99Us / p99One.p99Us,
   };
   const table = formatTable(
