@@ -266,6 +266,8 @@ describe('onnxruntime backend', () => {
       request([int32Tensor('INPUT0', [1, 4], [1, 2, 3, 4]), int32Tensor('INPUT1', [1, 4], [4, 3, 2, 1])], ['OUTPUT0']),
     ]);
     expect(int32Values(outputsOf(results[0])[0])).toEqual([5, 5, 5, 5]);
+    // Instances asked of a GPU live in the GPU pool, apart from CPU models (and one thread each here).
+    expect([autoBackend.gpuPool.stats().threads, autoBackend.pool.stats().threads]).toEqual([Math.min(2, autoBackend.gpuPool.size), 0]);
   });
 
   it('fails a load with a message naming the model file when it is not ONNX', async () => {

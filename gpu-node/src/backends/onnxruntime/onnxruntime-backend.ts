@@ -118,28 +118,34 @@ class OnnxRuntimeInstance implements BackendInstance {
   }
 }
 
-/** An onnxruntime backend and the pool its instances run in (for figures and for closing it in tests). */
+/** An onnxruntime backend and the pools its instances run in (for figures and for closing them in tests). */
 export interface OnnxRuntimeBackend extends Backend {
+  /** CPU instances (and describe probes). */
   readonly pool: WorkerPool;
+  /** GPU instances (KIND_GPU, and KIND_AUTO where a GPU is visible). */
+  readonly gpuPool: WorkerPool;
 }
 
 export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}): OnnxRuntimeBackend {
   const logger = options.logger ?? silentLogger;
   const cudaInstalled = options.cudaInstalled ?? cudaProviderInstalled;
   let fallbackLogged = false;
-  const pool = new WorkerPool({ entry: WORKER_ENTRY, ...(options.threadPoolSize === undefined ? {} : { size: options.threadPoolSize }) });
+  const size = options.threadPoolSize === undefined ? {} : { size: options.threadPoolSize };
+  const pool = new WorkerPool({ entry: WORKER_ENTRY, ...size });
+  // GPU instances take turns on threads of their own: a GPU run, or a wait for the WebGPU lock, must
+  // not hold up CPU models (and a thread never waits for the lock while one of its own tasks holds it).
+  const gpuPool = new WorkerPool({ entry: WORKER_ENTRY, ...size });
 
-  // GPU instances get a thread each: their runs (and the WebGPU lock) must not hold up CPU models.
   const startWorker = (init: OrtInit, group?: string): Promise<OrtWorker> =>
-    pool.open<OrtInfo, OrtExecuteBody, OrtExecuteReply>(init, {
+    (init.gpu === undefined ? pool : gpuPool).open<OrtInfo, OrtExecuteBody, OrtExecuteReply>(init, {
       instanceName: init.instanceName,
       ...(group === undefined ? {} : { group }),
-      dedicated: init.gpu !== undefined,
     });
 
   return {
     name: 'onnxruntime',
     pool,
+    gpuPool,
     defaultModelFilename: 'model.onnx',
 
     /** Reads the graph's inputs and outputs in a short-lived CPU worker (loading can take a while). */

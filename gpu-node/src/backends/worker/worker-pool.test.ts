@@ -45,7 +45,7 @@ describe('worker pool', () => {
     const replies = await Promise.all(sessions.map((s) => s.call({ op: 'echo' })));
     expect(replies.map((r) => r.session)).toEqual(sessions.map((_, i) => `m${i}_0`));
     expect(new Set(replies.map((r) => r.threadId)).size).toBe(1);
-    expect(pool.stats()).toMatchObject({ threads: 1, perThread: [{ sessions: 12, dedicated: false }] });
+    expect(pool.stats()).toMatchObject({ threads: 1, perThread: [{ sessions: 12 }] });
   });
 
   it("spreads a model's instances over the threads, and ends a thread with its last session", async () => {

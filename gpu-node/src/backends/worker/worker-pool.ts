@@ -4,9 +4,7 @@
  * - a thread that hosts no instance of the same group (model version) first, so that a model's
  *   instances can run at the same time, as their instance_group count promises;
  * - among those, the one hosting the fewest sessions; a new thread is started while there are fewer
- *   than `size` and every running one already hosts something;
- * - `dedicated` sessions (GPU instances) get a thread of their own, outside the bound: a GPU run or the
- *   WebGPU lock must not hold up CPU models, and GPU instances are few.
+ *   than `size` and every running one already hosts something.
  * A thread ends when its last session is released. Crashes are handled per thread (pool-thread.ts).
  */
 import { availableParallelism } from 'node:os';
@@ -26,23 +24,20 @@ export interface SessionPlacement {
   readonly instanceName: string;
   /** Instances of one model version (kept on different threads while there are threads enough). */
   readonly group?: string;
-  /** A thread of its own (GPU instances, short-lived probes that must not wait behind models). */
-  readonly dedicated?: boolean;
 }
 
 export interface WorkerPoolStats {
-  /** Threads running now, shared and dedicated. */
+  /** Threads running now. */
   readonly threads: number;
   /** Sessions per thread, and the thread ids (for per-thread CPU figures). */
-  readonly perThread: readonly { readonly threadId: number | undefined; readonly sessions: number; readonly dedicated: boolean }[];
+  readonly perThread: readonly { readonly threadId: number | undefined; readonly sessions: number }[];
   /** Thread crashes survived since the pool started. */
   readonly crashes: number;
 }
 
 export class WorkerPool {
   readonly size: number;
-  private readonly shared: PoolThread[] = [];
-  private readonly dedicated = new Set<PoolThread>();
+  private readonly threads: PoolThread[] = [];
   private crashesOfEnded = 0;
 
   constructor(private readonly options: WorkerPoolOptions) {
@@ -50,47 +45,41 @@ export class WorkerPool {
   }
 
   open<Info, Req, Res>(init: unknown, placement: SessionPlacement): Promise<PooledSession<Info, Req, Res>> {
-    const thread = placement.dedicated === true ? this.startThread(true) : this.pick(placement.group);
-    return thread.open<Info, Req, Res>(placement.instanceName, placement.group, init);
+    return this.pick(placement.group).open<Info, Req, Res>(placement.instanceName, placement.group, init);
   }
 
   stats(): WorkerPoolStats {
-    const describe = (thread: PoolThread, dedicated: boolean) => ({ threadId: thread.threadId, sessions: thread.sessionCount, dedicated });
-    const all = [...this.shared.map((t) => describe(t, false)), ...[...this.dedicated].map((t) => describe(t, true))];
-    const crashes = [...this.shared, ...this.dedicated].reduce((sum, t) => sum + t.crashCount, this.crashesOfEnded);
-    return { threads: all.length, perThread: all, crashes };
+    const perThread = this.threads.map((thread) => ({ threadId: thread.threadId, sessions: thread.sessionCount }));
+    const crashes = this.threads.reduce((sum, thread) => sum + thread.crashCount, this.crashesOfEnded);
+    return { threads: perThread.length, perThread, crashes };
   }
 
   /** Ends every thread at once, failing what they still host (tests, embedders). */
   async close(): Promise<void> {
-    const threads = [...this.shared, ...this.dedicated];
-    this.shared.length = 0;
-    this.dedicated.clear();
+    const threads = this.threads.splice(0);
     await Promise.all(threads.map((thread) => thread.terminate()));
   }
 
   private pick(group: string | undefined): PoolThread {
-    const candidates = this.shared.filter((thread) => !thread.hostsGroup(group));
+    const candidates = this.threads.filter((thread) => !thread.hostsGroup(group));
     const idle = candidates.find((thread) => thread.sessionCount === 0);
     if (idle !== undefined) return idle;
-    if (this.shared.length < this.size) return this.startThread(false);
-    const pool = candidates.length > 0 ? candidates : this.shared;
+    if (this.threads.length < this.size) return this.startThread();
+    const pool = candidates.length > 0 ? candidates : this.threads;
     return pool.reduce((best, thread) => (thread.sessionCount < best.sessionCount ? thread : best));
   }
 
-  private startThread(dedicated: boolean): PoolThread {
+  private startThread(): PoolThread {
     const thread = new PoolThread({
       entry: this.options.entry,
       closeTimeoutMs: this.options.closeTimeoutMs ?? 10_000,
       onEmpty: (ended) => {
         this.crashesOfEnded += ended.crashCount;
-        const index = this.shared.indexOf(ended);
-        if (index >= 0) this.shared.splice(index, 1);
-        this.dedicated.delete(ended);
+        const index = this.threads.indexOf(ended);
+        if (index >= 0) this.threads.splice(index, 1);
       },
     });
-    if (dedicated) this.dedicated.add(thread);
-    else this.shared.push(thread);
+    this.threads.push(thread);
     return thread;
   }
 }
