@@ -35,6 +35,10 @@ export class FairQueue<Key, Task> {
     return task;
   }
 
+  get isEmpty(): boolean {
+    return this.head >= this.turns.length;
+  }
+
   get size(): number {
     let total = 0;
     for (const queue of this.queues.values()) total += queue.length;

@@ -46,8 +46,8 @@ export function serveSessions<Init, Info, Req, Res>(factory: SessionFactory<Init
     return controller;
   };
 
-  // Between two tasks the thread goes back to its event loop once, so that every message that came
-  // in meanwhile is queued (and cancels are seen) before the next turn is chosen.
+  // Before choosing a turn the thread goes back to its event loop once (a setImmediate: the same loop
+  // iteration), so that every message that came in meanwhile is queued (and cancels are seen) first.
   const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
   let running = false;
   const pump = async (): Promise<void> => {
@@ -57,7 +57,7 @@ export function serveSessions<Init, Info, Req, Res>(factory: SessionFactory<Init
       await turn();
       for (let task = work.next(); task !== undefined; task = work.next()) {
         await task();
-        await turn();
+        if (!work.isEmpty) await turn();
       }
     } finally {
       running = false;
