@@ -473,16 +473,22 @@ export class RepositoryManager {
     );
   }
 
-  /** The models of `names` whose folder stamp differs from the one of their last read (new ones included). */
+  /**
+   * The models of `names` whose folder stamp differs from the one of their last read (new ones
+   * included). One model at a time: a poll's few stat calls then interleave with requests instead of
+   * arriving as one burst of completions that requests wait behind.
+   */
   private async changedModels(names: readonly string[]): Promise<string[]> {
-    const changed = await Promise.all(
-      names.map(async (name) => {
-        const entry = this.entries.get(name);
-        if (entry?.appliedStamp === undefined || entry.override !== undefined) return true;
-        return (await folderStamp(join(this.options.repositoryPath, name))) !== entry.appliedStamp;
-      }),
-    );
-    return names.filter((_, i) => changed[i]);
+    const changed: string[] = [];
+    for (const name of names) {
+      const entry = this.entries.get(name);
+      const unchanged =
+        entry?.appliedStamp !== undefined &&
+        entry.override === undefined &&
+        (await folderStamp(join(this.options.repositoryPath, name))) === entry.appliedStamp;
+      if (!unchanged) changed.push(name);
+    }
+    return changed;
   }
 
   private async scan(): Promise<void> {

@@ -216,7 +216,8 @@ export async function runManyModelsScenario(options: BenchOptions): Promise<numb
 
   // Both nodes stay up and their latency windows alternate, so a busy spell of the shared box falls on
   // both figures alike rather than on whichever ran second.
-  const one = await startNode(repo1, []);
+  // Both in poll mode, so that the comparison is of the number of models alone.
+  const one = await startNode(repo1, ['--model-control-mode', 'poll']);
   const oneFoot = await footprint(one.pid);
   say(`1 model: ready ${one.readyMs.toFixed(0)} ms, ${mb(oneFoot.rssBytes)} MB, ${oneFoot.threads} threads`);
   const hundred = await startNode(repo100, ['--model-control-mode', 'poll']);
