@@ -44,6 +44,23 @@ export interface MeasuredPoint extends PointCpu {
   readonly requestsPerCoreSec: number;
   readonly latency?: LatencySummary;
   readonly firstError?: string;
+  /** CPU per request less what the server spends idle (its timers, load reports), µs; gateway points only. */
+  readonly netCpuUsPerRequest?: number;
+}
+
+/** Share of one core `server` uses with no load at all, over `seconds`. */
+export async function idleShare(server: MeasuredServer, seconds: number): Promise<number> {
+  const before = await snapshot(server);
+  const t0 = performance.now();
+  await sleep(seconds * 1000);
+  const after = await snapshot(server);
+  return cpuBetween(before, after, 1, (performance.now() - t0) / 1000).coreShare;
+}
+
+/** `point` with its CPU per request net of the server's idle share of a core. */
+export function lessIdle(point: MeasuredPoint, idle: number): MeasuredPoint {
+  const net = point.requestsPerSec > 0 ? ((point.coreShare - idle) * 1e6) / point.requestsPerSec : Number.NaN;
+  return { ...point, netCpuUsPerRequest: net };
 }
 
 type Snapshot = { pid: number; threads: ThreadCpu[] }[];

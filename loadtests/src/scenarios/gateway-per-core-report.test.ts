@@ -51,11 +51,19 @@ describe('perCoreTargets', () => {
     expect(missed["added p50 at c=1 <= nginx's + 0.1 ms"]).toBe(false);
   });
 
+  it('takes the gateway\'s CPU net of idle where measured', () => {
+    const f = figures(64, 108, 1400);
+    const points = f.points.map((p) => (p.label === 'gateway miss simple (HTTP)' ? { ...p, netCpuUsPerRequest: 120 } : p));
+    const verdict = perCoreTargets({ ...f, points }).find((t) => t.name === 'CPU per miss <= 1.5 x nginx');
+    expect(verdict?.met).toBe(false);
+    expect(verdict?.detail).toMatch(/^120\.0 us vs nginx 72\.0 us/);
+  });
+
   it('writes a row per point in the table and the CSV', () => {
     const f = figures(64, 108, 1400);
     expect(perCoreTable(f).split('\n')).toHaveLength(f.points.length + 2);
     const csv = perCoreCsv(f).trim().split('\n');
     expect(csv).toHaveLength(f.points.length + 1);
-    expect(csv[1]).toBe('"bare Hono (before)",1000,31250,32,32,0.5,,,0,0');
+    expect(csv[1]).toBe('"bare Hono (before)",1000,31250,32,,32,0.5,,,0,0');
   });
 });

@@ -197,7 +197,8 @@ export async function startPerCoreStack(work: string, log: (message: string) => 
       name: 'tessera-gateway',
       args: [GATEWAY_BIN, '--config', file, '--port', '0', '--grpc-port', String(GRPC_FRONT_PORT), '--host', FLEET_HOST],
       startedMsg: 'tessera-gateway started',
-      env: { REDIS_URL: '' },
+      // BENCH_GATEWAY_CPU_PROF=DIR: the gateway writes a V8 CPU profile there when it stops.
+      env: { REDIS_URL: '', ...(process.env.BENCH_GATEWAY_CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_GATEWAY_CPU_PROF}` } : {}) },
       wrap: pinToGatewayCore,
     });
     stack.push(server);
