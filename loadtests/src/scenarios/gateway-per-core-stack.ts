@@ -195,10 +195,10 @@ export async function startPerCoreStack(work: string, log: (message: string) => 
     await writeFile(file, `${JSON.stringify(gatewayConfig, null, 2)}\n`);
     const server = await launchServer({
       name: 'tessera-gateway',
-      args: [GATEWAY_BIN, '--config', file, '--port', '0', '--grpc-port', String(GRPC_FRONT_PORT), '--host', FLEET_HOST],
-      startedMsg: 'tessera-gateway started',
       // BENCH_GATEWAY_CPU_PROF=DIR: the gateway writes a V8 CPU profile there when it stops.
-      env: { REDIS_URL: '', ...(process.env.BENCH_GATEWAY_CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_GATEWAY_CPU_PROF}` } : {}) },
+      args: [...(process.env.BENCH_GATEWAY_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_CPU_PROF}`] : []), GATEWAY_BIN, '--config', file, '--port', '0', '--grpc-port', String(GRPC_FRONT_PORT), '--host', FLEET_HOST],
+      startedMsg: 'tessera-gateway started',
+      env: { REDIS_URL: '' },
       wrap: pinToGatewayCore,
     });
     stack.push(server);
