@@ -13,7 +13,8 @@
  *   network. Aborting `signal` resets the stream (RST_STREAM CANCEL): the node sees the cancellation.
  * - Infer requests get Triton's `priority` and `timeout` (µs) parameters from the call options,
  *   replacing the client's own (call-parameters.ts), and are encoded straight to protobuf bytes
- *   (shared/src/grpc/infer-request-encoder.ts; large tensors are sent from the caller's memory).
+ *   (shared/src/grpc/infer-request-encoder.ts; large tensors are sent from the caller's memory); a
+ *   gRPC client's request goes as it was received, the gateway's fields appended after it.
  * - Trailing metadata `tessera-queue-depth` / `tessera-inflight` become `load`, on success and failure.
  * - Errors: grpc-errors.ts, with `notAccepted` known exactly rather than guessed from a message.
  * - Every call runs through the node's circuit breaker (node-breakers.ts, guarded-call.ts).
@@ -30,6 +31,7 @@ import {
 } from '../../../../shared/src/gen/grpc_service_pb.js';
 import {
   clientServiceDefinition,
+  encodeForwardedInferRequestFramed,
   encodeInferRequestFramed,
   frameGrpcMessage,
   inferResponseFromProto,
@@ -168,7 +170,10 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
 
     infer(node: NodeView, request: InferRequest, opts: UpstreamCallOptions): Promise<UpstreamInferResult> {
       return guardedCall(breakers, node, opts, async () => {
-        const { response, load } = await call(node, service.modelInfer, encodeInferRequestFramed(withCallParameters(request, opts)), opts);
+        const sent = withCallParameters(request, opts);
+        // A gRPC client's request goes as received, the gateway's fields appended (front-infer.ts).
+        const encoded = sent.forwardable === undefined ? encodeInferRequestFramed(sent) : encodeForwardedInferRequestFramed(sent.forwardable, sent);
+        const { response, load } = await call(node, service.modelInfer, encoded, opts);
         return { response: decodeNodeAnswer(node.id, () => inferResponseFromProto(response)), ...(load ? { load } : {}) };
       });
     },
