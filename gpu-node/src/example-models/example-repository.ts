@@ -11,6 +11,7 @@ import { mlpPipelineModel, mlpPostprocessModel, mlpPreprocessModel } from './mlp
 import { sileroVadModel } from './silero-vad.js';
 import { simpleIdentityModel, simpleModel } from './simple-models.js';
 import { tokenStreamModel } from './token-stream.js';
+import { TRITON_EXAMPLE_MODELS } from './triton-examples.js';
 import { tsScaleModel } from './ts-scale.js';
 
 export const EXAMPLE_MODELS: readonly ExampleModel[] = [
@@ -24,6 +25,7 @@ export const EXAMPLE_MODELS: readonly ExampleModel[] = [
   mlpPostprocessModel,
   mlpPipelineModel,
   tokenStreamModel,
+  ...TRITON_EXAMPLE_MODELS,
 ];
 
 export const EXAMPLE_MODEL_NAMES: readonly string[] = EXAMPLE_MODELS.map((m) => m.name);
