@@ -11,7 +11,7 @@
  * The node serves `simple` and `identity_fp32` (FP32 [1024] -> the same: a 4 KB tensor each way).
  * Fixed ports (nginx, the gRPC front door) are in 21000-21999.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,7 @@ import { startRedisServer } from '../../../shared/test/support/index.js';
 import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
 import { launchServer, type RunningServer } from '../lib/processes/server-process.js';
 import { sleep } from '../lib/load/load-window.js';
-import { pinnedCommand } from '../lib/per-core/index.js';
+import { pinProcess, pinnedCommand } from '../lib/per-core/index.js';
 import { FLEET_HOST, ProcessStack, UNLIMITED_TIER, benchKey, waitForFleetSize } from './fleet-launch.js';
 
 export const SIMPLE = 'simple';
@@ -33,8 +33,8 @@ const NGINX_PORT = 21080;
 const GATEWAY_BIN = fileURLToPath(new URL('../../../bin/tessera-gateway.js', import.meta.url));
 
 /** Pins this process and its threads (and so every child started afterwards) to `core`. */
-export function pinSelf(core: number): void {
-  execFileSync('taskset', ['-a', '-p', '-c', String(core), String(process.pid)], { stdio: 'ignore' });
+export function pinSelf(core: number): boolean {
+  return pinProcess(process.pid, core);
 }
 
 const pinToGatewayCore = (cmd: string, args: string[]): [string, string[]] => pinnedCommand(GATEWAY_CORE, cmd, args);

@@ -78,7 +78,10 @@ export async function runGatewayPerCore(options: BenchOptions): Promise<number> 
     log(`skipped: ${support.why}`);
     return 0;
   }
-  pinSelf(OTHERS_CORE);
+  if (!pinSelf(OTHERS_CORE)) {
+    log('skipped: this process could not be pinned to core 1');
+    return 0;
+  }
   const started = new Date();
   const t0 = performance.now();
   const timing: PointTiming = { warmupS: options.warmupS, durationS: options.durationS };
