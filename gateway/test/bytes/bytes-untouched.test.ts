@@ -3,7 +3,8 @@
  * BF16 included), random rank-2 shapes and random contents, whichever protocol a request comes in by
  * (KServe HTTP with the binary extension, or gRPC) and whether the gateway answers from the node
  * (MISS) or from its cache (HIT), the bytes the client gets back are exactly the bytes the model
- * produced. The model is an echo (echo-repository.ts), so what it produced is what was sent.
+ * produced. The model is an echo (echo-repository.ts), so what it produced is what was sent. JSON
+ * requests (INT32, finite FP32, UTF-8 BYTES) are encoded once on the way in and come back the same.
  * Real redis-server (the cache store), a real node process, the gateway in this process.
  */
 import { create } from '@bufbuild/protobuf';
@@ -66,7 +67,8 @@ describe('tensor bytes through the gateway, untouched (redis + node + gateway)',
     const models = Object.fromEntries(ECHO_DATATYPES.map((d) => [echoModel(d), { enabled: true }]));
     const config = loadGatewayConfig(
       JSON.stringify({
-        tiers: { standard: { queueTimeoutMs: 20_000 } },
+        // Rate limits far above what the property sends: this test is about bytes, not quotas.
+        tiers: { standard: { queueTimeoutMs: 20_000, rateLimits: { requestsPerSecond: 1_000_000, burst: 1_000_000, elementsPerSecond: 0, elementsBurst: 0, bytesPerSecond: 0, bytesBurst: 0 } } },
         tenants: [{ id: 'tb', tier: 'standard', keys: [{ id: 'tb1', hash: await sha256Hex(KEY) }] }],
         cache: { enabled: true, models },
       }),
@@ -120,6 +122,18 @@ describe('tensor bytes through the gateway, untouched (redis + node + gateway)',
 
   const protocols = fc.constantFrom<Protocol>('http', 'grpc');
 
+  /** A KServe JSON request (tensor values as JSON numbers or strings), answered with binary outputs. */
+  async function inferJson(model: string, datatype: string, shape: readonly number[], data: readonly (number | string | boolean)[]) {
+    const response = await fetch(`${gateway.url}/v2/models/${model}/infer`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ inputs: [{ name: 'INPUT0', datatype, shape, data }], parameters: { binary_data_output: true } }),
+    });
+    const body = new Uint8Array(await response.arrayBuffer());
+    if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${new TextDecoder().decode(body)}`);
+    return { bytes: decodeInferResponseBody(body, response.headers.get(INFER_HEADER_LENGTH)).outputs[0]!.data, cache: response.headers.get('x-cache') };
+  }
+
   it('gives back the bytes the model produced, every datatype, both protocols, miss and hit', async () => {
     await fc.assert(
       fc.asyncProperty(caseArb, protocols, protocols, async (c, first, second) => {
@@ -137,4 +151,27 @@ describe('tensor bytes through the gateway, untouched (redis + node + gateway)',
       { numRuns: 60 },
     );
   }, 180_000);
+
+  it('takes JSON requests too: values encoded once on the way in come back as the same bytes, miss and hit, and by gRPC', async () => {
+    const jsonCase = fc.oneof(
+      fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { minLength: 1, maxLength: 6 }).map((v) => ({ datatype: 'INT32' as const, values: v as (number | string)[], bytes: new Uint8Array(Int32Array.from(v as number[]).buffer) })),
+      // -0 has no JSON spelling of its own (JSON.stringify(-0) is "0"): left out.
+      fc.array(fc.float({ noNaN: true, noDefaultInfinity: true }).filter((x) => !Object.is(x, -0)), { minLength: 1, maxLength: 6 }).map((v) => ({ datatype: 'FP32' as const, values: v as (number | string)[], bytes: new Uint8Array(Float32Array.from(v as number[]).buffer) })),
+      fc.array(fc.string({ maxLength: 8 }), { minLength: 1, maxLength: 6 }).map((v) => ({ datatype: 'BYTES' as const, values: v as (number | string)[], bytes: encodeBytesElements(v.map((t) => new TextEncoder().encode(t))) })),
+    );
+    await fc.assert(
+      fc.asyncProperty(jsonCase, async ({ datatype, values, bytes }) => {
+        const shape = [1, values.length] as const;
+        const expected = Buffer.from(bytes).toString('hex');
+        const first = await inferJson(echoModel(datatype), datatype, shape, values);
+        expect(Buffer.from(first.bytes).toString('hex')).toBe(expected);
+        const again = await inferJson(echoModel(datatype), datatype, shape, values);
+        expect(again.cache).toBe('HIT');
+        expect(Buffer.from(again.bytes).toString('hex')).toBe(expected);
+        const byGrpc = await infer('grpc', { datatype, shape, bytes });
+        expect(Buffer.from(byGrpc.bytes).toString('hex')).toBe(expected);
+      }),
+      { numRuns: 30 },
+    );
+  }, 120_000);
 });
