@@ -7,6 +7,7 @@ import { extractSuiteArgs } from './lib/options/suite-options.js';
 import { runBatchingScenario } from './scenarios/batching.js';
 import { runCacheRatioScenario } from './scenarios/cache-ratio.js';
 import { runGatewayScenario } from './scenarios/gateway.js';
+import { runLlmScenario } from './scenarios/llm.js';
 import { runNodeKillScenario } from './scenarios/node-kill.js';
 import { runRedisStopScenario } from './scenarios/redis-stop.js';
 import { runSoakScenario } from './scenarios/soak.js';
@@ -16,6 +17,7 @@ const SCENARIOS: Readonly<Record<string, (options: BenchOptions) => Promise<numb
   batching: runBatchingScenario,
   gateway: runGatewayScenario,
   'cache-ratio': runCacheRatioScenario,
+  llm: runLlmScenario,
   'node-kill': runNodeKillScenario,
   'redis-stop': runRedisStopScenario,
   soak: runSoakScenario,

@@ -31,6 +31,8 @@ export interface DirectInferRequest {
   readonly signal: AbortSignal;
   /** Set by an adapter that decoded the request itself (infer-route.ts's InferExchange.decoded). */
   readonly decoded?: InferExchange['decoded'];
+  /** A decoupled model's request: its responses as they arrive (InferExchange.onResponse). */
+  readonly onResponse?: InferExchange['onResponse'];
 }
 
 export type DirectInfer = (request: DirectInferRequest, model: string, version: string | undefined) => Promise<HttpAnswer>;
@@ -63,6 +65,7 @@ export function createDirectInfer(deps: GatewayAppDeps & { readonly now: () => n
         },
         addHeaders: (h) => Object.assign(extra, h),
         ...(request.decoded === undefined ? {} : { decoded: request.decoded }),
+        ...(request.onResponse === undefined ? {} : { onResponse: request.onResponse }),
       };
       answer = await runInfer(deps, exchange, model, version);
     } catch (error) {

@@ -236,7 +236,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     });
     return new Promise<UpstreamInferResult>((resolve, reject) => {
       queue.admit(
-        { tier: ctx.tier.name, priority: ctx.tier.priority, share: ctx.tier.queueShare, deadline: ctx.deadline, ...(ctx.signal ? { signal: ctx.signal } : {}) },
+        { tier: ctx.tier.name, priority: ctx.tier.priority, share: ctx.tier.queueShare, deadline: ctx.deadline, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.streamDeadline === undefined ? {} : { answerBy: ctx.streamDeadline }) },
         {
           dispatch: () => {
             admission?.end();

@@ -10,6 +10,7 @@ import type { ErrorCode , TesseraError} from '../../../../shared/src/errors/inde
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { TraceContext } from '../../../../shared/src/tracing/index.js';
 import type { Clock, DispatchContext, DispatchObserver, MetadataContext, NodeDirectory, NodeTransport, NodeView, UpstreamCallOptions, UpstreamInferResult } from '../ports/index.js';
+import { streamUpstream } from './stream-upstream.js';
 import { isNotAccepted, upstreamDetails } from './upstream-errors.js';
 
 const EMA_ALPHA = 0.2;
@@ -70,7 +71,8 @@ export function createUpstreamCaller(options: UpstreamCallerOptions): UpstreamCa
       attributes: { 'tessera.node_id': node.id, 'tessera.attempt': retry ? 2 : 1, 'tessera.model': model, 'tessera.model_version': request.modelVersion },
     });
     try {
-      const result = await transport.infer(node, request, callOptions(request, ctx, span === undefined ? ctx.trace?.parent : span.context()));
+      const callOpts = callOptions(request, ctx.streamDeadline === undefined ? ctx : { ...ctx, deadline: ctx.streamDeadline }, span === undefined ? ctx.trace?.parent : span.context());
+      const result = ctx.onResponse === undefined ? await transport.infer(node, request, callOpts) : await streamUpstream(transport, node, request, callOpts, ctx.onResponse);
       if (result.load) directory.observe(node.id, model, result.load);
       const elapsed = clock.now() - started;
       const previous = measured.get(model);
