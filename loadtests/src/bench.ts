@@ -39,6 +39,7 @@ Options
   --concurrency LIST  closed-loop concurrencies, e.g. 1,8,64 (default: the scenario's)
   --quick             smoke run: 0.5 s + 1.5 s windows, fewer points, no tuning
   --out DIR           results root (default loadtests/results)
+  --per-core          gateway: the gateway alone on core 0 and everything else on core 1, with anchors
   --budget-minutes M  suite: total budget (default 15, 3 with --quick); the soak gets what is left
   --soak-minutes M    soak length (default: scaled to the suite's budget; 1 alone, 1/3 with --quick)
 `;

@@ -48,8 +48,7 @@
  *   ],
  *   "nodes": [ { "id": "n1", "grpc": "10.0.0.5:8001", "http": "10.0.0.5:8000" } ],  // static fleet without Redis
  *   "grpcTransport": "http2",        // ["http2"] how the gateway speaks gRPC to nodes: "http2" (our client on
- *                                    //   node:http2, adapters/grpc/h2-transport.ts) or "grpc-js" (@grpc/grpc-js,
- *                                    //   kept as a fallback)
+ *                                    //   node:http2, adapters/grpc/h2-transport.ts), the only one left
  *   "routing": {                      // [p2c, no splits]
  *     "policy": "p2c",                // ["p2c"] or "round-robin"
  *     "models": { "resnet": { "splits": [ { "version": "1", "weight": 90 }, { "version": "2", "weight": 10 } ],
@@ -79,7 +78,7 @@ import type { RoutingConfig } from '../core/routing/index.js';
 import type { LlmConfig } from './read-llm-config.js';
 
 /** The gRPC clients the gateway can reach nodes with (adapters/grpc). */
-export const GRPC_TRANSPORTS = ['http2', 'grpc-js'] as const;
+export const GRPC_TRANSPORTS = ['http2'] as const;
 export type GrpcTransportName = (typeof GRPC_TRANSPORTS)[number];
 
 export interface StaticNodeConfig {

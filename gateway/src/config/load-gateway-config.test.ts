@@ -30,7 +30,8 @@ describe('loadGatewayConfig', () => {
     expect(config.rateLimitLeaseMs).toBe(100);
     expect(loadGatewayConfig('{"rateLimitLeaseMs": 0}').rateLimitLeaseMs).toBe(0);
     expect(config.grpcTransport).toBe('http2');
-    expect(loadGatewayConfig('{"grpcTransport": "grpc-js"}').grpcTransport).toBe('grpc-js');
+    // The grpc-js transport is retired (issue 17): naming it is a config error, not a silent switch.
+    expect(() => loadGatewayConfig('{"grpcTransport": "grpc-js"}')).toThrow(/grpcTransport: must be one of http2, got "grpc-js"/);
     expect(Object.keys(config.tiers).sort()).toEqual(['free', 'premium', 'standard']);
     expect(config.tiers.premium).toEqual(DEFAULT_TIERS.premium);
     expect(config.cache).toEqual({ enabled: true, maxEntryBytes: 1024 * 1024, localMaxBytes: 64 * 1024 * 1024, localMaxAgeSeconds: 5, models: {} });
@@ -84,7 +85,7 @@ describe('loadGatewayConfig', () => {
       '$.colour: unknown field',
       '$.maxPipelinedRequests: must be >= 1',
       '$.rateLimitLeaseMs: must be >= 0',
-      '$.grpcTransport: must be one of http2, grpc-js, got "grpc"',
+      '$.grpcTransport: must be one of http2, got "grpc"',
       '$.tiers.gold.priority: must be >= 1',
       '$.tiers.gold.queueTimeoutMs: is required for a new tier',
       '$.tiers.gold.rateLimits.burst: is required for a new tier',

@@ -24,6 +24,7 @@ import { DEFAULT_RESULTS_ROOT, writeResults } from '../lib/output/results-files.
 import { startFleet, type Fleet, type FleetShape } from './gateway-fleet.js';
 import { measureAddedLatency, measureCacheThroughput, measureOverload, measureRouting, type OpenPoint, type PhaseTiming } from './gateway-phases.js';
 import { evaluateTargets, gatewayTable, targetLines, toGatewayCsv, type GatewayFigures } from './gateway-report.js';
+import { runGatewayPerCore } from './gateway-per-core.js';
 import { machineInfo } from './scenario-output.js';
 
 /** 20 ms per request, node 4 at 60 ms: long enough that timer jitter and the gateway's own cost are small. */
@@ -48,6 +49,7 @@ const describe = (p: OpenPoint): string =>
   (p.serverCpuUsPerRequest !== undefined && Number.isFinite(p.serverCpuUsPerRequest) ? `, server CPU ${p.serverCpuUsPerRequest.toFixed(0)} us/req` : '');
 
 export async function runGatewayScenario(options: BenchOptions): Promise<number> {
+  if (options.perCore === true) return runGatewayPerCore(options);
   const started = new Date();
   const t0 = performance.now();
   const cores = availableParallelism();

@@ -9,4 +9,5 @@ export * from './grpc-frame.js';
 export * from './grpc-message-header.js';
 export * from './grpc-timeout.js';
 export * from './infer-request-encoder.js';
+export * from './forwardable-framing.js';
 export * from './unsent-budget.js';

@@ -198,3 +198,29 @@ export function encodeInferRequestFramed(request: InferRequest, inlineBelowBytes
   if (cut < head.length) chunks.push(head.subarray(cut));
   return { chunks, messageBytes };
 }
+
+/**
+ * A ModelInferRequest forwarded as the client sent it (`wire`, checked by checkForwardableFraming),
+ * with what the gateway decided appended after it: `model_version`, `id` and every entry of
+ * `request.parameters`. Protobuf merges a repeated singular field as its last value and a repeated map
+ * key as its last entry, so the node reads the gateway's values; inputs, outputs and tensor bytes go
+ * out untouched, from the client's buffer. `request` must be `wire` as decoded, changed only in those
+ * three fields (parameters are only ever set or replaced, never removed).
+ */
+export function encodeForwardedInferRequestFramed(wire: Uint8Array, request: InferRequest): EncodedInferRequest {
+  const modelVersion = request.modelVersion ?? '';
+  const versionBytes = utf8Length(modelVersion);
+  const idBytes = utf8Length(request.id);
+  const parameters = sizeParameters(request.parameters);
+  // Both strings are written even when empty: an empty value must override the client's.
+  const appended = lenFieldSize(REQUEST.modelVersion, versionBytes) + lenFieldSize(REQUEST.id, idBytes) + mapSize(REQUEST.parameters, parameters);
+  const messageBytes = wire.length + appended;
+  const prefix = Buffer.allocUnsafe(GRPC_PREFIX_BYTES);
+  writeGrpcMessagePrefix(prefix, messageBytes);
+  const tail = Buffer.allocUnsafe(appended);
+  const w = new ProtobufWriter(tail);
+  w.string(REQUEST.modelVersion, modelVersion, versionBytes);
+  w.string(REQUEST.id, request.id, idBytes);
+  writeParameters(w, REQUEST.parameters, parameters);
+  return { chunks: [prefix, wire, tail], messageBytes };
+}

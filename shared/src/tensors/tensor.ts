@@ -59,6 +59,11 @@ export interface InferRequest {
   readonly outputs?: readonly RequestedOutput[];
   /** Request-level parameters, including Triton's reserved ones (priority, timeout, sequence_*). */
   readonly parameters: Parameters;
+  /**
+   * The ModelInferRequest message this request was read from (a gRPC client's, its framing checked),
+   * so the gateway forwards it as received; only modelVersion, id and parameters may differ from it.
+   */
+  readonly forwardable?: Uint8Array;
 }
 
 export interface InferResponse {

@@ -1,18 +1,20 @@
 /**
- * One ModelInfer through the gateway's infer pipeline (core/app/direct-infer.ts → infer-route.ts):
- * the gRPC request is written as the KServe HTTP body the pipeline reads (binary tensors, every
- * output asked for binary so bytes come back exactly), served by the same `serveInfer` as the HTTP
- * fast path (authentication, tiers, rate limits, admission, deadlines, the response cache, version
- * splits, breakers, tenant-scoped sequences, statistics, metrics, access log), and its answer read
- * back into a ModelInferResponse. Same request, same answer, whichever door it came through.
+ * One ModelInfer through the gateway's infer pipeline (core/app/direct-infer.ts → infer-route.ts), the
+ * same `serveInfer` as the HTTP fast path (authentication, tiers, rate limits, admission, deadlines,
+ * the response cache, version splits, breakers, tenant-scoped sequences, statistics, metrics, access
+ * log). The request is decoded once, here, and keeps the bytes it arrived as (received-bytes.ts): the
+ * transport forwards them with the gateway's fields appended instead of encoding the tensors again
+ * (shared/src/grpc/infer-request-encoder.ts, encodeForwardedInferRequestFramed). Every output is
+ * asked for binary, so the answer's bytes come back exactly, and are read back into a ModelInferResponse.
  */
 import type { Deadline, Metadata } from '@grpc/grpc-js';
 import type { ModelInferRequest, ModelInferResponse } from '../../../../shared/src/gen/grpc_service_pb.js';
-import { inferRequestFromProto, inferResponseToProto } from '../../../../shared/src/grpc/index.js';
-import { decodeInferResponseBody, encodeInferRequestBody } from '../../../../shared/src/kserve/index.js';
+import { checkForwardableFraming, inferRequestFromProto, inferResponseToProto } from '../../../../shared/src/grpc/index.js';
+import { decodeInferResponseBody } from '../../../../shared/src/kserve/index.js';
 import type { DirectInfer } from '../../core/app/index.js';
 import { BodyOverLimitError, type HttpAnswer } from '../../core/http/index.js';
 import { headerReader, metadataHeaders, requireModelName, versionOf } from './call-bridge.js';
+import { receivedBytesOf } from './received-bytes.js';
 
 export const MODEL_INFER_PATH = '/inference.GRPCInferenceService/ModelInfer';
 const HEADER_LENGTH = 'inference-header-content-length';
@@ -29,26 +31,29 @@ export async function frontInfer(
 ): Promise<FrontInferResult> {
   const model = requireModelName(msg.modelName, 'ModelInfer');
   const version = versionOf(msg.modelVersion);
-  const request = inferRequestFromProto(msg);
-  const outputs = request.outputs?.map((o) => ({ ...o, binaryData: true }));
-  const encoded = encodeInferRequestBody({ ...request, ...(outputs === undefined ? {} : { outputs }) }, { binaryInputs: true, binaryDataOutput: true });
-  const body = typeof encoded.body === 'string' ? new TextEncoder().encode(encoded.body) : encoded.body;
-  const headerLength = headerValue(encoded.headers, HEADER_LENGTH);
-  const headers = metadataHeaders(call.metadata, call.getDeadline(), {
-    [HEADER_LENGTH]: headerLength ?? String(body.length),
-    'content-type': 'application/octet-stream',
-  });
-  if (headerLength === undefined) headers.delete(HEADER_LENGTH);
+  // The version as routes know it ('007' is '7'), as the HTTP path takes it from the URL.
+  const { modelVersion: _asSent, ...decoded } = inferRequestFromProto(msg);
+  const request = version === undefined ? decoded : { ...decoded, modelVersion: version };
+  const received = receivedBytesOf(msg);
+  // A message whose last field lies about its length would swallow what the transport appends.
+  if (received !== undefined) checkForwardableFraming(received);
+  const headers = metadataHeaders(call.metadata, call.getDeadline());
   const answer = await serveInfer(
     {
       path,
       headers: headerReader(headers),
       readBody: async (maxBytes) => {
+        const size = received?.length ?? 0;
         // The same error as an HTTP body over the limit (readTierBody turns it into the tier's 413).
-        if (body.length > maxBytes) throw new BodyOverLimitError(maxBytes, String(body.length));
-        return body;
+        if (size > maxBytes) throw new BodyOverLimitError(maxBytes, String(size));
+        return received ?? new Uint8Array();
       },
       signal,
+      decoded: {
+        request: received === undefined ? request : { ...request, forwardable: received },
+        binaryOutputDefault: true,
+        outputBinary: new Map(),
+      },
     },
     model,
     version,

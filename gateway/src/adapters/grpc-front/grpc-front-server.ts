@@ -12,6 +12,7 @@ import { Health } from '../../../../shared/src/gen/health_pb.js';
 import { serverServiceDefinition } from '../../../../shared/src/grpc/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { healthFrontImplementation, inferenceFrontImplementation, type FrontApp } from './inference-front.js';
+import { recordingReceivedBytes } from './received-bytes.js';
 
 /** Largest message either way unless told (the node's bound, and the gateway's default maxBodyBytes). */
 export const DEFAULT_FRONT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -49,7 +50,7 @@ export function createGrpcFront(app: FrontApp, options: GrpcFrontOptions = {}): 
     ...options.channelOptions,
   });
   server.addService(
-    serverServiceDefinition(GRPCInferenceService),
+    recordingReceivedBytes(serverServiceDefinition(GRPCInferenceService)),
     inferenceFrontImplementation(app, {
       ...(options.maxInflightPerStream === undefined ? {} : { maxInflightPerStream: options.maxInflightPerStream }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),

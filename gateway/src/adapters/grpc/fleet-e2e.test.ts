@@ -10,10 +10,8 @@ import type { Tier } from '../../core/ports/index.js';
 import { createDispatcher } from '../../core/routing/index.js';
 import { createRedisNodeDirectory } from '../fleet/index.js';
 import type { RedisNodeDirectory } from '../fleet/index.js';
-import { createGrpcTransport } from './grpc-transport.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
-import type { GrpcTransportOptions } from './grpc-transport.js';
-import { createH2Transport } from './h2-transport.js';
+import { createH2Transport, type H2TransportOptions } from './h2-transport.js';
 import { startNodeProcess } from '../../../test/support/test-node-process.js';
 import { simpleRequest } from '../../../test/support/test-node-requests.js';
 import type { NodeProcess } from '../../../test/support/test-node-process.js';
@@ -23,8 +21,7 @@ const tier: Tier = testTier(20_000);
 
 const request: InferRequest = simpleRequest(2);
 
-const transports: [string, (options: Pick<GrpcTransportOptions, 'fleetEvents'>) => GrpcTransport][] = [
-  ['grpc-js', createGrpcTransport],
+const transports: [string, (options: Pick<H2TransportOptions, 'fleetEvents'>) => GrpcTransport][] = [
   ['http2', createH2Transport],
 ];
 

@@ -1,7 +1,8 @@
 /**
- * Both gRPC transports (grpc-js, and our node:http2 client) and the dispatcher over them, against a
- * REAL node process (bin/tessera-node.js) on loopback, plus a loopback port where nothing listens for
- * the unreachable-node paths. Every case runs for each transport: they share one contract.
+ * The gRPC transport's contract (our node:http2 client; the grpc-js one it replaced is retired) and
+ * the dispatcher over it, against a REAL node process (bin/tessera-node.js) on loopback, plus a
+ * loopback port where nothing listens for the unreachable-node paths. A transport added beside it
+ * joins `transports` and runs every case.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TesseraError } from '../../../../shared/src/errors/index.js';
@@ -9,7 +10,6 @@ import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { NodeView, Tier, UpstreamEvent } from '../../core/ports/index.js';
 import { createDispatcher } from '../../core/routing/index.js';
 import { createStaticNodeDirectory } from '../fleet/index.js';
-import { createGrpcTransport } from './grpc-transport.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
 import { createH2Transport } from './h2-transport.js';
 import type { NodeBreakerOptions } from './node-breakers.js';
@@ -31,7 +31,6 @@ afterAll(async () => {
 
 type MakeTransport = (breaker: NodeBreakerOptions) => GrpcTransport;
 const transports: [string, MakeTransport][] = [
-  ['grpc-js', (breaker) => createGrpcTransport({ breaker })],
   ['http2', (breaker) => createH2Transport({ breaker })],
 ];
 

@@ -1,6 +1,5 @@
 /**
- * What the node:http2 transport adds to the shared contract (grpc-transport.test.ts runs that for both
- * transports): the wire cases against a bare HTTP/2 server on loopback whose answer the test chooses
+ * What the node:http2 transport adds to the transport contract (grpc-transport.test.ts): the wire cases against a bare HTTP/2 server on loopback whose answer the test chooses
  * (session reuse, request headers and parameters, trailers-only errors, GOAWAY, refused streams,
  * resets, hung nodes, keepalive, backoff, message limits), and a REAL node process that drains or is
  * killed under a call.

@@ -1,9 +1,9 @@
 /**
  * NodeTransport over gRPC (`inference.GRPCInferenceService`) spoken directly on node:http2: the
- * gateway's default way to reach nodes. Same contract as the grpc-js transport (grpc-transport.ts),
- * at a fraction of its CPU per call: grpc-js runs every call through its channel, load-balancer,
- * interceptor and metadata machinery (≈250 µs of CPU per call at a few hundred calls per second),
- * while a unary call needs one HTTP/2 stream.
+ * gateway's way to reach nodes. It replaced a grpc-js transport (retired in issue 17) at a fraction
+ * of its CPU per call: grpc-js runs every call through its channel, load-balancer, interceptor and
+ * metadata machinery (≈250 µs of CPU per call at a few hundred calls per second), while a unary call
+ * needs one HTTP/2 stream. Its contract is grpc-transport.test.ts.
  *
  * - One HTTP/2 connection per node (h2-node-connection.ts: keepalive pings, reconnect with backoff,
  *   GOAWAY, wide flow-control windows), created on first use, replaced when the node's address
@@ -13,7 +13,8 @@
  *   network. Aborting `signal` resets the stream (RST_STREAM CANCEL): the node sees the cancellation.
  * - Infer requests get Triton's `priority` and `timeout` (µs) parameters from the call options,
  *   replacing the client's own (call-parameters.ts), and are encoded straight to protobuf bytes
- *   (shared/src/grpc/infer-request-encoder.ts; large tensors are sent from the caller's memory).
+ *   (shared/src/grpc/infer-request-encoder.ts; large tensors are sent from the caller's memory); a
+ *   gRPC client's request goes as it was received, the gateway's fields appended after it.
  * - Trailing metadata `tessera-queue-depth` / `tessera-inflight` become `load`, on success and failure.
  * - Errors: grpc-errors.ts, with `notAccepted` known exactly rather than guessed from a message.
  * - Every call runs through the node's circuit breaker (node-breakers.ts, guarded-call.ts).
@@ -31,6 +32,7 @@ import {
 } from '../../../../shared/src/gen/grpc_service_pb.js';
 import {
   clientServiceDefinition,
+  encodeForwardedInferRequestFramed,
   encodeInferRequestFramed,
   frameGrpcMessage,
   inferResponseFromProto,
@@ -170,7 +172,10 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
 
     infer(node: NodeView, request: InferRequest, opts: UpstreamCallOptions): Promise<UpstreamInferResult> {
       return guardedCall(breakers, node, opts, async () => {
-        const { response, load } = await call(node, service.modelInfer, encodeInferRequestFramed(withCallParameters(request, opts)), opts);
+        const sent = withCallParameters(request, opts);
+        // A gRPC client's request goes as received, the gateway's fields appended (front-infer.ts).
+        const encoded = sent.forwardable === undefined ? encodeInferRequestFramed(sent) : encodeForwardedInferRequestFramed(sent.forwardable, sent);
+        const { response, load } = await call(node, service.modelInfer, encoded, opts);
         return { response: decodeNodeAnswer(node.id, () => inferResponseFromProto(response)), ...(load ? { load } : {}) };
       });
     },

@@ -1,7 +1,6 @@
 // Reaching nodes over gRPC: the transports (grpc-js, and our own node:http2 client), their per-node
 // circuit breakers and the error mapping.
 export * from './grpc-node-transport.js';
-export * from './grpc-transport.js';
 export * from './h2-transport.js';
 export * from './transport-registry.js';
 export * from './node-breakers.js';

@@ -1,11 +1,10 @@
 /**
- * The gRPC transports by name, as the config's `grpcTransport` picks them: `http2` (h2-transport.ts,
- * the default) and `grpc-js` (grpc-transport.ts, on @grpc/grpc-js, kept as a fallback). Both take
- * the options they share; each documents its own defaults.
+ * The gRPC transports by name, as the config's `grpcTransport` picks them: `http2` (h2-transport.ts),
+ * the only one since the grpc-js transport was retired (issue 17); the name stays so a config file
+ * that says "http2" keeps working and another transport can be added beside it.
  */
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { FleetChangeSource } from '../../core/ports/index.js';
-import { createGrpcTransport } from './grpc-transport.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
 import { createH2Transport } from './h2-transport.js';
 import type { NodeBreakerOptions, NodeBreakers } from './node-breakers.js';
@@ -21,7 +20,6 @@ export interface SharedTransportOptions {
 
 const TRANSPORTS = {
   http2: createH2Transport,
-  'grpc-js': createGrpcTransport,
 } satisfies Record<string, (options: SharedTransportOptions) => GrpcTransport>;
 
 export type GrpcTransportKind = keyof typeof TRANSPORTS;

@@ -29,6 +29,8 @@ export interface DirectInferRequest {
   readBody(maxBytes: number): Promise<Uint8Array>;
   /** Aborts when the client goes away. */
   readonly signal: AbortSignal;
+  /** Set by an adapter that decoded the request itself (infer-route.ts's InferExchange.decoded). */
+  readonly decoded?: InferExchange['decoded'];
   /** A decoupled model's request: its responses as they arrive (InferExchange.onResponse). */
   readonly onResponse?: InferExchange['onResponse'];
 }
@@ -62,6 +64,7 @@ export function createDirectInfer(deps: GatewayAppDeps & { readonly now: () => n
           modelName = name;
         },
         addHeaders: (h) => Object.assign(extra, h),
+        ...(request.decoded === undefined ? {} : { decoded: request.decoded }),
         ...(request.onResponse === undefined ? {} : { onResponse: request.onResponse }),
       };
       answer = await runInfer(deps, exchange, model, version);

@@ -10,7 +10,7 @@
  * rate limit (it takes the tensor elements), the rate limit before any queue or cache.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import { decodeInferRequestBody, encodeInferResponse, INFER_HEADER_LENGTH } from '../../../../shared/src/kserve/index.js';
+import { decodeInferRequestBody, encodeInferResponse, INFER_HEADER_LENGTH, type DecodedInferRequest } from '../../../../shared/src/kserve/index.js';
 import { elementCount, type InferRequest, type InferResponse } from '../../../../shared/src/tensors/index.js';
 import { inSpan, noopTracer, type TraceContext } from '../../../../shared/src/tracing/index.js';
 import { requireModel, tenantScope, type AuthContext } from '../auth/index.js';
@@ -38,6 +38,11 @@ export interface InferExchange {
   setModel(model: string): void;
   /** Headers for whatever answer is sent, errors included (RateLimit-*). */
   addHeaders(headers: Record<string, string>): void;
+  /**
+   * The request already decoded by its protocol adapter (the gRPC front door), whose `readBody` then
+   * gives its message as received (for the size limits); undefined: `readBody` is a KServe HTTP body.
+   */
+  readonly decoded?: DecodedInferRequest;
   /** A decoupled model's request (gRPC front door): its responses as they arrive; never cached. */
   readonly onResponse?: (response: InferResponse) => void;
 }
@@ -59,13 +64,13 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
   // The tier's largest request (413 above it) when it is below the gateway-wide maxBodyBytes (400).
   const tier = exchange.auth?.tier;
   const body = tier === undefined ? await exchange.readBody(config.maxBodyBytes) : await readTierBody((max) => exchange.readBody(max), config.maxBodyBytes, tier);
-  const headerLength = headers.get(INFER_HEADER_LENGTH);
+  const headerLength = exchange.decoded === undefined ? headers.get(INFER_HEADER_LENGTH) : null;
   if (headerLength !== null && headerLength.trim() === '0') {
     throw TesseraError.unsupported(
       `raw binary requests (Inference-Header-Content-Length: 0) are not supported by the gateway for model '${model}'; send the JSON header`,
     );
   }
-  const decoded = decodeInferRequestBody({ body, headerLength, modelName: model, ...(version === undefined ? {} : { modelVersion: version }) });
+  const decoded = exchange.decoded ?? decodeInferRequestBody({ body, headerLength, modelName: model, ...(version === undefined ? {} : { modelVersion: version }) });
   const elements = decoded.request.inputs.reduce((n, t) => n + elementCount(t.shape), 0);
   const auth = exchange.auth;
   if (auth === undefined) throw TesseraError.internal('auth middleware did not run');
@@ -75,7 +80,8 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
   await (tracer.enabled ? inSpan(tracer, 'rate_limit', { parent: exchange.traceParent }, limit) : limit());
 
   // `Prefer: respond-async[, spill-over]` (core/jobs/prefer-header.ts); ignored without a job queue.
-  const preference = deps.jobs === undefined ? undefined : asyncPreference(headers.get('prefer'));
+  // Jobs store a KServe body: only requests that came as one can become a job.
+  const preference = deps.jobs === undefined || exchange.decoded !== undefined ? undefined : asyncPreference(headers.get('prefer'));
   const toJob = (spilled: boolean): Promise<HttpAnswer> =>
     acceptJobAnswer(
       deps.jobs!,

@@ -16,18 +16,18 @@
  *   node only (its version too), is never retried elsewhere, and fails clearly when the node is gone.
  *
  * In-flight accounting: every send is `directory.track(node)`, released in a `finally` of that very
- * send, so each counter is released exactly once on success, error, deadline and cancellation. The
- * queue is pumped after each release, on fleet changes, and every `pumpIntervalMs` while requests
- * wait (load reports and half-open breakers change the room without telling us).
+ * send, so each counter is released exactly once on success, error, deadline and cancellation.
+ *
+ * This file chooses (version, node) and ties the parts together, one responsibility each:
+ * model-queues.ts (the admission queues and their pumping), upstream-call.ts (the call, its
+ * accounting and its one retry), sequence-dispatch.ts (tenant-scoped sequence ids and affinity).
  *
  * The dispatcher owns its queues; the directory and the transport belong to the caller (close them
  * after `close()`).
  */
 import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
-import type { ErrorCode } from '../../../../shared/src/errors/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
-import type { TraceContext } from '../../../../shared/src/tracing/index.js';
-import { AdmissionQueue, systemClock } from '../admission/index.js';
+import { systemClock } from '../admission/index.js';
 import { NodeSequenceIds, readSequenceParams, SequenceRouter } from '../sequences/index.js';
 import type { SequenceRequest, SequenceRoutingOptions } from '../sequences/index.js';
 import type {
@@ -40,16 +40,14 @@ import type {
   NodeDirectory,
   NodeTransport,
   NodeView,
-  SequenceBinding,
   SequenceIdKeySource,
-  TimerHandle,
-  UpstreamCallOptions,
   UpstreamInferResult,
 } from '../ports/index.js';
-import { DEFAULT_OVERCOMMIT, expectedWaitMs, modelLoadOf, reportedExecTimeMs, room } from './node-load.js';
+import { ModelQueues } from './model-queues.js';
+import { DEFAULT_OVERCOMMIT, expectedWaitMs, reportedExecTimeMs, room } from './node-load.js';
 import { createPicker } from './pickers.js';
-import { streamUpstream } from './stream-upstream.js';
-import { isNotAccepted, upstreamDetails } from './upstream-errors.js';
+import { createSequenceDispatch, type SequencePin } from './sequence-dispatch.js';
+import { createUpstreamCaller } from './upstream-call.js';
 import { normalizeRoutingConfig, selectVersion } from './version-splits.js';
 import type { RoutingConfig } from './version-splits.js';
 
@@ -109,26 +107,7 @@ export interface Dispatcher {
   close(): Promise<void>;
 }
 
-const EMA_ALPHA = 0.2;
 const DEFAULT_PUMP_INTERVAL_MS = 100;
-/** Deadline of the background config read that learns a sequence model's idle time. */
-const SEQUENCE_CONFIG_TIMEOUT_MS = 5000;
-
-/** What a sequence request adds to a dispatch (see dispatchSequence). */
-interface SequencePin {
-  /** A non-START request: the node (and version) holding the sequence; no other node, no retry. */
-  readonly binding?: SequenceBinding;
-  /** The error when that node is gone by the time the request leaves the queue. */
-  readonly gone?: () => TesseraError;
-  /** Told which node answered (a START's binding). */
-  readonly answered?: (node: NodeView) => void;
-}
-
-interface ModelQueue {
-  readonly model: string;
-  readonly version: string | undefined;
-  readonly queue: AdmissionQueue;
-}
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { directory, transport, breakers, observer } = options;
@@ -145,10 +124,6 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   // Every sequence id is replaced by a node-level id of the tenant's own (node-sequence-id.ts), with or
   // without affinity: two tenants using the same id must never share a sequence on a node.
   const nodeSequenceIds = new NodeSequenceIds(options.sequences?.idKey ?? options.sequenceIdKey);
-  const queues = new Map<string, ModelQueue>();
-  /** Measured upstream time per model, for admission estimates when no node reports one. */
-  const measuredExecMs = new Map<string, number>();
-  let pumpTimer: TimerHandle | undefined;
   let closed = false;
 
   const eligible = (model: string, version: string | undefined): NodeView[] =>
@@ -199,47 +174,20 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return TesseraError.notFound(`Request for unknown model: '${model}' version ${version} is not found`);
   };
 
-  function queueFor(model: string, version: string | undefined): ModelQueue {
-    const key = version === undefined ? model : `${model}\u0000${version}`;
-    let entry = queues.get(key);
-    if (entry === undefined) {
-      const queue = new AdmissionQueue({
-        name: version === undefined ? model : `${model}@${version}`,
-        clock,
-        ...(options.admission?.maxQueue !== undefined ? { maxQueue: options.admission.maxQueue } : {}),
-        ...(options.admission?.defaultRetryAfterMs !== undefined ? { defaultRetryAfterMs: options.admission.defaultRetryAfterMs } : {}),
-        ...(observer !== undefined ? { observer } : {}),
-        load: {
-          room: () => eligible(model, version).reduce((sum, node) => sum + room(node, model, overcommit), 0),
-          capacity: () => eligible(model, version).reduce((sum, node) => sum + Math.max(1, modelLoadOf(node, model).capacity), 0),
-          execTimeMs: () => reportedExecTimeMs(eligible(model, version), model) ?? measuredExecMs.get(model) ?? null,
-        },
-      });
-      entry = { model, version, queue };
-      queues.set(key, entry);
-    }
-    return entry;
-  }
-
-  function pumpAll(model?: string): void {
-    for (const entry of queues.values()) {
-      if (model === undefined || entry.model === model) entry.queue.pump();
-    }
-    schedulePump();
-  }
-
-  function schedulePump(): void {
-    if (closed || pumpTimer !== undefined) return;
-    if (![...queues.values()].some((entry) => entry.queue.depth > 0)) return;
-    pumpTimer = clock.setTimeout(() => {
-      pumpTimer = undefined;
-      pumpAll();
-    }, pumpIntervalMs);
-  }
+  const queues = new ModelQueues({
+    clock,
+    pumpIntervalMs,
+    overcommit,
+    eligible,
+    measuredExecMs: (model) => upstream.measuredExecMs(model),
+    ...(options.admission?.maxQueue !== undefined ? { maxQueue: options.admission.maxQueue } : {}),
+    ...(options.admission?.defaultRetryAfterMs !== undefined ? { defaultRetryAfterMs: options.admission.defaultRetryAfterMs } : {}),
+    ...(observer !== undefined ? { observer } : {}),
+  });
 
   const unsubscribe = options.fleetEvents?.onChange(() => {
     noteFleet();
-    pumpAll();
+    queues.pumpAll();
   });
 
   /** The best node with room for the model, or (for retries and metadata) the best one at all. */
@@ -253,105 +201,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return picker.pick(model, pool, (node) => expectedWaitMs(node, model, fallbackMs));
   }
 
-  /** `trace`: the context the node's spans hang under (the upstream span, or the caller's parent). */
-  function callOptions(request: InferRequest, ctx: DispatchContext, trace: TraceContext | undefined): UpstreamCallOptions {
-    // Never 0: Triton reads `timeout: 0` as "no timeout". A deadline already gone fails in the transport.
-    const remainingUs = Math.max(1, Math.floor((ctx.deadline - clock.now()) * 1000));
-    const clientTimeout = request.parameters.timeout;
-    const timeoutUs =
-      typeof clientTimeout === 'number' && Number.isSafeInteger(clientTimeout) && clientTimeout > 0
-        ? Math.min(clientTimeout, remainingUs)
-        : remainingUs;
-    // The tier decides the node-side priority: a client's own `priority` parameter is overridden.
-    return { deadline: ctx.deadline, priority: ctx.tier.priority, timeoutUs, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(trace ? { trace } : {}) };
-  }
+  const upstream = createUpstreamCaller({
+    transport,
+    directory,
+    clock,
+    ...(observer !== undefined ? { observer } : {}),
+    pickNode: (model, version, exclude) => pickNode(model, version, exclude, false),
+    settled: (model) => queues.pumpAll(model),
+  });
 
-  /** One upstream infer on `node`, counted in flight from before the call until it settled. */
-  async function sendOnce(node: NodeView, release: () => void, request: InferRequest, ctx: DispatchContext, retry: boolean) {
-    const model = request.modelName;
-    const started = clock.now();
-    let outcome: 'OK' | ErrorCode = 'OK';
-    // The node's own spans become children of this one (traceparent in the call's metadata). With
-    // tracing off no span is made, but a client's traceparent still reaches the node.
-    const span = ctx.trace?.tracer.enabled !== true ? undefined : ctx.trace.tracer.startSpan('upstream', {
-      parent: ctx.trace.parent,
-      kind: 'client',
-      attributes: { 'tessera.node_id': node.id, 'tessera.attempt': retry ? 2 : 1, 'tessera.model': model, 'tessera.model_version': request.modelVersion },
-    });
-    try {
-      const options = callOptions(request, ctx.streamDeadline === undefined ? ctx : { ...ctx, deadline: ctx.streamDeadline }, span === undefined ? ctx.trace?.parent : span.context());
-      const result = ctx.onResponse === undefined ? await transport.infer(node, request, options) : await streamUpstream(transport, node, request, options, ctx.onResponse);
-      if (result.load) directory.observe(node.id, model, result.load);
-      const elapsed = clock.now() - started;
-      const previous = measuredExecMs.get(model);
-      measuredExecMs.set(model, previous === undefined ? elapsed : previous + EMA_ALPHA * (elapsed - previous));
-      return result;
-    } catch (error) {
-      const load = upstreamDetails(error).load;
-      if (load) directory.observe(node.id, model, load);
-      outcome = toTesseraError(error).code;
-      span?.setError(error);
-      throw error;
-    } finally {
-      span?.end();
-      release();
-      observer?.upstream?.({ model, nodeId: node.id, outcome, durationMs: clock.now() - started, retry });
-      pumpAll(model);
-    }
-  }
-
-  /** `retry: false` for a sequence's follow-ups (their state lives on `first`); `answered` learns the node that answered. */
-  async function run(
-    first: NodeView,
-    firstRelease: () => void,
-    request: InferRequest,
-    ctx: DispatchContext,
-    version: string | undefined,
-    retry = true,
-    answered?: (node: NodeView) => void,
-  ) {
-    try {
-      const result = await sendOnce(first, firstRelease, request, ctx, false);
-      answered?.(first);
-      return result;
-    } catch (error) {
-      if (!retry || !isNotAccepted(error) || ctx.signal?.aborted || clock.now() >= ctx.deadline) throw toTesseraError(error);
-      const next = pickNode(request.modelName, version, new Set([first.id]), false);
-      if (next === undefined) throw toTesseraError(error);
-      const release = directory.track(next.id);
-      try {
-        const result = await sendOnce(next, release, request, ctx, true);
-        answered?.(next);
-        return result;
-      } catch (second) {
-        throw toTesseraError(second);
-      }
-    }
-  }
-
-  async function metadataCall(
-    model: string,
-    version: string | undefined,
-    ctx: MetadataContext,
-    call: (node: NodeView, options: UpstreamCallOptions) => Promise<unknown>,
-  ): Promise<unknown> {
-    const opts: UpstreamCallOptions = { deadline: ctx.deadline, ...(ctx.signal ? { signal: ctx.signal } : {}) };
-    const first = pickNode(model, version, new Set(), false);
-    if (first === undefined) {
-      if (!known(model, version)) throw notFound(model, version);
-      throw new TesseraError('UNAVAILABLE', `no node is ready to serve model '${model}'`, { retryAfterMs: 1000 });
-    }
-    try {
-      return await call(first, opts);
-    } catch (error) {
-      if (!isNotAccepted(error) || ctx.signal?.aborted || clock.now() >= ctx.deadline) throw toTesseraError(error);
-      const next = pickNode(model, version, new Set([first.id]), false);
-      if (next === undefined) throw toTesseraError(error);
-      return call(next, opts).catch((second: unknown) => {
-        throw toTesseraError(second);
-      });
-    }
-  }
+  const metadataCall = (model: string, version: string | undefined, ctx: MetadataContext, call: Parameters<typeof upstream.metadata>[3]) =>
+    upstream.metadata(model, version, ctx, call, () =>
+      known(model, version) ? new TesseraError('UNAVAILABLE', `no node is ready to serve model '${model}'`, { retryAfterMs: 1000 }) : notFound(model, version),
+    );
 
   /** Version choice, admission, node choice and the upstream call of one request. */
   function admit(request: InferRequest, ctx: DispatchContext, pin?: SequencePin): Promise<UpstreamInferResult> {
@@ -366,7 +228,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       asked ?? selectVersion(model, modelRouting, sticky, (v) => eligible(model, v).length > 0, random);
     if (!known(model, version)) return Promise.reject(notFound(model, version));
     const routed: InferRequest = version === own ? request : { ...request, modelVersion: version };
-    const { queue } = queueFor(model, version);
+    const { queue } = queues.queueFor(model, version);
     // From admission to the queue's release (or refusal): the gateway-side wait of the request.
     const admission = ctx.trace?.tracer.enabled !== true ? undefined : ctx.trace.tracer.startSpan('admission', {
       parent: ctx.trace.parent,
@@ -387,7 +249,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             }
             // Counted before returning, so the queue sees the room taken (AdmissionHandlers.dispatch).
             const release = directory.track(node.id);
-            run(node, release, routed, ctx, version, pinned === undefined, pin?.answered).then(resolve, reject);
+            upstream.infer(node, release, routed, ctx, version, pinned === undefined, pin?.answered).then(resolve, reject);
           },
           reject: (error) => {
             admission?.setError(error);
@@ -396,7 +258,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           },
         },
       );
-      schedulePump();
+      queues.schedulePump();
     });
   }
 
@@ -404,70 +266,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const holder = (nodeId: string, model: string): NodeView | undefined =>
     directory.all().find((node) => node.id === nodeId && node.models.has(model) && !breakers?.isOpen(node.id));
 
-  /** A request of a sequence (core/sequences/sequence-router.ts): a START records its node, the rest follow it. */
-  async function dispatchSequence(request: InferRequest, ctx: DispatchContext, seq: SequenceRequest): Promise<UpstreamInferResult> {
-    const router = sequences!;
-    const model = request.modelName;
-    if (seq.start) {
-      const answered: { node?: NodeView } = {};
-      const result = await admit(request, ctx, { answered: (node) => (answered.node = node) });
-      const node = answered.node!;
-      const version = result.response.modelVersion === '' ? undefined : result.response.modelVersion;
-      await router.started(seq, { nodeId: node.id, ...(version === undefined ? {} : { version }) }, () =>
-        transport.modelConfig(node, model, version, { deadline: clock.now() + SEQUENCE_CONFIG_TIMEOUT_MS }),
-      );
-      return result;
-    }
-    const binding = await router.lookup(seq);
-    if (holder(binding.nodeId, model) === undefined) throw router.gone(seq);
-    let result: UpstreamInferResult;
-    try {
-      result = await admit(request, ctx, { binding, gone: () => router.gone(seq) });
-    } catch (error) {
-      // Refused before the node took it (down, unreachable, breaker open): the state is out of reach.
-      throw isNotAccepted(error) ? router.gone(seq, error) : error;
-    }
-    if (seq.end) await router.ended(seq);
-    return result;
-  }
-
-  /**
-   * A sequence request with its id replaced by the tenant's node-level id; the client's own id is put
-   * back into the answer's `sequence_id` parameter and into error messages that quote the node-level id.
-   */
-  async function dispatchAsTenantSequence(
-    request: InferRequest,
-    ctx: DispatchContext,
-    scope: string,
-    display: string,
-    seq: SequenceRequest | undefined,
-  ): Promise<UpstreamInferResult> {
-    const canonical = seq?.id ?? readSequenceParams(request.parameters)!.id;
-    const original = request.parameters.sequence_id!;
-    let nodeId: bigint;
-    try {
-      nodeId = await nodeSequenceIds.nodeId(scope, canonical);
-    } catch (error) {
-      throw new TesseraError('UNAVAILABLE', `cannot route sequence ${display}: the sequence id key is not available (${toTesseraError(error).message})`, {
-        retryAfterMs: 1000,
-        cause: error,
-      });
-    }
-    const forwarded: InferRequest = { ...request, parameters: { ...request.parameters, sequence_id: nodeId } };
-    const nodeText = String(nodeId);
-    try {
-      const result = seq === undefined ? await admit(forwarded, ctx) : await dispatchSequence(forwarded, ctx, seq);
-      const params = result.response.parameters;
-      if (params === undefined || !Object.hasOwn(params, 'sequence_id')) return result;
-      return { ...result, response: { ...result.response, parameters: { ...params, sequence_id: original } } };
-    } catch (error) {
-      const tessera = toTesseraError(error);
-      if (tessera.message.includes(nodeText)) {
-        Object.defineProperty(tessera, 'message', { value: tessera.message.replaceAll(nodeText, display), configurable: true, writable: true });
-      }
-      throw tessera;
-    }
-  }
+  const dispatchAsTenantSequence = createSequenceDispatch({ router: sequences, nodeSequenceIds, transport, clock, admit, holder });
 
   return {
     dispatch(request, ctx) {
@@ -503,15 +302,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         }));
     },
 
-    queueDepth: (model) => [...queues.values()].reduce((sum, entry) => (entry.model === model ? sum + entry.queue.depth : sum), 0),
+    queueDepth: (model) => queues.depth(model),
 
     async close() {
       if (closed) return;
       closed = true;
       unsubscribe?.();
-      if (pumpTimer !== undefined) clock.clearTimeout(pumpTimer);
-      pumpTimer = undefined;
-      for (const entry of queues.values()) entry.queue.close();
+      queues.close();
     },
   };
 }

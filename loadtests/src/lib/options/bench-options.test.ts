@@ -18,6 +18,11 @@ describe('parseBenchArgs', () => {
     });
   });
 
+  it('reads --per-core (gateway)', () => {
+    expect(parseBenchArgs(['gateway', '--per-core'])).toMatchObject({ kind: 'options', options: { scenario: 'gateway', perCore: true } });
+    expect(parseBenchArgs(['gateway'])).not.toMatchObject({ options: { perCore: true } });
+  });
+
   it('refuses bad input', () => {
     expect(parseBenchArgs([]).kind).toBe('error');
     expect(parseBenchArgs(['a', 'b']).kind).toBe('error');

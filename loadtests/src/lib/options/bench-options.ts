@@ -16,6 +16,8 @@ export interface BenchOptions {
   readonly quick: boolean;
   /** Results root; undefined is loadtests/results. */
   readonly outRoot?: string;
+  /** `gateway --per-core`: the process under test alone on core 0, the rest on core 1. */
+  readonly perCore?: boolean;
 }
 
 export type BenchArgs = { kind: 'options'; options: BenchOptions } | { kind: 'error'; message: string } | { kind: 'help' };
@@ -40,6 +42,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         concurrency: { type: 'string' },
         quick: { type: 'boolean', default: false },
         out: { type: 'string' },
+        'per-core': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -71,6 +74,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
       quick,
       ...(concurrencies !== undefined ? { concurrencies } : {}),
       ...(values.out !== undefined ? { outRoot: values.out } : {}),
+      ...(values['per-core'] === true ? { perCore: true } : {}),
     },
   };
 }

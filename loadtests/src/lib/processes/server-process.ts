@@ -18,6 +18,8 @@ export interface ServerProcessOptions {
   /** Extra environment variables (added to this process's); default none. */
   readonly env?: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /** Wraps the command before it starts (e.g. pinnedCommand from lib/per-core); default none. */
+  readonly wrap?: (command: string, args: string[]) => [string, string[]];
   /** Default 60000 ms. */
   readonly startTimeoutMs?: number;
   /** SIGKILL this long after SIGTERM; default 15000 ms. */
@@ -55,7 +57,8 @@ export function parsePortLine(line: string, startedMsg: string): number | undefi
 }
 
 export function launchServer(options: ServerProcessOptions): Promise<RunningServer> {
-  const child = spawn(process.execPath, [...options.args], {
+  const [command, args] = options.wrap?.(process.execPath, [...options.args]) ?? [process.execPath, [...options.args]];
+  const child = spawn(command, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...options.env },
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),

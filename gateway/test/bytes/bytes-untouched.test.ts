@@ -1,0 +1,177 @@
+/**
+ * Issue 17 item 3, as a property: for every datatype (BYTES with NUL and non-UTF-8 elements, FP16,
+ * BF16 included), random rank-2 shapes and random contents, whichever protocol a request comes in by
+ * (KServe HTTP with the binary extension, or gRPC) and whether the gateway answers from the node
+ * (MISS) or from its cache (HIT), the bytes the client gets back are exactly the bytes the model
+ * produced. The model is an echo (echo-repository.ts), so what it produced is what was sent. JSON
+ * requests (INT32, finite FP32, UTF-8 BYTES) are encoded once on the way in and come back the same.
+ * Real redis-server (the cache store), a real node process, the gateway in this process.
+ */
+import { create } from '@bufbuild/protobuf';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelInferRequestSchema, ModelInferRequest_InferInputTensorSchema, type ModelInferResponse } from '../../../shared/src/gen/grpc_service_pb.js';
+import { decodeInferResponseBody, encodeInferRequestBody, INFER_HEADER_LENGTH } from '../../../shared/src/kserve/index.js';
+import { silentLogger } from '../../../shared/src/logging/index.js';
+import { encodeBytesElements, type Datatype } from '../../../shared/src/tensors/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../../shared/test/support/index.js';
+import { loadGatewayConfig } from '../../src/config/index.js';
+import { sha256Hex } from '../../src/core/auth/index.js';
+import { startGateway, type RunningGateway } from '../../src/entry-node.js';
+import { frontClient, type FrontClient } from '../grpc-front/front-client.js';
+import { spawnNode, type SpawnedNode } from '../support/test-node-process.js';
+import { ECHO_DATATYPES, echoModel, writeEchoRepository, type EchoDatatype } from './echo-repository.js';
+import { rm } from 'node:fs/promises';
+
+const KEY = 'tsk_bytes-untouched';
+const BYTE_SIZE: Readonly<Record<Exclude<EchoDatatype, 'BYTES'>, number>> = {
+  BOOL: 1, UINT8: 1, UINT16: 2, UINT32: 4, UINT64: 8, INT8: 1, INT16: 2, INT32: 4, INT64: 8, FP16: 2, FP32: 4, FP64: 8, BF16: 2,
+};
+
+interface Case {
+  readonly datatype: EchoDatatype;
+  readonly shape: readonly [number, number];
+  /** The tensor's raw bytes as the binary extension and raw_input_contents carry them. */
+  readonly bytes: Uint8Array;
+}
+
+/** Random contents for `datatype`: any bit pattern (NaNs and subnormals of the floats too); BOOL is 0 or 1. */
+function contents(datatype: EchoDatatype, elements: number): fc.Arbitrary<Uint8Array> {
+  if (datatype === 'BYTES') {
+    // Elements with NUL, 0xff and lone continuation bytes (not UTF-8), empty ones too.
+    const element = fc.uint8Array({ minLength: 0, maxLength: 12 }).map((b) => (b.length > 2 ? Uint8Array.of(0, 0xff, 0x80, ...b) : b));
+    return fc.array(element, { minLength: elements, maxLength: elements }).map((els) => encodeBytesElements(els));
+  }
+  if (datatype === 'BOOL') return fc.uint8Array({ min: 0, max: 1, minLength: elements, maxLength: elements });
+  const n = elements * BYTE_SIZE[datatype];
+  return fc.uint8Array({ minLength: n, maxLength: n });
+}
+
+const caseArb: fc.Arbitrary<Case> = fc
+  .record({ datatype: fc.constantFrom(...ECHO_DATATYPES), rows: fc.integer({ min: 1, max: 3 }), cols: fc.integer({ min: 1, max: 5 }) })
+  .chain(({ datatype, rows, cols }) => contents(datatype, rows * cols).map((bytes) => ({ datatype, shape: [rows, cols] as const, bytes })));
+
+type Protocol = 'http' | 'grpc';
+
+describe('tensor bytes through the gateway, untouched (redis + node + gateway)', () => {
+  let redis: RedisServer;
+  let node: SpawnedNode;
+  let repository: string;
+  let gateway: RunningGateway;
+  let client: FrontClient;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    repository = await writeEchoRepository();
+    node = await spawnNode(repository, ['--redis-url', redis.url, '--node-id', 'bytes-node', '--advertise-host', '127.0.0.1']);
+    const models = Object.fromEntries(ECHO_DATATYPES.map((d) => [echoModel(d), { enabled: true }]));
+    const config = loadGatewayConfig(
+      JSON.stringify({
+        // Rate limits far above what the property sends: this test is about bytes, not quotas.
+        tiers: { standard: { queueTimeoutMs: 20_000, rateLimits: { requestsPerSecond: 1_000_000, burst: 1_000_000, elementsPerSecond: 0, elementsBurst: 0, bytesPerSecond: 0, bytesBurst: 0 } } },
+        tenants: [{ id: 'tb', tier: 'standard', keys: [{ id: 'tb1', hash: await sha256Hex(KEY) }] }],
+        cache: { enabled: true, models },
+      }),
+    );
+    gateway = await startGateway({ config, redisUrl: redis.url, port: 0, grpcPort: 0, host: '127.0.0.1', logger: silentLogger, fleet: { refreshMs: 200 } });
+    await waitFor(() => ECHO_DATATYPES.every((d) => gateway.directory.candidates(echoModel(d)).length === 1), { what: 'the echo models in the fleet view', timeoutMs: 60_000 });
+    client = frontClient(gateway.grpcTarget!);
+  }, 90_000);
+
+  afterAll(async () => {
+    client?.close();
+    await gateway?.close({ graceMs: 1000 });
+    if (node !== undefined && node.process.exitCode === null) {
+      node.process.kill('SIGTERM');
+      await node.exited;
+    }
+    await redis?.stop();
+    if (repository !== undefined) await rm(repository, { recursive: true, force: true });
+  });
+
+  /** One infer by `protocol`; resolves with the answer's OUTPUT0 and the gateway's x-cache. */
+  async function infer(protocol: Protocol, c: Case): Promise<{ datatype: string; shape: number[]; bytes: Uint8Array; cache: string | undefined }> {
+    const model = echoModel(c.datatype);
+    if (protocol === 'grpc') {
+      const request = create(ModelInferRequestSchema, {
+        modelName: model,
+        inputs: [create(ModelInferRequest_InferInputTensorSchema, { name: 'INPUT0', datatype: c.datatype, shape: c.shape.map(BigInt) })],
+        rawInputContents: [c.bytes],
+      });
+      const result = await client.unary<ModelInferResponse>('modelInfer', request, { key: KEY });
+      if (result.error !== undefined) throw new Error(`gRPC ${result.error.code}: ${result.error.details}`);
+      const out = result.response!;
+      const cache = result.trailer.get('x-cache')[0] ?? result.initial.get('x-cache')[0];
+      return { datatype: out.outputs[0]!.datatype, shape: out.outputs[0]!.shape.map(Number), bytes: out.rawOutputContents[0]!, cache: cache === undefined ? undefined : String(cache) };
+    }
+    const encoded = encodeInferRequestBody(
+      { id: '', modelName: model, inputs: [{ name: 'INPUT0', datatype: c.datatype as Datatype, shape: [...c.shape], data: c.bytes }], parameters: {} },
+      { binaryInputs: true, binaryDataOutput: true },
+    );
+    const response = await fetch(`${gateway.url}/v2/models/${model}/infer`, {
+      method: 'POST',
+      headers: { ...encoded.headers, authorization: `Bearer ${KEY}` },
+      body: encoded.body,
+    });
+    const body = new Uint8Array(await response.arrayBuffer());
+    if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${new TextDecoder().decode(body)}`);
+    const decoded = decodeInferResponseBody(body, response.headers.get(INFER_HEADER_LENGTH));
+    const out = decoded.outputs[0]!;
+    return { datatype: out.datatype, shape: [...out.shape], bytes: out.data, cache: response.headers.get('x-cache') ?? undefined };
+  }
+
+  const protocols = fc.constantFrom<Protocol>('http', 'grpc');
+
+  /** A KServe JSON request (tensor values as JSON numbers or strings), answered with binary outputs. */
+  async function inferJson(model: string, datatype: string, shape: readonly number[], data: readonly (number | string | boolean)[]) {
+    const response = await fetch(`${gateway.url}/v2/models/${model}/infer`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ inputs: [{ name: 'INPUT0', datatype, shape, data }], parameters: { binary_data_output: true } }),
+    });
+    const body = new Uint8Array(await response.arrayBuffer());
+    if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${new TextDecoder().decode(body)}`);
+    return { bytes: decodeInferResponseBody(body, response.headers.get(INFER_HEADER_LENGTH)).outputs[0]!.data, cache: response.headers.get('x-cache') };
+  }
+
+  it('gives back the bytes the model produced, every datatype, both protocols, miss and hit', async () => {
+    await fc.assert(
+      fc.asyncProperty(caseArb, protocols, protocols, async (c, first, second) => {
+        const expected = { datatype: c.datatype, shape: [...c.shape], bytes: Buffer.from(c.bytes).toString('hex') };
+        const seen = (a: Awaited<ReturnType<typeof infer>>) => ({ datatype: a.datatype, shape: a.shape, bytes: Buffer.from(a.bytes).toString('hex') });
+        const produced = await infer(first, c);
+        expect(seen(produced)).toEqual(expected);
+        // The same request again by the same door is answered from the cache, with the same bytes.
+        const again = await infer(first, c);
+        expect(again.cache).toBe('HIT');
+        expect(seen(again)).toEqual(expected);
+        // And by the other door (or the same), from the cache or the node: still the same bytes.
+        expect(seen(await infer(second, c))).toEqual(expected);
+      }),
+      { numRuns: 60 },
+    );
+  }, 180_000);
+
+  it('takes JSON requests too: values encoded once on the way in come back as the same bytes, miss and hit, and by gRPC', async () => {
+    const jsonCase = fc.oneof(
+      fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { minLength: 1, maxLength: 6 }).map((v) => ({ datatype: 'INT32' as const, values: v as (number | string)[], bytes: new Uint8Array(Int32Array.from(v as number[]).buffer) })),
+      // -0 has no JSON spelling of its own (JSON.stringify(-0) is "0"): left out.
+      fc.array(fc.float({ noNaN: true, noDefaultInfinity: true }).filter((x) => !Object.is(x, -0)), { minLength: 1, maxLength: 6 }).map((v) => ({ datatype: 'FP32' as const, values: v as (number | string)[], bytes: new Uint8Array(Float32Array.from(v as number[]).buffer) })),
+      fc.array(fc.string({ maxLength: 8 }), { minLength: 1, maxLength: 6 }).map((v) => ({ datatype: 'BYTES' as const, values: v as (number | string)[], bytes: encodeBytesElements(v.map((t) => new TextEncoder().encode(t))) })),
+    );
+    await fc.assert(
+      fc.asyncProperty(jsonCase, async ({ datatype, values, bytes }) => {
+        const shape = [1, values.length] as const;
+        const expected = Buffer.from(bytes).toString('hex');
+        const first = await inferJson(echoModel(datatype), datatype, shape, values);
+        expect(Buffer.from(first.bytes).toString('hex')).toBe(expected);
+        const again = await inferJson(echoModel(datatype), datatype, shape, values);
+        expect(again.cache).toBe('HIT');
+        expect(Buffer.from(again.bytes).toString('hex')).toBe(expected);
+        const byGrpc = await infer('grpc', { datatype, shape, bytes });
+        expect(Buffer.from(byGrpc.bytes).toString('hex')).toBe(expected);
+      }),
+      { numRuns: 30 },
+    );
+  }, 120_000);
+});

@@ -1,0 +1,212 @@
+/**
+ * The processes of `npm run bench -- gateway --per-core`, on loopback. The bench pins itself (and so
+ * every child it starts unpinned) to core 1: Redis, the node and the load generator share core 1. The
+ * process under test and its anchors start pinned to core 0:
+ *
+ *   tessera-gateway (HTTP + gRPC front door)   the process under test, Redis-backed, `simple` cached
+ *   bare Hono (@hono/node-server)              reads the request body, answers a fixed body
+ *   bare node:http                             the same, without Hono
+ *   nginx (one worker, access log on)          proxies to the node's HTTP port over keep-alive
+ *
+ * The node serves `simple` and `identity_fp32` (FP32 [1024] -> the same: a 4 KB tensor each way).
+ * Fixed ports (nginx, the gRPC front door) are in 21000-21999.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configText, encodeModel, OnnxDataType, writeExampleRepository } from '../../../gpu-node/src/example-models/index.js';
+import { startRedisServer } from '../../../shared/test/support/index.js';
+import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
+import { launchServer, type RunningServer } from '../lib/processes/server-process.js';
+import { sleep } from '../lib/load/load-window.js';
+import { pinProcess, pinnedCommand } from '../lib/per-core/index.js';
+import { FLEET_HOST, ProcessStack, UNLIMITED_TIER, benchKey, waitForFleetSize } from './fleet-launch.js';
+
+export const SIMPLE = 'simple';
+export const FP32_4K = 'identity_fp32';
+export const FP32_ELEMENTS = 1024;
+export const GATEWAY_CORE = 0;
+export const OTHERS_CORE = 1;
+const GRPC_FRONT_PORT = 21001;
+const NGINX_PORT = 21080;
+const GATEWAY_BIN = fileURLToPath(new URL('../../../bin/tessera-gateway.js', import.meta.url));
+
+/** Pins this process and its threads (and so every child started afterwards) to `core`. */
+export function pinSelf(core: number): boolean {
+  return pinProcess(process.pid, core);
+}
+
+const pinToGatewayCore = (cmd: string, args: string[]): [string, string[]] => pinnedCommand(GATEWAY_CORE, cmd, args);
+
+async function writeRepository(dir: string): Promise<string> {
+  const repo = join(dir, 'models');
+  await writeExampleRepository(repo, { only: [SIMPLE] });
+  const io = (name: string) => ({ name, elemType: OnnxDataType.FLOAT, shape: ['batch', FP32_ELEMENTS] });
+  const onnx = encodeModel({
+    producerName: 'tessera-bench',
+    graph: { name: FP32_4K, nodes: [{ opType: 'Identity', name: 'identity', inputs: ['INPUT0'], outputs: ['OUTPUT0'] }], inputs: [io('INPUT0')], outputs: [io('OUTPUT0')] },
+  });
+  await mkdir(join(repo, FP32_4K, '1'), { recursive: true });
+  await writeFile(join(repo, FP32_4K, '1', 'model.onnx'), onnx);
+  await writeFile(
+    join(repo, FP32_4K, 'config.pbtxt'),
+    configText({
+      name: FP32_4K,
+      platform: 'onnxruntime_onnx',
+      maxBatchSize: 8,
+      inputs: [{ name: 'INPUT0', dataType: 'TYPE_FP32', dims: [FP32_ELEMENTS] }],
+      outputs: [{ name: 'OUTPUT0', dataType: 'TYPE_FP32', dims: [FP32_ELEMENTS] }],
+    }),
+  );
+  return repo;
+}
+
+/** A server on core 0 whose CPU the bench reads: one process, or nginx's master and its worker. */
+export interface MeasuredServer {
+  readonly name: string;
+  readonly port: number;
+  /** The processes whose CPU counts (read at the start of a window: nginx's worker is a child). */
+  pids(): Promise<number[]>;
+  stop(): Promise<void>;
+}
+
+const single = (server: RunningServer): MeasuredServer => ({ name: server.name, port: server.port, pids: async () => [server.pid], stop: () => server.stop() });
+
+function anchorScript(kind: 'hono' | 'node-http'): string {
+  const body = JSON.stringify('{"model_name":"anchor","outputs":[]}');
+  if (kind === 'hono') {
+    return `import { Hono } from ${JSON.stringify(import.meta.resolve('hono'))};
+import { serve } from ${JSON.stringify(import.meta.resolve('@hono/node-server'))};
+const app = new Hono();
+app.all('*', async (c) => { await c.req.arrayBuffer(); return c.body(${body}, 200, { 'content-type': 'application/json' }); });
+const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
+  process.stderr.write(JSON.stringify({ msg: 'anchor started', port: info.port }) + '\\n');
+});
+process.once('SIGTERM', () => server.close(() => process.exit(0)));
+`;
+  }
+  return `import http from 'node:http';
+const body = Buffer.from(${body});
+const server = http.createServer((req, res) => {
+  req.on('data', () => {});
+  req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }); res.end(body); });
+});
+server.listen(0, '127.0.0.1', () => process.stderr.write(JSON.stringify({ msg: 'anchor started', port: server.address().port }) + '\\n'));
+process.once('SIGTERM', () => server.close(() => process.exit(0)));
+`;
+}
+
+export async function startAnchor(work: string, kind: 'hono' | 'node-http'): Promise<MeasuredServer> {
+  const path = join(work, `anchor-${kind}.mjs`);
+  await writeFile(path, anchorScript(kind));
+  return single(await launchServer({ name: kind === 'hono' ? 'bare Hono' : 'bare node:http', args: [path], startedMsg: 'anchor started', wrap: pinToGatewayCore }));
+}
+
+export function nginxAvailable(): boolean {
+  const probe = spawnSync('nginx', ['-v']);
+  return probe.error === undefined && probe.status === 0;
+}
+
+/** Debian's nginx as a plain reverse proxy: one worker, keep-alive upstream, access log on. */
+export async function startNginx(work: string, upstreamPort: number): Promise<MeasuredServer> {
+  const dir = join(work, 'nginx');
+  await mkdir(join(dir, 'tmp'), { recursive: true });
+  const user = process.getuid?.() === 0 ? 'user root root;\n' : '';
+  const conf = `${user}worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log ${dir}/access.log;
+  client_body_temp_path ${dir}/tmp/body;
+  proxy_temp_path ${dir}/tmp/proxy;
+  fastcgi_temp_path ${dir}/tmp/fastcgi;
+  uwsgi_temp_path ${dir}/tmp/uwsgi;
+  scgi_temp_path ${dir}/tmp/scgi;
+  upstream node { server 127.0.0.1:${upstreamPort}; keepalive 64; }
+  server {
+    listen 127.0.0.1:${NGINX_PORT};
+    location / { proxy_pass http://node; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+`;
+  const confPath = join(dir, 'nginx.conf');
+  await writeFile(confPath, conf);
+  const [cmd, args] = pinToGatewayCore('nginx', ['-c', confPath, '-p', dir]);
+  const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  for (let i = 0; i < 100; i++) {
+    const ok = await fetch(`http://127.0.0.1:${NGINX_PORT}/v2/health/live`).then((r) => r.status === 200, () => false);
+    if (ok) break;
+    if (child.exitCode !== null) throw new Error(`nginx exited: ${stderr}`);
+    await sleep(100);
+  }
+  const master = child.pid as number;
+  return {
+    name: 'nginx',
+    port: NGINX_PORT,
+    async pids() {
+      const children = await readFile(`/proc/${master}/task/${master}/children`, 'utf8').catch(() => '');
+      return [master, ...children.split(' ').filter((s) => s !== '').map(Number)];
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGQUIT');
+      await exited;
+    },
+  };
+}
+
+export interface PerCoreStack {
+  readonly work: string;
+  readonly node: RunningNode;
+  readonly gateway: MeasuredServer;
+  readonly grpcPort: number;
+  readonly key: string;
+  readonly gatewayConfig: unknown;
+  close(): Promise<void>;
+}
+
+export async function startPerCoreStack(work: string, log: (message: string) => void): Promise<PerCoreStack> {
+  const stack = new ProcessStack();
+  try {
+    const redis = await startRedisServer();
+    stack.push(redis);
+    const repo = await writeRepository(work);
+    const node = await launchNode({ modelRepository: repo, extraArgs: ['--redis-url', redis.url, '--node-id', 'bench-node1', '--advertise-host', FLEET_HOST] });
+    stack.push(node);
+    await waitForModelReady(node.httpBase, SIMPLE);
+    await waitForModelReady(node.httpBase, FP32_4K);
+    log(`redis on ${redis.port}, node on ${node.httpPort}/${node.grpcPort} (core 1)`);
+    const { key, hash } = benchKey('percore');
+    const gatewayConfig = {
+      host: FLEET_HOST,
+      redisUrl: redis.url,
+      metrics: { requireAdminKey: false },
+      tiers: { premium: UNLIMITED_TIER },
+      tenants: [{ id: 'bench', name: 'bench', tier: 'premium', keys: [{ id: 'bench-key', hash }] }],
+      cache: { enabled: true, models: { [SIMPLE]: { enabled: true }, [FP32_4K]: { enabled: true } } },
+    };
+    const file = join(work, 'gateway.json');
+    await writeFile(file, `${JSON.stringify(gatewayConfig, null, 2)}\n`);
+    const server = await launchServer({
+      name: 'tessera-gateway',
+      // BENCH_GATEWAY_CPU_PROF=DIR: the gateway writes a V8 CPU profile there when it stops.
+      args: [...(process.env.BENCH_GATEWAY_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_CPU_PROF}`] : []), GATEWAY_BIN, '--config', file, '--port', '0', '--grpc-port', String(GRPC_FRONT_PORT), '--host', FLEET_HOST],
+      startedMsg: 'tessera-gateway started',
+      env: { REDIS_URL: '' },
+      wrap: pinToGatewayCore,
+    });
+    stack.push(server);
+    await waitForFleetSize(`http://${FLEET_HOST}:${server.port}/metrics`, 1);
+    log(`gateway on ${server.port} (gRPC ${GRPC_FRONT_PORT}), core 0`);
+    return { work, node, gateway: single(server), grpcPort: GRPC_FRONT_PORT, key, gatewayConfig, close: () => stack.close() };
+  } catch (error) {
+    await stack.close();
+    throw error;
+  }
+}
