@@ -18,5 +18,7 @@ export const RUNTIME_FILES = [
   { from: 'gpu-node/src/example-models/mlp-preprocess-model.js', to: 'mlp-preprocess-model.js' },
   { from: 'gpu-node/src/example-models/mlp-postprocess-model.js', to: 'mlp-postprocess-model.js' },
   { from: 'gpu-node/src/example-models/token-stream-model.js', to: 'token-stream-model.js' },
+  { from: 'gpu-node/src/example-models/rag-query-model.js', to: 'rag-query-model.js' },
+  { from: 'gpu-node/src/example-models/rag-retriever-model.js', to: 'rag-retriever-model.js' },
 ];
 
