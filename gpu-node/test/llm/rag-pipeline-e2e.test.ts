@@ -183,4 +183,23 @@ describe('cancellation', () => {
     const sent = Number(/^cancelled (\d+)$/.exec((await repo.cancellations())[before] ?? '')?.[1]);
     expect(sent).toBeGreaterThanOrEqual(3);
   });
+
+  it('closing a generate_stream connection mid-answer stops the decoder too', async () => {
+    const before = (await repo.cancellations()).length;
+    const controller = new AbortController();
+    const response = await fetch(`${node.http}/v2/models/rag_pipeline/generate_stream`, {
+      method: 'POST',
+      body: JSON.stringify({ text_input: 'passages about models, requests, tenants and the node', stream: true, top_k: RAG_CORPUS.length }),
+      signal: controller.signal,
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    let events = 0;
+    while (events < 3) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('the answer ended before the test could close it');
+      events += new TextDecoder().decode(value).split('\n\n').filter((e) => e.startsWith('data: ')).length;
+    }
+    controller.abort();
+    expect(await eventually(async () => (await repo.cancellations()).length > before)).toBe(true);
+  });
 });
