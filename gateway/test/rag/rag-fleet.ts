@@ -4,7 +4,7 @@
  * gpu-node) and a real gateway on loopback (HTTP and gRPC) with the tenants and tiers a suite gives.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,8 @@ export const RAG_MODELS = ['rag_query', 'query_encoder', 'retriever', 'token_str
 export interface RagFleet {
   readonly node: SpawnedNode;
   readonly gateway: RunningGateway;
+  /** Lines token_stream (the decoder) wrote when a request saw its cancellation. */
+  cancellations(): Promise<string[]>;
   /** Fetch through the gateway's HTTP port with a tenant key. */
   call(key: string, path: string, body: unknown, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
@@ -30,6 +32,8 @@ export interface RagFleet {
 export async function startRagFleet(config: Record<string, unknown>): Promise<RagFleet> {
   const repository = await mkdtemp(join(tmpdir(), 'tessera-gw-rag-'));
   await promisify(execFile)(process.execPath, [join(ROOT, 'bin/tessera-models.js'), '--out', repository, '--only', RAG_MODELS.join(',')]);
+  const cancelLog = join(repository, 'cancelled.log');
+  await appendFile(join(repository, 'token_stream', 'config.pbtxt'), `parameters { key: "cancel_log" value: { string_value: ${JSON.stringify(cancelLog)} } }\n`);
   let redis: RedisServer | undefined;
   let node: SpawnedNode | undefined;
   let gateway: RunningGateway | undefined;
@@ -56,6 +60,10 @@ export async function startRagFleet(config: Record<string, unknown>): Promise<Ra
   const started = { node, gateway };
   return {
     ...started,
+    async cancellations() {
+      const text = await readFile(cancelLog, 'utf8').catch(() => '');
+      return text.split('\n').filter((line) => line !== '');
+    },
     call(key, path, body, init = {}) {
       return fetch(`${started.gateway.url}${path}`, {
         method: 'POST',
