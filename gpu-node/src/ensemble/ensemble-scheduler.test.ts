@@ -190,6 +190,16 @@ describe('EnsembleScheduler with a decoupled last step', () => {
     expect(() => planEnsemble(split, composing)).toThrow(/step 0 \('first'\) is a decoupled model, so it must write every output of the ensemble, but 'OTHER' come\(s\) from other steps/);
   });
 
+  it('a last step reloaded as a non-decoupled model since: its one answer goes out as the final response', async () => {
+    const decoupled = ['second'];
+    const { composing } = fakeModels(['first', 'second'], { decoupled });
+    const scheduler = createEnsembleScheduler(chain, composing);
+    decoupled.pop();
+    const { responses, request: r } = streamed();
+    await scheduler.enqueue(r);
+    expect(responses).toEqual([[12, true]]);
+  });
+
   it('a non-decoupled ensemble is not decoupled', () => {
     const { composing } = fakeModels(['first', 'second']);
     expect(createEnsembleScheduler(chain, composing).decoupled).toBe(false);

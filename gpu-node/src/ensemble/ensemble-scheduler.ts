@@ -167,7 +167,9 @@ async function runStep(
     if (send === undefined) throw TesseraError.internal(`ensemble '${plan.name}' is decoupled but its caller takes one response`);
     // A response may carry only some outputs (or none: the bare final flag); each is renamed as it goes.
     const forward = (response: InferResponse, final: boolean) => send(ensembleOutputs(step, response, false), final);
-    await composing.infer(stepRequest, request.signal, forward);
+    const response = await composing.infer(stepRequest, request.signal, forward);
+    // The model was reloaded as a non-decoupled version since the ensemble loaded: its one answer is the last response.
+    if (response.outputs.length > 0) send(ensembleOutputs(step, response, true), true);
     return [];
   }
   const response = await composing.infer(stepRequest, request.signal);

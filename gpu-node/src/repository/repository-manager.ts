@@ -96,7 +96,7 @@ export class RepositoryManager {
       return version.infer(request, validateInferRequest(request, version.config, version.name), signal, undefined, {
         ...(onResponse === undefined ? {} : { onResponse }),
         // The plan lets a decoupled model be only the last step, which is given a listener.
-        refusal: `in an ensemble, decoupled model '${version.name}' can only be the last step`,
+        refusal: `in an ensemble, decoupled model '${version.name}' can only be the last step (reload the ensemble if the model became decoupled after it loaded)`,
       });
     },
   };
