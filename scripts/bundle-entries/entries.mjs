@@ -9,6 +9,7 @@ export const ENTRIES = {
   'tessera-perf': 'scripts/bundle-entries/tessera-perf.ts',
   'onnxruntime-worker': 'gpu-node/src/backends/onnxruntime/onnxruntime-worker.ts',
   'typescript-worker': 'gpu-node/src/backends/typescript/typescript-worker.ts',
+  'llm-worker': 'gpu-node/src/backends/onnxruntime-llm/llm-worker.ts',
 };
 
 /** Read at run time through new URL('./<file>', import.meta.url): copied beside the bundles. */

@@ -12,6 +12,7 @@ import { ragEncoderModel } from './rag-encoder.js';
 import { ragPipelineModel, ragQueryModel, ragRetrieverModel } from './rag-pipeline.js';
 import { sileroVadModel } from './silero-vad.js';
 import { simpleIdentityModel, simpleModel } from './simple-models.js';
+import { tinyDecoderModel } from './tiny-decoder.js';
 import { tokenStreamModel } from './token-stream.js';
 import { tsScaleModel } from './ts-scale.js';
 
@@ -26,6 +27,7 @@ export const EXAMPLE_MODELS: readonly ExampleModel[] = [
   mlpPostprocessModel,
   mlpPipelineModel,
   tokenStreamModel,
+  tinyDecoderModel,
   ragQueryModel,
   ragEncoderModel,
   ragRetrieverModel,
