@@ -2,9 +2,11 @@
  * Test support for the example `rag_pipeline` behind the gateway: a real redis-server, a real node
  * process serving the pipeline (written by `bin/tessera-models.js`: the gateway may not import
  * gpu-node) and a real gateway on loopback (HTTP and gRPC) with the tenants and tiers a suite gives.
+ * The pipeline answers with `token_stream` instead of tiny_decoder (its last step's model_name edited
+ * as text): token_stream echoes its prompt, so a test sees the passages retrieved.
  */
 import { execFile } from 'node:child_process';
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +34,8 @@ export interface RagFleet {
 export async function startRagFleet(config: Record<string, unknown>): Promise<RagFleet> {
   const repository = await mkdtemp(join(tmpdir(), 'tessera-gw-rag-'));
   await promisify(execFile)(process.execPath, [join(ROOT, 'bin/tessera-models.js'), '--out', repository, '--only', RAG_MODELS.join(',')]);
+  const pipelineConfig = join(repository, 'rag_pipeline', 'config.pbtxt');
+  await writeFile(pipelineConfig, (await readFile(pipelineConfig, 'utf8')).replace('model_name: "tiny_decoder"', 'model_name: "token_stream"'));
   const cancelLog = join(repository, 'cancelled.log');
   await appendFile(join(repository, 'token_stream', 'config.pbtxt'), `parameters { key: "cancel_log" value: { string_value: ${JSON.stringify(cancelLog)} } }\n`);
   let redis: RedisServer | undefined;

@@ -11,7 +11,7 @@ import { ragCorpusJson, ragPipelineConfigText, ragRetrieverConfigText } from './
 // @ts-expect-error: plain JavaScript module without type declarations (it is copied into model folders as is)
 import { encoderInput, queryProblem } from './rag-query-model.js';
 // @ts-expect-error: plain JavaScript module without type declarations (it is copied into model folders as is)
-import { buildPrompt, nearest, readCorpus } from './rag-retriever-model.js';
+import { buildPrompt, nearest, promptWithin, readCorpus } from './rag-retriever-model.js';
 
 interface Passage {
   id: string;
@@ -50,6 +50,32 @@ describe('retrieval over the bundled corpus', () => {
   });
 });
 
+describe('the prompt budget (max_prompt_bytes)', () => {
+  type Within = (question: string, hits: { passage: { title: string; text: string } }[], limit: number) => string | undefined;
+  const within = promptWithin as Within;
+  const hit = (title: string, text: string) => ({ passage: { title, text } });
+  const bytes = (s: string) => new TextEncoder().encode(s).length;
+
+  it('keeps whole passages, best first, while they fit, and none past the limit', () => {
+    const hits = [hit('A', 'alpha '.repeat(10)), hit('B', 'beta '.repeat(10))];
+    const all = within('q?', hits, 0) as string;
+    expect(all).toContain('[2] B:');
+    const limit = bytes(all) - 1;
+    const one = within('q?', hits, limit) as string;
+    expect(one).toContain('[1] A: alpha');
+    expect(one).not.toContain('[2]');
+    expect(bytes(one)).toBeLessThanOrEqual(limit);
+  });
+
+  it('cuts the best passage short (at a character, marked) when not even it fits, and refuses a question that cannot fit', () => {
+    const limit = 120;
+    const cut = within('q?', [hit('A', 'é'.repeat(200))], limit) as string;
+    expect(bytes(cut)).toBeLessThanOrEqual(limit);
+    expect(cut).toMatch(/^Answer the question with the passages below\.\n\[1\] A: é+\.\.\.\nQuestion: q\?\nAnswer:$/);
+    expect(within('x'.repeat(200), [hit('A', 'a')], limit)).toBeUndefined();
+  });
+});
+
 describe('module input checks', () => {
   const problem = queryProblem as (bytes: Uint8Array | undefined, limit: number) => string | undefined;
 
@@ -70,14 +96,14 @@ describe('module input checks', () => {
 });
 
 describe('configs', () => {
-  it('the pipeline is an ensemble with the vLLM-style I/O whose last step is the decoder, token_stream unless told', () => {
+  it('the pipeline is an ensemble with the vLLM-style I/O whose last step is the decoder, tiny_decoder unless told', () => {
     const config = parseModelConfigText(ragPipelineConfigText(), 'rag_pipeline');
     const steps = config.schedulingChoice.case === 'ensembleScheduling' ? config.schedulingChoice.value.step : [];
-    expect(steps.map((s) => s.modelName)).toEqual(['rag_query', 'query_encoder', 'retriever', 'token_stream']);
+    expect(steps.map((s) => s.modelName)).toEqual(['rag_query', 'query_encoder', 'retriever', 'tiny_decoder']);
     expect(config.input.filter((i) => i.optional).map((i) => i.name)).toEqual(['stream', 'sampling_parameters', 'exclude_input_in_output', 'top_k']);
-    const swapped = parseModelConfigText(ragPipelineConfigText({ decoder: 'tiny_decoder' }), 'rag_pipeline');
+    const swapped = parseModelConfigText(ragPipelineConfigText({ decoder: 'token_stream' }), 'rag_pipeline');
     const last = swapped.schedulingChoice.case === 'ensembleScheduling' ? swapped.schedulingChoice.value.step[3] : undefined;
-    expect(last?.modelName).toBe('tiny_decoder');
+    expect(last?.modelName).toBe('token_stream');
   });
 
   it("the retriever's top_k input is optional", () => {

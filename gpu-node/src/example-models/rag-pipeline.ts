@@ -6,10 +6,13 @@
  *   → retriever (typescript: cosine search over the bundled corpus, builds the prompt)
  *   → the decoder (decoupled: streams the answer)
  *
- * The decoder is `token_stream` by default; any decoupled model with the same vLLM-style I/O (the
- * `onnxruntime_llm` backend's `tiny_decoder`) takes its place by changing the last step's
- * `model_name` (`ragPipelineConfigText({ decoder })`). A repository serving the pipeline holds all of
- * its models (`npx tessera-models --only rag_query,query_encoder,retriever,token_stream,rag_pipeline`).
+ * The decoder is `tiny_decoder` (the `onnxruntime_llm` backend's example: real arithmetic, gibberish
+ * text); any decoupled model with the same vLLM-style I/O takes its place by changing the last step's
+ * `model_name` (`ragPipelineConfigText({ decoder })`): `token_stream` echoes its prompt, which shows
+ * what was retrieved. tiny_decoder's context is 512 byte tokens, so the retriever keeps the prompt
+ * within RAG_PROMPT_BYTES and the pipeline's `context_length` (what the OpenAI routes check the
+ * question + max_tokens against) is the rest. A repository serving the pipeline holds all of its
+ * models (`npx tessera-models --only rag_query,query_encoder,retriever,tiny_decoder,rag_pipeline`).
  */
 import { readFile } from 'node:fs/promises';
 import { configText } from './config-text.js';
@@ -19,12 +22,16 @@ import { embedText, RAG_DIMS, RAG_ENCODER_NAME, ragEncoderWeights } from './rag-
 import { ESM_PACKAGE_JSON } from './ts-scale.js';
 
 export const RAG_PIPELINE_NAME = 'rag_pipeline';
-export const RAG_DEFAULT_DECODER = 'token_stream';
+export const RAG_DEFAULT_DECODER = 'tiny_decoder';
+/** The retriever's prompt budget (UTF-8 bytes = tiny_decoder's tokens) ... */
+export const RAG_PROMPT_BYTES = 384;
+/** ... and what is left of tiny_decoder's 512-token context for the question's tokens and the answer. */
+export const RAG_ANSWER_TOKENS = 128;
 /** The composing models, in step order (the decoder last). */
 export const RAG_PIPELINE_STEPS = ['rag_query', RAG_ENCODER_NAME, 'retriever', RAG_DEFAULT_DECODER] as const;
 
 export interface RagPipelineOptions {
-  /** The decoupled model answering (vLLM-style I/O); default token_stream. */
+  /** The decoupled model answering (vLLM-style I/O); default tiny_decoder. */
   readonly decoder?: string;
 }
 
@@ -67,7 +74,8 @@ export function ragCorpusJson(corpus: readonly RagPassage[] = RAG_CORPUS): strin
   return JSON.stringify({ dims: RAG_DIMS, passages });
 }
 
-export function ragRetrieverConfigText(): string {
+/** `maxPromptBytes`: the prompt budget, default RAG_PROMPT_BYTES; 0 for none (a decoder without a small context). */
+export function ragRetrieverConfigText(options: { maxPromptBytes?: number } = {}): string {
   // optional: configText has no field for it, and only top_k is optional.
   return configText({
     name: 'retriever',
@@ -80,7 +88,7 @@ export function ragRetrieverConfigText(): string {
       { name: 'top_k', dataType: 'TYPE_INT32', dims: [1] },
     ],
     outputs: [{ name: 'prompt', dataType: 'TYPE_STRING', dims: [1] }],
-    parameters: { top_k: '2', min_score: '0.25' },
+    parameters: { top_k: '2', min_score: '0.25', max_prompt_bytes: String(options.maxPromptBytes ?? RAG_PROMPT_BYTES) },
   }).replace(/(name: "top_k"\n {4}data_type: TYPE_INT32\n {4}dims: \[ 1 \])/, '$1\n    optional: true');
 }
 
@@ -109,7 +117,7 @@ ${optional('top_k', 'TYPE_INT32')}
 ]
 output [ { name: "text_output" data_type: TYPE_STRING dims: [ -1 ] } ]
 parameters { key: "tokenizer" value: { string_value: "gpt-tokenizer:cl100k_base" } }
-parameters { key: "context_length" value: { string_value: "4096" } }
+parameters { key: "context_length" value: { string_value: "${RAG_ANSWER_TOKENS}" } }
 ensemble_scheduling {
   step [
     {

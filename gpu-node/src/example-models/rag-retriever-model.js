@@ -13,6 +13,9 @@
  * ranked by cosine similarity (dot products of unit vectors); those under the config parameter
  * `min_score` (default 0.25) are left out, and when none is left the prompt says so. Config parameter
  * `top_k` (default 2) applies when the request has none. A top_k out of range fails with INVALID_ARG.
+ * Config parameter `max_prompt_bytes` (default 0: no limit) keeps the prompt within a decoder's context:
+ * passages go in best first while they fit whole; when not even the best one fits, it goes in cut short
+ * (marked with "..."); a question too long for the budget by itself fails with INVALID_ARG.
  * Module contract: gpu-node/src/backends/typescript/contract.ts.
  */
 import { readFileSync } from 'node:fs';
@@ -22,6 +25,8 @@ let passages = [];
 let dims = 0;
 let defaultTopK = 2;
 let minScore = 0.25;
+let maxPromptBytes = 0;
+const utf8Length = (text) => Buffer.byteLength(text, 'utf8');
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Checks a parsed corpus.json and returns its passages with Float32Array embeddings. Exported for tests. */
@@ -46,6 +51,10 @@ export function initialize(args) {
   minScore = Number(args.parameters.min_score ?? '0.25');
   if (!Number.isSafeInteger(defaultTopK) || defaultTopK < 1) throw new Error(`top_k must be a positive integer, got '${args.parameters.top_k}'`);
   if (!Number.isFinite(minScore)) throw new Error(`min_score must be a number, got '${args.parameters.min_score}'`);
+  maxPromptBytes = Number(args.parameters.max_prompt_bytes ?? '0');
+  if (!Number.isSafeInteger(maxPromptBytes) || maxPromptBytes < 0) {
+    throw new Error(`max_prompt_bytes must be an integer >= 0, got '${args.parameters.max_prompt_bytes}'`);
+  }
 }
 
 /** The passages nearest to `query` (a unit vector), best first, at most `k`, none under `floor`. Exported for tests. */
@@ -61,13 +70,42 @@ export function nearest(corpus, query, k, floor) {
     .slice(0, k);
 }
 
+const NO_PASSAGE = 'No passage of the corpus matches the question; say that you do not know.';
+const WITH_PASSAGES = 'Answer the question with the passages below.';
+
 /** The decoder's prompt: the passages found (or a line saying there are none), then the question. Exported for tests. */
 export function buildPrompt(question, hits) {
-  const context =
-    hits.length === 0
-      ? ['No passage of the corpus matches the question; say that you do not know.']
-      : ['Answer the question with the passages below.', ...hits.map((h, i) => `[${i + 1}] ${h.passage.title}: ${h.passage.text}`)];
+  const context = hits.length === 0 ? [NO_PASSAGE] : [WITH_PASSAGES, ...hits.map((h, i) => passageLine(i, h.passage.title, h.passage.text))];
   return [...context, `Question: ${question}`, 'Answer:'].join('\n');
+}
+
+function passageLine(index, title, text) {
+  return `[${index + 1}] ${title}: ${text}`;
+}
+
+/**
+ * buildPrompt within `limit` UTF-8 bytes (0: none): whole passages, best first, while they fit; else
+ * the best one cut short. Undefined when the question alone does not fit. Exported for tests.
+ */
+export function promptWithin(question, hits, limit) {
+  const whole = buildPrompt(question, hits);
+  if (limit === 0 || utf8Length(whole) <= limit) return whole;
+  if (utf8Length(buildPrompt(question, [])) > limit) return undefined;
+  const kept = [];
+  for (const hit of hits) {
+    if (utf8Length(buildPrompt(question, [...kept, hit])) > limit) break;
+    kept.push(hit);
+  }
+  if (kept.length > 0 || hits.length === 0) return buildPrompt(question, kept);
+  // Not even the best passage fits whole: as much of it as fits, cut at a character, marked.
+  const best = hits[0].passage;
+  const frame = utf8Length(buildPrompt(question, [{ passage: { ...best, text: '...' } }]));
+  let text = '';
+  for (const char of best.text) {
+    if (frame + utf8Length(text + char) > limit) break;
+    text += char;
+  }
+  return buildPrompt(question, [{ passage: { ...best, text: `${text}...` } }]);
 }
 
 function retrieve(request) {
@@ -90,7 +128,8 @@ function retrieve(request) {
     k = topK[0];
     if (k < 1 || k > passages.length) return invalid(`top_k must be from 1 to ${passages.length} (the corpus size), got ${k}`);
   }
-  const prompt = buildPrompt(question, nearest(passages, embedding.data, Math.min(k, passages.length), minScore));
+  const prompt = promptWithin(question, nearest(passages, embedding.data, Math.min(k, passages.length), minScore), maxPromptBytes);
+  if (prompt === undefined) return invalid(`the question is too long for a prompt of max_prompt_bytes ${maxPromptBytes}`);
   return { outputs: { prompt: { datatype: 'BYTES', shape: [1], data: [prompt] } } };
 }
 

@@ -1,11 +1,12 @@
 /**
- * The RAG suites' repository: the example `rag_pipeline` with its composing models, its decoder
- * (`token_stream`) pausing `tokenDelayMs` per token and logging the requests that saw their signal.
- * token_stream echoes its prompt, so the streamed answer shows the passages the retriever chose.
+ * The RAG suites' repository: the example `rag_pipeline` with its composing models, answering with
+ * `token_stream` instead of tiny_decoder (a config change; the retriever then needs no prompt budget), pausing `tokenDelayMs` per token and
+ * logging the requests that saw their signal. token_stream echoes its prompt, so the streamed answer
+ * shows the passages the retriever chose.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RAG_PIPELINE_NAME, RAG_PIPELINE_STEPS, tokenStreamConfigText } from '../../src/example-models/index.js';
+import { RAG_PIPELINE_NAME, ragPipelineConfigText, ragRetrieverConfigText, tokenStreamConfigText } from '../../src/example-models/index.js';
 import { exampleRepository } from '../support.js';
 
 export interface RagRepository {
@@ -15,7 +16,10 @@ export interface RagRepository {
 }
 
 export async function ragRepository(tokenDelayMs = 5): Promise<RagRepository> {
-  const dir = await exampleRepository([...RAG_PIPELINE_STEPS, RAG_PIPELINE_NAME]);
+  const dir = await exampleRepository(['rag_query', 'query_encoder', 'retriever', 'token_stream', RAG_PIPELINE_NAME]);
+  await writeFile(join(dir, RAG_PIPELINE_NAME, 'config.pbtxt'), ragPipelineConfigText({ decoder: 'token_stream' }));
+  // token_stream has no small context: the whole corpus may go into a prompt (long answers to cancel).
+  await writeFile(join(dir, 'retriever', 'config.pbtxt'), ragRetrieverConfigText({ maxPromptBytes: 0 }));
   const cancelLog = join(dir, 'cancelled.log');
   await writeFile(join(dir, 'token_stream', 'config.pbtxt'), tokenStreamConfigText({ tokenDelayMs, cancelLog }));
   return {
