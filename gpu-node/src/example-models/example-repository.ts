@@ -14,6 +14,7 @@ import { sileroVadModel } from './silero-vad.js';
 import { simpleIdentityModel, simpleModel } from './simple-models.js';
 import { tinyDecoderModel } from './tiny-decoder.js';
 import { tokenStreamModel } from './token-stream.js';
+import { TRITON_EXAMPLE_MODELS } from './triton-examples.js';
 import { tsScaleModel } from './ts-scale.js';
 
 export const EXAMPLE_MODELS: readonly ExampleModel[] = [
@@ -27,6 +28,7 @@ export const EXAMPLE_MODELS: readonly ExampleModel[] = [
   mlpPostprocessModel,
   mlpPipelineModel,
   tokenStreamModel,
+  ...TRITON_EXAMPLE_MODELS,
   tinyDecoderModel,
   ragQueryModel,
   ragEncoderModel,
