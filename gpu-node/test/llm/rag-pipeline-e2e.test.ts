@@ -40,7 +40,7 @@ afterAll(async () => {
   await removeDir(repo?.dir);
 });
 
-function pipelineRequest(id: string, question: string, topK?: number): ModelInferRequest {
+function pipelineRequest(id: string, question: string, topK?: number, sampling?: string): ModelInferRequest {
   return create(ModelInferRequestSchema, {
     modelName: 'rag_pipeline',
     id,
@@ -48,6 +48,7 @@ function pipelineRequest(id: string, question: string, topK?: number): ModelInfe
       { name: 'text_input', datatype: 'BYTES', shape: [1n], contents: { bytesContents: [encoder.encode(question)] } },
       { name: 'stream', datatype: 'BOOL', shape: [1n], contents: { boolContents: [true] } },
       ...(topK === undefined ? [] : [{ name: 'top_k', datatype: 'INT32', shape: [1n], contents: { intContents: [topK] } }]),
+      ...(sampling === undefined ? [] : [{ name: 'sampling_parameters', datatype: 'BYTES', shape: [1n], contents: { bytesContents: [encoder.encode(sampling)] } }]),
     ],
   });
 }
@@ -122,6 +123,22 @@ describe('rag_pipeline streams its answer', () => {
     const answer = responses.map(text).join('');
     expect(answer).toContain('[1] Prometheus metrics: The node exports Prometheus metrics');
     expect(answer).not.toContain('[2]');
+  });
+
+  it('a bare final flag from the decoder becomes an empty final response only with triton_enable_empty_final_response', async () => {
+    const request = pipelineRequest('e', BATCHING_QUESTION, 1, JSON.stringify({ max_tokens: 0 }));
+    expect(await runStream(request)).toEqual([]);
+    const flagged = create(ModelInferRequestSchema, {
+      modelName: request.modelName,
+      id: request.id,
+      inputs: request.inputs,
+      parameters: { triton_enable_empty_final_response: { parameterChoice: { case: 'boolParam', value: true } } },
+    });
+    const responses = await runStream(flagged);
+    expect(responses).toHaveLength(1);
+    expect(finalFlag(responses[0] as ModelStreamInferResponse)).toBe(true);
+    expect(responses[0]?.inferResponse?.outputs).toEqual([]);
+    expect(responses[0]?.inferResponse?.modelName).toBe('rag_pipeline');
   });
 
   it('the OpenAI routes serve it (official client, streamed chat completion)', async () => {
