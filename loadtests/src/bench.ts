@@ -7,6 +7,8 @@ import { extractSuiteArgs } from './lib/options/suite-options.js';
 import { runBatchingScenario } from './scenarios/batching.js';
 import { runCacheRatioScenario } from './scenarios/cache-ratio.js';
 import { runGatewayScenario } from './scenarios/gateway.js';
+import { runLlmScenario } from './scenarios/llm.js';
+import { runLlmBatchingScenario } from './scenarios/llm-batching.js';
 import { runNodeKillScenario } from './scenarios/node-kill.js';
 import { runRedisStopScenario } from './scenarios/redis-stop.js';
 import { runSoakScenario } from './scenarios/soak.js';
@@ -16,6 +18,8 @@ const SCENARIOS: Readonly<Record<string, (options: BenchOptions) => Promise<numb
   batching: runBatchingScenario,
   gateway: runGatewayScenario,
   'cache-ratio': runCacheRatioScenario,
+  llm: runLlmScenario,
+  'llm-batching': runLlmBatchingScenario,
   'node-kill': runNodeKillScenario,
   'redis-stop': runRedisStopScenario,
   soak: runSoakScenario,

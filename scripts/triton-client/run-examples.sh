@@ -5,6 +5,7 @@
 #   python3-grpcio python3-numpy python3-protobuf python3-geventhttpclient python3-rapidjson
 #   protobuf-compiler protobuf-compiler-grpc python3-packaging python3-aiohttp
 # Usage: DEMO_KEY=tsk_... scripts/triton-client/run-examples.sh /path/to/client /path/to/common [workdir]
+# Other ports (a stack started with TESSERA_*_PORT): NODE_HTTP, NODE_GRPC, GATEWAY_HTTP, GATEWAY_GRPC (host:port).
 set -euo pipefail
 client=${1:?path to triton-inference-server/client}
 common=${2:?path to triton-inference-server/common}
@@ -37,6 +38,8 @@ grpc_examples=(simple_grpc_infer_client.py simple_grpc_async_infer_client.py sim
   simple_grpc_custom_repeat.py)
 # These build the raw gRPC stub themselves, so no client plugin can add the key: node only.
 node_only="grpc_explicit_byte_content_client.py grpc_explicit_int_content_client.py grpc_explicit_int8_content_client.py"
+node_http=${NODE_HTTP:-localhost:8000} node_grpc=${NODE_GRPC:-localhost:8001}
+gateway_http=${GATEWAY_HTTP:-localhost:8080} gateway_grpc=${GATEWAY_GRPC:-localhost:8081}
 failed=0
 run() { # target, runner..., example, url
   local label=$1; shift
@@ -44,15 +47,15 @@ run() { # target, runner..., example, url
   else echo "FAIL  $label"; tail -3 "$work/last.log"; failed=$((failed + 1)); fi
 }
 # shellcheck disable=SC2086 # an entry may carry the example's own flags (-d)
-for f in "${http_examples[@]}"; do run "node    HTTP $f" $py $f -u localhost:8000; done
+for f in "${http_examples[@]}"; do run "node    HTTP $f" $py $f -u "$node_http"; done
 # shellcheck disable=SC2086
-for f in "${grpc_examples[@]}"; do run "node    gRPC $f" $py $f -u localhost:8001; done
+for f in "${grpc_examples[@]}"; do run "node    gRPC $f" $py $f -u "$node_grpc"; done
 # shellcheck disable=SC2086
-for f in "${http_examples[@]}"; do run "gateway HTTP $f" $py "$here/with-key.py" $f -u localhost:8080; done
+for f in "${http_examples[@]}"; do run "gateway HTTP $f" $py "$here/with-key.py" $f -u "$gateway_http"; done
 for f in "${grpc_examples[@]}"; do
   case " $node_only " in *" $f "*) continue ;; esac
   # shellcheck disable=SC2086
-  run "gateway gRPC $f" $py "$here/with-key.py" $f -u localhost:8081
+  run "gateway gRPC $f" $py "$here/with-key.py" $f -u "$gateway_grpc"
 done
 echo "$failed failed"
 exit $((failed > 0))

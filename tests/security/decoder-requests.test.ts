@@ -17,7 +17,7 @@ let dir: string;
 beforeAll(async () => {
   dir = await exampleRepository(['tiny_decoder']);
   // Room for 100 tokens of KV cache only.
-  for (const file of tinyDecoderFiles({ name: 'tiny_decoder_small_cache', kvCacheBytes: 100 * 4096 })) {
+  for (const file of tinyDecoderFiles({ name: 'tiny_decoder_small_cache', kvCacheBytes: 100 * 1024 })) {
     const path = join(dir, 'tiny_decoder_small_cache', file.path);
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, file.contents);
@@ -39,7 +39,7 @@ describe('onnxruntime_llm refuses bad requests with 400 naming the problem', () 
   const cases: [string, unknown, RegExp, string?][] = [
     ['a prompt longer than the context', { text_input: 'x'.repeat(600) }, /the prompt is 600 tokens; the model's context is 512 tokens/],
     ['max_tokens beyond the context', { text_input: 'hi', sampling_parameters: JSON.stringify({ max_tokens: 100_000 }) }, /plus max_tokens \(100000\) is more than the model's context of 512/],
-    ['max_tokens beyond the KV budget', { text_input: 'hi', sampling_parameters: JSON.stringify({ max_tokens: 200 }) }, /needs 827392 bytes of KV cache, more than the model's whole kv_cache_bytes \(409600\)/, 'tiny_decoder_small_cache'],
+    ['max_tokens beyond the KV budget', { text_input: 'hi', sampling_parameters: JSON.stringify({ max_tokens: 200 }) }, /needs 206848 bytes of KV cache, more than the model's whole kv_cache_bytes \(102400\)/, 'tiny_decoder_small_cache'],
     ['no max_tokens where the context would not fit the KV budget', { text_input: 'hi' }, /kv_cache_bytes/, 'tiny_decoder_small_cache'],
     ['a prompt of 4 MB', { text_input: 'y'.repeat(4 * 1024 * 1024) }, /the prompt is 4194304 bytes, far more than the model's context/],
     ['an empty prompt', { text_input: '' }, /the prompt is empty/],

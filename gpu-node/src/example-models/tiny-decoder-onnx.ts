@@ -16,6 +16,11 @@ export interface TinyDecoderSpec {
   readonly layers: number;
   readonly hidden: number;
   readonly heads: number;
+  /**
+   * Key/value heads: `heads` (multi-head) or 1 (multi-query: one key/value head shared by every query
+   * head, broadcast by MatMul), which makes the cache `heads` times smaller, as GQA models do.
+   */
+  readonly kvHeads?: number;
   readonly ffn: number;
   readonly vocab: number;
   /** Most positions (the position table's rows): the model's context. */
@@ -33,6 +38,8 @@ export function buildTinyDecoderOnnx(spec: TinyDecoderSpec, seed: number): Uint8
   const { layers, hidden, heads, ffn, vocab, maxPositions } = spec;
   if (hidden % heads !== 0) throw new Error('hidden must be a multiple of heads');
   const headDim = hidden / heads;
+  const kvHeads = spec.kvHeads ?? heads;
+  if (kvHeads !== heads && kvHeads !== 1) throw new Error('kvHeads must be heads or 1');
   const nodes: OnnxNode[] = [];
   const inits: OnnxInitializer[] = [];
   let seedCounter = seed * 1000;
@@ -56,8 +63,17 @@ export function buildTinyDecoderOnnx(spec: TinyDecoderSpec, seed: number): Uint8
   constant('c_axes0', [1], i64([0]));
   constant('c_axes1', [1], i64([1]));
   constant('c_axes12', [2], i64([1, 2]));
-  constant('c_split_heads', [4], i64([0, 0, heads, headDim]));
-  constant('c_merge_heads', [3], i64([0, 0, hidden]));
+  constant('c_split_kv_heads', [4], i64([0, 0, kvHeads, headDim]));
+  if (kvHeads === 1) {
+    // Reshape targets of the one-key/value-head path (0 keeps the input's size of that axis).
+    constant('c_queries_as_rows', [4], i64([0, 1, -1, headDim]));
+    constant('c_rows_by_position', [4], i64([0, -1, heads, 0]));
+    constant('c_rows_joined', [4], i64([0, 1, -1, 0]));
+    constant('c_merge_rows', [3], i64([0, -1, hidden]));
+  } else {
+    constant('c_split_heads', [4], i64([0, 0, heads, headDim]));
+    constant('c_merge_heads', [3], i64([0, 0, hidden]));
+  }
   constant('c_open', [], new Float32Array([0]));
   constant('c_masked', [], new Float32Array([MASKED]));
   constant('c_scale', [], new Float32Array([1 / Math.sqrt(headDim)]));
@@ -81,6 +97,8 @@ export function buildTinyDecoderOnnx(spec: TinyDecoderSpec, seed: number): Uint8
   const padding = node('Unsqueeze', [node('Cast', ['attention_mask'], 'mask_bool', [{ name: 'to', type: 'int', value: OnnxDataType.BOOL }]), 'c_axes12'], 'padding_ok');
   const visible = node('And', [causal, padding], 'visible');
   const bias = node('Where', [visible, 'c_open', 'c_masked'], 'attention_bias');
+  // [batch, seq, 1, total]: the same mask for every head of a position (the one-key/value-head path).
+  const biasByPosition = kvHeads === 1 ? node('Transpose', [bias], 'attention_bias_by_position', [{ name: 'perm', type: 'ints', value: [0, 2, 1, 3] }]) : '';
 
   // gamma = 1 + small noise, so every norm is slightly different but none flattens its input.
   const layerNorm = (input: string, name: string): string => {
@@ -91,22 +109,34 @@ export function buildTinyDecoderOnnx(spec: TinyDecoderSpec, seed: number): Uint8
   };
   const projection = (input: string, name: string, inDim: number, outDim: number): string =>
     node('MatMul', [input, weight(`${name}.weight`, [inDim, outDim], Math.sqrt(3 / inDim))], name);
-  const splitHeads = (input: string, name: string): string =>
-    node('Transpose', [node('Reshape', [input, 'c_split_heads'], `${name}_4d`)], name, [{ name: 'perm', type: 'ints', value: [0, 2, 1, 3] }]);
+  const splitHeads = (input: string, name: string, shape = 'c_split_heads'): string =>
+    node('Transpose', [node('Reshape', [input, shape], `${name}_4d`)], name, [{ name: 'perm', type: 'ints', value: [0, 2, 1, 3] }]);
 
   for (let l = 0; l < layers; l++) {
     const p = `layers.${l}`;
     const h = layerNorm(x, `${p}.attn_norm`);
-    const q = splitHeads(projection(h, `${p}.q_proj`, hidden, hidden), `${p}.q`);
-    const k = splitHeads(projection(h, `${p}.k_proj`, hidden, hidden), `${p}.k`);
-    const v = splitHeads(projection(h, `${p}.v_proj`, hidden, hidden), `${p}.v`);
+    const k = splitHeads(projection(h, `${p}.k_proj`, hidden, kvHeads * headDim), `${p}.k`, 'c_split_kv_heads');
+    const v = splitHeads(projection(h, `${p}.v_proj`, hidden, kvHeads * headDim), `${p}.v`, 'c_split_kv_heads');
     const keys = node('Concat', [`past_key_values.${l}.key`, k], `present.${l}.key`, [{ name: 'axis', type: 'int', value: 2 }]);
     const values = node('Concat', [`past_key_values.${l}.value`, v], `present.${l}.value`, [{ name: 'axis', type: 'int', value: 2 }]);
     const keysT = node('Transpose', [keys], `${p}.keys_t`, [{ name: 'perm', type: 'ints', value: [0, 1, 3, 2] }]);
-    const scores = node('Add', [node('Mul', [node('MatMul', [q, keysT], `${p}.qk`), 'c_scale'], `${p}.scaled`), bias], `${p}.scores`);
-    const probs = node('Softmax', [scores], `${p}.probs`, [{ name: 'axis', type: 'int', value: -1 }]);
-    const context = node('MatMul', [probs, values], `${p}.context`);
-    const merged = node('Reshape', [node('Transpose', [context], `${p}.context_t`, [{ name: 'perm', type: 'ints', value: [0, 2, 1, 3] }]), 'c_merge_heads'], `${p}.merged`);
+    const queries = projection(h, `${p}.q_proj`, hidden, hidden);
+    let merged: string;
+    if (kvHeads === 1) {
+      // One key/value head: every query head of every position is a row of one matrix per sequence
+      // ([seq × heads, head_dim]), so attention is one small GEMM per sequence, not one per head.
+      const q = node('Reshape', [queries, 'c_queries_as_rows'], `${p}.q_rows`);
+      const scores = node('Reshape', [node('Mul', [node('MatMul', [q, keysT], `${p}.qk`), 'c_scale'], `${p}.scaled`), 'c_rows_by_position'], `${p}.scores_4d`);
+      const probs = node('Softmax', [node('Add', [scores, biasByPosition], `${p}.scores`)], `${p}.probs`, [{ name: 'axis', type: 'int', value: -1 }]);
+      const context = node('MatMul', [node('Reshape', [probs, 'c_rows_joined'], `${p}.probs_rows`), values], `${p}.context`);
+      merged = node('Reshape', [context, 'c_merge_rows'], `${p}.merged`);
+    } else {
+      const q = splitHeads(queries, `${p}.q`);
+      const scores = node('Add', [node('Mul', [node('MatMul', [q, keysT], `${p}.qk`), 'c_scale'], `${p}.scaled`), bias], `${p}.scores`);
+      const probs = node('Softmax', [scores], `${p}.probs`, [{ name: 'axis', type: 'int', value: -1 }]);
+      const context = node('MatMul', [probs, values], `${p}.context`);
+      merged = node('Reshape', [node('Transpose', [context], `${p}.context_t`, [{ name: 'perm', type: 'ints', value: [0, 2, 1, 3] }]), 'c_merge_heads'], `${p}.merged`);
+    }
     x = node('Add', [x, projection(merged, `${p}.o_proj`, hidden, hidden)], `${p}.after_attn`);
     const h2 = layerNorm(x, `${p}.mlp_norm`);
     const up = node('Relu', [projection(h2, `${p}.up_proj`, hidden, ffn)], `${p}.up_relu`);
@@ -121,11 +151,11 @@ export function buildTinyDecoderOnnx(spec: TinyDecoderSpec, seed: number): Uint8
   constant('lm_head.bias', [vocab], logitBias);
   node('Add', [node('MatMul', [final, lmHead], 'lm_logits'), 'lm_head.bias'], 'logits');
 
-  const kvShape = ['batch', heads, 'past_sequence', headDim];
-  const presentShape = ['batch', heads, 'total_sequence', headDim];
+  const kvShape = ['batch', kvHeads, 'past_sequence', headDim];
+  const presentShape = ['batch', kvHeads, 'total_sequence', headDim];
   return encodeModel({
     producerName: 'tessera-example-models',
-    docString: `tiny decoder: ${layers} layers, hidden ${hidden}, ${heads} heads, vocab ${vocab}, seed ${seed}`,
+    docString: `tiny decoder: ${layers} layers, hidden ${hidden}, ${heads} heads (${kvHeads} key/value), vocab ${vocab}, seed ${seed}`,
     graph: {
       name: 'tiny_decoder',
       nodes,

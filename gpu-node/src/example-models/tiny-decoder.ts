@@ -1,6 +1,6 @@
 /**
  * `tiny_decoder`: the project's own decoder model for the onnxruntime_llm backend — a 4-layer decoder
- * in the cached-attention ONNX layout (tiny-decoder-onnx.ts) with seeded weights and a byte-level
+ * (4 query heads sharing one key/value head) in the cached-attention ONNX layout (tiny-decoder-onnx.ts) with seeded weights and a byte-level
  * tokenizer.json (byte-tokenizer.ts), so generation, continuous batching and the OpenAI API can be
  * tested and benchmarked with no download. Its text is gibberish; its arithmetic is real.
  */
@@ -14,6 +14,7 @@ export const TINY_DECODER_SPEC: TinyDecoderSpec = {
   layers: 4,
   hidden: 128,
   heads: 4,
+  kvHeads: 1,
   ffn: 512,
   vocab: BYTE_VOCAB_SIZE,
   maxPositions: TINY_DECODER_CONTEXT,

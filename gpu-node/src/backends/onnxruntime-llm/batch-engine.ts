@@ -24,9 +24,14 @@ export interface SequenceEvent {
   readonly error?: TesseraError;
 }
 
-/** A model run: feeds by input name to outputs by name (onnxruntime's session, or a stand-in). */
+export type RunnerTensors = Readonly<Record<string, { data: Float32Array | BigInt64Array; dims: readonly number[] }>>;
+
+/**
+ * A model run: feeds by input name to outputs by name (onnxruntime's session, or a stand-in). Outputs
+ * given in `into` are written into those arrays instead of new ones.
+ */
 export interface DecoderRunner {
-  run(feeds: Readonly<Record<string, { data: Float32Array | BigInt64Array; dims: readonly number[] }>>): Promise<Record<string, { data: Float32Array; dims: readonly number[] }>>;
+  run(feeds: RunnerTensors, into?: RunnerTensors): Promise<Record<string, { data: Float32Array; dims: readonly number[] }>>;
 }
 
 export interface EngineOptions {
@@ -89,6 +94,8 @@ export class BatchEngine {
   private stepCopyNs = 0;
   private stepModelNs = 0;
   readonly bytesPerToken: number;
+  /** A step's logits ([rows, 1, vocab]) are written here. */
+  private readonly logits: Float32Array;
 
   constructor(
     private readonly runner: DecoderRunner,
@@ -100,6 +107,7 @@ export class BatchEngine {
   ) {
     this.cache = new KvCache(layout, options.maxNumSeqs, options.contextLength);
     this.bytesPerToken = layout.layers * 2 * layout.heads * layout.headDim * 4;
+    this.logits = new Float32Array(options.maxNumSeqs * vocab);
   }
 
   /** Checks a request against the context and budget; refused ones get their error event at once. */
@@ -264,8 +272,12 @@ export class BatchEngine {
     };
     const views = this.cache.pastViews();
     this.cache.pastNames.forEach((name, i) => (feeds[name] = { data: views[i] as Float32Array, dims: [rows, heads, capacity, headDim] }));
+    const presents = this.cache.presentViews();
+    const into: Record<string, { data: Float32Array; dims: readonly number[] }> = { logits: { data: this.logits.subarray(0, rows * this.vocab), dims: [rows, 1, this.vocab] } };
+    this.cache.presentNames.forEach((name, i) => (into[name] = { data: presents[i] as Float32Array, dims: [rows, heads, capacity + 1, headDim] }));
     const started = process.hrtime.bigint();
-    const outputs = await this.runner.run(feeds);
+    await this.runner.run(feeds, into);
+    const outputs = into;
     const ran = process.hrtime.bigint();
     this.cache.appendStep(this.cache.presentNames.map((n) => (outputs[n] as { data: Float32Array }).data));
     this.stepCopyNs += Number(process.hrtime.bigint() - ran);

@@ -21,8 +21,8 @@ afterAll(async () => {
   await repo?.remove();
 });
 
-/** tiny_decoder holds 4 layers × key/value × 4 heads × 32 floats = 4096 bytes per token. */
-const BYTES_PER_TOKEN = 4096;
+/** tiny_decoder holds 4 layers × key/value × 1 head × 32 floats × 4 bytes = 1024 bytes per token. */
+const BYTES_PER_TOKEN = 1024;
 
 async function instanceWith(options: Parameters<TinyDecoderRepo['source']>[0]): Promise<LlmInstance> {
   const instance = await startLlm(await repo.source(options));

@@ -5,8 +5,9 @@
  * Sequences keep their tokens at positions 0..length-1 of their row; the rest of the row is padding the
  * attention mask hides. The mask [rows, capacity + 1] is kept beside it (the last column is the new token).
  *
- * What a step copies: the new token's key and value into each row (heads × head_dim floats per layer and
- * kind), nothing else. Rarely: a prefill's cache into a fresh row, the last row into the hole a leaving
+ * A step's presents are written by onnxruntime into buffers kept here for the purpose (no allocation per
+ * step). What a step copies: the new token's key and value into each row (heads × head_dim floats per
+ * layer and kind), nothing else (the model's own past-to-present concatenation is the model's work). Rarely: a prefill's cache into a fresh row, the last row into the hole a leaving
  * sequence leaves (rows stay dense), and every row when capacity or rows double. Every copy is counted.
  */
 import type { DecoderLayout } from './decoder-layout.js';
@@ -22,9 +23,14 @@ export interface CopyCounters {
   growFloats: number;
 }
 
+/** Capacity moves in steps of this many positions. */
+const CAPACITY_STEP = 32;
+
 export class KvCache {
   /** One buffer per past input, in `pastNames` order. */
   private buffers: Float32Array[] = [];
+  /** Where a step's presents are written ([rows, heads, capacity + 1, head_dim] each), reused every step. */
+  private presents: Float32Array[] = [];
   mask = new BigInt64Array(0);
   rows = 0;
   capacity = 0;
@@ -57,9 +63,15 @@ export class KvCache {
     return this.lengths.length;
   }
 
-  /** Bytes the buffers and mask hold now (0 once every sequence has left). */
+  /** Bytes the buffers, the step's output buffers and the mask hold now (0 once every sequence has left). */
   get allocatedBytes(): number {
-    return this.buffers.reduce((sum, b) => sum + b.byteLength, 0) + this.mask.byteLength;
+    return [...this.buffers, ...this.presents].reduce((sum, b) => sum + b.byteLength, 0) + this.mask.byteLength;
+  }
+
+  /** The buffers a step's present outputs go to (onnxruntime writes them in place: no allocation per step). */
+  presentViews(): Float32Array[] {
+    const floats = this.active * this.rowFloatsPerPosition * (this.capacity + 1);
+    return this.presents.map((b) => b.subarray(0, floats));
   }
 
   /** The past tensors' data for a step over the active rows: views, not copies. */
@@ -72,15 +84,21 @@ export class KvCache {
     return this.mask.subarray(0, this.active * (this.capacity + 1));
   }
 
-  /** Makes room for one more row and for every row to grow by one token. */
+  /**
+   * Makes room for `extraRows` more rows and for every row to grow by one token. Capacity follows the
+   * longest sequence in steps of CAPACITY_STEP (every step's attention and the model's own past-to-present
+   * copy cost rows × capacity), growing ahead by one step and shrinking once two steps are unused.
+   */
   prepareStep(extraRows: number, longest: number): void {
     const needRows = this.active + extraRows;
-    const needCapacity = Math.max(longest + 1, ...this.lengths.map((l) => l + 1));
-    if (needRows <= this.rows && needCapacity <= this.capacity) return;
-    const rows = Math.min(this.maxRows, Math.max(needRows, this.rows * 2, 1));
-    let capacity = Math.max(this.capacity, 16);
-    while (capacity < needCapacity) capacity *= 2;
-    this.relayout(Math.max(rows, needRows), Math.min(capacity, Math.max(this.maxCapacity, needCapacity)));
+    let needCapacity = longest + 1;
+    for (const length of this.lengths) needCapacity = Math.max(needCapacity, length + 1);
+    const tooSmall = needRows > this.rows || needCapacity > this.capacity;
+    const tooLarge = this.capacity - needCapacity >= 2 * CAPACITY_STEP;
+    if (!tooSmall && !tooLarge) return;
+    const rows = needRows > this.rows ? Math.min(this.maxRows, Math.max(needRows, this.rows * 2, 1)) : this.rows;
+    const capacity = Math.min(Math.max(this.maxCapacity, needCapacity), Math.ceil(needCapacity / CAPACITY_STEP) * CAPACITY_STEP + CAPACITY_STEP);
+    this.relayout(Math.max(rows, needRows), capacity);
   }
 
   /** Adds a sequence from its prefill's presents ([1, heads, length, head_dim] each); returns its row. */
@@ -175,6 +193,7 @@ export class KvCache {
       }
       return fresh;
     });
+    this.presents = this.buffers.map(() => new Float32Array(rows * heads * (capacity + 1) * width));
     this.rows = rows;
     this.capacity = capacity;
     this.mask = new BigInt64Array(rows * (capacity + 1));
@@ -184,6 +203,7 @@ export class KvCache {
   /** Every sequence left: the memory goes back. */
   private release(): void {
     this.buffers = [];
+    this.presents = [];
     this.mask = new BigInt64Array(0);
     this.rows = 0;
     this.capacity = 0;

@@ -32,10 +32,17 @@ function valueInfos(metadata: readonly ort.InferenceSession.ValueMetadata[]): Va
 /** onnxruntime as the engine's runner: plain arrays in, plain arrays out. */
 function sessionRunner(session: ort.InferenceSession, outputNames: readonly string[]): DecoderRunner {
   return {
-    async run(feeds) {
+    async run(feeds, into) {
+      const tensor = ({ data: array, dims }: { data: Float32Array | BigInt64Array; dims: readonly number[] }): ort.Tensor =>
+        array instanceof Float32Array ? new ort.Tensor('float32', array, dims) : new ort.Tensor('int64', array, dims);
       const tensors: Record<string, ort.Tensor> = {};
-      for (const [name, { data: array, dims }] of Object.entries(feeds)) {
-        tensors[name] = array instanceof Float32Array ? new ort.Tensor('float32', array, dims) : new ort.Tensor('int64', array, dims);
+      for (const [name, value] of Object.entries(feeds)) tensors[name] = tensor(value);
+      if (into !== undefined) {
+        // onnxruntime writes into the given tensors' memory: no output allocation or copy.
+        const fetches: Record<string, ort.Tensor> = {};
+        for (const name of outputNames) fetches[name] = tensor(into[name] as { data: Float32Array; dims: readonly number[] });
+        await session.run(tensors, fetches);
+        return {};
       }
       const outputs = await session.run(tensors, outputNames);
       const result: Record<string, { data: Float32Array; dims: readonly number[] }> = {};
