@@ -20,6 +20,7 @@ const SCENARIOS: Readonly<Record<string, (options: BenchOptions) => Promise<numb
   'cache-ratio': runCacheRatioScenario,
   llm: runLlmScenario,
   'llm-batching': runLlmBatchingScenario,
+  models: async (options) => (await import('./scenarios/many-models.js')).runManyModelsScenario(options),
   'node-kill': runNodeKillScenario,
   'redis-stop': runRedisStopScenario,
   soak: runSoakScenario,

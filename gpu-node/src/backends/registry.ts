@@ -68,10 +68,18 @@ export function backendNameOf(config: ModelConfig): string {
   return name;
 }
 
-/** A registry with Tessera's own backends; pass the node's logger so CPU fallbacks are reported. */
-export function createDefaultBackendRegistry(options: { readonly logger?: Logger } = {}): BackendRegistry {
+/**
+ * A registry with Tessera's own backends; pass the node's logger so CPU fallbacks are reported, and
+ * `threadPoolSize` (`--backend-thread-pool-size`) to size the onnxruntime backend's worker pool.
+ */
+export function createDefaultBackendRegistry(options: { readonly logger?: Logger; readonly threadPoolSize?: number } = {}): BackendRegistry {
   const registry = new BackendRegistry();
-  registry.register(createOnnxRuntimeBackend(options.logger !== undefined ? { logger: options.logger } : {}));
+  registry.register(
+    createOnnxRuntimeBackend({
+      ...(options.logger !== undefined ? { logger: options.logger } : {}),
+      ...(options.threadPoolSize !== undefined ? { threadPoolSize: options.threadPoolSize } : {}),
+    }),
+  );
   registry.register(createTypescriptBackend());
   registry.register(createOpenAIBackend());
   registry.register(createOnnxRuntimeLlmBackend());
