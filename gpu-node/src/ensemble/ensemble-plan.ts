@@ -6,6 +6,13 @@
  * of failing every request: the model exists and is READY, the maps name real inputs and outputs and
  * cover the required inputs, an ensemble tensor has one data type everywhere, batch sizes fit, and
  * every step can run at all (no circular dependency).
+ *
+ * A decoupled composing model (0..n responses per request) may only be the last step: nothing else
+ * reads its outputs and it writes every ensemble output, so each of its responses is one response of
+ * the ensemble, which is then decoupled itself. Anywhere else each of its responses would have to run
+ * the rest of the graph once more (Triton's fan-out); that is refused at load, naming the step.
+ * An ensemble input declared `optional` may be left out by a request; the steps reading it then run
+ * without it, so it may only be mapped to optional inputs of the composing models.
  */
 import { TesseraError, toTesseraError } from '../../../shared/src/errors/index.js';
 import { DataType, type ModelConfig, type ModelEnsembling_Step } from '../../../shared/src/gen/model_config_pb.js';
@@ -21,6 +28,8 @@ export interface PlannedStep {
   readonly inputs: readonly (readonly [string, string])[];
   /** [composing model output, ensemble tensor] */
   readonly outputs: readonly (readonly [string, string])[];
+  /** The composing model streams its responses (only ever the last step). */
+  readonly decoupled: boolean;
 }
 
 export interface EnsemblePlan {
@@ -28,6 +37,10 @@ export interface EnsemblePlan {
   readonly steps: readonly PlannedStep[];
   /** The ensemble's own output names, which the finished steps must have produced. */
   readonly outputs: readonly string[];
+  /** Ensemble inputs a request may leave out. */
+  readonly optionalInputs: ReadonlySet<string>;
+  /** The decoupled last step whose responses are the ensemble's, if any: the ensemble is then decoupled. */
+  readonly streamingStep: PlannedStep | undefined;
 }
 
 /** Builds the plan, or throws INVALID_ARG listing every problem found. */
@@ -38,7 +51,8 @@ export function planEnsemble(config: ModelConfig, composing: ComposingModels): E
   }
   const e = config.name;
   const problems: string[] = [];
-  const steps = scheduling.value.step.map((step, index) => plannedStep(step, index));
+  const steps = scheduling.value.step.map((step, index) => plannedStep(step, index, isDecoupledStep(step, composing)));
+  const optionalInputs = new Set(config.input.filter((input) => input.optional).map((input) => input.name));
   // Every ensemble tensor's data type, as first learned from the ensemble config or a composing model.
   const types = new Map<string, { type: DataType; from: string }>();
   const agree = (tensor: string, type: DataType, from: string) => {
@@ -77,6 +91,11 @@ export function planEnsemble(config: ModelConfig, composing: ComposingModels): E
       if (!input) problems.push(`${what} maps '${name}', which is not an input of model '${step.modelName}'`);
       else agree(tensor, input.dataType, `input '${name}' of model '${step.modelName}'`);
     }
+    for (const [name, tensor] of step.inputs) {
+      if (optionalInputs.has(tensor) && inputs.get(name)?.optional === false) {
+        problems.push(`${what} maps the optional ensemble input '${tensor}' to '${name}', which model '${step.modelName}' requires`);
+      }
+    }
     const mapped = new Set(step.inputs.map(([name]) => name));
     for (const input of composed.input) {
       if (!input.optional && !mapped.has(input.name)) {
@@ -89,6 +108,7 @@ export function planEnsemble(config: ModelConfig, composing: ComposingModels): E
       else agree(tensor, output.dataType, `output '${name}' of model '${step.modelName}'`);
     }
   }
+  problems.push(...decoupledStepProblems(config, steps));
   const stuck = unreachableSteps(config, steps);
   if (stuck.length > 0) {
     problems.push(
@@ -97,10 +117,53 @@ export function planEnsemble(config: ModelConfig, composing: ComposingModels): E
     );
   }
   if (problems.length > 0) throw TesseraError.invalidArg(`ensemble '${e}': ${problems.join('; ')}`);
-  return { name: e, steps, outputs: config.output.map((output) => output.name) };
+  return {
+    name: e,
+    steps,
+    outputs: config.output.map((output) => output.name),
+    optionalInputs,
+    streamingStep: steps.find((step) => step.decoupled),
+  };
 }
 
-function plannedStep(step: ModelEnsembling_Step, index: number): PlannedStep {
+/** A composing model that is not there is reported by the config check; here it counts as not decoupled. */
+function isDecoupledStep(step: ModelEnsembling_Step, composing: ComposingModels): boolean {
+  try {
+    return composing.decoupled(step.modelName, step.modelVersion > 0n ? String(step.modelVersion) : undefined);
+  } catch {
+    return false;
+  }
+}
+
+/** A decoupled step must be the only one, read by no step, and write every ensemble output. */
+function decoupledStepProblems(config: ModelConfig, steps: readonly PlannedStep[]): string[] {
+  const decoupled = steps.filter((step) => step.decoupled);
+  const named = (step: PlannedStep) => `step ${step.index} ('${step.modelName}')`;
+  const problems: string[] = [];
+  if (decoupled.length > 1) {
+    problems.push(`${decoupled.map(named).join(', ')} are decoupled: an ensemble may contain one decoupled model, as its last step`);
+  }
+  for (const step of decoupled) {
+    const written = new Set(step.outputs.map(([, tensor]) => tensor));
+    const readers = steps.filter((other) => other !== step && other.inputs.some(([, tensor]) => written.has(tensor)));
+    if (readers.length > 0) {
+      problems.push(
+        `${named(step)} is a decoupled model, which Tessera supports only as the last step of an ensemble, ` +
+          `but ${readers.map(named).join(', ')} read(s) its outputs`,
+      );
+    }
+    const others = config.output.map((output) => output.name).filter((name) => !written.has(name));
+    if (others.length > 0) {
+      problems.push(
+        `${named(step)} is a decoupled model, so it must write every output of the ensemble, ` +
+          `but ${others.map((name) => `'${name}'`).join(', ')} come(s) from other steps`,
+      );
+    }
+  }
+  return problems;
+}
+
+function plannedStep(step: ModelEnsembling_Step, index: number, decoupled: boolean): PlannedStep {
   return {
     index,
     modelName: step.modelName,
@@ -109,6 +172,7 @@ function plannedStep(step: ModelEnsembling_Step, index: number): PlannedStep {
     // Sorted, so requests and messages do not depend on the map's parse order.
     inputs: Object.entries(step.inputMap).sort(([a], [b]) => a.localeCompare(b)),
     outputs: Object.entries(step.outputMap).sort(([a], [b]) => a.localeCompare(b)),
+    decoupled,
   };
 }
 

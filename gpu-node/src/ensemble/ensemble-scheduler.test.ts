@@ -46,25 +46,46 @@ const tensor = (name: string, value: number): Tensor => ({
 });
 const value = (t: Tensor | undefined) => new Float32Array(t?.data.slice().buffer ?? new ArrayBuffer(4))[0];
 
-/** Composing models that add 1 to INPUT0, recording the order they ran in. */
-function fakeModels(names: string[], hooks: { beforeRun?: (name: string) => void } = {}) {
+/**
+ * Composing models that add 1 to INPUT0, recording the order they ran in. A `decoupled` one instead
+ * streams INPUT0 + 1, + 2, + 3 (the last flagged final), pausing between responses and stopping when
+ * its signal fires (recorded in `sawAbort`).
+ */
+function fakeModels(names: string[], hooks: { beforeRun?: (name: string) => void; decoupled?: string[] } = {}) {
   const ran: string[] = [];
+  const sawAbort: string[] = [];
   const configs = new Map(names.map((n) => [n, model(n, ['INPUT0'], ['OUTPUT0'])]));
+  const config = (name: string) => {
+    const found = configs.get(name);
+    if (!found) throw TesseraError.notFound(`Request for unknown model: '${name}' is not found`);
+    return found;
+  };
   const composing: ComposingModels = {
-    config: (name) => {
-      const found = configs.get(name);
-      if (!found) throw TesseraError.notFound(`Request for unknown model: '${name}' is not found`);
-      return found;
-    },
-    infer: async (request: InferRequest): Promise<InferResponse> => {
+    config,
+    decoupled: (name) => config(name) !== undefined && (hooks.decoupled ?? []).includes(name),
+    infer: async (request: InferRequest, signal?: AbortSignal, onResponse?): Promise<InferResponse> => {
       hooks.beforeRun?.(request.modelName);
+      const input = value(request.inputs.find((i) => i.name === 'INPUT0')) ?? 0;
+      const answer = (outputs: Tensor[]): InferResponse => ({ id: request.id, modelName: request.modelName, modelVersion: '1', outputs });
+      if ((hooks.decoupled ?? []).includes(request.modelName)) {
+        if (!onResponse) throw TesseraError.unsupported('decoupled model called without a listener');
+        for (let i = 1; i <= 3; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          if (signal?.aborted) {
+            sawAbort.push(request.modelName);
+            throw TesseraError.cancelled('Request was cancelled');
+          }
+          onResponse(answer([tensor('OUTPUT0', input + i)]), i === 3);
+        }
+        ran.push(request.modelName);
+        return answer([]);
+      }
       await new Promise((resolve) => setTimeout(resolve, 5));
       ran.push(request.modelName);
-      const input = request.inputs.find((i) => i.name === 'INPUT0');
-      return { id: request.id, modelName: request.modelName, modelVersion: '1', outputs: [tensor('OUTPUT0', (value(input) ?? 0) + 1)] };
+      return answer([tensor('OUTPUT0', input + 1)]);
     },
   };
-  return { composing, ran };
+  return { composing, ran, sawAbort };
 }
 
 const chain = ensemble([
@@ -111,6 +132,112 @@ describe('EnsembleScheduler', () => {
     await expect(running).resolves.toBeDefined();
     await stopped;
     await expect(scheduler.enqueue(request())).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+  });
+});
+
+describe('EnsembleScheduler with a decoupled last step', () => {
+  const streamed = (signal?: AbortSignal) => {
+    const responses: [number | undefined, boolean][] = [];
+    return {
+      responses,
+      request: {
+        ...request(signal),
+        execution: { ...request(signal).execution, onResponse: (outputs: readonly Tensor[], final: boolean) => responses.push([value(outputs.find((t) => t.name === 'OUT')), final]) },
+      },
+    };
+  };
+
+  it('is decoupled and sends each response of the last step as the ensemble output, final flag kept', async () => {
+    const { composing, ran } = fakeModels(['first', 'second'], { decoupled: ['second'] });
+    const scheduler = createEnsembleScheduler(chain, composing);
+    expect(scheduler.decoupled).toBe(true);
+    const { responses, request: r } = streamed();
+    const { result } = await scheduler.enqueue(r);
+    expect(ran).toEqual(['first', 'second']);
+    expect(responses).toEqual([[12, false], [13, false], [14, true]]);
+    expect(result).toEqual({ outputs: [] });
+  });
+
+  it('a cancelled request reaches the running decoupled step, which stops', async () => {
+    const controller = new AbortController();
+    const { composing, sawAbort } = fakeModels(['first', 'second'], { decoupled: ['second'] });
+    const scheduler = createEnsembleScheduler(chain, composing);
+    const { responses, request: r } = streamed(controller.signal);
+    const running = scheduler.enqueue({ ...r, execution: { ...r.execution, onResponse: (o, f) => { r.execution.onResponse(o, f); controller.abort(); } } });
+    await expect(running).rejects.toMatchObject({ code: 'CANCELLED' });
+    expect(responses).toEqual([[12, false]]);
+    expect(sawAbort).toEqual(['second']);
+    expect(scheduler.inflight()).toBe(0);
+  });
+
+  it('refuses at load a decoupled model that is not the last step, naming the step', () => {
+    const { composing } = fakeModels(['first', 'second'], { decoupled: ['first'] });
+    expect(() => createEnsembleScheduler(chain, composing)).toThrow(
+      /step 1 \('first'\) is a decoupled model, which Tessera supports only as the last step of an ensemble, but step 0 \('second'\) read\(s\) its outputs/,
+    );
+  });
+
+  it('refuses a decoupled step that does not write every ensemble output, and two decoupled steps', () => {
+    const { composing } = fakeModels(['first', 'second'], { decoupled: ['first', 'second'] });
+    const split = ensemble(
+      [
+        { model: 'first', inputs: { INPUT0: 'IN' }, outputs: { OUTPUT0: 'OUT' } },
+        { model: 'second', inputs: { INPUT0: 'IN' }, outputs: { OUTPUT0: 'OTHER' } },
+      ],
+      ['OUT', 'OTHER'],
+    );
+    expect(() => planEnsemble(split, composing)).toThrow(/step 0 \('first'\), step 1 \('second'\) are decoupled: an ensemble may contain one decoupled model/);
+    expect(() => planEnsemble(split, composing)).toThrow(/step 0 \('first'\) is a decoupled model, so it must write every output of the ensemble, but 'OTHER' come\(s\) from other steps/);
+  });
+
+  it('a last step reloaded as a non-decoupled model since: its one answer goes out as the final response', async () => {
+    const decoupled = ['second'];
+    const { composing } = fakeModels(['first', 'second'], { decoupled });
+    const scheduler = createEnsembleScheduler(chain, composing);
+    decoupled.pop();
+    const { responses, request: r } = streamed();
+    await scheduler.enqueue(r);
+    expect(responses).toEqual([[12, true]]);
+  });
+
+  it('a non-decoupled ensemble is not decoupled', () => {
+    const { composing } = fakeModels(['first', 'second']);
+    expect(createEnsembleScheduler(chain, composing).decoupled).toBe(false);
+  });
+});
+
+describe('optional ensemble inputs', () => {
+  const withOptional = (required: boolean) => {
+    const config = ensemble([{ model: 'first', inputs: { INPUT0: 'IN', EXTRA: 'OPT' }, outputs: { OUTPUT0: 'OUT' } }]);
+    config.input.push({ ...config.input[0], name: 'OPT', optional: true } as (typeof config.input)[number]);
+    const first = model('first', ['INPUT0', 'EXTRA'], ['OUTPUT0']);
+    (first.input[1] as { optional: boolean }).optional = !required;
+    return { config, first };
+  };
+
+  it('a step runs without an optional input the request left out', async () => {
+    const { config, first } = withOptional(false);
+    const { composing } = fakeModels(['first']);
+    const seen: string[][] = [];
+    const scheduler = createEnsembleScheduler(config, {
+      ...composing,
+      config: () => first,
+      infer: (r, s) => {
+        seen.push(r.inputs.map((i) => i.name));
+        return composing.infer(r, s);
+      },
+    });
+    const { result } = await scheduler.enqueue(request());
+    expect(seen).toEqual([['INPUT0']]);
+    expect('outputs' in result && result.outputs.map((t) => [t.name, value(t)])).toEqual([['OUT', 11]]);
+  });
+
+  it('refuses an optional ensemble input mapped to a required input', () => {
+    const { config, first } = withOptional(true);
+    const { composing } = fakeModels(['first']);
+    expect(() => planEnsemble(config, { ...composing, config: () => first })).toThrow(
+      /step 0 \('first'\) maps the optional ensemble input 'OPT' to 'EXTRA', which model 'first' requires/,
+    );
   });
 });
 

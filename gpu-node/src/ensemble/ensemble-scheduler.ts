@@ -6,10 +6,15 @@
  * are ready at the same time run concurrently. The first failing step fails the request, named; a
  * cancelled request is checked before each step starts and stops there (steps already sent get the
  * signal too, so their queued work is dropped).
+ *
+ * When the last step is a decoupled model (ensemble-plan.ts says when that is allowed), the ensemble is
+ * decoupled: each response of that step, renamed to the ensemble's outputs, is sent on as the
+ * ensemble's own with the step's final flag, and the request completes when the step does. The
+ * client's signal reaches the running step, so a client that goes away stops the streaming model.
  */
 import { TesseraError, toTesseraError } from '../../../shared/src/errors/index.js';
 import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
-import type { InferRequest, Tensor } from '../../../shared/src/tensors/index.js';
+import type { InferRequest, InferResponse, Tensor } from '../../../shared/src/tensors/index.js';
 import type { ExecutionTiming } from '../backends/backend.js';
 import { abortReasonError, schedulerError } from '../scheduler/scheduler-errors.js';
 import {
@@ -40,6 +45,11 @@ export class EnsembleScheduler implements Scheduler {
     readonly plan: EnsemblePlan,
     private readonly composing: ComposingModels,
   ) {}
+
+  /** Decoupled when its last step is: the ensemble then streams that step's responses. */
+  get decoupled(): boolean {
+    return this.plan.streamingStep !== undefined;
+  }
 
   async enqueue(request: ScheduledRequest): Promise<ScheduledResult> {
     if (this.stopped) throw schedulerError(TesseraError.unavailable(SCHEDULER_STOPPED_MESSAGE));
@@ -91,7 +101,7 @@ function runEnsemble(plan: EnsemblePlan, composing: ComposingModels, request: Sc
     const advance = () => {
       if (settled) return;
       for (const step of waiting) {
-        if (!step.inputs.every(([, tensor]) => tensors.has(tensor))) continue;
+        if (!step.inputs.every(([, tensor]) => tensors.has(tensor) || plan.optionalInputs.has(tensor))) continue;
         if (signal?.aborted) {
           fail(abortReasonError(signal, REQUEST_CANCELLED_MESSAGE));
           return;
@@ -113,6 +123,12 @@ function runEnsemble(plan: EnsemblePlan, composing: ComposingModels, request: Sc
       }
       if (running > 0 || settled) return;
       // Nothing runs and nothing more can start: every reachable step has finished.
+      if (plan.streamingStep !== undefined) {
+        // The outputs went out with the streaming step's responses; completing says it is over.
+        settled = true;
+        resolve([]);
+        return;
+      }
       const missing = plan.outputs.filter((name) => !tensors.has(name));
       if (missing.length > 0) {
         fail(TesseraError.internal(`in ensemble '${plan.name}', no step produced output(s) ${missing.map((n) => `'${n}'`).join(', ')}`));
@@ -133,7 +149,11 @@ async function runStep(
   request: ScheduledRequest,
   tensors: ReadonlyMap<string, Tensor>,
 ): Promise<Tensor[]> {
-  const inputs = step.inputs.map(([name, tensor]) => ({ ...(tensors.get(tensor) as Tensor), name }));
+  // An optional ensemble input the request left out is left out of the step too.
+  const inputs = step.inputs.flatMap(([name, tensor]) => {
+    const given = tensors.get(tensor);
+    return given === undefined ? [] : [{ ...given, name }];
+  });
   const stepRequest: InferRequest = {
     id: request.id ?? '',
     modelName: step.modelName,
@@ -142,12 +162,28 @@ async function runStep(
     outputs: step.outputs.map(([name]) => ({ name })),
     parameters: request.execution.parameters,
   };
+  if (step.decoupled) {
+    const send = request.execution.onResponse;
+    if (send === undefined) throw TesseraError.internal(`ensemble '${plan.name}' is decoupled but its caller takes one response`);
+    // A response may carry only some outputs (or none: the bare final flag); each is renamed as it goes.
+    const forward = (response: InferResponse, final: boolean) => send(ensembleOutputs(step, response, false), final);
+    const response = await composing.infer(stepRequest, request.signal, forward);
+    // The model was reloaded as a non-decoupled version since the ensemble loaded: its one answer is the last response.
+    if (response.outputs.length > 0) send(ensembleOutputs(step, response, true), true);
+    return [];
+  }
   const response = await composing.infer(stepRequest, request.signal);
+  return ensembleOutputs(step, response, true);
+}
+
+/** A step's outputs renamed to their ensemble tensors; with `complete`, every mapped output must be there. */
+function ensembleOutputs(step: PlannedStep, response: InferResponse, complete: boolean): Tensor[] {
   const byName = new Map(response.outputs.map((output) => [output.name, output]));
-  return step.outputs.map(([name, tensor]) => {
+  return step.outputs.flatMap(([name, tensor]) => {
     const output = byName.get(name);
-    if (!output) throw TesseraError.internal(`model '${step.modelName}' returned no output '${name}'`);
-    return { ...output, name: tensor };
+    if (output) return [{ ...output, name: tensor }];
+    if (complete) throw TesseraError.internal(`model '${step.modelName}' returned no output '${name}'`);
+    return [];
   });
 }
 

@@ -55,7 +55,7 @@ async function expectBatchMatchesSingles(s: ort.InferenceSession, inWidth: numbe
 
 describe('writeExampleRepository', () => {
   it('writes every model in Triton layout with configs the ModelConfig schema reads', async () => {
-    expect(EXAMPLE_MODEL_NAMES).toEqual(['simple', 'simple_identity', 'mlp_small', 'mlp_large', 'ts_scale', 'silero_vad', 'mlp_preprocess', 'mlp_postprocess', 'mlp_pipeline', 'token_stream', 'tiny_decoder', 'simple_string', 'simple_int8', 'simple_sequence', 'simple_dyna_sequence', 'simple_string_dyna_sequence', 'repeat_int32']);
+    expect(EXAMPLE_MODEL_NAMES).toEqual(['simple', 'simple_identity', 'mlp_small', 'mlp_large', 'ts_scale', 'silero_vad', 'mlp_preprocess', 'mlp_postprocess', 'mlp_pipeline', 'token_stream', 'tiny_decoder', 'simple_string', 'simple_int8', 'simple_sequence', 'simple_dyna_sequence', 'simple_string_dyna_sequence', 'repeat_int32', 'rag_query', 'query_encoder', 'retriever', 'rag_pipeline']);
     const simple = await readConfig('simple');
     expect(simple.name).toBe('simple');
     expect(simple.platform).toBe('onnxruntime_onnx');

@@ -8,6 +8,8 @@ import { TesseraError } from '../../../shared/src/errors/index.js';
 import type { ExampleModel } from './example-model.js';
 import { mlpLargeModel, mlpSmallModel } from './mlp-models.js';
 import { mlpPipelineModel, mlpPostprocessModel, mlpPreprocessModel } from './mlp-pipeline.js';
+import { ragEncoderModel } from './rag-encoder.js';
+import { ragPipelineModel, ragQueryModel, ragRetrieverModel } from './rag-pipeline.js';
 import { sileroVadModel } from './silero-vad.js';
 import { simpleIdentityModel, simpleModel } from './simple-models.js';
 import { tinyDecoderModel } from './tiny-decoder.js';
@@ -28,6 +30,10 @@ export const EXAMPLE_MODELS: readonly ExampleModel[] = [
   tokenStreamModel,
   tinyDecoderModel,
   ...TRITON_EXAMPLE_MODELS,
+  ragQueryModel,
+  ragEncoderModel,
+  ragRetrieverModel,
+  ragPipelineModel,
 ];
 
 export const EXAMPLE_MODEL_NAMES: readonly string[] = EXAMPLE_MODELS.map((m) => m.name);

@@ -10,6 +10,7 @@ import {
   ModelOptimizationPolicySchema,
   ModelOptimizationPolicy_ExecutionAcceleratorsSchema,
   ModelOptimizationPolicy_ExecutionAccelerators_AcceleratorSchema,
+  ModelTransactionPolicySchema,
   type ModelConfig,
 } from '../../../shared/src/gen/model_config_pb.js';
 import type { InferRequest, InferResponse, Tensor } from '../../../shared/src/tensors/index.js';
@@ -78,9 +79,12 @@ export class ModelVersion {
   get reason(): string {
     return this.lifecycle.reason;
   }
-  /** `model_transaction_policy { decoupled: true }`: 0..n responses per request, streamed. */
+  /**
+   * `model_transaction_policy { decoupled: true }`: 0..n responses per request, streamed. An ensemble
+   * is decoupled when its scheduler found a decoupled last step.
+   */
   get isDecoupled(): boolean {
-    return this.config.modelTransactionPolicy?.decoupled === true;
+    return this.config.modelTransactionPolicy?.decoupled === true || this.scheduler?.decoupled === true;
   }
   get isReady(): boolean {
     return this.lifecycle.isReady;
@@ -97,6 +101,12 @@ export class ModelVersion {
   get answeredConfig(): ModelConfig {
     const named = this.config.optimization?.executionAccelerators?.gpuExecutionAccelerator.length ?? 0;
     const chosen = [...new Set(this.instanceSpecs.flatMap((s) => (s.kind === 'gpu' && s.provider !== undefined ? [s.provider] : [])))];
+    if (this.isDecoupled && this.config.modelTransactionPolicy?.decoupled !== true) {
+      // A decoupled ensemble says so, as a decoupled model's config does.
+      const answer = clone(ModelConfigSchema, this.config);
+      answer.modelTransactionPolicy = create(ModelTransactionPolicySchema, { decoupled: true });
+      return answer;
+    }
     if (named > 0 || chosen.length === 0) return this.config;
     const answer = clone(ModelConfigSchema, this.config);
     answer.optimization ??= create(ModelOptimizationPolicySchema);

@@ -93,11 +93,13 @@ export class RepositoryManager {
   /** What ensembles' steps run on: the same resolve → validate → infer path as a client request. */
   private readonly composing: ComposingModels = {
     config: (name, version) => this.resolve(name, version).config,
-    infer: (request, signal) => {
+    decoupled: (name, version) => this.resolve(name, version).isDecoupled,
+    infer: (request, signal, onResponse) => {
       const version = this.resolve(request.modelName, request.modelVersion);
       return version.infer(request, validateInferRequest(request, version.config, version.name), signal, undefined, {
-        // Not yet: a decoupled step would have to feed each of its responses through the rest of the ensemble.
-        refusal: `ensemble steps on decoupled models are not supported by Tessera yet (model '${version.name}')`,
+        ...(onResponse === undefined ? {} : { onResponse }),
+        // The plan lets a decoupled model be only the last step, which is given a listener.
+        refusal: `in an ensemble, decoupled model '${version.name}' can only be the last step (reload the ensemble if the model became decoupled after it loaded)`,
       });
     },
   };

@@ -41,6 +41,11 @@ export interface Scheduler {
   queued(): number;
   /** Refuses new requests, lets every accepted one finish, and resolves when none is left. */
   stop(): Promise<void>;
+  /**
+   * Streams 0..n responses per request though the config does not say so (an ensemble whose last
+   * step is a decoupled model); the version is then decoupled.
+   */
+  readonly decoupled?: boolean;
 }
 
 export const SCHEDULER_STOPPED_MESSAGE =

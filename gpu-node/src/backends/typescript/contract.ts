@@ -91,8 +91,14 @@ export interface ModelOutputTensor {
   readonly data: ArrayBufferView | readonly (number | bigint | boolean | string | Uint8Array)[];
 }
 
-/** Per-request outcome: outputs by name, or an error that fails only this request (INTERNAL). */
-export type ModelResponse = { readonly outputs: Readonly<Record<string, ModelOutputTensor>> } | { readonly error: string };
+/**
+ * Per-request outcome: outputs by name, or an error that fails only this request: INTERNAL, or with
+ * `code: 'INVALID_ARG'` the client's mistake (HTTP 400, gRPC INVALID_ARGUMENT), as Triton's Python
+ * backend lets a model pick its TritonError's code.
+ */
+export type ModelResponse =
+  | { readonly outputs: Readonly<Record<string, ModelOutputTensor>> }
+  | { readonly error: string; readonly code?: 'INVALID_ARG' };
 
 export interface ModelModule {
   initialize?(args: ModelInitializeArgs): void | Promise<void>;

@@ -59,7 +59,11 @@ function responseToWire(response: ModelResponse | undefined, requestedOutputs: r
   if (response === null || typeof response !== 'object') {
     throw TesseraError.internal(`model '${modelName}': execute() returned ${String(response)} instead of a response object`);
   }
-  if ('error' in response) throw TesseraError.internal(String(response.error));
+  if ('error' in response) {
+    // A model may say the request itself was wrong (the caller's 4xx); anything else is its own failure.
+    const code = (response as { code?: unknown }).code;
+    throw code === 'INVALID_ARG' ? TesseraError.invalidArg(String(response.error)) : TesseraError.internal(String(response.error));
+  }
   const outputs = response.outputs as Record<string, unknown> | undefined;
   if (outputs === null || typeof outputs !== 'object') {
     throw TesseraError.internal(`model '${modelName}': a response has neither 'outputs' nor 'error'`);
