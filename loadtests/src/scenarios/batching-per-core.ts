@@ -236,7 +236,7 @@ async function withNode<T>(repo: string, body: (node: RunningNode) => Promise<T>
   const node = await launchNode({
     modelRepository: repo,
     pinCore: NODE_CORE,
-    ...(profDir === undefined ? {} : { nodeOptions: `--cpu-prof --cpu-prof-dir=${profDir}` }),
+    ...(profDir === undefined ? {} : { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] }),
   });
   try {
     await waitForModelReady(node.httpBase, MLP_MODEL);

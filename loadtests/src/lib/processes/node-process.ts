@@ -32,8 +32,8 @@ export interface LaunchOptions {
   readonly startTimeoutMs?: number;
   /** Run the node on this core alone (taskset), where the machine allows it. */
   readonly pinCore?: number;
-  /** Node flags for the child alone (through NODE_OPTIONS), e.g. `--cpu-prof --cpu-prof-dir=DIR`. */
-  readonly nodeOptions?: string;
+  /** Flags for node itself, before the script, e.g. `--cpu-prof`. */
+  readonly nodeFlags?: readonly string[];
 }
 
 /** The ports from a "started" log line, or undefined for any other line (including non-JSON ones). */
@@ -46,6 +46,7 @@ export function parseStartedLine(line: string): NodePorts | undefined {
 
 export function launchNode(options: LaunchOptions): Promise<RunningNode> {
   const args = [
+    ...(options.nodeFlags ?? []),
     NODE_BIN,
     '--model-repository',
     options.modelRepository,
@@ -65,8 +66,7 @@ export function launchNode(options: LaunchOptions): Promise<RunningNode> {
   ];
   const [command, commandArgs] =
     options.pinCore === undefined ? [process.execPath, args] : pinnedCommand(options.pinCore, process.execPath, args);
-  const env = options.nodeOptions === undefined ? process.env : { ...process.env, NODE_OPTIONS: options.nodeOptions };
-  const child = spawn(command, commandArgs, { stdio: ['ignore', 'ignore', 'pipe'], env });
+  const child = spawn(command, commandArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
   const log: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
