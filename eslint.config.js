@@ -15,6 +15,9 @@ const BOUNDARIES = {
   coreAdapters: { regex: '(^|/)adapters(/|$)', message: 'gateway/src/core never imports gateway/src/adapters: declare a port in core/ports instead.' },
   coreEntries: { regex: '(^|/)(entry-[^/]*|jobs-entry)(\\.[jt]s)?$', message: 'gateway/src/core never imports an entry file.' },
   coreCli: { regex: '(^|/)cli(/|$)|cli-options', message: 'gateway/src/core never imports the command-line options (gateway/src/cli).' },
+  // The node's layers (docs/architecture.md): servers → server-api → repository → models → scheduler → backends.
+  nodeBelowServers: { regex: '^(\\.\\./)+(server|server-api|cli)(/|$)', message: 'gpu-node/src below the servers (models, repository, lifecycle, scheduler, ensemble, backends) never imports server/, server-api/ or cli/.' },
+  schedulerUp: { regex: '^(\\.\\./)+(ensemble|models|repository)(/|$)', message: 'gpu-node/src/scheduler imports neither ensemble/, models/ nor repository/: such schedulers register by name (scheduler-registry.ts).' },
 };
 
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
@@ -35,6 +38,11 @@ export default tseslint.config(
   // Later entries replace the rule's options for the files they match, so each lists every pattern that applies.
   { files: ['shared/**'], rules: restrict(B.sharedUp) },
   { files: ['gpu-node/**'], rules: restrict(B.nodeToGateway) },
+  {
+    files: ['gpu-node/src/{models,repository,lifecycle,ensemble,backends,messages}/**'],
+    rules: restrict(B.nodeToGateway, B.nodeBelowServers),
+  },
+  { files: ['gpu-node/src/scheduler/**'], rules: restrict(B.nodeToGateway, B.nodeBelowServers, B.schedulerUp) },
   { files: ['gateway/**'], rules: restrict(B.gatewayToNode) },
   {
     files: ['gateway/src/core/**'],

@@ -1,13 +1,13 @@
 /**
  * `npm start`: runs the local stack on embedded defaults. Writes the example model repository to
  * ./models when that folder is missing, starts one node agent on Triton's ports (8000 HTTP, 8001 gRPC,
- * 8002 metrics) and the gateway on 8080 in front of it. The gateway runs without Redis (in-process
+ * 8002 metrics) and the gateway on 8080 (HTTP) and 8081 (gRPC, Triton's protocol with an API key) in front of it. The gateway runs without Redis (in-process
  * stores, a warning says so) unless REDIS_URL is set, and prints a demo tenant's API key at start.
  * Once the node is ready (its models loaded) and the gateway answers, it says so and prints a
  * ready-to-paste `export DEMO_KEY=...` and curl through the gateway.
  * Ctrl-C (SIGINT) or SIGTERM stops both cleanly.
  * Environment overrides: TESSERA_MODELS (repository folder), TESSERA_HTTP_PORT, TESSERA_GRPC_PORT,
- * TESSERA_METRICS_PORT, TESSERA_GATEWAY_PORT, REDIS_URL.
+ * TESSERA_METRICS_PORT, TESSERA_GATEWAY_PORT, TESSERA_GATEWAY_GRPC_PORT, REDIS_URL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -21,6 +21,7 @@ const httpPort = process.env.TESSERA_HTTP_PORT ?? '8000';
 const grpcPort = process.env.TESSERA_GRPC_PORT ?? '8001';
 const metricsPort = process.env.TESSERA_METRICS_PORT ?? '8002';
 const gatewayPort = process.env.TESSERA_GATEWAY_PORT ?? '8080';
+const gatewayGrpcPort = process.env.TESSERA_GATEWAY_GRPC_PORT ?? '8081';
 
 if (!existsSync(modelsDir)) {
   console.log(`writing the example model repository to ${modelsDir} ...`);
@@ -56,7 +57,7 @@ launch('tessera-node.js', [
 // Without Redis the gateway learns the node from --node; with Redis it reads the node's load reports.
 const gateway = launch(
   'tessera-gateway.js',
-  ['--port', gatewayPort, ...(process.env.REDIS_URL ? [] : ['--node', `grpc=127.0.0.1:${grpcPort},http=127.0.0.1:${httpPort}`])],
+  ['--port', gatewayPort, '--grpc-port', gatewayGrpcPort, ...(process.env.REDIS_URL ? [] : ['--node', `grpc=127.0.0.1:${grpcPort},http=127.0.0.1:${httpPort}`])],
   'pipe',
 );
 // The gateway prints the demo tenant's key on stdout once; we pass its output through and keep the key.
@@ -70,7 +71,7 @@ const demoKey = new Promise<string | undefined>((resolve) => {
   });
   gateway.on('exit', () => resolve(undefined));
 });
-console.log(`tessera: starting a node (HTTP :${httpPort}, gRPC :${grpcPort}, metrics :${metricsPort}) and the gateway (:${gatewayPort}) ...`);
+console.log(`tessera: starting a node (HTTP :${httpPort}, gRPC :${grpcPort}, metrics :${metricsPort}) and the gateway (HTTP :${gatewayPort}, gRPC :${gatewayGrpcPort}) ...`);
 
 /** Polls `url` until it answers 200; false once the stack is stopping. */
 async function untilOk(url: string): Promise<boolean> {
@@ -96,7 +97,7 @@ if (nodeReady && gatewayReady) {
     '{"inputs":[{"name":"INPUT0","shape":[1,16],"datatype":"INT32","data":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]},' +
     '{"name":"INPUT1","shape":[1,16],"datatype":"INT32","data":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]}]}';
   const lines = [
-    `tessera: ready. Node http://localhost:${httpPort} (gRPC :${grpcPort}, metrics http://localhost:${metricsPort}/metrics), gateway http://localhost:${gatewayPort}`,
+    `tessera: ready. Node http://localhost:${httpPort} (gRPC :${grpcPort}, metrics http://localhost:${metricsPort}/metrics), gateway http://localhost:${gatewayPort} (gRPC :${gatewayGrpcPort})`,
     ...(key === undefined
       ? []
       : [

@@ -44,6 +44,13 @@ const refused: Array<[string, string, string, RegExp]> = [
   ['gpu-node → gateway', 'gpu-node/src', "import { createGatewayApp } from '../../../gateway/src/core/app/index.js';\nexport const c = createGatewayApp;\n", /gateway.*never import each other/],
   ['shared → gateway', 'shared/src', "import type { Tier } from '../../../gateway/src/core/ports/index.js';\nexport type T = Tier;\n", /shared\/ imports neither/],
   ['shared → gpu-node', 'shared/src', "export * from '../../../gpu-node/src/index.js';\n", /shared\/ imports neither/],
+  ['node scheduler → ensemble', 'gpu-node/src/scheduler', "import { createEnsembleScheduler } from '../../ensemble/ensemble-scheduler.js';\nexport const c = createEnsembleScheduler;\n", /'\.\.\/\.\.\/ensemble\/.*register by name/],
+  ['node scheduler → models', 'gpu-node/src/scheduler/sequence', "import { validateInferRequest } from '../../../models/request-validator.js';\nexport const v = validateInferRequest;\n", /models\/request-validator\.js.*register by name/],
+  ['node scheduler → repository', 'gpu-node/src/scheduler', "import type { RepositoryManager } from '../../repository/repository-manager.js';\nexport type R = RepositoryManager;\n", /repository-manager\.js.*register by name/],
+  ['node models → server-api', 'gpu-node/src/models', "import type { NodeCore } from '../../server-api/index.js';\nexport type N = NodeCore;\n", /server-api.*never imports server\/, server-api\/ or cli\//],
+  ['node models → server', 'gpu-node/src/models', "import { createHttpServer } from '../../server/http/http-server.js';\nexport const s = createHttpServer;\n", /server\/http.*never imports server\//],
+  ['node repository → cli', 'gpu-node/src/repository', "import { parseNodeArgs } from '../../cli/node-options.js';\nexport const p = parseNodeArgs;\n", /cli\/node-options.*never imports server\//],
+  ['node scheduler → server-api', 'gpu-node/src/scheduler', "import type { InferOptions } from '../../server-api/node-core.js';\nexport type O = InferOptions;\n", /server-api.*never imports server\//],
 ];
 
 const accepted: Array<[string, string, string]> = [
@@ -51,6 +58,9 @@ const accepted: Array<[string, string, string]> = [
   ['core → shared', 'gateway/src/core', "import { TesseraError } from '../../../../shared/src/errors/index.js';\nexport const e = TesseraError;\n"],
   ['core → core ports', 'gateway/src/core', "import type { Tier } from '../ports/index.js';\nexport type T = Tier;\n"],
   ['entries → adapters', 'gateway/src', "import { createMemoryTenantStore } from '../adapters/memory/index.js';\nexport const s = createMemoryTenantStore;\n"],
+  ['node repository → ensemble', 'gpu-node/src/repository', "import { registerEnsembleScheduler } from '../../ensemble/ensemble-registration.js';\nexport const r = registerEnsembleScheduler;\n"],
+  ['node server-api → repository', 'gpu-node/src/server-api', "import { RepositoryManager } from '../../repository/repository-manager.js';\nexport const r = RepositoryManager;\n"],
+  ['node scheduler → test support', 'gpu-node/src/scheduler/dynamic', "import { FakeInstance } from '../../../../test/support/batcher-test-support.js';\nexport const f = FakeInstance;\n"],
 ];
 
 describe('import boundaries (eslint no-restricted-imports)', () => {

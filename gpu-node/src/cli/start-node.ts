@@ -8,7 +8,7 @@ import { assertValidNodeId } from '../../../shared/src/fleet/index.js';
 import type { Logger } from '../../../shared/src/logging/index.js';
 import { createTracing } from '../../../shared/src/tracing/otel-tracer.js';
 import { createDefaultBackendRegistry } from '../backends/index.js';
-import { createNodeCore, type TesseraNodeCore } from '../core/index.js';
+import { createNodeCore, type TesseraNodeCore } from '../server-api/index.js';
 import {
   createHttpReportPusher,
   createLoadReporter,

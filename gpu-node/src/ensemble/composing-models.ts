@@ -1,6 +1,6 @@
 /**
  * What an ensemble needs from the rest of the node: the composing models' configs (to check the
- * ensemble against them when it loads) and their inference. The model manager implements it with the
+ * ensemble against them when it loads) and their inference. The repository manager implements it with the
  * same resolve → validate → infer path the protocol servers use, so a step's request is queued and
  * batched by the composing model's own scheduler together with direct traffic (and other ensembles),
  * and the composing model's statistics count it like any request.

@@ -4,3 +4,4 @@ export { ENSEMBLE_BACKEND } from './ensemble-backend.js';
 export { planEnsemble, type EnsemblePlan, type PlannedStep } from './ensemble-plan.js';
 export { createEnsembleScheduler, EnsembleScheduler } from './ensemble-scheduler.js';
 export { ensembleDependencies, loadWaves } from './load-order.js';
+export { registerEnsembleScheduler } from './ensemble-registration.js';

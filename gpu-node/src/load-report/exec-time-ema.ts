@@ -7,7 +7,7 @@
  * carry 90% of the value, which follows a change of load or batch size within a second or two at
  * typical rates while one slow outlier moves the value by only a fifth of its excess.
  *
- * The model manager keeps one instance per model name (all versions together, as the report is per
+ * The repository manager keeps one instance per model name (all versions together, as the report is per
  * model) and calls `observe(ms)` after each execution with the batch's compute time, e.g.
  * `(computeInputNs + computeInferNs + computeOutputNs) / 1e6` from the backend's ExecutionTiming.
  */

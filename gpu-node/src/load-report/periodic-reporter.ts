@@ -16,7 +16,7 @@ import { silentLogger } from '../../../shared/src/logging/index.js';
 import type { Logger } from '../../../shared/src/logging/index.js';
 import { LoadReportBuilder } from './report-builder.js';
 
-/** What the model manager tells a reporter about one model; the report's `ModelLoad`. */
+/** What the repository manager tells a reporter about one model; the report's `ModelLoad`. */
 export type ModelLoadSnapshot = ModelLoad;
 
 /** The options every sink takes. */

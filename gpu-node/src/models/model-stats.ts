@@ -17,7 +17,7 @@
  */
 import type { ExecutionTiming } from '../backends/backend.js';
 import type { BatcherObserver, LeftQueueReason } from '../scheduler/dynamic/batcher-observer.js';
-import type { DurationStat, ModelStatistics } from '../core/node-core.js';
+import type { DurationStat, ModelStatistics } from './model-statistics.js';
 
 /** The `reason` label of `nv_inference_request_failure`. */
 export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';

@@ -15,12 +15,12 @@ import {
 import type { InferRequest, InferResponse, Tensor } from '../../../shared/src/tensors/index.js';
 import type { TraceScope } from '../../../shared/src/tracing/index.js';
 import type { Backend, BackendInstance, ExecutionRequest, InstanceSpec, ModelSource } from '../backends/backend.js';
-import type { ModelState } from '../core/node-core.js';
-import type { ComposingModels } from '../ensemble/composing-models.js';
+import { VersionLifecycle, type ModelState } from '../lifecycle/model-state.js';
 import type { ExecTimeEma } from '../load-report/exec-time-ema.js';
 import { createScheduler } from '../scheduler/create-scheduler.js';
 import type { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
 import { isSchedulerError } from '../scheduler/scheduler-errors.js';
+import type { SchedulerRegistry } from '../scheduler/scheduler-registry.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { applyClassification, readOutputLabels, type OutputLabels } from './classification.js';
 import { ModelStatsCollector, type FailureReason } from './model-stats.js';
@@ -36,22 +36,18 @@ export type ResponseListener = (response: InferResponse, final: boolean) => void
 
 export const DECOUPLED_REFUSAL = 'this API does not support models with decoupled transaction policy';
 
-/** Triton's reason for a version that was unloaded on purpose; readiness ignores such versions. */
-export const UNLOADED_REASON = 'unloaded';
-
 /** What a version shares with the rest of its model and node. */
 export interface ModelVersionContext {
   /** The model's execution-time EMA (one per model name, shared by its versions), fed per execution. */
   readonly execTimeEma?: ExecTimeEma;
   /** The node's rate limiter under `--rate-limit=execution_count`. */
   readonly rateLimiter?: RateLimiter;
-  /** The node's models as an ensemble's steps reach them (ensembles only). */
-  readonly composing?: ComposingModels;
+  /** Schedulers registered by name from outside scheduler/ (ensembles only need one). */
+  readonly schedulers?: SchedulerRegistry;
 }
 
 export class ModelVersion {
-  private stateValue: ModelState = 'UNKNOWN';
-  private reasonValue = '';
+  private readonly lifecycle = new VersionLifecycle();
   private scheduler: Scheduler | undefined;
   private instances: BackendInstance[] = [];
   private labels: OutputLabels = new Map();
@@ -77,17 +73,17 @@ export class ModelVersion {
     return this.source.config;
   }
   get state(): ModelState {
-    return this.stateValue;
+    return this.lifecycle.state;
   }
   get reason(): string {
-    return this.reasonValue;
+    return this.lifecycle.reason;
   }
   /** `model_transaction_policy { decoupled: true }`: 0..n responses per request, streamed. */
   get isDecoupled(): boolean {
     return this.config.modelTransactionPolicy?.decoupled === true;
   }
   get isReady(): boolean {
-    return this.stateValue === 'READY';
+    return this.lifecycle.isReady;
   }
   /** The specs the instances really run with (provider included); empty unless loaded. */
   get instanceSpecs(): readonly InstanceSpec[] {
@@ -113,12 +109,12 @@ export class ModelVersion {
 
   /** Unloaded on purpose (as opposed to failed): ignored by strict readiness. */
   get isUnloaded(): boolean {
-    return this.stateValue === 'UNAVAILABLE' && this.reasonValue === UNLOADED_REASON;
+    return this.lifecycle.isUnloaded;
   }
 
   /** LOADING → READY, or UNAVAILABLE with the failure as reason. Never throws. */
   load(specs: readonly InstanceSpec[]): Promise<void> {
-    this.stateValue = 'LOADING';
+    this.lifecycle.loading();
     this.loading ??= this.createInstances(specs);
     return this.loading;
   }
@@ -147,18 +143,16 @@ export class ModelVersion {
         queue: this.stats,
         modelDir: this.source.modelDir,
         ...(this.context.rateLimiter === undefined ? {} : { rateLimiter: this.context.rateLimiter }),
-        ...(this.context.composing === undefined ? {} : { composing: this.context.composing }),
+        ...(this.context.schedulers === undefined ? {} : { schedulers: this.context.schedulers }),
       });
       this.instances = instances;
       // An unload requested while loading wins: the version never becomes READY (unload() finishes it).
       if (this.unloading) return;
-      this.stateValue = 'READY';
-      this.reasonValue = '';
+      this.lifecycle.ready();
     } catch (error) {
       await Promise.allSettled(instances.map((instance) => instance.close()));
       this.scheduler = undefined;
-      this.stateValue = 'UNAVAILABLE';
-      this.reasonValue = toTesseraError(error).message;
+      this.lifecycle.failed(toTesseraError(error).message);
     }
   }
 
@@ -249,17 +243,14 @@ export class ModelVersion {
    */
   unload(): Promise<void> {
     if (this.unloading) return this.unloading;
-    if (this.stateValue !== 'UNAVAILABLE') this.stateValue = 'UNLOADING';
+    this.lifecycle.unloading();
     this.unloading = (async () => {
       await this.loading;
-      const wasFailed = this.stateValue === 'UNAVAILABLE';
+      const wasFailed = this.lifecycle.isUnavailable;
       await this.scheduler?.stop();
       await Promise.allSettled(this.instances.map((instance) => instance.close()));
       this.instances = [];
-      if (!wasFailed) {
-        this.stateValue = 'UNAVAILABLE';
-        this.reasonValue = UNLOADED_REASON;
-      }
+      if (!wasFailed) this.lifecycle.unloaded();
     })();
     return this.unloading;
   }

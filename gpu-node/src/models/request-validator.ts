@@ -11,6 +11,7 @@ import { configTypeToDatatype, datatypeByteSize } from '../../../shared/src/tens
 import { formatShape } from '../../../shared/src/tensors/shape.js';
 import type { Datatype, InferRequest, Tensor } from '../../../shared/src/tensors/index.js';
 import type { ExecutionRequest } from '../backends/backend.js';
+import { requestPrefix } from '../messages/request-prefix.js';
 
 export interface ValidatedRequest {
   readonly execution: ExecutionRequest;
@@ -22,11 +23,6 @@ const IMPLICIT_BATCH_NOTE =
   'NOTE: Setting a non-zero max_batch_size in the model config requires a batch dimension to be prepended ' +
   'to each input shape. If you want to specify the full shape including the batch dim in your input dims ' +
   'config, try setting max_batch_size to zero. See the model configuration docs for more info on max_batch_size.';
-
-/** Triton's LogRequest(): every request-level message starts with it. */
-export function requestPrefix(id: string): string {
-  return `[request id: ${id === '' ? '<id_unknown>' : id}] `;
-}
 
 export function configDatatype(dataType: DataType): Datatype | null {
   return configTypeToDatatype(DataType[dataType] ?? '');

@@ -2,17 +2,18 @@
  * The single place that decides which scheduler a model version gets, from its config (Triton's
  * scheduling_choice): dynamic_batching gets Triton's dynamic batcher; no scheduling choice gets the
  * default scheduler (one request per execution, no queue policy); sequence_batching gets Triton's
- * sequence batcher (slots, backlog, control inputs, implicit state); ensemble_scheduling gets the
- * ensemble scheduler, which has no instances of its own and runs each step on its composing model.
+ * sequence batcher (slots, backlog, control inputs, implicit state); ensemble_scheduling gets what
+ * the registry holds for it: the ensemble scheduler, registered by the repository manager, which has
+ * no instances of its own and runs each step on its composing model.
  */
+import { TesseraError } from '../../../shared/src/errors/index.js';
 import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
 import type { BackendInstance } from '../backends/backend.js';
-import type { ComposingModels } from '../ensemble/composing-models.js';
-import { createEnsembleScheduler } from '../ensemble/ensemble-scheduler.js';
 import { DefaultScheduler } from './default-scheduler.js';
 import type { BatcherObserver } from './dynamic/batcher-observer.js';
 import { DynamicBatchScheduler } from './dynamic/dynamic-batch-scheduler.js';
 import type { RateLimitedInstance, RateLimiter } from './dynamic/rate-limiter.js';
+import type { SchedulerRegistry } from './scheduler-registry.js';
 import type { ExecutionObserver, Scheduler } from './scheduler.js';
 import { SequenceBatchScheduler } from './sequence/sequence-batch-scheduler.js';
 
@@ -28,8 +29,8 @@ export interface SchedulerHooks {
   readonly rateLimiter?: RateLimiter;
   /** `<repository>/<model>`: where a sequence batcher finds `initial_state` data files. */
   readonly modelDir?: string;
-  /** Ensembles only: the node's models, which the ensemble's steps run on. */
-  readonly composing?: ComposingModels;
+  /** Schedulers registered by name from outside scheduler/ (the ensemble scheduler). */
+  readonly schedulers?: SchedulerRegistry;
 }
 
 export function createScheduler(
@@ -48,8 +49,11 @@ export function createScheduler(
       });
     case undefined:
       return new DefaultScheduler(instances, hooks.execution, hooks.queue);
-    case 'ensembleScheduling':
-      return createEnsembleScheduler(config, hooks.composing);
+    case 'ensembleScheduling': {
+      const factory = hooks.schedulers?.get(choice);
+      if (!factory) throw TesseraError.internal(`ensemble '${config.name}' cannot reach its composing models`);
+      return factory(config, instances);
+    }
   }
 }
 

@@ -19,7 +19,7 @@ import { Health, HealthCheckRequestSchema } from '../../../shared/src/gen/health
 import { callUnary, clientServiceDefinition } from '../../../shared/src/grpc/index.js';
 import { FakeNodeCore, IDENTITY_MODEL } from '../../test/support/fake-node-core.js';
 import { createGrpcServer, type GrpcServer } from './grpc/index.js';
-import { rawRequest, startTestServer, type TestServer } from './http/test-server.js';
+import { rawRequest, startTestServer, type TestServer } from '../../test/support/test-server.js';
 import { parseRestrictions, RESTRICTED_CATEGORIES } from './restricted-apis.js';
 
 describe('flag grammar', () => {

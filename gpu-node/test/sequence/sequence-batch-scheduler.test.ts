@@ -11,7 +11,7 @@ import { TesseraError } from '../../../shared/src/errors/index.js';
 import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
 import { BatcherCounters } from '../../src/scheduler/dynamic/batcher-observer.js';
 import { FakeClock, flushPromises } from '../../src/scheduler/dynamic/fake-clock.js';
-import { track } from '../../src/scheduler/dynamic/test-support.js';
+import { track } from '../support/batcher-test-support.js';
 import type { ScheduledResult } from '../../src/scheduler/scheduler.js';
 import { SequenceBatchScheduler } from '../../src/scheduler/sequence/index.js';
 import {

@@ -18,7 +18,7 @@ import type {
   NodeCore,
   RepositoryIndexEntry,
   ServerMetadata,
-} from '../../src/core/index.js';
+} from '../../src/server-api/index.js';
 
 export interface FakeModel {
   readonly metadata: ModelMetadata;

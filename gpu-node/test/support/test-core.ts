@@ -6,7 +6,7 @@
  */
 import { FakeBackend } from './models/fake-backend.js';
 import { TestRepository, fakePlatform } from './models/test-repository.js';
-import { createNodeCore, type NodeCoreOptions, type TesseraNodeCore } from '../../src/core/node-core-impl.js';
+import { createNodeCore, type NodeCoreOptions, type TesseraNodeCore } from '../../src/server-api/node-core-impl.js';
 
 export interface TestCore {
   readonly core: TesseraNodeCore;

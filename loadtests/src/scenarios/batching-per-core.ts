@@ -24,7 +24,7 @@ import type { InferClient } from '../lib/clients/infer-client.js';
 import type { CeilingResult } from '../lib/load/ort-ceiling.js';
 import { fetchModelStats, statsDelta, type ModelStatsSnapshot } from '../lib/sampling/node-stats.js';
 import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
-import { perCoreSupport, pinnedCommand, readThreadCpu, type ThreadCpu } from '../lib/per-core/index.js';
+import { perCoreSupport, pinnedCommand, pinProcess, readThreadCpu, type ThreadCpu } from '../lib/per-core/index.js';
 import { formatTable } from '../lib/output/text-table.js';
 import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/output/results-files.js';
 import { writeExampleRepository } from '../../../gpu-node/src/example-models/index.js';
@@ -273,9 +273,9 @@ export function perCoreTable(points: readonly PerCorePoint[]): string {
   );
 }
 
-/** Pins this process (the load generator, all its threads) to `cores`, e.g. "1" or "0-1". */
-function pinSelf(cores: string): void {
-  spawnSync('taskset', ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore' });
+/** Gives this process (all its threads) every core again. */
+function unpinSelf(): void {
+  spawnSync('taskset', ['-a', '-p', '-c', `0-${availableParallelism() - 1}`, String(process.pid)], { stdio: 'ignore' });
 }
 
 export async function runPerCore(options: BenchOptions, work: string, baseRepo: string): Promise<PerCoreReport> {
@@ -284,12 +284,13 @@ export async function runPerCore(options: BenchOptions, work: string, baseRepo: 
     log(`skipped: ${support.why}`);
     return { skipped: support.why, points: [] };
   }
-  pinSelf(String(LOAD_CORE));
+  // The load generator (this process, all its threads) on core 1.
+  pinProcess(process.pid, LOAD_CORE);
   try {
     return await measureAll(options, work, baseRepo);
   } finally {
     // The whole-box part that follows uses every core again.
-    pinSelf(`0-${availableParallelism() - 1}`);
+    unpinSelf();
   }
 }
 

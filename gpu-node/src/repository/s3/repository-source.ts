@@ -1,6 +1,6 @@
 /**
  * Where `--model-repository` points: a local folder, read in place, or a remote repository (s3://)
- * mirrored into a local folder. Either way the model manager reads `path` as a local repository; a
+ * mirrored into a local folder. Either way the repository manager reads `path` as a local repository; a
  * remote source only changes `path` when sync() runs, so its polls are "sync, then scan".
  */
 import { access, constants, stat } from 'node:fs/promises';

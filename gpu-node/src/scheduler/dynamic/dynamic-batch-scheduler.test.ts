@@ -5,7 +5,7 @@ import type { BackendInstance, ExecutionBatchResult, ExecutionRequest } from '..
 import type { ScheduledRequest } from '../scheduler.js';
 import { DynamicBatchScheduler } from './dynamic-batch-scheduler.js';
 import { FakeClock, flushPromises } from './fake-clock.js';
-import { track } from './test-support.js';
+import { track } from '../../../test/support/batcher-test-support.js';
 
 const timing = { computeInputNs: 1, computeInferNs: 2, computeOutputNs: 3 };
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { batcherOptions } from './batcher-options.js';
 import { DynamicBatcher } from './dynamic-batcher.js';
 import { FakeClock, flushPromises } from './fake-clock.js';
-import { FakeInstance, req } from './test-support.js';
+import { FakeInstance, req } from '../../../test/support/batcher-test-support.js';
 
 const arrival = fc.record({
   gapUs: fc.integer({ min: 0, max: 300 }),

@@ -6,7 +6,7 @@ import { BatcherCounters } from './batcher-observer.js';
 import { DynamicBatcher } from './dynamic-batcher.js';
 import { FakeClock, flushPromises } from './fake-clock.js';
 import type { InstanceGate } from './instance-gate.js';
-import { FakeInstance, req, track } from './test-support.js';
+import { FakeInstance, req, track } from '../../../test/support/batcher-test-support.js';
 
 type Opts = Parameters<typeof batcherOptions>[0];
 

@@ -4,7 +4,7 @@ import { DynamicBatcher } from './dynamic-batcher.js';
 import { FakeClock, flushPromises } from './fake-clock.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { RateLimitedInstance } from './rate-limiter.js';
-import { FakeInstance, req } from './test-support.js';
+import { FakeInstance, req } from '../../../test/support/batcher-test-support.js';
 
 function model(limiter: RateLimiter, specs: RateLimitedInstance[]) {
   const instances = specs.map(() => new FakeInstance());

@@ -16,7 +16,7 @@
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { ModelConfig } from '../../../../shared/src/gen/model_config_pb.js';
 import type { BackendInstance } from '../../backends/backend.js';
-import { requestPrefix } from '../../models/request-validator.js';
+import { requestPrefix } from '../../messages/request-prefix.js';
 import { notify, type BatcherObserver } from '../dynamic/batcher-observer.js';
 import { realClock, type CancelTimer, type Clock } from '../dynamic/clock.js';
 import { abortedRequestError, schedulerError } from '../scheduler-errors.js';

@@ -7,7 +7,7 @@ import type { ChannelOptions } from '@grpc/grpc-js';
 import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { Health } from '../../../../shared/src/gen/health_pb.js';
 import { serverServiceDefinition } from '../../../../shared/src/grpc/index.js';
-import type { NodeCore } from '../../core/index.js';
+import type { NodeCore } from '../../server-api/index.js';
 import { healthServiceImplementation } from './health-service.js';
 import { inferenceServiceImplementation } from './inference-service.js';
 import { widenFlowControlWindows } from './flow-control.js';

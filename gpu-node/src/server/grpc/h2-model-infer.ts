@@ -36,7 +36,7 @@ import {
   inferResponseToProto,
   type UnaryFramingProblem,
 } from '../../../../shared/src/grpc/index.js';
-import type { NodeCore } from '../../core/index.js';
+import type { NodeCore } from '../../server-api/index.js';
 import type { StreamTaker } from './grpc-js-internals.js';
 import { allowedBy, type Restriction } from '../restricted-apis.js';
 import { GRPC_DECOUPLED_REFUSAL, loadTrailerValues, traceParentFrom } from './infer-handlers.js';

@@ -11,7 +11,7 @@ import {
 } from '../../../../shared/src/gen/health_pb.js';
 import type { HealthCheckRequest, HealthCheckResponse } from '../../../../shared/src/gen/health_pb.js';
 import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb.js';
-import type { NodeCore } from '../../core/index.js';
+import type { NodeCore } from '../../server-api/index.js';
 import { unary } from './unary.js';
 
 /** '' asks about the whole server; the inference service's own name means the same thing here. */

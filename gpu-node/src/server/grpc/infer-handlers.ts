@@ -20,7 +20,7 @@ import { MalformedMessage, UnsentBudget, inferRequestFromProto, inferResponseToP
 import type { Incoming } from '../../../../shared/src/grpc/index.js';
 import type { InferResponse } from '../../../../shared/src/tensors/index.js';
 import { extractTraceContext, type TraceContext } from '../../../../shared/src/tracing/index.js';
-import type { InferOptions, NodeCore } from '../../core/index.js';
+import type { InferOptions, NodeCore } from '../../server-api/index.js';
 import { callSignal, toServiceError } from './call-status.js';
 import { unary } from './unary.js';
 

@@ -36,7 +36,7 @@ import type {
   ServerMetadataResponse,
   ServerReadyResponse,
 } from '../../../../shared/src/gen/grpc_service_pb.js';
-import type { NodeCore } from '../../core/index.js';
+import type { NodeCore } from '../../server-api/index.js';
 import { modelInferHandler, modelStreamInferHandler } from './infer-handlers.js';
 import type { StreamOptions } from './infer-handlers.js';
 import {

@@ -27,7 +27,7 @@ import type {
   RepositoryIndexEntry,
   ServerMetadata,
   TensorMetadata,
-} from '../../core/index.js';
+} from '../../server-api/index.js';
 
 /** Statistics are uint64 on the wire; a fractional or negative value from the core must not throw in BigInt(). */
 function u64(value: number): bigint {

@@ -4,7 +4,7 @@
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { ModelRepositoryParameter } from '../../../../shared/src/gen/grpc_service_pb.js';
-import type { LoadOptions } from '../../core/index.js';
+import type { LoadOptions } from '../../server-api/index.js';
 import { addFileOverride, FILE_OVERRIDE_PREFIX } from '../../repository/override-directory.js';
 
 type ParamMap = { readonly [key: string]: ModelRepositoryParameter };

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest, startTestServer, type TestServer } from './test-server.js';
+import { rawRequest, startTestServer, type TestServer } from '../../../test/support/test-server.js';
 
 const MAX_INPUT = 1024;
 const MAX_BODY = 64 * 1024;

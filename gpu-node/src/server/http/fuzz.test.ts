@@ -5,7 +5,7 @@
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './test-server.js';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.js';
 
 let t: TestServer;
 beforeAll(async () => {

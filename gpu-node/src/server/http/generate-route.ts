@@ -24,7 +24,7 @@ import {
   type InferResponse,
   type Tensor,
 } from '../../../../shared/src/tensors/index.js';
-import type { NodeCore } from '../../core/index.js';
+import type { NodeCore } from '../../server-api/index.js';
 import { payloadBodyLimits } from './body-reader.js';
 import { isJsonObject, readJsonObject, type JsonObject } from './json-body.js';
 import { jsonResponse } from './responses.js';

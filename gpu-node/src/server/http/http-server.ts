@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { createLogger } from '../../../../shared/src/logging/index.js';
-import type { NodeCore } from '../../core/index.js';
+import type { NodeCore } from '../../server-api/index.js';
 import { NO_RESTRICTIONS } from '../restricted-apis.js';
 import { createNativeInferListener } from './native-infer.js';
 import { buildApp } from './routes.js';

@@ -9,7 +9,7 @@ import {
   type RawInputModel,
 } from '../../../../shared/src/kserve/index.js';
 import type { InferRequest, InferResponse } from '../../../../shared/src/tensors/index.js';
-import type { NodeCore } from '../../core/index.js';
+import type { NodeCore } from '../../server-api/index.js';
 
 export interface DecodeArgs {
   readonly body: Uint8Array;

@@ -1,7 +1,7 @@
 import { deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import { binaryBody, rawRequest, splitBinaryResponse, startTestServer, type TestServer } from './test-server.js';
+import { binaryBody, rawRequest, splitBinaryResponse, startTestServer, type TestServer } from '../../../test/support/test-server.js';
 
 let t: TestServer;
 beforeAll(async () => {

@@ -12,7 +12,7 @@ import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { DEADLINE_HEADER } from '../../../../shared/src/fleet/index.js';
 import { INFER_HEADER_LENGTH } from '../../../../shared/src/kserve/index.js';
 import { extractTraceContext } from '../../../../shared/src/tracing/index.js';
-import type { NodeCore } from '../../core/index.js';
+import type { NodeCore } from '../../server-api/index.js';
 import { payloadBodyLimits, readBody, type ReadBodyOptions } from './body-reader.js';
 import { decodeInfer, jsonPartLength, rawInputModelOf } from './infer-codec.js';
 import { requestDeadline } from './request-deadline.js';

@@ -3,7 +3,7 @@
  * The bodies are validated here, so NodeCore only ever sees well-typed options.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { LoadOptions, NodeCore } from '../../core/index.js';
+import type { LoadOptions, NodeCore } from '../../server-api/index.js';
 import { addFileOverride, FILE_OVERRIDE_PREFIX, overrideFilePath } from '../../repository/override-directory.js';
 import { isJsonObject, optionalBoolean, readJsonObject, type JsonObject } from './json-body.js';
 import { jsonResponse, emptyResponse } from './responses.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import { startTestServer, type TestServer } from './test-server.js';
+import { startTestServer, type TestServer } from '../../../test/support/test-server.js';
 
 let t: TestServer;
 const changes: unknown[] = [];

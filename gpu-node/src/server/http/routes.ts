@@ -32,7 +32,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { modelConfigToTritonJson } from '../../../../shared/src/model-config/index.js';
-import type { NodeCore } from '../../core/index.js';
+import type { NodeCore } from '../../server-api/index.js';
 import {
   allowedBy,
   httpRestrictedMessage,

@@ -9,7 +9,7 @@
  *   the key), applies them, tells the node through `onLogSettingsChange`, and returns the full settings.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import type { NodeCore } from '../../core/index.js';
+import type { NodeCore } from '../../server-api/index.js';
 import { controlBodyLimits } from './body-reader.js';
 import { readJsonObject } from './json-body.js';
 import { jsonResponse } from './responses.js';

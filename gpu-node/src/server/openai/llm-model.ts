@@ -8,7 +8,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ModelMetadata, NodeCore } from '../../core/index.js';
+import type { ModelMetadata, NodeCore } from '../../server-api/index.js';
 import { ChatTemplate, ChatTemplateError, DEFAULT_CHAT_TEMPLATE, MAX_TEMPLATE_BYTES } from './chat-template.js';
 import { OpenAIError } from './openai-error.js';
 import { tokenCounter, type TokenCounter } from './tokenizer.js';

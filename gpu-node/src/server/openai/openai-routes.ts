@@ -20,7 +20,7 @@ import {
   type InferResponse,
   type Tensor,
 } from '../../../../shared/src/tensors/index.js';
-import type { NodeCore } from '../../core/index.js';
+import type { NodeCore } from '../../server-api/index.js';
 import { payloadBodyLimits } from '../http/body-reader.js';
 import { readJsonObject } from '../http/json-body.js';
 import type { HttpLimits } from '../http/server-options.js';

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../../../gpu-node/src/server/http/test-server.js';
+import { startTestServer, type TestServer } from '../../../../gpu-node/test/support/test-server.js';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { encodeInferResponse } from '../../../../shared/src/kserve/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';

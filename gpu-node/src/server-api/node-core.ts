@@ -6,6 +6,15 @@
 import type { InferRequest, InferResponse, Datatype } from '../../../shared/src/tensors/index.js';
 import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
 import type { TraceContext } from '../../../shared/src/tracing/index.js';
+import type { ModelStatistics } from '../models/model-statistics.js';
+import type { LoadOptions } from '../repository/load-options.js';
+import type { RepositoryIndexEntry } from '../repository/repository-index.js';
+
+// Result types of the calls below live with what produces them; re-exported for the servers.
+export type { ModelState } from '../lifecycle/model-state.js';
+export type { DurationStat, ModelStatistics } from '../models/model-statistics.js';
+export type { LoadOptions } from '../repository/load-options.js';
+export type { RepositoryIndexEntry } from '../repository/repository-index.js';
 
 export interface ServerMetadata {
   readonly name: string;
@@ -28,46 +37,6 @@ export interface ModelMetadata {
   readonly outputs: readonly TensorMetadata[];
 }
 
-export type ModelState = 'UNKNOWN' | 'LOADING' | 'READY' | 'UNLOADING' | 'UNAVAILABLE';
-
-export interface RepositoryIndexEntry {
-  readonly name: string;
-  /** Omitted for models that were never loaded. */
-  readonly version?: string;
-  readonly state?: ModelState;
-  readonly reason?: string;
-}
-
-export interface DurationStat {
-  readonly count: number;
-  readonly ns: number;
-}
-
-/** Triton's statistics extension, one entry per model version (field names as in the HTTP JSON). */
-export interface ModelStatistics {
-  readonly name: string;
-  readonly version: string;
-  readonly last_inference: number;
-  readonly inference_count: number;
-  readonly execution_count: number;
-  readonly inference_stats: {
-    readonly success: DurationStat;
-    readonly fail: DurationStat;
-    readonly queue: DurationStat;
-    readonly compute_input: DurationStat;
-    readonly compute_infer: DurationStat;
-    readonly compute_output: DurationStat;
-    readonly cache_hit: DurationStat;
-    readonly cache_miss: DurationStat;
-  };
-  readonly batch_stats: readonly {
-    readonly batch_size: number;
-    readonly compute_input: DurationStat;
-    readonly compute_infer: DurationStat;
-    readonly compute_output: DurationStat;
-  }[];
-}
-
 export interface InferOptions {
   /** Aborted when the client goes away or its deadline passes: the request is dropped, not executed. */
   readonly signal?: AbortSignal;
@@ -81,13 +50,6 @@ export interface InferOptions {
    */
   readonly onResponse?: (response: InferResponse, final: boolean) => void;
   readonly decoupledRefusal?: string;
-}
-
-export interface LoadOptions {
-  /** A ModelConfig in JSON (the repository API's `config` parameter) overriding config.pbtxt. */
-  readonly configJson?: string;
-  /** `file:<version>/<name>` overrides, already base64-decoded. */
-  readonly files?: ReadonlyMap<string, Uint8Array>;
 }
 
 export interface NodeCore {

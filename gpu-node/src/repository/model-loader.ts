@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { TesseraError, toTesseraError } from '../../../shared/src/errors/index.js';
 import type { ModelSource } from '../backends/backend.js';
 import { ExecTimeEma } from '../load-report/exec-time-ema.js';
-import type { ComposingModels } from '../ensemble/composing-models.js';
-import type { ModelDirectory } from '../repository/model-directory.js';
-import type { OverrideDirectory } from '../repository/override-directory.js';
-import { selectVersions } from '../repository/version-policy.js';
+import type { ModelPlatform } from '../models/model-platform.js';
+import { ModelVersion } from '../models/model-version.js';
 import type { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
-import type { ModelPlatform } from './model-platform.js';
-import { ModelVersion } from './model-version.js';
+import type { SchedulerRegistry } from '../scheduler/scheduler-registry.js';
+import type { ModelDirectory } from './model-directory.js';
+import type { OverrideDirectory } from './override-directory.js';
+import { selectVersions } from './version-policy.js';
 
 /** Everything the manager knows about one model name. */
 export interface ModelEntry {
@@ -68,8 +68,8 @@ export interface ReconcileRequest {
   readonly force: boolean;
   /** The node's rate limiter (`--rate-limit=execution_count`); absent when off. */
   readonly rateLimiter?: RateLimiter | undefined;
-  /** The node's models, for ensembles' steps. */
-  readonly composing?: ComposingModels | undefined;
+  /** Schedulers registered by name from outside scheduler/ (ensembles'). */
+  readonly schedulers?: SchedulerRegistry | undefined;
 }
 
 export interface ReconcileOutcome {
@@ -126,7 +126,7 @@ export async function reconcileModel(
     const candidate = new ModelVersion(source, backend, {
       execTimeEma: entry.execTimeEma,
       ...(request.rateLimiter === undefined ? {} : { rateLimiter: request.rateLimiter }),
-      ...(request.composing === undefined ? {} : { composing: request.composing }),
+      ...(request.schedulers === undefined ? {} : { schedulers: request.schedulers }),
     });
     track(candidate);
     // A version nobody is served by shows LOADING right away; a READY one keeps serving meanwhile.

@@ -1,5 +1,5 @@
 /**
- * The NodeCore the protocol servers call: the model manager (repository, lifecycle, schedulers)
+ * The NodeCore the protocol servers call: the repository manager (lifecycle, models, schedulers)
  * behind Triton's server-level semantics: readiness, metadata, request validation, statistics,
  * the repository API and graceful shutdown.
  */
@@ -12,7 +12,7 @@ import { noopTracer, type Tracer } from '../../../shared/src/tracing/index.js';
 import type { Backend } from '../backends/backend.js';
 import { defaultBackendRegistry } from '../backends/registry.js';
 import { createModelPlatform } from '../models/default-platform.js';
-import { ModelManager, type ControlMode } from '../models/model-manager.js';
+import { RepositoryManager, type ControlMode } from '../repository/repository-manager.js';
 import type { ModelPlatform } from '../models/model-platform.js';
 import type { InstanceSnapshot } from '../models/instance-snapshot.js';
 import type { ModelStatsSnapshot } from '../models/model-stats.js';
@@ -43,7 +43,7 @@ export const DEFAULT_EXTENSIONS: readonly string[] = [
 
 export interface NodeCoreOptions {
   readonly repositoryPath: string;
-  /** Folders a model folder may resolve into through symbolic links; default the repository (model-manager.ts). */
+  /** Folders a model folder may resolve into through symbolic links; default the repository (repository-manager.ts). */
   readonly repositoryRoots?: readonly string[];
   /** Default 'none'. */
   readonly controlMode?: ControlMode;
@@ -108,7 +108,7 @@ export function createNodeCore(options: NodeCoreOptions): TesseraNodeCore {
 }
 
 class NodeCoreImpl implements TesseraNodeCore {
-  private readonly manager: ModelManager;
+  private readonly manager: RepositoryManager;
   private started = false;
   private exiting = false;
 
@@ -116,7 +116,7 @@ class NodeCoreImpl implements TesseraNodeCore {
     private readonly options: NodeCoreOptions,
     platform: ModelPlatform,
   ) {
-    this.manager = new ModelManager({
+    this.manager = new RepositoryManager({
       repositoryPath: options.repositoryPath,
       ...(options.repositoryRoots === undefined ? {} : { repositoryRoots: options.repositoryRoots }),
       platform,

@@ -2,8 +2,8 @@
  * Test doubles for the batcher's tests: an instance whose executions finish only when the test says so,
  * recording every batch it was given, and a request builder.
  */
-import type { BatcherRequest } from './batcher-request.js';
-import type { BatchExecutor } from './dynamic-batcher.js';
+import type { BatcherRequest } from '../../src/scheduler/dynamic/batcher-request.js';
+import type { BatchExecutor } from '../../src/scheduler/dynamic/dynamic-batcher.js';
 
 interface Execution {
   readonly payloads: readonly string[];

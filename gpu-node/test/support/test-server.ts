@@ -3,10 +3,10 @@
  * plus a recording logger so tests can assert that caller mistakes are never logged as our bugs.
  */
 import { request } from 'node:http';
-import type { LogFields } from '../../../../shared/src/logging/index.js';
-import { FakeNodeCore } from '../../../test/support/fake-node-core.js';
-import { createHttpServer, type HttpServer } from './http-server.js';
-import type { HttpServerOptions } from './server-options.js';
+import type { LogFields } from '../../../shared/src/logging/index.js';
+import { FakeNodeCore } from './fake-node-core.js';
+import { createHttpServer, type HttpServer } from '../../src/server/http/http-server.js';
+import type { HttpServerOptions } from '../../src/server/http/server-options.js';
 
 export interface TestServer {
   readonly core: FakeNodeCore;

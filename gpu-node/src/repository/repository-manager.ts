@@ -8,13 +8,15 @@
  */
 import { join } from 'node:path';
 import { TesseraError } from '../../../shared/src/errors/index.js';
-import type { LoadOptions, RepositoryIndexEntry } from '../core/node-core.js';
 import type { ComposingModels } from '../ensemble/composing-models.js';
+import { registerEnsembleScheduler } from '../ensemble/ensemble-registration.js';
 import { loadWaves } from '../ensemble/load-order.js';
 import { assertValidModelName, isValidModelName, modelNameProblem, quoteName } from '../../../shared/src/names/index.js';
-import { assertInsideRoots } from '../repository/contained-folder.js';
-import { listModelNames, readModelDirectory, type ModelDirectory } from '../repository/model-directory.js';
-import { writeOverrideDirectory } from '../repository/override-directory.js';
+import { assertInsideRoots } from './contained-folder.js';
+import type { LoadOptions } from './load-options.js';
+import { listModelNames, readModelDirectory, type ModelDirectory } from './model-directory.js';
+import { writeOverrideDirectory } from './override-directory.js';
+import type { RepositoryIndexEntry } from './repository-index.js';
 import {
   enqueueModelOperation,
   loadFailedError,
@@ -23,14 +25,15 @@ import {
   type ModelEntry,
   type ReconcileOutcome,
 } from './model-loader.js';
+import type { ModelPlatform } from '../models/model-platform.js';
+import type { ModelVersion } from '../models/model-version.js';
+import { validateInferRequest } from '../models/request-validator.js';
 import type { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
-import type { ModelPlatform } from './model-platform.js';
-import type { ModelVersion } from './model-version.js';
-import { validateInferRequest } from './request-validator.js';
+import { SchedulerRegistry } from '../scheduler/scheduler-registry.js';
 
 export type ControlMode = 'none' | 'explicit' | 'poll';
 
-export interface ModelManagerOptions {
+export interface RepositoryManagerOptions {
   readonly repositoryPath: string;
   /**
    * Folders a model folder may resolve into once symbolic links are followed; default the repository
@@ -74,7 +77,7 @@ async function forEachLimited<T>(items: readonly T[], limit: number, task: (item
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-export class ModelManager {
+export class RepositoryManager {
   private readonly entries = new Map<string, ModelEntry>();
   /** Every version object that may still hold instances, draining ones included. */
   private readonly live = new Set<ModelVersion>();
@@ -95,8 +98,10 @@ export class ModelManager {
       });
     },
   };
+  /** Schedulers that live outside scheduler/: ensembles', whose steps run on `composing`. */
+  private readonly schedulers = registerEnsembleScheduler(new SchedulerRegistry(), this.composing);
 
-  constructor(private readonly options: ModelManagerOptions) {
+  constructor(private readonly options: RepositoryManagerOptions) {
     this.mode = options.controlMode ?? 'none';
     const names = options.loadModels ?? [];
     if (names.length > 0 && this.mode !== 'explicit') {
@@ -446,7 +451,7 @@ export class ModelManager {
         configJson,
         force,
         rateLimiter: this.options.rateLimiter,
-        composing: this.composing,
+        schedulers: this.schedulers,
       },
       this.options.platform,
       (version) => this.live.add(version),

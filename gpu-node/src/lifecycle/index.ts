@@ -1,0 +1,1 @@
+export { UNLOADED_REASON, VersionLifecycle, type ModelState } from './model-state.js';
