@@ -10,3 +10,4 @@ export * from './grpc-message-header.js';
 export * from './grpc-timeout.js';
 export * from './infer-request-encoder.js';
 export * from './unsent-budget.js';
+export * from './infer-response-encoder.js';
