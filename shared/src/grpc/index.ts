@@ -11,3 +11,4 @@ export * from './grpc-timeout.js';
 export * from './infer-request-encoder.js';
 export * from './unsent-budget.js';
 export * from './infer-response-encoder.js';
+export * from './infer-request-scan.js';

@@ -23,11 +23,11 @@
  */
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { GrpcStatus, TesseraError, grpcStatusOf, toTesseraError } from '../../../../shared/src/errors/index.js';
-import { GRPCInferenceService, ModelInferRequestSchema } from '../../../../shared/src/gen/grpc_service_pb.js';
+import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb.js';
 import {
   GRPC_PREFIX_BYTES,
   cutUnaryMessage,
-  decodeMessage,
+  decodeModelInferRequest,
   encodeInferResponseFramed,
   grpcTimeoutMs,
   inferRequestFromProto,
@@ -144,7 +144,7 @@ function serve(core: NodeCore, options: ModelInferFastPathOptions, stream: Serve
   const run = async (message: Buffer): Promise<void> => {
     let answer: EncodedInferResponse;
     try {
-      const msg = decodeMessage(ModelInferRequestSchema, message);
+      const msg = decodeModelInferRequest(message);
       model = msg.modelName;
       const first = (name: string): string | undefined => {
         const value = headers[name];
