@@ -26,6 +26,8 @@ import { fetchModelStats, statsDelta, type ModelStatsSnapshot } from '../lib/sam
 import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
 import { perCoreSupport, pinnedCommand, pinProcess, readThreadCpu, type ThreadCpu } from '../lib/per-core/index.js';
 import { formatTable } from '../lib/output/text-table.js';
+import { batchSizePoints, sampleBatchTimeline, type BatchSlice } from '../lib/sampling/batch-timeline.js';
+import { renderLineChart } from '../lib/charts/svg-chart.js';
 import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/output/results-files.js';
 import { writeExampleRepository } from '../../../gpu-node/src/example-models/index.js';
 import { machineInfo } from './scenario-output.js';
@@ -72,6 +74,8 @@ export interface PerCorePoint {
   /** Node CPU per inference beyond the ceiling's own CPU per inference at the same batch; mlp only. */
   readonly beyondOrtUs?: number;
   readonly clientUs: number;
+  /** Batches formed over time during the warm-up ([32, 64] cases). */
+  readonly timeline?: readonly BatchSlice[];
 }
 
 export interface PerCoreReport {
@@ -166,6 +170,8 @@ async function writeRepository(root: string, baseRepo: string, setup: MlpSetup):
 }
 
 interface Case {
+  /** Record batch sizes over time during the warm-up (so the measurement is not disturbed). */
+  readonly timeline?: boolean;
   readonly node: RunningNode;
   readonly name: string;
   readonly protocol: Protocol;
@@ -185,6 +191,8 @@ async function measure(c: Case, options: BenchOptions): Promise<Omit<PerCorePoin
   let stats: [ModelStatsSnapshot?, ModelStatsSnapshot?] = [];
   let threads: [ThreadCpu[]?, ThreadCpu[]?] = [];
   let clientCpu: [NodeJS.CpuUsage?, NodeJS.CpuUsage?] = [];
+  // Starts with the load; the closed loop warms up meanwhile, so the slices show it settling in.
+  const timeline = c.timeline === true ? sampleBatchTimeline(c.node.httpBase, model, Math.min(1500, options.warmupS * 1000)) : undefined;
   try {
     const run = await runClosedLoop({
       concurrency: c.concurrency,
@@ -222,6 +230,7 @@ async function measure(c: Case, options: BenchOptions): Promise<Omit<PerCorePoin
       errors: run.errors,
       ...(run.firstError !== undefined ? { firstError: run.firstError } : {}),
       node,
+      ...(timeline === undefined ? {} : { timeline: await timeline }),
       clientUs: delta.inferences > 0 ? (own.user + own.system) / delta.inferences : Number.NaN,
     };
   } finally {
@@ -309,7 +318,7 @@ async function measureAll(options: BenchOptions, work: string, baseRepo: string)
     await withNode(repo, async (node) => {
       for (const protocol of PROTOCOLS) {
         if (!wanted(`mlp_large ${setup.id}`, protocol)) continue;
-        const point = await measure({ node, name: `mlp_large ${setup.id}`, protocol, concurrency: MLP_CONCURRENCY, request: mlpRequest(), outputBytes: MLP_WIDTH * 4 }, options);
+        const point = await measure({ node, name: `mlp_large ${setup.id}`, protocol, timeline: setup.id !== 'pref64', concurrency: MLP_CONCURRENCY, request: mlpRequest(), outputBytes: MLP_WIDTH * 4 }, options);
         log(`  ${point.case} ${protocol}: ${point.servedPerSec.toFixed(0)} inf/s, batch ${fixed(point.avgBatch, 1)}, node ${fixed(point.node.totalUs)} us/inf (loop ${fixed(point.node.eventLoopUs)})`);
         raw.push(point);
       }
@@ -355,9 +364,26 @@ export async function runBatchingPerCoreScenario(options: BenchOptions): Promise
     await writeFile(join(dir, 'batching-per-core.json'), `${JSON.stringify(json, null, 2)}\n`);
     const text = report.table ?? `skipped: ${report.skipped ?? ''}`;
     await writeFile(join(dir, 'batching-per-core.txt'), `${text}\n`);
+    const chart = timelineChart(report.points);
+    if (chart !== undefined) await writeFile(join(dir, 'batching-per-core-batches.svg'), chart);
     process.stdout.write(`${text}\nresults: ${join(dir, 'batching-per-core.json')}\n`);
     return report.points.reduce((n, p) => n + p.errors, 0) > 0 ? 1 : 0;
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** Batch size over time for the cases that recorded a timeline, one series per case. */
+export function timelineChart(points: readonly PerCorePoint[]): string | undefined {
+  const series = points
+    .filter((p) => p.timeline !== undefined && p.timeline.length > 0)
+    .map((p) => ({ name: `${p.case} ${p.protocol}`, points: batchSizePoints(p.timeline!) }));
+  if (series.length === 0) return undefined;
+  return renderLineChart({
+    title: 'mlp_large, [32, 64] + 2 ms, concurrency 64, per core: batch size over the warm-up',
+    xLabel: 'ms since the load started',
+    yLabel: 'average batch size in a ~3 ms slice',
+    series,
+    width: 960,
+  });
 }
