@@ -282,9 +282,9 @@ export function perCoreTable(points: readonly PerCorePoint[]): string {
   );
 }
 
-/** Gives this process (all its threads) every core again. */
-function unpinSelf(): void {
-  spawnSync('taskset', ['-a', '-p', '-c', `0-${availableParallelism() - 1}`, String(process.pid)], { stdio: 'ignore' });
+/** Gives this process (all its threads) cores 0..cores-1 again. */
+function unpinSelf(cores: number): void {
+  spawnSync('taskset', ['-a', '-p', '-c', `0-${cores - 1}`, String(process.pid)], { stdio: 'ignore' });
 }
 
 export async function runPerCore(options: BenchOptions, work: string, baseRepo: string): Promise<PerCoreReport> {
@@ -293,13 +293,15 @@ export async function runPerCore(options: BenchOptions, work: string, baseRepo: 
     log(`skipped: ${support.why}`);
     return { skipped: support.why, points: [] };
   }
+  // Read before pinning: availableParallelism() follows this process's affinity.
+  const cores = availableParallelism();
   // The load generator (this process, all its threads) on core 1.
   pinProcess(process.pid, LOAD_CORE);
   try {
     return await measureAll(options, work, baseRepo);
   } finally {
     // The whole-box part that follows uses every core again.
-    unpinSelf();
+    unpinSelf(cores);
   }
 }
 
