@@ -13,6 +13,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFile, cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
@@ -305,7 +306,16 @@ export async function runPerCore(options: BenchOptions, work: string, baseRepo: 
   }
 }
 
+/** Where bin/tessera-node.js will run from (launch.js's rule, without its staleness check). */
+function nodeSource(): string {
+  const bundle = process.env.TESSERA_BUNDLE_DIR ?? fileURLToPath(new URL('../../../dist/', import.meta.url));
+  if (process.env.TESSERA_FROM_SOURCE !== '1' && existsSync(join(bundle, 'tessera-node.js'))) return `the bundle in ${bundle} (unless a source changed since)`;
+  // The sources through tsx served `simple` ~10x slower per core than the bundle here (docs/benchmarks.md).
+  return 'the TypeScript sources (run `npm run build` first for production figures)';
+}
+
 async function measureAll(options: BenchOptions, work: string, baseRepo: string): Promise<PerCoreReport> {
+  log(`node runs from ${nodeSource()}`);
   const modelPath = join(baseRepo, MLP_MODEL, '1', 'model.onnx');
   log(`ceiling before: onnxruntime, 1 intra-op thread, core ${NODE_CORE}, batch ${CEILING_SIZES.join(', ')}`);
   const ceilingBefore = await pinnedCeiling(modelPath, options.quick);
