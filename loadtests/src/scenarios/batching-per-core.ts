@@ -323,6 +323,8 @@ async function measureAll(options: BenchOptions, work: string, baseRepo: string)
   const setups: MlpSetup[] = [
     { id: 'pref64', instances: 1, intraOpThreads: 1, dynamicBatching: { preferredBatchSizes: [64], maxQueueDelayUs: fullBatchDelayUs(at64?.execAvgUs ?? Number.NaN) } },
     { id: 'pref32-64-2ms', instances: 1, intraOpThreads: 1, dynamicBatching: { preferredBatchSizes: [32, 64], maxQueueDelayUs: 2000 } },
+    // The same with the queue delay counted from the instance freeing up (what the batch timelines asked for).
+    { id: 'pref32-64-2ms-idle', instances: 1, intraOpThreads: 1, dynamicBatching: { preferredBatchSizes: [32, 64], maxQueueDelayUs: 2000 }, queueDelayFromIdle: true },
   ];
   const raw: Omit<PerCorePoint, 'ceilingPerSec' | 'ceilingCpuUs' | 'servedOverCeiling' | 'beyondOrtUs'>[] = [];
   for (const [i, setup] of setups.entries()) {
