@@ -32,7 +32,7 @@ import { createMemoryResponseCache, createRedisResponseCache } from './adapters/
 import { createRedisNodeDirectory, createStaticNodeDirectory, type StaticNode } from './adapters/fleet/index.js';
 import { createNodeTransport } from './adapters/grpc/index.js';
 import { createGrpcFront, type GrpcFront } from './adapters/grpc-front/index.js';
-import { createNativeInferListener } from './adapters/node-http/index.js';
+import { createNativeInferListener, createNodeLlm } from './adapters/node-http/index.js';
 import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTenantStore } from './adapters/memory/index.js';
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
 import { createRedisRateLimiter, createRedisSequenceAffinity, createRedisTenantStore, redisSequenceIdKey } from './adapters/redis/index.js';
@@ -195,6 +195,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger.warn('job workers not started: async jobs need Redis');
   }
 
+  // The LLM routes (/v1 OpenAI API, generate): the same fleet, breakers and response store as infer.
+  const llm = createNodeLlm({ config, directory, breakers: transport.breakers, fleetEvents: directory, store, observer: metrics });
   const app = createGatewayApp({
     config,
     tenants,
@@ -205,6 +207,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger,
     ...(options.tracer === undefined ? {} : { tracer: options.tracer }),
     isReady: () => directory.all().length > 0,
+    llm: llm.deps,
     resolveHost: hostResolver(options.webhookResolver ?? systemResolver),
     ...(jobs === undefined ? {} : { jobs: jobs.queue, jobObserver: jobs.observer }),
   });
@@ -266,6 +269,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       await frontClosed;
       await jobs?.close().catch((error: unknown) => logger.warn('async jobs did not close cleanly', { error: (error as Error).message }));
       await dispatcher.close();
+      llm.close();
       await transport.close();
       await directory.close();
       tenantEvents?.disconnect();

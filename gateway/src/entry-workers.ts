@@ -26,11 +26,14 @@ import { sha256Hex } from './core/auth/index.js';
 import { createGatewayApp, createInferCache, type GatewayApp } from './core/app/index.js';
 import { seedTenants } from './core/auth/index.js';
 import { createCacheLayer } from './core/cache/index.js';
+import { LlmRouter, type LlmDeps } from './core/llm/index.js';
+import { loadCl100kCounter } from '../../shared/src/llm/cl100k-counter.js';
 import { errorResponse } from './core/http/index.js';
 import {
   createConsoleLogger,
   createDurableRateLimiter,
   createEdgeDispatcher,
+  createFetchLlmUpstream,
   createFleetClient,
   createHttpTransport,
   createIsolateMetrics,
@@ -86,9 +89,20 @@ async function build(env: EdgeEnv): Promise<Isolate> {
           computeKey: computeCacheKey,
           keyPrefix: config.keyPrefix,
         });
+  // LLM routes (core/llm) in direct mode: streams relayed over fetch; admission per isolate (see docs/edge.md).
+  const llm: LlmDeps | undefined = twoTier
+    ? undefined
+    : {
+        router: new LlmRouter({ directory, maxStreamsPerNode: config.llm.maxStreamsPerNode }),
+        upstream: createFetchLlmUpstream({ scheme: settings.nodeScheme }),
+        tokenCounter: loadCl100kCounter,
+        ...(env.CACHE === undefined ? {} : { cache: { store: createKvResponseCache(env.CACHE), prefix: config.keyPrefix } }),
+        settings: { maxPromptChars: config.llm.maxPromptChars, chargeEveryTokens: config.llm.chargeEveryTokens },
+      };
   const app = createGatewayApp({
     config,
     tenants,
+    ...(llm === undefined ? {} : { llm }),
     rateLimiter: createDurableRateLimiter({ namespace: env.RATE_LIMITER, logger }),
     dispatcher,
     ...(cache === undefined ? {} : { cache }),

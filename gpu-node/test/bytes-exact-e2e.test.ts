@@ -14,7 +14,7 @@ import { callUnary, clientServiceDefinition } from '../../shared/src/grpc/index.
 import { decodeInferResponseBody, encodeInferRequestBody } from '../../shared/src/kserve/index.js';
 import { decodeBytesElements, encodeBytesElements } from '../../shared/src/tensors/index.js';
 import { call, expectError, json } from './http-client.js';
-import { exampleRepository, grpcClient, removeDir, startTestNode, writeBytesIdentityModel, type TestNode } from './support.js';
+import { exampleRepository, grpcClient, removeDir, startTestNode, writeBytesIdentityModel, writeOnnxStringIdentityModel, type TestNode } from './support.js';
 
 const svc = clientServiceDefinition(GRPCInferenceService);
 const WITH_NUL = new Uint8Array([0x68, 0x65, 0x00, 0x6c, 0x6c, 0x6f]); // he\0llo
@@ -28,6 +28,7 @@ let client: Client;
 beforeAll(async () => {
   repo = await exampleRepository(['simple_identity']);
   await writeBytesIdentityModel(repo, 'ts_bytes');
+  await writeOnnxStringIdentityModel(repo, 'onnx_strings');
   node = await startTestNode(repo);
   client = grpcClient(node.grpcTarget);
 });
@@ -102,24 +103,32 @@ describe('a TypeScript-backend model: every byte comes back', () => {
   });
 });
 
+describe("Triton's simple_identity example: every byte back, as its client checks", () => {
+  it('HTTP binary and gRPC raw: a NUL and bytes that are not UTF-8 come back unchanged', async () => {
+    expect(outputElements(await binaryRoundTrip('simple_identity', [WITH_NUL, NOT_UTF8]), 2)).toEqual([WITH_NUL, NOT_UTF8]);
+    const raw = await infer({ modelName: 'simple_identity', inputs: [{ name: 'INPUT0', datatype: 'BYTES', shape: [1n, 2n] }], rawInputContents: [encodeBytesElements([WITH_NUL, PLAIN])] });
+    expect(decodeBytesElements(raw.response.rawOutputContents[0] ?? new Uint8Array(), 2)).toEqual([WITH_NUL, PLAIN]);
+  });
+});
+
 describe('an ONNX string model: what onnxruntime cannot hold is refused, never altered', () => {
   it('HTTP binary: a NUL → 400 naming input and element; bytes that are not UTF-8 → 400', async () => {
-    expectError(await binaryRoundTrip('simple_identity', [PLAIN, WITH_NUL]), 400, /input 'INPUT0'.*element 1 holds a NUL byte/);
-    expectError(await binaryRoundTrip('simple_identity', [NOT_UTF8]), 400, /input 'INPUT0'.*element 0 is not valid UTF-8/);
-    const fine = await binaryRoundTrip('simple_identity', [PLAIN]);
+    expectError(await binaryRoundTrip('onnx_strings', [PLAIN, WITH_NUL]), 400, /input 'INPUT0'.*element 1 holds a NUL byte/);
+    expectError(await binaryRoundTrip('onnx_strings', [NOT_UTF8]), 400, /input 'INPUT0'.*element 0 is not valid UTF-8/);
+    const fine = await binaryRoundTrip('onnx_strings', [PLAIN]);
     expect(outputElements(fine, 1)).toEqual([PLAIN]);
   });
 
   it('HTTP JSON: a NUL → 400', async () => {
-    const answer = await post('simple_identity', JSON.stringify({ inputs: [{ name: 'INPUT0', shape: [1, 1], datatype: 'BYTES', data: ['he\u0000llo'] }] }));
+    const answer = await post('onnx_strings', JSON.stringify({ inputs: [{ name: 'INPUT0', shape: [1, 1], datatype: 'BYTES', data: ['he\u0000llo'] }] }));
     expectError(answer, 400, /element 0 holds a NUL byte/);
   });
 
   it('gRPC raw and typed contents → INVALID_ARGUMENT naming the element', async () => {
-    const raw = await grpcError(infer({ modelName: 'simple_identity', inputs: [{ name: 'INPUT0', datatype: 'BYTES', shape: [1n, 1n] }], rawInputContents: [encodeBytesElements([NOT_UTF8])] }));
+    const raw = await grpcError(infer({ modelName: 'onnx_strings', inputs: [{ name: 'INPUT0', datatype: 'BYTES', shape: [1n, 1n] }], rawInputContents: [encodeBytesElements([NOT_UTF8])] }));
     expect(raw.code).toBe(status.INVALID_ARGUMENT);
     expect(raw.details).toMatch(/element 0 is not valid UTF-8/);
-    const typed = await grpcError(infer({ modelName: 'simple_identity', inputs: [{ name: 'INPUT0', datatype: 'BYTES', shape: [1n, 1n], contents: { bytesContents: [WITH_NUL] } }] }));
+    const typed = await grpcError(infer({ modelName: 'onnx_strings', inputs: [{ name: 'INPUT0', datatype: 'BYTES', shape: [1n, 1n], contents: { bytesContents: [WITH_NUL] } }] }));
     expect(typed.code).toBe(status.INVALID_ARGUMENT);
     expect(typed.details).toMatch(/element 0 holds a NUL byte/);
   });

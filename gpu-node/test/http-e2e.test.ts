@@ -110,7 +110,7 @@ describe('health, server and model metadata', () => {
     expect(json(await get('/v2/models/simple'))).toEqual(expected);
     expect(json(await get('/v2/models/simple/versions/1'))).toEqual(expected);
     const identity = json(await get('/v2/models/simple_identity')) as { inputs: unknown[] };
-    expect(identity.inputs).toEqual([{ name: 'INPUT0', datatype: 'BYTES', shape: [-1, 1] }]);
+    expect(identity.inputs).toEqual([{ name: 'INPUT0', datatype: 'BYTES', shape: [-1, -1] }]);
     // The typescript backend has no platform: Triton reports the backend name instead.
     expect((json(await get('/v2/models/ts_scale')) as { platform: string }).platform).toBe('typescript');
   });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, credentials } from '@grpc/grpc-js';
 import { configText, writeExampleRepository } from '../src/example-models/index.js';
+import { buildStringIdentityOnnx } from '../src/example-models/simple-models.js';
 import { parseNodeArgs } from '../src/cli/node-options.js';
 import { startNode, type RunningNode } from '../src/cli/start-node.js';
 import { silentLogger } from '../../shared/src/logging/index.js';
@@ -140,6 +141,22 @@ export async function writeBytesIdentityModel(repository: string, name: string):
       name,
       backend: 'typescript',
       defaultModelFilename: 'model.js',
+      maxBatchSize: 8,
+      inputs: [{ name: 'INPUT0', dataType: 'TYPE_STRING', dims: [-1] }],
+      outputs: [{ name: 'OUTPUT0', dataType: 'TYPE_STRING', dims: [-1] }],
+    }),
+  );
+}
+
+/** An ONNX string Identity model `name` (TYPE_STRING [-1], max_batch_size 8): what onnxruntime strings cannot hold. */
+export async function writeOnnxStringIdentityModel(repository: string, name: string): Promise<void> {
+  await mkdir(join(repository, name, '1'), { recursive: true });
+  await writeFile(join(repository, name, '1', 'model.onnx'), buildStringIdentityOnnx());
+  await writeFile(
+    join(repository, name, 'config.pbtxt'),
+    configText({
+      name,
+      platform: 'onnxruntime_onnx',
       maxBatchSize: 8,
       inputs: [{ name: 'INPUT0', dataType: 'TYPE_STRING', dims: [-1] }],
       outputs: [{ name: 'OUTPUT0', dataType: 'TYPE_STRING', dims: [-1] }],

@@ -58,6 +58,7 @@ describe('grafana dashboards', () => {
     expect(exprs('tenants')).toMatch(/admission_rejections/);
     expect(exprs('tenants')).toMatch(/rate_limited/);
     expect(exprs('tenants')).toMatch(/request_duration_seconds_bucket/);
+    expect(exprs('tenants')).toMatch(/llm_tokens_total/);
     for (const m of ['nv_inference_queue_duration_us', 'nv_inference_compute_infer_duration_us', 'nv_inference_exec_count', 'nv_inference_pending_request_count', 'nv_gpu_utilization']) {
       expect(exprs('nodes')).toContain(m);
     }

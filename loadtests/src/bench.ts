@@ -8,6 +8,8 @@ import { runBatchingScenario } from './scenarios/batching.js';
 import { runBatchingPerCoreScenario } from './scenarios/batching-per-core.js';
 import { runCacheRatioScenario } from './scenarios/cache-ratio.js';
 import { runGatewayScenario } from './scenarios/gateway.js';
+import { runLlmScenario } from './scenarios/llm.js';
+import { runLlmBatchingScenario } from './scenarios/llm-batching.js';
 import { runNodeKillScenario } from './scenarios/node-kill.js';
 import { runRedisStopScenario } from './scenarios/redis-stop.js';
 import { runSoakScenario } from './scenarios/soak.js';
@@ -18,6 +20,9 @@ const SCENARIOS: Readonly<Record<string, (options: BenchOptions) => Promise<numb
   'batching-per-core': runBatchingPerCoreScenario,
   gateway: runGatewayScenario,
   'cache-ratio': runCacheRatioScenario,
+  llm: runLlmScenario,
+  'llm-batching': runLlmBatchingScenario,
+  models: async (options) => (await import('./scenarios/many-models.js')).runManyModelsScenario(options),
   'node-kill': runNodeKillScenario,
   'redis-stop': runRedisStopScenario,
   soak: runSoakScenario,

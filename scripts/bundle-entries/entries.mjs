@@ -1,5 +1,7 @@
 // What scripts/build.mjs bundles, apart from how: the docker tests read it without building.
 
+import { readdirSync } from 'node:fs';
+
 /** Output name (no extension) -> source. Worker entries keep the basename siblingModule() asks for. */
 export const ENTRIES = {
   'tessera-node': 'gpu-node/src/cli/main.ts',
@@ -9,14 +11,18 @@ export const ENTRIES = {
   'tessera-perf': 'scripts/bundle-entries/tessera-perf.ts',
   'onnxruntime-worker': 'gpu-node/src/backends/onnxruntime/onnxruntime-worker.ts',
   'typescript-worker': 'gpu-node/src/backends/typescript/typescript-worker.ts',
+  'llm-worker': 'gpu-node/src/backends/onnxruntime-llm/llm-worker.ts',
 };
+
+const EXAMPLE_MODELS_DIR = 'gpu-node/src/example-models';
 
 /** Read at run time through new URL('./<file>', import.meta.url): copied beside the bundles. */
 export const RUNTIME_FILES = [
   { from: 'gateway/src/adapters/redis/lua', to: 'lua' },
-  { from: 'gpu-node/src/example-models/ts-scale-model.js', to: 'ts-scale-model.js' },
-  { from: 'gpu-node/src/example-models/mlp-preprocess-model.js', to: 'mlp-preprocess-model.js' },
-  { from: 'gpu-node/src/example-models/mlp-postprocess-model.js', to: 'mlp-postprocess-model.js' },
-  { from: 'gpu-node/src/example-models/token-stream-model.js', to: 'token-stream-model.js' },
+  // Every example model's module (`<name>-model.js`), which `tessera-models` copies into version folders.
+  ...readdirSync(new URL(`../../${EXAMPLE_MODELS_DIR}/`, import.meta.url))
+    .filter((file) => file.endsWith('-model.js'))
+    .sort()
+    .map((file) => ({ from: `${EXAMPLE_MODELS_DIR}/${file}`, to: file })),
 ];
 

@@ -39,6 +39,8 @@
  *               "jobs": { "maxPayloadBytes": 1048576, "maxStoredJobs": 100, "resultTtlSeconds": 3600 } }
  *                                  // optional: largest job body and result, most jobs stored per tenant,
  *                                  //   how long a job is kept [maxBodyBytes, 1000, 86400]
+ *               "llm": { "tokensPerMinute": 100000, "tokensBurst": 100000, "cacheCompletions": true } }
+ *                                  // optional: LLM tokens per minute and completion caching (read-llm-config.ts)
  *   },
  *   "tenants": [                      // [] tenants for small setups (seeded into Redis when it is used)
  *     { "id": "acme", "name": "Acme", "tier": "premium", "allowedModels": ["simple"],
@@ -53,6 +55,8 @@
  *     "models": { "resnet": { "splits": [ { "version": "1", "weight": 90 }, { "version": "2", "weight": 10 } ],
  *                             "stickyHeader": "x-session-id" } }   // versions for requests naming none
  *   },
+ *   "llm": { "maxStreamsPerNode": 256, "maxPromptChars": 524288, "chargeEveryTokens": 16 },  // LLM routes
+ *                                    //   (config/read-llm-config.ts)
  *   "cache": {
  *     "enabled": true,                // [true] master switch
  *     "maxEntryBytes": 1048576,       // [1 MiB] larger responses are not stored
@@ -72,6 +76,7 @@
 import type { WebhookPolicy } from '../core/jobs/webhook-policy.js';
 import type { RateLimits, Tier } from '../core/ports/index.js';
 import type { RoutingConfig } from '../core/routing/index.js';
+import type { LlmConfig } from './read-llm-config.js';
 
 /** The gRPC clients the gateway can reach nodes with (adapters/grpc). */
 export const GRPC_TRANSPORTS = ['http2', 'grpc-js'] as const;
@@ -139,6 +144,8 @@ export interface GatewayConfig {
   /** Validated by the routing module (core/routing/version-splits.ts). */
   readonly routing: RoutingConfig;
   readonly cache: CacheSettings;
+  /** LLM routes: streams per node, prompt length, charge step (config/read-llm-config.ts). */
+  readonly llm: LlmConfig;
 }
 
 export type { RateLimits, Tier };

@@ -10,6 +10,7 @@ import { allowEntryProblem, type WebhookPolicy } from '../core/jobs/webhook-poli
 import type { RateLimits, Tier, TierJobLimits } from '../core/ports/index.js';
 import { normalizeRoutingConfig, PICKER_NAMES, type ModelRouting, type PickerName, type RoutingConfig } from '../core/routing/index.js';
 import { DEFAULT_TIERS } from './default-tiers.js';
+import { readLlmConfig, readTierLlm } from './read-llm-config.js';
 import type {
   CacheSettings,
   ConfigApiKey,
@@ -107,9 +108,9 @@ function describe(value: unknown): string {
 
 const TOP_KEYS = [
   'port', 'grpcPort', 'host', 'adminKeyHash', 'redisUrl', 'keyPrefix', 'requestTimeoutMs', 'maxBodyBytes', 'maxPipelinedRequests',
-  'rateLimitLeaseMs', 'metrics', 'webhooks', 'tiers', 'tenants', 'nodes', 'grpcTransport', 'routing', 'cache', 'serverName',
+  'rateLimitLeaseMs', 'metrics', 'webhooks', 'tiers', 'tenants', 'nodes', 'grpcTransport', 'routing', 'cache', 'serverName', 'llm',
 ] as const;
-const TIER_KEYS = ['priority', 'queueTimeoutMs', 'queueShare', 'rateLimits', 'cacheTtlSeconds', 'allowedModels', 'maxRequestBytes', 'jobs'] as const;
+const TIER_KEYS = ['priority', 'queueTimeoutMs', 'queueShare', 'rateLimits', 'cacheTtlSeconds', 'allowedModels', 'maxRequestBytes', 'jobs', 'llm'] as const;
 const RATE_KEYS = ['requestsPerSecond', 'burst', 'elementsPerSecond', 'elementsBurst'] as const;
 /** Optional in every tier (0 = unlimited when a new tier omits them). */
 const BYTE_RATE_KEYS = ['bytesPerSecond', 'bytesBurst'] as const;
@@ -156,6 +157,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
   const grpcTransport = readGrpcTransport(c, root.grpcTransport);
   const routing = readRouting(c, root.routing);
   const cache = readCache(c, root.cache);
+  const llm = readLlmConfig(c, root.llm);
 
   if (c.issues.length > 0) {
     const n = c.issues.length;
@@ -163,7 +165,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
   }
   return deepFreeze({
     port, grpcPort, host, serverName, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, rateLimitLeaseMs, metrics,
-    webhooks, tiers, tenants, nodes, grpcTransport, routing, cache,
+    webhooks, tiers, tenants, nodes, grpcTransport, routing, cache, llm,
   });
 }
 
@@ -215,11 +217,12 @@ function readTiers(c: Checker, value: unknown, maxBodyBytes: number): Record<str
     const allowedModels = need(c.stringList(t.allowedModels, `${path}.allowedModels`) ?? base?.allowedModels, 'allowedModels', t.allowedModels);
     const maxRequestBytes = c.number(t.maxRequestBytes, `${path}.maxRequestBytes`, { min: 1, integer: true }) ?? base?.maxRequestBytes;
     const jobs = readTierJobs(c, t.jobs, `${path}.jobs`, base?.jobs, maxBodyBytes);
+    const llm = readTierLlm(c, t.llm, `${path}.llm`, base?.llm);
     if (priority !== undefined && queueTimeoutMs !== undefined && queueShare !== undefined && rateLimits !== undefined &&
         cacheTtlSeconds !== undefined && allowedModels !== undefined && jobs !== undefined) {
       tiers[name] = {
         name, priority, queueTimeoutMs, queueShare, rateLimits, cacheTtlSeconds, allowedModels: [...allowedModels],
-        ...(maxRequestBytes === undefined ? {} : { maxRequestBytes }), jobs,
+        ...(maxRequestBytes === undefined ? {} : { maxRequestBytes }), jobs, ...(llm === undefined ? {} : { llm }),
       };
     }
   }

@@ -79,6 +79,11 @@ export interface BackendInstance {
   /** The spec the instance really runs with (a KIND_AUTO instance that fell back to CPU says 'cpu'). */
   readonly spec: InstanceSpec;
   /**
+   * How many executions the instance takes at once (default 1). An engine that batches inside itself
+   * (onnxruntime_llm's continuous batching) takes many, so the default scheduler hands it every request.
+   */
+  readonly concurrency?: number;
+  /**
    * Runs one batch. Resolves with one result per request even when the whole batch fails (a crashed
    * worker, a model that throws): each request then carries the error. Never rejects.
    */

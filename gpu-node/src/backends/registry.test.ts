@@ -10,15 +10,15 @@ const fake = (name: string): Backend => ({
 });
 
 describe('backend registry', () => {
-  it('holds onnxruntime, openai and typescript by default', () => {
-    expect(defaultBackendRegistry.names()).toEqual(['onnxruntime', 'openai', 'typescript']);
+  it('holds onnxruntime, onnxruntime_llm, openai and typescript by default', () => {
+    expect(defaultBackendRegistry.names()).toEqual(['onnxruntime', 'onnxruntime_llm', 'openai', 'typescript']);
     expect(getBackend('onnxruntime').defaultModelFilename).toBe('model.onnx');
     expect(getBackend('typescript').defaultModelFilename).toBe('model.js');
   });
 
   it('names the known backends when asked for an unknown or empty one', () => {
     expect(() => getBackend('tensorrt')).toThrow(
-      expect.objectContaining({ code: 'NOT_FOUND', message: "unknown backend 'tensorrt'; known backends: onnxruntime, openai, typescript" }),
+      expect.objectContaining({ code: 'NOT_FOUND', message: "unknown backend 'tensorrt'; known backends: onnxruntime, onnxruntime_llm, openai, typescript" }),
     );
     expect(() => getBackend('')).toThrow(expect.objectContaining({ code: 'INVALID_ARG' }));
   });

@@ -1,13 +1,15 @@
 /**
  * Backends chosen by name, as grpc-js registers load balancers: the model machinery asks for
  * `config.backend` (or the backend a `platform` implies) and gets the one Backend that serves it.
- * The default registry holds 'onnxruntime', 'typescript' and 'openai' (an external OpenAI-compatible engine); tests and embedders may build their own.
+ * The default registry holds 'onnxruntime', 'typescript', 'openai' (an external OpenAI-compatible engine) and
+ * 'onnxruntime_llm' (decoder models with continuous batching); tests and embedders may build their own.
  */
 import { TesseraError } from '../../../shared/src/errors/index.js';
 import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
 import type { Logger } from '../../../shared/src/logging/index.js';
 import type { Backend } from './backend.js';
 import { createOnnxRuntimeBackend } from './onnxruntime/index.js';
+import { createOnnxRuntimeLlmBackend } from './onnxruntime-llm/index.js';
 import { createOpenAIBackend } from './openai/openai-backend.js';
 import { createTypescriptBackend } from './typescript/index.js';
 
@@ -66,12 +68,21 @@ export function backendNameOf(config: ModelConfig): string {
   return name;
 }
 
-/** A registry with Tessera's own backends; pass the node's logger so CPU fallbacks are reported. */
-export function createDefaultBackendRegistry(options: { readonly logger?: Logger } = {}): BackendRegistry {
+/**
+ * A registry with Tessera's own backends; pass the node's logger so CPU fallbacks are reported, and
+ * `threadPoolSize` (`--backend-thread-pool-size`) to size the onnxruntime backend's worker pool.
+ */
+export function createDefaultBackendRegistry(options: { readonly logger?: Logger; readonly threadPoolSize?: number } = {}): BackendRegistry {
   const registry = new BackendRegistry();
-  registry.register(createOnnxRuntimeBackend(options.logger !== undefined ? { logger: options.logger } : {}));
+  registry.register(
+    createOnnxRuntimeBackend({
+      ...(options.logger !== undefined ? { logger: options.logger } : {}),
+      ...(options.threadPoolSize !== undefined ? { threadPoolSize: options.threadPoolSize } : {}),
+    }),
+  );
   registry.register(createTypescriptBackend());
   registry.register(createOpenAIBackend());
+  registry.register(createOnnxRuntimeLlmBackend());
   return registry;
 }
 

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { NODE_USAGE, parseNodeArgs } from './node-options.js';
 
@@ -19,7 +20,19 @@ describe('tessera-node command line', () => {
       grpcMaxConcurrentStreams: 1000,
       id: 'triton',
       rateLimit: 'off',
+      modelLoadThreadCount: 4,
+      backendThreadPoolSize: availableParallelism(),
     });
+  });
+
+  it('sizes model loading and the backend thread pool, refusing counts below 1', () => {
+    const good = parseNodeArgs(['--model-repository=/m', '--model-load-thread-count=8', '--backend-thread-pool-size', '3']);
+    expect(good.kind === 'options' && [good.options.modelLoadThreadCount, good.options.backendThreadPoolSize]).toEqual([8, 3]);
+    const bad = parseNodeArgs(['--model-repository=/m', '--model-load-thread-count=0', '--backend-thread-pool-size=x']);
+    expect(bad.kind === 'error' && bad.problems).toEqual([
+      "--model-load-thread-count must be an integer in [1, 1024], got '0'",
+      "--backend-thread-pool-size must be an integer in [1, 1024], got 'x'",
+    ]);
   });
 
   it('accepts tritonserver spellings, including --flag=value and --model-store', () => {

@@ -3,6 +3,7 @@
  * flag, so a Triton deployment's arguments carry over. Parsing is pure (argv in, options or a list of
  * problems out) so it is unit-tested without starting anything.
  */
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { modelNameProblem } from '../../../shared/src/names/index.js';
 import { fleetPushUrls } from '../load-report/http-report-pusher.js';
@@ -34,6 +35,10 @@ export interface NodeOptions {
   readonly allowMetrics: boolean;
   /** --strict-model-config; default false (auto-complete on), like tritonserver. */
   readonly strictModelConfig: boolean;
+  /** --model-load-thread-count: models loaded at once (start, polls); default 4, as tritonserver. */
+  readonly modelLoadThreadCount: number;
+  /** --backend-thread-pool-size: worker threads hosting onnxruntime instances; default os.availableParallelism(). */
+  readonly backendThreadPoolSize: number;
   /** --exit-timeout-secs; default 30. */
   readonly exitTimeoutSecs: number;
   /** --log-verbose; default 0. */
@@ -79,6 +84,9 @@ Model repository
   --load-model NAME             model to load at start in explicit mode; repeatable; '*' loads all
   --repository-poll-secs N      seconds between repository scans in poll mode (default 15)
   --strict-model-config BOOL    true: no auto-complete from the model file (default false)
+  --model-load-thread-count N   models loaded at the same time (default 4)
+  --backend-thread-pool-size N  worker threads that host the onnxruntime instances, many each
+                                (default: the number of cores)
 
 Endpoints
   --http-port N                 KServe v2 HTTP port (default 8000; 0 picks a free one)
@@ -145,6 +153,8 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
         'load-model': { type: 'string', multiple: true },
         'repository-poll-secs': { type: 'string' },
         'strict-model-config': { type: 'string' },
+        'model-load-thread-count': { type: 'string' },
+        'backend-thread-pool-size': { type: 'string' },
         'http-port': { type: 'string' },
         'grpc-port': { type: 'string' },
         'metrics-port': { type: 'string' },
@@ -239,6 +249,8 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     loadModels,
     repositoryPollSecs: int('repository-poll-secs', v['repository-poll-secs'], 15, 1, 86_400),
     strictModelConfig: bool('strict-model-config', v['strict-model-config'], false),
+    modelLoadThreadCount: int('model-load-thread-count', v['model-load-thread-count'], 4, 1, 1024),
+    backendThreadPoolSize: int('backend-thread-pool-size', v['backend-thread-pool-size'], availableParallelism(), 1, 1024),
     httpPort: int('http-port', v['http-port'], 8000, 0, 65_535),
     grpcPort: int('grpc-port', v['grpc-port'], 8001, 0, 65_535),
     metricsPort: int('metrics-port', v['metrics-port'], 8002, 0, 65_535),

@@ -53,7 +53,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
   // One start time for every sink's reports: the node's process identity (`startedAt`) at the edge and in Redis.
   const startedAt = Date.now();
   // Our own registry (not the process-wide one) so the onnxruntime backend logs KIND_AUTO fallbacks here.
-  const registry = createDefaultBackendRegistry({ logger });
+  const registry = createDefaultBackendRegistry({ logger, threadPoolSize: options.backendThreadPoolSize });
   // An s3:// repository is mirrored into a local folder first; a failure fails the start, naming the URL.
   // Off (noop) without --otlp-endpoint / OTEL_EXPORTER_OTLP_ENDPOINT; a bad URL fails the start.
   const tracing = createTracing({
@@ -70,6 +70,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
     // A mirror changes only when synced, so its polls (sync, then scan) run below, not on the core's timer.
     pollSecs: repository.remote ? 0 : options.repositoryPollSecs,
     strict: options.strictModelConfig,
+    loadThreadCount: options.modelLoadThreadCount,
     serverId: options.id,
     version: TRITON_PROTOCOL_VERSION,
     platform: undefined,

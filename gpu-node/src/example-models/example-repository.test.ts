@@ -13,6 +13,7 @@ import { TesseraError } from '../../../shared/src/errors/index.js';
 import { EXAMPLE_MODEL_NAMES, writeExampleRepository } from './example-repository.js';
 import { buildMlpOnnx, MLP_SMALL } from './mlp-models.js';
 import { mulberry32 } from './prng.js';
+import { buildStringIdentityOnnx } from './simple-models.js';
 
 let repo: string;
 
@@ -54,7 +55,7 @@ async function expectBatchMatchesSingles(s: ort.InferenceSession, inWidth: numbe
 
 describe('writeExampleRepository', () => {
   it('writes every model in Triton layout with configs the ModelConfig schema reads', async () => {
-    expect(EXAMPLE_MODEL_NAMES).toEqual(['simple', 'simple_identity', 'mlp_small', 'mlp_large', 'ts_scale', 'silero_vad', 'mlp_preprocess', 'mlp_postprocess', 'mlp_pipeline', 'token_stream']);
+    expect(EXAMPLE_MODEL_NAMES).toEqual(['simple', 'simple_identity', 'mlp_small', 'mlp_large', 'ts_scale', 'silero_vad', 'mlp_preprocess', 'mlp_postprocess', 'mlp_pipeline', 'token_stream', 'tiny_decoder', 'simple_string', 'simple_int8', 'simple_sequence', 'simple_dyna_sequence', 'simple_string_dyna_sequence', 'repeat_int32']);
     const simple = await readConfig('simple');
     expect(simple.name).toBe('simple');
     expect(simple.platform).toBe('onnxruntime_onnx');
@@ -89,8 +90,8 @@ describe('writeExampleRepository', () => {
     expect(Array.from(out.OUTPUT1?.data as Int32Array)).toEqual(Array.from(a, (v, i) => v - (b[i] as number)));
   });
 
-  it('simple_identity: strings round trip, UTF-8 and empty ones included', async () => {
-    const s = await session('simple_identity');
+  it('the ONNX string identity fixture: strings round trip, UTF-8 and empty ones included', async () => {
+    const s = await ort.InferenceSession.create(buildStringIdentityOnnx());
     const strings = ['hello', '', 'héllo wörld ✓', 'x'.repeat(1000)];
     const out = await s.run({ INPUT0: new ort.Tensor('string', strings, [4, 1]) });
     expect(out.OUTPUT0?.dims).toEqual([4, 1]);

@@ -10,7 +10,9 @@ import { mlpLargeModel, mlpSmallModel } from './mlp-models.js';
 import { mlpPipelineModel, mlpPostprocessModel, mlpPreprocessModel } from './mlp-pipeline.js';
 import { sileroVadModel } from './silero-vad.js';
 import { simpleIdentityModel, simpleModel } from './simple-models.js';
+import { tinyDecoderModel } from './tiny-decoder.js';
 import { tokenStreamModel } from './token-stream.js';
+import { TRITON_EXAMPLE_MODELS } from './triton-examples.js';
 import { tsScaleModel } from './ts-scale.js';
 
 export const EXAMPLE_MODELS: readonly ExampleModel[] = [
@@ -24,6 +26,8 @@ export const EXAMPLE_MODELS: readonly ExampleModel[] = [
   mlpPostprocessModel,
   mlpPipelineModel,
   tokenStreamModel,
+  tinyDecoderModel,
+  ...TRITON_EXAMPLE_MODELS,
 ];
 
 export const EXAMPLE_MODEL_NAMES: readonly string[] = EXAMPLE_MODELS.map((m) => m.name);

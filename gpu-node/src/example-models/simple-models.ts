@@ -1,12 +1,15 @@
 /**
- * Triton's classic `simple` and `simple_identity` examples, rebuilt as ONNX: the models Triton's
+ * Triton's classic `simple` (rebuilt as ONNX) and `simple_identity` (a TypeScript model) examples: the models Triton's
  * client examples (simple_http_infer_client, simple_grpc_string_infer_client, ...) are written against.
  */
+import { readFile } from 'node:fs/promises';
 import { configText } from './config-text.js';
 import type { ExampleModel } from './example-model.js';
 import { encodeModel, OnnxDataType } from './onnx-writer.js';
+import { ESM_PACKAGE_JSON } from './ts-scale.js';
 
 const PRODUCER = 'tessera-example-models';
+const BYTES_IDENTITY_MODULE = new URL('./bytes-identity-model.js', import.meta.url);
 
 /** INPUT0, INPUT1 INT32 [16] → OUTPUT0 = INPUT0 + INPUT1, OUTPUT1 = INPUT0 − INPUT1. */
 export function buildSimpleOnnx(): Uint8Array {
@@ -25,9 +28,12 @@ export function buildSimpleOnnx(): Uint8Array {
   });
 }
 
-/** INPUT0 STRING [1] → OUTPUT0, unchanged. */
-export function buildSimpleIdentityOnnx(): Uint8Array {
-  const io = (name: string) => ({ name, elemType: OnnxDataType.STRING, shape: ['batch', 1] });
+/**
+ * An ONNX Identity on a string tensor, [batch, count]: not an example model (onnxruntime strings cannot hold a NUL,
+ * which Triton's `simple_identity` clients send) but the fixture that shows how the node refuses such bytes.
+ */
+export function buildStringIdentityOnnx(): Uint8Array {
+  const io = (name: string) => ({ name, elemType: OnnxDataType.STRING, shape: ['batch', 'count'] });
   return encodeModel({
     producerName: PRODUCER,
     graph: {
@@ -63,20 +69,26 @@ export const simpleModel: ExampleModel = {
   ],
 };
 
+/**
+ * `simple_identity`: BYTES [-1] back unchanged, on the typescript backend so that every byte travels (Triton's
+ * example client sends "he\0llo"); the module is in bytes-identity-model.js.
+ */
 export const simpleIdentityModel: ExampleModel = {
   name: 'simple_identity',
-  description: 'BYTES [1] → the same strings (ONNX Identity on a string tensor)',
+  description: 'BYTES [-1] → the same bytes (NUL and non-UTF-8 included), a TypeScript model',
   build: async () => [
     {
       path: 'config.pbtxt',
       contents: configText({
         name: 'simple_identity',
-        platform: 'onnxruntime_onnx',
+        backend: 'typescript',
+        defaultModelFilename: 'model.js',
         maxBatchSize: 8,
-        inputs: [{ name: 'INPUT0', dataType: 'TYPE_STRING', dims: [1] }],
-        outputs: [{ name: 'OUTPUT0', dataType: 'TYPE_STRING', dims: [1] }],
+        inputs: [{ name: 'INPUT0', dataType: 'TYPE_STRING', dims: [-1] }],
+        outputs: [{ name: 'OUTPUT0', dataType: 'TYPE_STRING', dims: [-1] }],
       }),
     },
-    { path: '1/model.onnx', contents: buildSimpleIdentityOnnx() },
+    { path: '1/model.js', contents: await readFile(BYTES_IDENTITY_MODULE, 'utf8') },
+    { path: '1/package.json', contents: ESM_PACKAGE_JSON },
   ],
 };

@@ -28,6 +28,11 @@ export interface ModelEntry {
   failure: string | undefined;
   /** The folder fingerprint of the last reconcile, so that polling skips unchanged models (even broken ones). */
   appliedFingerprint: string | undefined;
+  /**
+   * The folder's stat-only stamp (folder-stamp.ts) taken before its last read from the repository, so
+   * that a poll finding the same stamp reads nothing; undefined when it came from elsewhere (overrides).
+   */
+  appliedStamp: string | undefined;
   /** Whether the model should be loaded: strict readiness counts only those. */
   wanted: boolean;
   /** Loads and unloads of one model run one after the other. */
@@ -45,6 +50,7 @@ export function newModelEntry(name: string): ModelEntry {
     fingerprints: new Map(),
     failure: undefined,
     appliedFingerprint: undefined,
+    appliedStamp: undefined,
     wanted: false,
     queue: Promise.resolve(),
     override: undefined,

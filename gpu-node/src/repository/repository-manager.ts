@@ -13,6 +13,7 @@ import { registerEnsembleScheduler } from '../ensemble/ensemble-registration.js'
 import { loadWaves } from '../ensemble/load-order.js';
 import { assertValidModelName, isValidModelName, modelNameProblem, quoteName } from '../../../shared/src/names/index.js';
 import { assertInsideRoots } from './contained-folder.js';
+import { folderStamp } from './folder-stamp.js';
 import type { LoadOptions } from './load-options.js';
 import { listModelNames, readModelDirectory, type ModelDirectory } from './model-directory.js';
 import { writeOverrideDirectory } from './override-directory.js';
@@ -49,6 +50,8 @@ export interface RepositoryManagerOptions {
   readonly pollSecs?: number;
   /** Disables auto-complete: a model folder must then hold a config.pbtxt. Default false. */
   readonly strict?: boolean;
+  /** Models loaded at once at start and per poll (Triton's --model-load-thread-count). Default 4. */
+  readonly loadThreadCount?: number;
   /** Told about failures nobody awaits (background polls). Default: ignored. */
   readonly onError?: (message: string) => void;
   /** `--rate-limit=execution_count`: one limiter shared by every model of the node. Default off. */
@@ -66,7 +69,7 @@ function pollFailedError(name: string, cause: unknown): TesseraError {
 export const LOAD_UNLOAD_NOT_ALLOWED = 'explicit model load / unload is not allowed if polling is enabled';
 
 /** Models loaded at once at start and per poll (Triton's --model-load-thread-count default). */
-const LOAD_CONCURRENCY = 4;
+const DEFAULT_LOAD_THREAD_COUNT = 4;
 
 /** Runs `task` over `items`, at most `limit` at a time. */
 async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<unknown>): Promise<void> {
@@ -332,10 +335,15 @@ export class RepositoryManager {
   }
 
   private liveVersions(): ModelVersion[] {
+    this.forgetClosedVersions();
+    return [...this.live];
+  }
+
+  /** Drops versions that hold nothing any more (unloaded or failed), so loads and unloads keep no garbage. */
+  private forgetClosedVersions(): void {
     for (const version of this.live) {
       if (version.state === 'UNAVAILABLE') this.live.delete(version);
     }
-    return [...this.live];
   }
 
   private entry(name: string): ModelEntry {
@@ -387,6 +395,8 @@ export class RepositoryManager {
     let pollError: unknown;
     const outcome = await enqueueModelOperation(entry, async () => {
       let directory: ModelDirectory;
+      // Taken before the read: a change made while reading shows at the next poll.
+      const stamp = await folderStamp(join(this.options.repositoryPath, name));
       try {
         directory = await this.readRepositoryFolder(name);
       } catch (error) {
@@ -400,6 +410,7 @@ export class RepositoryManager {
         this.forgetIfNeverServed(entry, wasWanted);
         return { failures: [], retired: Promise.resolve() } satisfies ReconcileOutcome;
       }
+      entry.appliedStamp = stamp;
       if (!force && directory.fingerprint === entry.appliedFingerprint && !entry.override) {
         return { failures: [], retired: Promise.resolve() } satisfies ReconcileOutcome;
       }
@@ -433,7 +444,7 @@ export class RepositoryManager {
   /** Loads `names`, ensembles after the models their steps name (see ensemble/load-order.ts); failures stay in the index. */
   private async loadInWaves(names: readonly string[]): Promise<void> {
     for (const wave of await loadWaves(this.options.repositoryPath, names)) {
-      await forEachLimited(wave, LOAD_CONCURRENCY, (name) => this.loadFromRepository(name, false).catch(() => undefined));
+      await forEachLimited(wave, this.options.loadThreadCount ?? DEFAULT_LOAD_THREAD_COUNT, (name) => this.loadFromRepository(name, false).catch(() => undefined));
     }
   }
 
@@ -454,16 +465,39 @@ export class RepositoryManager {
         schedulers: this.schedulers,
       },
       this.options.platform,
-      (version) => this.live.add(version),
+      (version) => {
+        // Pruned on every load too: a node that only loads and unloads never asks for its live versions.
+        this.forgetClosedVersions();
+        this.live.add(version);
+      },
     );
+  }
+
+  /**
+   * The models of `names` whose folder stamp differs from the one of their last read (new ones
+   * included). One model at a time: a poll's few stat calls then interleave with requests instead of
+   * arriving as one burst of completions that requests wait behind.
+   */
+  private async changedModels(names: readonly string[]): Promise<string[]> {
+    const changed: string[] = [];
+    for (const name of names) {
+      const entry = this.entries.get(name);
+      const unchanged =
+        entry?.appliedStamp !== undefined &&
+        entry.override === undefined &&
+        (await folderStamp(join(this.options.repositoryPath, name))) === entry.appliedStamp;
+      if (!unchanged) changed.push(name);
+    }
+    return changed;
   }
 
   private async scan(): Promise<void> {
     if (this.stopped) return;
     const present = new Set(await this.listModels());
     const work: Promise<unknown>[] = [];
-    // Only models whose folder fingerprint changed reload, so an unchanged model costs a few stats.
-    work.push(this.loadInWaves([...present]));
+    // Only models whose stamp changed are read again (and reload when their fingerprint changed too):
+    // an unchanged model costs a few stat calls, and none of its files is read or parsed.
+    work.push(this.loadInWaves(await this.changedModels([...present])));
     for (const [name, entry] of this.entries) {
       if (present.has(name)) continue;
       work.push(

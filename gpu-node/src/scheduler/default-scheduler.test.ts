@@ -163,3 +163,32 @@ describe('DefaultScheduler', () => {
     await expect(b).resolves.toHaveProperty('result.outputs');
   });
 });
+
+describe('DefaultScheduler with an instance that takes several executions at once', () => {
+  it('hands it up to its concurrency at once and queues the rest', async () => {
+    const running: (() => void)[] = [];
+    let peak = 0;
+    const instance: BackendInstance = {
+      spec: spec(0),
+      concurrency: 3,
+      execute: () =>
+        new Promise((resolve) => {
+          running.push(() => resolve({ results: [{ outputs: [] }], timing: { computeInputNs: 0, computeInferNs: 0, computeOutputNs: 0 } }));
+          peak = Math.max(peak, running.length);
+        }),
+      close: () => Promise.resolve(),
+    };
+    const scheduler = new DefaultScheduler([instance]);
+    const answers = [1, 2, 3, 4, 5].map((tag) => scheduler.enqueue(request(tag)));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(scheduler.inflight()).toBe(3);
+    expect(scheduler.queued()).toBe(2);
+    while (running.length > 0) {
+      running.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(answers);
+    expect(peak).toBe(3);
+    expect(scheduler.inflight()).toBe(0);
+  });
+});

@@ -40,7 +40,8 @@ export class DefaultScheduler implements Scheduler {
     private readonly queueObserver?: BatcherObserver,
   ) {
     if (instances.length === 0) throw TesseraError.internal('the default scheduler needs at least one instance');
-    this.idle = [...instances];
+    // An instance that takes several executions at once (its `concurrency`) has that many idle slots.
+    this.idle = instances.flatMap((instance) => Array.from({ length: Math.max(1, instance.concurrency ?? 1) }, () => instance));
   }
 
   enqueue(request: ScheduledRequest): Promise<ScheduledResult> {

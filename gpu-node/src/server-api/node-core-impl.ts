@@ -53,6 +53,8 @@ export interface NodeCoreOptions {
   readonly pollSecs?: number;
   /** Disables config auto-complete. Default false. */
   readonly strict?: boolean;
+  /** Models loaded at once (Triton's --model-load-thread-count). Default 4. */
+  readonly loadThreadCount?: number;
   /** Server name in metadata (Triton's --id). Default 'triton'. */
   readonly serverId?: string;
   /** Server version in metadata. Default '2.73.0dev' (the Triton release whose protocol we follow). */
@@ -124,6 +126,7 @@ class NodeCoreImpl implements TesseraNodeCore {
       ...(options.loadModels === undefined ? {} : { loadModels: options.loadModels }),
       ...(options.pollSecs === undefined ? {} : { pollSecs: options.pollSecs }),
       ...(options.strict === undefined ? {} : { strict: options.strict }),
+      ...(options.loadThreadCount === undefined ? {} : { loadThreadCount: options.loadThreadCount }),
       ...(options.onError === undefined ? {} : { onError: options.onError }),
       ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
     });

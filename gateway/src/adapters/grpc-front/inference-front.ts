@@ -36,7 +36,8 @@ import { ModelConfigSchema } from '../../../../shared/src/gen/model_config_pb.js
 import { GRPCInferenceService as InferenceServiceDesc } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { MalformedMessage, UnsentBudget, type Incoming } from '../../../../shared/src/grpc/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
-import type { DirectInfer } from '../../core/app/index.js';
+import type { DecoupledCheck, DirectInfer } from '../../core/app/index.js';
+import type { HttpAnswer } from '../../core/http/index.js';
 import {
   answerError,
   answerMetadata,
@@ -48,12 +49,15 @@ import {
   thrownError,
   versionOf,
 } from './call-bridge.js';
+import { relayDecoupled } from './decoupled-relay.js';
 import { frontInfer } from './front-infer.js';
 
 /** What the front door needs of the gateway app (core/app/create-gateway-app.ts's GatewayApp). */
 export interface FrontApp {
   readonly fetch: (request: Request) => Promise<Response>;
   readonly serveInfer: DirectInfer;
+  /** Whether a model is decoupled: its ModelStreamInfer requests are relayed as streams (decoupled-relay.ts). */
+  readonly isDecoupled?: DecoupledCheck;
 }
 
 export interface FrontOptions {
@@ -234,7 +238,11 @@ function streamError(message: string, msg: ModelInferRequest | undefined): Model
   });
 }
 
-type StreamOutcome = { readonly write: ModelStreamInferResponse } | { readonly end: ReturnType<typeof statusError> };
+type StreamOutcome =
+  | { readonly write: ModelStreamInferResponse }
+  | { readonly end: ReturnType<typeof statusError> }
+  /** A decoupled request whose responses are being written as they come; settles with its error, if any. */
+  | { readonly relaying: Promise<StreamOutcome | undefined> };
 
 /**
  * ModelStreamInfer as the node serves it: requests run concurrently (at most `maxInflight`; past it
@@ -250,26 +258,51 @@ function streamInfer(app: FrontApp, call: ServerDuplexStream<Incoming<ModelInfer
   let inputEnded = false;
   let closed = false;
   const budget = new UnsentBudget();
+  // Ending the stream (overflow, an error status, its end) stops the upstream calls it still relays.
+  const stopped = new AbortController();
+  const relaySignal = AbortSignal.any([signal, stopped.signal]);
   const finish = (error?: ReturnType<typeof statusError>): void => {
     if (closed) return;
     closed = true;
     dispose();
+    stopped.abort();
     if (error === undefined) call.end();
     else call.emit('error', error);
   };
+  /** A client that stops reading cannot make the gateway hold its answers without bound. */
+  const send = (answer: ModelStreamInferResponse): void => {
+    if (!closed && !budget.write(call, answer)) finish(statusError(GrpcCode.RESOURCE_EXHAUSTED, budget.overflowMessage()));
+  };
+  const failedWith = (failure: ReturnType<typeof statusError>, msg: ModelInferRequest | undefined): StreamOutcome =>
+    statusOnError ? { end: failure } : { write: streamError(failure.details ?? failure.message, msg) };
+  const failedAnswer = (answer: HttpAnswer, msg: ModelInferRequest): StreamOutcome =>
+    answer.status === 401 ? { end: answerError(answer) } : failedWith(answerError(answer), msg);
+  const relay = (msg: ModelInferRequest): Promise<StreamOutcome | undefined> =>
+    relayDecoupled(app.serveInfer, msg, call, relaySignal, send).then(
+      (answer) => (answer.status === 200 ? undefined : failedAnswer(answer, msg)),
+      (error: unknown) => failedWith(thrownError(error), msg),
+    );
   const run = async (incoming: Incoming<ModelInferRequest>): Promise<StreamOutcome> => {
     const msg = incoming instanceof MalformedMessage ? undefined : incoming;
-    let failure: ReturnType<typeof statusError>;
     try {
       if (incoming instanceof MalformedMessage) throw incoming.error;
+      if (await isDecoupled(app, incoming)) return { relaying: relay(incoming) };
       const result = await frontInfer(app.serveInfer, incoming, call, signal, '/inference.GRPCInferenceService/ModelStreamInfer');
       if (result.ok) return { write: create(ModelStreamInferResponseSchema, { inferResponse: result.response }) };
-      failure = answerError(result.answer);
-      if (result.answer.status === 401) return { end: failure };
+      return failedAnswer(result.answer, incoming);
     } catch (error) {
-      failure = thrownError(error);
+      return failedWith(thrownError(error), msg);
     }
-    return statusOnError ? { end: failure } : { write: streamError(failure.details ?? failure.message, msg) };
+  };
+  const apply = (outcome: StreamOutcome | undefined): void => {
+    if (closed || outcome === undefined || 'relaying' in outcome) return;
+    if ('end' in outcome) finish(outcome.end);
+    else send(outcome.write);
+  };
+  const settle = (): void => {
+    inflight--;
+    if (inflight < maxInflight && call.isPaused()) call.resume();
+    if (inputEnded && inflight === 0) finish();
   };
   // Requests of one sequence run one after another, in stream order (the gateway registers a sequence
   // at its start, and the node's state moves one request at a time); other requests run concurrently.
@@ -284,7 +317,7 @@ function streamInfer(app: FrontApp, call: ServerDuplexStream<Incoming<ModelInfer
     else {
       const previous = sequenceTails.get(sequence) ?? Promise.resolve();
       result = previous.then(() => run(incoming));
-      const settled = result.then(() => undefined);
+      const settled = result.then((outcome) => ('relaying' in outcome ? outcome.relaying : undefined));
       sequenceTails.set(sequence, settled);
       void settled.then(() => {
         if (sequenceTails.get(sequence) === settled) sequenceTails.delete(sequence);
@@ -292,14 +325,12 @@ function streamInfer(app: FrontApp, call: ServerDuplexStream<Incoming<ModelInfer
     }
     tail = tail.then(async () => {
       const outcome = await result;
-      if (!closed) {
-        if ('end' in outcome) finish(outcome.end);
-        // A client that stops reading cannot make the gateway hold its answers without bound.
-        else if (!budget.write(call, outcome.write)) finish(statusError(GrpcCode.RESOURCE_EXHAUSTED, budget.overflowMessage()));
+      // A decoupled request writes as it goes: later answers do not wait for it to complete.
+      if ('relaying' in outcome) void outcome.relaying.then(apply).finally(settle);
+      else {
+        apply(outcome);
+        settle();
       }
-      inflight--;
-      if (inflight < maxInflight && call.isPaused()) call.resume();
-      if (inputEnded && inflight === 0) finish();
     });
   });
   call.on('end', () => {
@@ -313,6 +344,12 @@ function streamInfer(app: FrontApp, call: ServerDuplexStream<Incoming<ModelInfer
   call.on('error', () => {
     // a write to a torn-down stream: 'cancelled' already stopped the work
   });
+}
+
+/** Whether `msg`'s model is decoupled (never for a gateway app that cannot tell). */
+async function isDecoupled(app: FrontApp, msg: ModelInferRequest): Promise<boolean> {
+  if (app.isDecoupled === undefined || msg.modelName === '') return false;
+  return app.isDecoupled(msg.modelName, msg.modelVersion === '' ? undefined : msg.modelVersion);
 }
 
 /** The stream-local key of a request's sequence (model and `sequence_id`), undefined outside one. */

@@ -17,6 +17,7 @@
  * - Trailing metadata `tessera-queue-depth` / `tessera-inflight` become `load`, on success and failure.
  * - Errors: grpc-errors.ts, with `notAccepted` known exactly rather than guessed from a message.
  * - Every call runs through the node's circuit breaker (node-breakers.ts, guarded-call.ts).
+ * - A decoupled model's request goes over its own upstream ModelStreamInfer call (h2-stream-infer.ts).
  * - The caller's span (`opts.trace`) travels as W3C `traceparent`/`tracestate` headers.
  * - Message sizes: unlimited by default, as the grpc-js transport is configured (the node enforces
  *   its own limits); `maxReceiveMessageBytes` / `maxSendMessageBytes` bound them.
@@ -47,6 +48,7 @@ import type { GrpcTransport } from './grpc-node-transport.js';
 import { guardedCall } from './guarded-call.js';
 import { NodeConnection } from './h2-node-connection.js';
 import type { BackoffOptions } from './h2-node-connection.js';
+import { streamInferCall } from './h2-stream-infer.js';
 import { unaryCall } from './h2-unary-call.js';
 import { modelMetadataToTritonJson } from './metadata-json.js';
 import { createNodeBreakers } from './node-breakers.js';
@@ -171,6 +173,11 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
         const { response, load } = await call(node, service.modelInfer, encodeInferRequestFramed(withCallParameters(request, opts)), opts);
         return { response: decodeNodeAnswer(node.id, () => inferResponseFromProto(response)), ...(load ? { load } : {}) };
       });
+    },
+
+    streamInfer(node, request, opts, onResponse) {
+      const limits = { maxReceiveBytes, maxSendBytes };
+      return guardedCall(breakers, node, opts, () => streamInferCall(connectionFor(node), node.id, request, opts, limits, onResponse));
     },
 
     modelConfig(node, model, version, opts) {

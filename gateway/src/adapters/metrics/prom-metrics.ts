@@ -112,6 +112,8 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
   const computeSaved = new CounterCells({ name: `${p}cache_compute_saved_seconds_total`, help: 'Node compute time saved by cache hits', labelNames: ['tenant', 'model', 'version'], registry });
   const hitSources = new CounterCells({ name: `${p}cache_hits_by_source_total`, help: 'Cache hits by where the answer came from: local (in-process copy), store (Redis), coalesced (waited for another request)', labelNames: ['model', 'source'], registry });
   const notStored = new Counter({ name: `${p}cache_not_stored_total`, help: 'Responses served but not stored', labelNames: ['model', 'reason'], registers: [registry] });
+  const llmTokens = new CounterCells({ name: `${p}llm_tokens_total`, help: 'LLM tokens metered per tenant and model: direction "in" = prompt (charged on admission), "out" = completion (as streamed)', labelNames: ['tenant', 'model', 'direction'], registry });
+  const rememberTokenSeries = rememberer<CounterCell>();
   const breaker = new Gauge({ name: `${p}breaker_state`, help: 'Circuit breaker per node: 0 closed, 1 half-open, 2 open', labelNames: ['node'], registers: [registry] });
   let fleet: () => number = () => 0;
   new Gauge({ name: `${p}fleet_nodes`, help: 'Nodes in the fleet view', registers: [registry], collect() { this.set(fleet()); } });
@@ -162,6 +164,12 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+    llmTokens(tenant, model, direction, tokens) {
+      const cell = rememberTokenSeries(`${isServed(model) ? 1 : 0}\u0000${tenant}\u0000${model}\u0000${direction}`, () =>
+        llmTokens.cell({ tenant: tenantOf(tenant), model: modelOf(model), direction }),
+      );
+      cell.value += tokens;
     },
     rateLimitStoreError() {
       rateLimitStoreErrors.inc();

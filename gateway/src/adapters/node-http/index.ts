@@ -1,3 +1,5 @@
 // node:http adapters: the infer fast path ahead of the Hono app, and its body reader.
 export * from './incoming-body.js';
 export * from './native-infer.js';
+export * from './llm-http-upstream.js';
+export * from './node-llm.js';

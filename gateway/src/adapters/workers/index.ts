@@ -15,3 +15,4 @@ export * from './edge-dispatcher.js';
 export * from './two-tier-dispatcher.js';
 export * from './isolate-metrics.js';
 export * from './fleet-routes.js';
+export * from './llm-fetch-upstream.js';

@@ -126,6 +126,23 @@ describe('AdmissionQueue', () => {
     expect(t.reasons).toEqual([{ tier: 'gold', reason: 'deadline' }]);
   });
 
+  it('estimates a decoupled stream (answerBy) against its stream deadline, and its queue wait against its queue deadline', () => {
+    // A generation takes 5 s (the node's batch time of a decoupled model), the queue timeout is 1 s.
+    const t = setup({ room: 1, capacity: 1, exec: 5000 });
+    t.submit('unary', { deadline: t.clock.now() + 1000 });
+    expect(t.rejected.map((r) => r.id)).toEqual(['unary']);
+    t.submit('stream', { deadline: t.clock.now() + 1000, answerBy: t.clock.now() + 60_000 });
+    expect(t.dispatched).toEqual(['stream']);
+    // The one slot is taken: the next stream would wait a whole generation, past its queue deadline.
+    t.submit('waiting', { deadline: t.clock.now() + 1000, answerBy: t.clock.now() + 60_000 });
+    expect(t.rejected.map((r) => r.id)).toEqual(['unary', 'waiting']);
+    // One whose queue deadline allows the wait is queued, and leaves when the slot frees.
+    t.submit('patient', { deadline: t.clock.now() + 6000, answerBy: t.clock.now() + 60_000 });
+    expect(t.queue.depth).toBe(1);
+    t.free(1);
+    expect(t.dispatched).toEqual(['stream', 'patient']);
+  });
+
   it('rejects at once a request whose deadline already passed or that no node can serve', () => {
     const t = setup({ room: 5 });
     t.submit('past', { deadline: t.clock.now() });

@@ -14,7 +14,9 @@
  *    `AdmissionLoad`:
  *        waves  = ahead + 1 <= room ? 0 : ceil((ahead + 1 - room) / capacity)
  *        waitMs = waves × exec
- *    the request is rejected when `now + waitMs + exec > deadline`: it could not be answered in time.
+ *    the request is rejected when `now + waitMs + exec > deadline`: it could not be answered in time
+ *    (a decoupled stream with `answerBy`: when it could not leave the queue by `deadline`, or not
+ *    complete by `answerBy`).
  *    A wave is one full batch round of every candidate node; the estimate ignores requests that
  *    complete early, so it errs on the side of admitting (the expiry timer is the hard guarantee).
  * 4. Full queue: if some waiting entry belongs to a LOWER tier (larger priority number), the newest
@@ -49,6 +51,11 @@ export interface AdmissionRequest {
   readonly priority: number;
   /** Absolute deadline, ms since the epoch. */
   readonly deadline: number;
+  /**
+   * When the answer must be complete, if later than `deadline` (a decoupled stream: it must leave the
+   * queue by `deadline`, and may then stream until this); the deadline estimate (rule 3) checks this.
+   */
+  readonly answerBy?: number;
   /** Largest fraction (0..1] of the queue this tier may occupy. */
   readonly share: number;
   /** Aborting removes a waiting request (rejected with CANCELLED). */
@@ -145,7 +152,8 @@ export class AdmissionQueue {
     const exec = this.options.load.execTimeMs();
     if (exec !== null) {
       const waitMs = this.estimateWaitMs(this.aheadOf(request.priority), capacity, exec);
-      if (now + waitMs + exec > request.deadline) {
+      const answerBy = Math.max(request.deadline, request.answerBy ?? request.deadline);
+      if (now + waitMs + exec > answerBy || now + waitMs > request.deadline) {
         return this.refuse(
           request,
           handlers,
@@ -153,7 +161,7 @@ export class AdmissionQueue {
           new TesseraError(
             'UNAVAILABLE',
             `model '${name}' cannot answer before the deadline (estimated ${Math.ceil(waitMs + exec)} ms, ` +
-              `${request.deadline - now} ms left)`,
+              `${answerBy - now} ms left)`,
             { retryAfterMs: Math.max(1, Math.ceil(waitMs)) },
           ),
         );

@@ -15,8 +15,10 @@ import { registerJobRoutes, webhookGuardFor } from '../jobs/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import type { AppEnv } from './app-env.js';
 import { createDirectInfer, type DirectInfer } from './direct-infer.js';
+import { createDecoupledCheck, type DecoupledCheck } from './decoupled-models.js';
 import type { GatewayAppDeps } from './gateway-deps.js';
 import { registerKserveRoutes } from './kserve-routes.js';
+import { registerLlmRoutes } from '../llm/llm-routes.js';
 import { TenantStats } from './tenant-stats.js';
 import { authenticateRequest, failureAnswer, finishRequest } from './request-cycle.js';
 import { beginRequest, factsOf, pathOf, REQUEST_ID_HEADER } from './request-telemetry.js';
@@ -30,6 +32,8 @@ export interface GatewayApp {
    * paths come from `matchInferPath`. It answers exactly as `fetch` would.
    */
   readonly serveInfer: DirectInfer;
+  /** Whether a model is decoupled (decoupled-models.ts), for the gRPC front door's streams. */
+  readonly isDecoupled: DecoupledCheck;
   /** From now on health answers 503, so load balancers stop sending; in-flight requests finish. */
   startDraining(): void;
 }
@@ -76,6 +80,7 @@ export function createGatewayApp(given: GatewayAppDeps): GatewayApp {
   });
 
   registerKserveRoutes(app, { ...deps, now, draining: () => draining });
+  if (deps.llm !== undefined) registerLlmRoutes(app, { ...deps, now, llm: deps.llm });
   registerAdminRoutes(app, { tenants: deps.tenants, tiers: config.tiers, logger, now });
   registerJobRoutes(app, {
     jobs: deps.jobs,
@@ -107,6 +112,7 @@ export function createGatewayApp(given: GatewayAppDeps): GatewayApp {
     app,
     fetch: async (request) => app.fetch(request),
     serveInfer: createDirectInfer({ ...deps, now }),
+    isDecoupled: createDecoupledCheck(deps.dispatcher, now),
     startDraining: () => {
       draining = true;
     },

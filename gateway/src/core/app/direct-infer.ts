@@ -29,6 +29,8 @@ export interface DirectInferRequest {
   readBody(maxBytes: number): Promise<Uint8Array>;
   /** Aborts when the client goes away. */
   readonly signal: AbortSignal;
+  /** A decoupled model's request: its responses as they arrive (InferExchange.onResponse). */
+  readonly onResponse?: InferExchange['onResponse'];
 }
 
 export type DirectInfer = (request: DirectInferRequest, model: string, version: string | undefined) => Promise<HttpAnswer>;
@@ -60,6 +62,7 @@ export function createDirectInfer(deps: GatewayAppDeps & { readonly now: () => n
           modelName = name;
         },
         addHeaders: (h) => Object.assign(extra, h),
+        ...(request.onResponse === undefined ? {} : { onResponse: request.onResponse }),
       };
       answer = await runInfer(deps, exchange, model, version);
     } catch (error) {

@@ -11,6 +11,7 @@ import type { CacheRunResult, ProducedResponse } from '../cache/index.js';
 import type { HeaderReader } from '../http/index.js';
 import type { TenantStats } from './tenant-stats.js';
 import type { HostResolver } from '../jobs/webhook-policy.js';
+import type { LlmDeps } from '../llm/llm-deps.js';
 import type {
   DispatchContext,
   GatewayMetrics,
@@ -93,4 +94,6 @@ export interface GatewayAppDeps {
    * only IP literals are judged at submission, names at delivery.
    */
   readonly resolveHost?: HostResolver;
+  /** The LLM routes (/v1 OpenAI API, generate); absent: not served. */
+  readonly llm?: LlmDeps;
 }

@@ -5,3 +5,4 @@ export * from './infer-cache.js';
 export type * from './app-env.js';
 export * from './direct-infer.js';
 export { matchInferPath, type InferTarget } from '../../../../shared/src/http/infer-path.js';
+export * from './decoupled-models.js';

@@ -11,7 +11,7 @@
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { decodeInferRequestBody, encodeInferResponse, INFER_HEADER_LENGTH } from '../../../../shared/src/kserve/index.js';
-import { elementCount, type InferRequest } from '../../../../shared/src/tensors/index.js';
+import { elementCount, type InferRequest, type InferResponse } from '../../../../shared/src/tensors/index.js';
 import { inSpan, noopTracer, type TraceContext } from '../../../../shared/src/tracing/index.js';
 import { requireModel, tenantScope, type AuthContext } from '../auth/index.js';
 import { withResponseId } from '../cache/index.js';
@@ -19,6 +19,7 @@ import { readTierBody, type HeaderReader, type HttpAnswer } from '../http/index.
 import { acceptJobAnswer, asyncPreference, isQueueTimeoutRejection, webhookGuardFor } from '../jobs/index.js';
 import type { CacheRunResult } from '../cache/index.js';
 import type { AnsweredResponse, GatewayAppDeps } from './gateway-deps.js';
+import { DECOUPLED_STREAM_TIMEOUT_MS } from './decoupled-models.js';
 import { applyRateLimit, requestDeadline } from './rate-limit.js';
 
 
@@ -37,6 +38,8 @@ export interface InferExchange {
   setModel(model: string): void;
   /** Headers for whatever answer is sent, errors included (RateLimit-*). */
   addHeaders(headers: Record<string, string>): void;
+  /** A decoupled model's request (gRPC front door): its responses as they arrive; never cached. */
+  readonly onResponse?: (response: InferResponse) => void;
 }
 
 export type InferRouteDeps = Pick<
@@ -89,11 +92,17 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
   const scope = tenantScope(auth.tenant);
   const deadline = requestDeadline(headers, now(), auth.tier.queueTimeoutMs);
   const root = exchange.traceParent;
+  // A decoupled stream waits in the queue as long as the tier says, then runs until the client's own
+  // deadline (grpc-timeout), at most DECOUPLED_STREAM_TIMEOUT_MS.
+  const streamed =
+    exchange.onResponse === undefined
+      ? {}
+      : { onResponse: exchange.onResponse, streamDeadline: requestDeadline(headers, now(), DECOUPLED_STREAM_TIMEOUT_MS) };
   // The admission and upstream spans hang under `parent`: the cache span when the cache runs.
   const produceUnder = (parent: TraceContext | undefined) => async (request: InferRequest, upstreamSignal: AbortSignal): Promise<AnsweredResponse> => {
     const result = await dispatcher.dispatch(
       { ...request, id: '' },
-      { tenantId: auth.tenant.id, tenantScope: scope, tier: auth.tier, deadline, signal: upstreamSignal, headers, trace: { tracer, parent } },
+      { tenantId: auth.tenant.id, tenantScope: scope, tier: auth.tier, deadline, signal: upstreamSignal, headers, trace: { tracer, parent }, ...streamed },
     );
     const encoded = encodeInferResponse(result.response, {
       binaryOutputDefault: decoded.binaryOutputDefault,
@@ -117,7 +126,7 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
   const count = (outcome: 'success' | 'fail', cache?: CacheRunResult['status']): void =>
     deps.stats?.record(auth.tenant.id, model, version ?? '', outcome, now() - started, now(), cache);
   try {
-    if (deps.cache === undefined) {
+    if (deps.cache === undefined || exchange.onResponse !== undefined) {
       cached = { ...(await produceUnder(root)(decoded.request, signal)), status: 'BYPASS' as const };
     } else if (!tracer.enabled) {
       cached = await runCache(root);

@@ -2,6 +2,7 @@
  * What travels with one request from the app to the dispatcher (admission, routing, the upstream
  * call). Declared once here, between the two: the app builds it and the dispatcher reads it.
  */
+import type { InferResponse } from '../../../../shared/src/tensors/index.js';
 import type { TraceScope } from '../../../../shared/src/tracing/index.js';
 import type { Tier } from './tenants.js';
 
@@ -21,6 +22,10 @@ export interface DispatchContext {
   readonly headers?: { get(name: string): string | null };
   /** Spans `admission` (the wait in the queue) and `upstream` (each node call) hang here; default none. */
   readonly trace?: TraceScope;
+  /** Set for a decoupled model's request: streamed upstream, each response handed over as it arrives. */
+  readonly onResponse?: (response: InferResponse) => void;
+  /** With `onResponse`: the upstream stream's deadline (a generation outlives the queue timeout that `deadline` bounds). */
+  readonly streamDeadline?: number;
 }
 
 /** Metadata calls need only a deadline and the client's signal. */

@@ -12,3 +12,4 @@ export type * from './clock.js';
 export type * from './routing.js';
 export type * from './dispatch-observer.js';
 export type * from './sequence-affinity.js';
+export type * from './llm-upstream.js';

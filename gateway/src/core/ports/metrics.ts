@@ -15,6 +15,11 @@ export type GatewayRoute =
   | 'admin'
   | 'metrics'
   | 'jobs'
+  | 'llm_models'
+  | 'completions'
+  | 'chat_completions'
+  | 'generate'
+  | 'generate_stream'
   | 'other';
 
 export type AuthRejection = 'missing' | 'malformed' | 'unknown_key' | 'disabled' | 'forbidden_model' | 'admin';
@@ -34,6 +39,8 @@ export interface GatewayMetrics {
   request(observation: RequestObservation): void;
   rateLimited(tenant: string, tier: string): void;
   authRejected(reason: AuthRejection): void;
+  /** LLM tokens metered for a tenant and model: `in` = prompt, `out` = completion (optional: LLM routes only). */
+  llmTokens?(tenant: string, model: string, direction: 'in' | 'out', tokens: number): void;
   /** The exposition text for `/metrics`. */
   render(): Promise<{ readonly contentType: string; readonly body: string }>;
 }

@@ -25,6 +25,11 @@ export interface UpstreamInferResult {
 
 export interface NodeTransport {
   infer(node: NodeView, request: InferRequest, options: UpstreamCallOptions): Promise<UpstreamInferResult>;
+  /**
+   * A request of a decoupled model: every response handed to `onResponse` as the node sends it; resolves
+   * with the final one. Absent on transports that cannot stream (the dispatcher then answers UNSUPPORTED).
+   */
+  streamInfer?(node: NodeView, request: InferRequest, options: UpstreamCallOptions, onResponse: (response: InferResponse) => void): Promise<UpstreamInferResult>;
   /** Model config as Triton's /config JSON. */
   modelConfig(node: NodeView, model: string, version: string | undefined, options: UpstreamCallOptions): Promise<unknown>;
   /** Model metadata as Triton's HTTP JSON. */

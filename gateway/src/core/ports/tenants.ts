@@ -27,6 +27,16 @@ export interface TierJobLimits {
   readonly resultTtlSeconds: number;
 }
 
+/** A tier's LLM limits (core/llm): tokens per minute, prompt and completion tokens together. */
+export interface TierLlmLimits {
+  /** Sustained tokens per minute; 0 means unlimited. */
+  readonly tokensPerMinute: number;
+  /** Bucket size in tokens (the most one burst may spend); default tokensPerMinute. */
+  readonly tokensBurst: number;
+  /** Whether deterministic completions (temperature 0) are cached for this tier (exact match, per tenant). */
+  readonly cacheCompletions: boolean;
+}
+
 export interface Tier {
   readonly name: string;
   /** Triton-style priority: 1 is the highest; larger numbers are served later. */
@@ -44,6 +54,8 @@ export interface Tier {
   readonly maxRequestBytes?: number;
   /** Job store limits; absent: the gateway's job defaults (adapters/bullmq). */
   readonly jobs?: TierJobLimits;
+  /** LLM token limits and completion caching; absent: no token limit, no completion cache. */
+  readonly llm?: TierLlmLimits;
 }
 
 export interface Tenant {

@@ -48,6 +48,7 @@ import type {
 } from '../ports/index.js';
 import { DEFAULT_OVERCOMMIT, expectedWaitMs, modelLoadOf, reportedExecTimeMs, room } from './node-load.js';
 import { createPicker } from './pickers.js';
+import { streamUpstream } from './stream-upstream.js';
 import { isNotAccepted, upstreamDetails } from './upstream-errors.js';
 import { normalizeRoutingConfig, selectVersion } from './version-splits.js';
 import type { RoutingConfig } from './version-splits.js';
@@ -278,7 +279,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       attributes: { 'tessera.node_id': node.id, 'tessera.attempt': retry ? 2 : 1, 'tessera.model': model, 'tessera.model_version': request.modelVersion },
     });
     try {
-      const result = await transport.infer(node, request, callOptions(request, ctx, span === undefined ? ctx.trace?.parent : span.context()));
+      const options = callOptions(request, ctx.streamDeadline === undefined ? ctx : { ...ctx, deadline: ctx.streamDeadline }, span === undefined ? ctx.trace?.parent : span.context());
+      const result = ctx.onResponse === undefined ? await transport.infer(node, request, options) : await streamUpstream(transport, node, request, options, ctx.onResponse);
       if (result.load) directory.observe(node.id, model, result.load);
       const elapsed = clock.now() - started;
       const previous = measuredExecMs.get(model);
@@ -372,7 +374,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     });
     return new Promise<UpstreamInferResult>((resolve, reject) => {
       queue.admit(
-        { tier: ctx.tier.name, priority: ctx.tier.priority, share: ctx.tier.queueShare, deadline: ctx.deadline, ...(ctx.signal ? { signal: ctx.signal } : {}) },
+        { tier: ctx.tier.name, priority: ctx.tier.priority, share: ctx.tier.queueShare, deadline: ctx.deadline, ...(ctx.signal ? { signal: ctx.signal } : {}), ...(ctx.streamDeadline === undefined ? {} : { answerBy: ctx.streamDeadline }) },
         {
           dispatch: () => {
             admission?.end();

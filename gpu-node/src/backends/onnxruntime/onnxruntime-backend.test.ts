@@ -266,6 +266,8 @@ describe('onnxruntime backend', () => {
       request([int32Tensor('INPUT0', [1, 4], [1, 2, 3, 4]), int32Tensor('INPUT1', [1, 4], [4, 3, 2, 1])], ['OUTPUT0']),
     ]);
     expect(int32Values(outputsOf(results[0])[0])).toEqual([5, 5, 5, 5]);
+    // Instances asked of a GPU live in the GPU pool, apart from CPU models (and one thread each here).
+    expect([autoBackend.gpuPool.stats().threads, autoBackend.pool.stats().threads]).toEqual([Math.min(2, autoBackend.gpuPool.size), 0]);
   });
 
   it('fails a load with a message naming the model file when it is not ONNX', async () => {
@@ -274,5 +276,31 @@ describe('onnxruntime backend', () => {
       code: 'INVALID_ARG',
       message: expect.stringMatching(/instance broken_0: onnxruntime could not load '.*broken\/1\/model\.onnx'/),
     });
+  });
+});
+
+describe('onnxruntime backend: instances share a bounded pool of threads', () => {
+  it('serves eight sessions of four models from one thread, each with its own answers', async () => {
+    const repo = await tempRepo();
+    const backend = createOnnxRuntimeBackend({ threadPoolSize: 1 });
+    try {
+      const sources = await Promise.all([0, 1, 2, 3].map((m) => repo.source(addSubConfig(`add_sub_${m}`), 'model.onnx', addSubOnnx())));
+      const instances = await Promise.all(
+        sources.flatMap((source) => [0, 1].map((i) => backend.createInstance(source, cpuSpec(`${source.name}_${i}`, { instanceCount: 2 })))),
+      );
+      expect(backend.pool.stats()).toMatchObject({ threads: 1, perThread: [{ sessions: 8 }] });
+      const results = await Promise.all(
+        instances.map((inst, k) => inst.execute([request([int32Tensor('INPUT0', [1, 4], [k, k, k, k]), int32Tensor('INPUT1', [1, 4], [1, 2, 3, 4])])])),
+      );
+      results.forEach((result, k) => {
+        expect(int32Values(find(outputsOf(result.results[0]), 'OUTPUT0'))).toEqual([k + 1, k + 2, k + 3, k + 4]);
+      });
+      await Promise.all(instances.map((inst) => inst.close()));
+      // The thread ends with its last session: nothing of the models is left behind.
+      expect(backend.pool.stats().threads).toBe(0);
+    } finally {
+      await backend.pool.close();
+      await repo.remove();
+    }
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The `onnxruntime` backend: each instance is a worker thread owning one onnxruntime-node session (the
- * main thread never loads onnxruntime at all). The execution provider follows the instance spec: CPU,
+ * The `onnxruntime` backend: each instance is one onnxruntime-node session, hosted with others in a
+ * bounded pool of worker threads (worker/worker-pool.ts; the main thread never loads onnxruntime at all). The execution provider follows the instance spec: CPU,
  * or on the spec's GPU the providers of execution-providers.ts (CUDA, WebGPU); a KIND_GPU instance no
  * GPU provider can serve fails the load, and a KIND_AUTO one falls back to the CPU (logged once per backend).
  */
@@ -18,7 +18,8 @@ import type {
 } from '../backend.js';
 import { countInstances } from '../instance-specs.js';
 import { executeTiming, failedExecuteTiming } from '../worker/execute-timing.js';
-import { InstanceWorker } from '../worker/instance-worker.js';
+import type { PooledSession } from '../worker/pool-thread.js';
+import { WorkerPool } from '../worker/worker-pool.js';
 import { transferListOf } from '../worker/wire-tensor.js';
 import { siblingModule } from '../worker/sibling-module.js';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
@@ -35,9 +36,11 @@ export interface OnnxRuntimeBackendOptions {
   readonly cores?: number;
   /** Whether the CUDA provider library is installed; default: looked up beside onnxruntime-node's binding. */
   readonly cudaInstalled?: () => boolean;
+  /** Worker threads hosting the CPU instances (`--backend-thread-pool-size`); default os.availableParallelism(). */
+  readonly threadPoolSize?: number;
 }
 
-type OrtWorker = InstanceWorker<OrtInfo, OrtExecuteBody, OrtExecuteReply>;
+type OrtWorker = PooledSession<OrtInfo, OrtExecuteBody, OrtExecuteReply>;
 
 const WORKER_ENTRY = siblingModule(import.meta.url, 'onnxruntime-worker');
 const NOT_EXECUTED = TesseraError.internal('request was not executed');
@@ -115,20 +118,34 @@ class OnnxRuntimeInstance implements BackendInstance {
   }
 }
 
-export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}): Backend {
+/** An onnxruntime backend and the pools its instances run in (for figures and for closing them in tests). */
+export interface OnnxRuntimeBackend extends Backend {
+  /** CPU instances (and describe probes). */
+  readonly pool: WorkerPool;
+  /** GPU instances (KIND_GPU, and KIND_AUTO where a GPU is visible). */
+  readonly gpuPool: WorkerPool;
+}
+
+export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}): OnnxRuntimeBackend {
   const logger = options.logger ?? silentLogger;
   const cudaInstalled = options.cudaInstalled ?? cudaProviderInstalled;
   let fallbackLogged = false;
+  const size = options.threadPoolSize === undefined ? {} : { size: options.threadPoolSize };
+  const pool = new WorkerPool({ entry: WORKER_ENTRY, ...size });
+  // GPU instances take turns on threads of their own: a GPU run, or a wait for the WebGPU lock, must
+  // not hold up CPU models (and a thread never waits for the lock while one of its own tasks holds it).
+  const gpuPool = new WorkerPool({ entry: WORKER_ENTRY, ...size });
 
-  const startWorker = (init: OrtInit): Promise<OrtWorker> =>
-    InstanceWorker.start<OrtInfo, OrtExecuteBody, OrtExecuteReply, OrtInit>({
+  const startWorker = (init: OrtInit, group?: string): Promise<OrtWorker> =>
+    (init.gpu === undefined ? pool : gpuPool).open<OrtInfo, OrtExecuteBody, OrtExecuteReply>(init, {
       instanceName: init.instanceName,
-      entry: WORKER_ENTRY,
-      init,
+      ...(group === undefined ? {} : { group }),
     });
 
   return {
     name: 'onnxruntime',
+    pool,
+    gpuPool,
     defaultModelFilename: 'model.onnx',
 
     /** Reads the graph's inputs and outputs in a short-lived CPU worker (loading can take a while). */
@@ -167,13 +184,16 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
               webGpuLock: webGpuLockBuffer(),
             }
           : undefined;
-      const worker = await startWorker({
-        instanceName: spec.name,
-        modelPath: source.modelPath,
-        ...(gpu === undefined ? {} : { gpu }),
-        cpuFallback: spec.auto,
-        settings,
-      });
+      const worker = await startWorker(
+        {
+          instanceName: spec.name,
+          modelPath: source.modelPath,
+          ...(gpu === undefined ? {} : { gpu }),
+          cpuFallback: spec.auto,
+          settings,
+        },
+        `${source.name}/${source.version}`,
+      );
       let effective: InstanceSpec = { ...spec, provider: worker.info.provider };
       if (worker.info.gpuError !== undefined) {
         effective = { ...effective, kind: 'cpu', device: -1 };

@@ -1,6 +1,7 @@
 /**
- * Worker-thread entry of one onnxruntime instance: it owns one InferenceSession, because session.run
- * blocks the thread it runs on for the whole inference.
+ * Worker-thread entry of the onnxruntime backend's pooled threads (worker-pool.ts): each thread hosts
+ * many instances, one InferenceSession each, run one at a time in turns (session-host.ts), because
+ * session.run blocks the thread it runs on for the whole inference.
  */
 import * as ort from 'onnxruntime-node';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
@@ -12,16 +13,21 @@ import {
 } from '../../../../shared/src/tensors/index.js';
 import type { WireTensor } from '../worker/protocol.js';
 import { ownedArrayBuffer, wireToTensor } from '../worker/wire-tensor.js';
-import { serveWorker, wireError } from '../worker/worker-runtime.js';
+import { serveSessions } from '../worker/session-host.js';
+import { wireError } from '../worker/worker-runtime.js';
 import { datatypeOfOrt, ortTypeOf } from './element-types.js';
 import { missingCudaLibrary, type ExecutionProviderName } from './execution-providers.js';
 import { outputDisagreement } from './output-agreement.js';
 import { withWebGpuLock } from './webgpu-lock.js';
+import type { WorkerReply } from '../worker/worker-runtime.js';
 import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit, OrtIoInfo, OrtRunResult } from './protocol.js';
 
-let session: ort.InferenceSession | undefined;
-let provider: ExecutionProviderName = 'cpu';
-let initMessage: OrtInit | undefined;
+/** One instance's session and how it was made. */
+interface InstanceSession {
+  session: ort.InferenceSession | undefined;
+  readonly provider: ExecutionProviderName;
+  readonly initMessage: OrtInit;
+}
 // Fatal: batch-plan.ts refuses elements that are not valid UTF-8 before they get here; never alter one.
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -159,64 +165,64 @@ function toWire(name: string, value: ort.OnnxValue): WireTensor {
   return { name, datatype, shape: [...tensor.dims], data };
 }
 
-serveWorker<OrtInit, OrtInfo, OrtExecuteBody, OrtExecuteReply>({
-  async init(init) {
+serveSessions<OrtInit, OrtInfo, OrtExecuteBody, OrtExecuteReply>({
+  async open(init) {
     const loaded = await load(init);
-    session = loaded.session;
-    provider = loaded.provider;
-    initMessage = init;
-    return {
-      inputs: ioInfo(session.inputMetadata, 'input'),
-      outputs: ioInfo(session.outputMetadata, 'output'),
+    const state: InstanceSession = { session: loaded.session, provider: loaded.provider, initMessage: init };
+    const info: OrtInfo = {
+      inputs: ioInfo(loaded.session.inputMetadata, 'input'),
+      outputs: ioInfo(loaded.session.outputMetadata, 'output'),
       provider: loaded.provider,
       ...(loaded.gpuError !== undefined ? { gpuError: loaded.gpuError } : {}),
     };
-  },
-
-  async execute(body) {
-    if (session === undefined) throw TesseraError.internal('onnxruntime session is not loaded');
-    let inputNs = 0n;
-    let inferNs = 0n;
-    let outputNs = 0n;
-    const runs: OrtRunResult[] = [];
-    const transfer = new Set<ArrayBuffer>();
-    // Each run fails on its own: a bad shape in one request of a non-batching model spares the others.
-    for (const run of body.runs) {
-      try {
-        const t0 = now();
-        const feeds: Record<string, ort.Tensor> = {};
-        for (const input of run.inputs) feeds[input.name] = toOrtTensor(input);
-        const t1 = now();
-        const running = session;
-        const results = await underGpuLock(initMessage as OrtInit, provider, () => running.run(feeds, [...run.outputNames]));
-        const t2 = now();
-        if (body.checkAgainstCpu !== undefined && provider !== 'cpu' && initMessage !== undefined) {
-          const problem = await cpuDisagreement(initMessage, feeds, run.outputNames, results, body.checkAgainstCpu);
-          if (problem !== undefined) throw TesseraError.internal(`${provider} disagrees with the CPU: ${problem}`);
-        }
-        const outputs = run.outputNames.map((name) => {
-          const value = results[name];
-          if (value === undefined) throw TesseraError.internal(`onnxruntime returned no output '${name}'`);
-          return toWire(name, value);
-        });
-        for (const o of outputs) if (o.data.byteLength > 0) transfer.add(o.data);
-        outputNs += now() - t2;
-        inputNs += t1 - t0;
-        inferNs += t2 - t1;
-        runs.push({ outputs });
-      } catch (error) {
-        runs.push({ error: wireError(error) });
-      }
-    }
-    return {
-      body: { runs, inputNs: Number(inputNs), inferNs: Number(inferNs), outputNs: Number(outputNs) },
-      transfer: [...transfer],
-    };
-  },
-
-  async close() {
-    const closing = session;
-    session = undefined;
-    if (closing !== undefined && initMessage !== undefined) await underGpuLock(initMessage, provider, () => closing.release());
+    return { info, session: { execute: (body) => execute(state, body), close: () => release(state) } };
   },
 });
+
+async function execute(state: InstanceSession, body: OrtExecuteBody): Promise<WorkerReply<OrtExecuteReply>> {
+  const { session, provider, initMessage } = state;
+  if (session === undefined) throw TesseraError.internal('onnxruntime session is not loaded');
+  let inputNs = 0n;
+  let inferNs = 0n;
+  let outputNs = 0n;
+  const runs: OrtRunResult[] = [];
+  const transfer = new Set<ArrayBuffer>();
+  // Each run fails on its own: a bad shape in one request of a non-batching model spares the others.
+  for (const run of body.runs) {
+    try {
+      const t0 = now();
+      const feeds: Record<string, ort.Tensor> = {};
+      for (const input of run.inputs) feeds[input.name] = toOrtTensor(input);
+      const t1 = now();
+      const running = session;
+      const results = await underGpuLock(initMessage as OrtInit, provider, () => running.run(feeds, [...run.outputNames]));
+      const t2 = now();
+      if (body.checkAgainstCpu !== undefined && provider !== 'cpu' && initMessage !== undefined) {
+        const problem = await cpuDisagreement(initMessage, feeds, run.outputNames, results, body.checkAgainstCpu);
+        if (problem !== undefined) throw TesseraError.internal(`${provider} disagrees with the CPU: ${problem}`);
+      }
+      const outputs = run.outputNames.map((name) => {
+        const value = results[name];
+        if (value === undefined) throw TesseraError.internal(`onnxruntime returned no output '${name}'`);
+        return toWire(name, value);
+      });
+      for (const o of outputs) if (o.data.byteLength > 0) transfer.add(o.data);
+      outputNs += now() - t2;
+      inputNs += t1 - t0;
+      inferNs += t2 - t1;
+      runs.push({ outputs });
+    } catch (error) {
+      runs.push({ error: wireError(error) });
+    }
+  }
+  return {
+    body: { runs, inputNs: Number(inputNs), inferNs: Number(inferNs), outputNs: Number(outputNs) },
+    transfer: [...transfer],
+  };
+}
+
+async function release(state: InstanceSession): Promise<void> {
+  const closing = state.session;
+  state.session = undefined;
+  if (closing !== undefined) await underGpuLock(state.initMessage, state.provider, () => closing.release());
+}

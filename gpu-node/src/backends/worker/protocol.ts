@@ -60,3 +60,22 @@ export type WorkerMessage =
   | { readonly type: 'partial'; readonly id: number; readonly body: unknown }
   | { readonly type: 'failed'; readonly id: number; readonly error: WireError }
   | { readonly type: 'closed' };
+
+/**
+ * A pooled worker thread (worker-pool.ts) hosts many sessions (instances), each opened with its own
+ * init payload and named by a number the host picks. Batch ids are unique per thread, so `cancel`,
+ * `reply`, `partial` and `failed` are the single-instance messages above, unchanged.
+ */
+export type PoolHostMessage =
+  | { readonly type: 'open'; readonly session: number; readonly init: unknown }
+  | { readonly type: 'execute'; readonly session: number; readonly id: number; readonly body: unknown }
+  | { readonly type: 'cancel'; readonly id: number; readonly index: number }
+  | { readonly type: 'release'; readonly session: number };
+
+export type PoolWorkerMessage =
+  | { readonly type: 'opened'; readonly session: number; readonly info: unknown }
+  | { readonly type: 'open-failed'; readonly session: number; readonly error: WireError }
+  | { readonly type: 'reply'; readonly id: number; readonly body: unknown }
+  | { readonly type: 'partial'; readonly id: number; readonly body: unknown }
+  | { readonly type: 'failed'; readonly id: number; readonly error: WireError }
+  | { readonly type: 'released'; readonly session: number };

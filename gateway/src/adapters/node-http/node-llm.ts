@@ -1,0 +1,47 @@
+/**
+ * The LLM routes' dependencies on Node (core/llm/llm-deps.ts): the router over the gateway's fleet
+ * view and breakers, node:http to the nodes' HTTP ports, the response store for deterministic
+ * completions, and the cl100k_base tokenizer (shared/src/llm/cl100k-counter.ts).
+ */
+import { loadCl100kCounter } from '../../../../shared/src/llm/cl100k-counter.js';
+import type { GatewayConfig } from '../../config/index.js';
+import { LlmRouter, type LlmDeps } from '../../core/llm/index.js';
+import type { AdmissionObserver, FleetChangeSource, NodeDirectory, ResponseCache } from '../../core/ports/index.js';
+import type { NodeBreakers } from '../grpc/node-breakers.js';
+import { createLlmHttpUpstream } from './llm-http-upstream.js';
+
+export interface NodeLlmOptions {
+  readonly config: GatewayConfig;
+  readonly directory: NodeDirectory;
+  readonly breakers?: NodeBreakers;
+  readonly fleetEvents?: FleetChangeSource;
+  /** Where deterministic completions are cached (the infer cache's store); absent: no completion cache. */
+  readonly store?: ResponseCache;
+  readonly observer?: AdmissionObserver;
+}
+
+export function createNodeLlm(options: NodeLlmOptions): { readonly deps: LlmDeps; close(): void } {
+  const { config } = options;
+  const router = new LlmRouter({
+    directory: options.directory,
+    ...(options.breakers === undefined ? {} : { breakers: options.breakers }),
+    ...(options.fleetEvents === undefined ? {} : { fleetEvents: options.fleetEvents }),
+    ...(options.observer === undefined ? {} : { observer: options.observer }),
+    maxStreamsPerNode: config.llm.maxStreamsPerNode,
+  });
+  const upstream = createLlmHttpUpstream({ ...(options.breakers === undefined ? {} : { breakers: options.breakers }), maxSockets: config.llm.maxStreamsPerNode });
+  const deps: LlmDeps = {
+    router,
+    upstream,
+    tokenCounter: loadCl100kCounter,
+    ...(options.store === undefined ? {} : { cache: { store: options.store, prefix: config.keyPrefix } }),
+    settings: { maxPromptChars: config.llm.maxPromptChars, chargeEveryTokens: config.llm.chargeEveryTokens },
+  };
+  return {
+    deps,
+    close() {
+      router.close();
+      upstream.close();
+    },
+  };
+}

@@ -1,0 +1,207 @@
+/**
+ * One LLM request from admission to the client's answer: wait for room on a node serving the model
+ * (llm-router.ts), send the client's body to the node's route, and answer with what the node sends:
+ * a streamed answer relayed event by event (event-stream-relay.ts), anything else read whole (bounded)
+ * and passed on with its status. A failure before the node accepted the request (refused, breaker
+ * open) is retried once on another node; nothing else is retried, a stream least of all.
+ */
+import { TesseraError } from '../../../../shared/src/errors/index.js';
+import type { TokenCounter } from '../../../../shared/src/llm/token-counter.js';
+import type { AuthContext } from '../auth/index.js';
+import type { GatewayMetrics, LlmUpstream, LlmUpstreamResponse, RateLimiter } from '../ports/index.js';
+import { isNotAccepted } from '../routing/upstream-errors.js';
+import { relayEventStream, type StreamFormat } from './event-stream-relay.js';
+import type { LlmRouter, NodeLease } from './llm-router.js';
+import { CompletionMeter, tokenLimitError } from './token-budget.js';
+
+/** The largest non-streamed answer (or error body) the gateway reads from a node. */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+export interface LlmForwardDeps {
+  readonly router: LlmRouter;
+  readonly upstream: LlmUpstream;
+  readonly rateLimiter: RateLimiter;
+  readonly metrics: GatewayMetrics;
+  readonly counter: TokenCounter;
+  /** Most ms to wait for the node to start answering (a non-streamed answer comes whole, at the end). */
+  readonly answerTimeoutMs: number;
+  readonly chargeEvery?: number;
+}
+
+export interface LlmForwardRequest {
+  readonly auth: AuthContext;
+  readonly model: string;
+  /** Path on the node. */
+  readonly path: string;
+  readonly body: Uint8Array;
+  readonly stream: boolean;
+  readonly format: StreamFormat;
+  /** Absolute deadline of the wait for a node. */
+  readonly deadline: number;
+  /** The client's disconnect. */
+  readonly signal: AbortSignal;
+}
+
+/** A non-streamed answer, read whole. */
+export interface WholeAnswer {
+  readonly kind: 'whole';
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: Uint8Array;
+  /** Completion tokens metered from the answer (0 for errors). */
+  readonly completionTokens: number;
+}
+
+export interface StreamedAnswer {
+  readonly kind: 'stream';
+  readonly body: ReadableStream<Uint8Array>;
+}
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-cache',
+  'X-Accel-Buffering': 'no',
+  // Tells @hono/node-server to send the headers at once instead of waiting a timer turn for more body.
+  'Transfer-Encoding': 'chunked',
+};
+
+async function readWhole(body: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.length;
+    if (total > MAX_ANSWER_BYTES) throw TesseraError.badGateway(`the node's answer is larger than ${MAX_ANSWER_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}
+
+/** Generated text of a whole answer: OpenAI's usage when present, else the text counted. */
+function completionTokensOf(format: StreamFormat, body: Uint8Array, counter: TokenCounter): number {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(body));
+  } catch {
+    return 0;
+  }
+  if (typeof value !== 'object' || value === null) return 0;
+  if (format === 'generate') {
+    const text = (value as { text_output?: unknown }).text_output;
+    return typeof text === 'string' ? counter.count(text) : 0;
+  }
+  const usage = (value as { usage?: { completion_tokens?: unknown } }).usage?.completion_tokens;
+  if (typeof usage === 'number' && Number.isSafeInteger(usage) && usage >= 0) return usage;
+  const choice = (value as { choices?: { text?: unknown; message?: { content?: unknown } }[] }).choices?.[0];
+  const text = choice?.text ?? choice?.message?.content;
+  return typeof text === 'string' ? counter.count(text) : 0;
+}
+
+/**
+ * Streamed pieces are mostly a token or two, and the same few thousand strings recur: their counts are
+ * remembered (by counter, bounded), sparing the tokenizer's regex and merges on most events.
+ */
+const MEMO_MAX_CHARS = 32;
+const MEMO_MAX_ENTRIES = 8192;
+const memos = new WeakMap<TokenCounter, Map<string, number>>();
+
+function countPiece(counter: TokenCounter, text: string): number {
+  if (text.length > MEMO_MAX_CHARS) return counter.count(text);
+  let memo = memos.get(counter);
+  if (memo === undefined) memos.set(counter, (memo = new Map()));
+  let count = memo.get(text);
+  if (count === undefined) {
+    count = counter.count(text);
+    if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
+    memo.set(text, count);
+  }
+  return count;
+}
+
+export async function forwardLlm(deps: LlmForwardDeps, request: LlmForwardRequest): Promise<WholeAnswer | StreamedAnswer> {
+  const { router, upstream } = deps;
+  const { auth, model } = request;
+  const upstreamAbort = new AbortController();
+  const onClientGone = (): void => upstreamAbort.abort();
+  if (request.signal.aborted) throw TesseraError.cancelled('the client closed the connection');
+  request.signal.addEventListener('abort', onClientGone, { once: true });
+  const detach = (): void => request.signal.removeEventListener('abort', onClientGone);
+
+  let lease: NodeLease;
+  try {
+    lease = await router.acquire(model, {
+      tier: auth.tier.name,
+      priority: auth.tier.priority,
+      share: auth.tier.queueShare,
+      deadline: request.deadline,
+      signal: request.signal,
+    });
+  } catch (error) {
+    detach();
+    throw error;
+  }
+  const send = (target: NodeLease): Promise<LlmUpstreamResponse> =>
+    upstream.send(target.node, {
+      method: 'POST',
+      path: request.path,
+      body: request.body,
+      headers: { 'content-type': 'application/json' },
+      signal: upstreamAbort.signal,
+      headersTimeoutMs: deps.answerTimeoutMs,
+    });
+  let response: LlmUpstreamResponse;
+  try {
+    try {
+      response = await send(lease);
+    } catch (error) {
+      lease.release();
+      const other = isNotAccepted(error) && !request.signal.aborted ? router.leastLoaded(model, lease.node.id) : undefined;
+      if (other === undefined) throw error;
+      lease = router.claim(other, model);
+      response = await send(lease);
+    }
+  } catch (error) {
+    lease.release();
+    detach();
+    throw error;
+  }
+
+  const contentType = response.headers['content-type'] ?? 'application/json';
+  if (!request.stream || response.status !== 200 || !contentType.startsWith('text/event-stream')) {
+    try {
+      const body = await readWhole(response.body);
+      let completionTokens = 0;
+      if (response.status === 200) {
+        completionTokens = completionTokensOf(request.format, body, deps.counter);
+        const meter = new CompletionMeter(deps.rateLimiter, deps.metrics, auth, model, deps.chargeEvery);
+        // The answer exists already: a refused charge cannot take it back, it only leaves the bucket empty.
+        meter.add(completionTokens);
+        await meter.settle();
+      }
+      return { kind: 'whole', status: response.status, contentType, body, completionTokens };
+    } finally {
+      lease.release();
+      detach();
+    }
+  }
+
+  const meter = new CompletionMeter(deps.rateLimiter, deps.metrics, auth, model, deps.chargeEvery);
+  const body = relayEventStream({
+    source: response.body,
+    format: request.format,
+    countTokens: (text) => countPiece(deps.counter, text),
+    meter,
+    overBudgetError: (retryAfterMs) => tokenLimitError(auth, model, meter.total, retryAfterMs),
+    abortUpstream: () => upstreamAbort.abort(),
+    onEnd: () => {
+      lease.release();
+      detach();
+    },
+  });
+  return { kind: 'stream', body };
+}

@@ -1,0 +1,347 @@
+/**
+ * Continuous batching for one model instance: every decode step runs over all active sequences at
+ * once; a new request is prefilled on its own (so its cache is the same whatever else runs) and joins
+ * the next step; a finished or cancelled sequence leaves right after the step that ends it and its
+ * cache row goes back. Admission takes the waiting requests in priority order (then arrival) while
+ * fewer than `maxNumSeqs` run and the KV budget holds each one's worst case (prompt + max_tokens), so a
+ * running sequence never runs out of cache; a request that cannot wait (policy `reject`) or would never
+ * fit is refused with the reason.
+ */
+import { TesseraError } from '../../../../shared/src/errors/index.js';
+import type { DecoderLayout } from './decoder-layout.js';
+import { KvCache, type CopyCounters } from './kv-cache.js';
+import { sampleToken, seededRandom, type SamplingParameters } from './sampling.js';
+import { TextStream, type Detokenizer } from './text-stream.js';
+
+export type FinishReason = 'stop' | 'length' | 'cancelled';
+
+/** One sequence's news from a step: text to send, and whether (and why) it ended. */
+export interface SequenceEvent {
+  readonly id: number;
+  readonly text: string;
+  readonly tokens: number;
+  readonly done?: FinishReason;
+  readonly error?: TesseraError;
+}
+
+export type RunnerTensors = Readonly<Record<string, { data: Float32Array | BigInt64Array; dims: readonly number[] }>>;
+
+/**
+ * A model run: feeds by input name to outputs by name (onnxruntime's session, or a stand-in). Outputs
+ * given in `into` are written into those arrays instead of new ones.
+ */
+export interface DecoderRunner {
+  run(feeds: RunnerTensors, into?: RunnerTensors): Promise<Record<string, { data: Float32Array; dims: readonly number[] }>>;
+}
+
+export interface EngineOptions {
+  readonly maxNumSeqs: number;
+  readonly kvCacheBytes: number;
+  readonly contextLength: number;
+  readonly eosId: number | undefined;
+  /** 'wait': a request the budget cannot take now waits; 'reject': it is refused at once. */
+  readonly admission: 'wait' | 'reject';
+  /** Most requests waiting for admission; 0 = no limit. */
+  readonly maxQueueSize: number;
+}
+
+export interface AddRequest {
+  readonly id: number;
+  readonly promptIds: readonly number[];
+  readonly params: SamplingParameters;
+  /** Lower first, as the dynamic batcher's levels (1 is the highest); 0 = the default level. */
+  readonly priority: number;
+}
+
+interface Sequence {
+  readonly request: AddRequest;
+  readonly maxTokens: number;
+  readonly reservedBytes: number;
+  readonly arrival: number;
+  readonly stream: TextStream;
+  readonly random: () => number;
+  generated: number;
+  nextToken: number;
+  cancelled: boolean;
+}
+
+export interface EngineStats {
+  readonly active: number;
+  readonly waiting: number;
+  readonly reservedBytes: number;
+  readonly allocatedBytes: number;
+  readonly steps: number;
+  readonly stepSequences: number;
+  readonly copies: CopyCounters;
+  /** Time spent in the copies of steps (ns), beside the time in the model (ns). */
+  readonly stepCopyNs: number;
+  readonly stepModelNs: number;
+}
+
+/** The priority of a request's `priority` 0 (the default level) sits below every explicit level. */
+const DEFAULT_LEVEL = Number.MAX_SAFE_INTEGER;
+
+export class BatchEngine {
+  private readonly waiting: Sequence[] = [];
+  /** Active sequences by cache row. */
+  private readonly rows: Sequence[] = [];
+  private readonly cache: KvCache;
+  private reservedBytes = 0;
+  private arrivals = 0;
+  private running = false;
+  private steps = 0;
+  private stepSequences = 0;
+  private stepCopyNs = 0;
+  private stepModelNs = 0;
+  readonly bytesPerToken: number;
+  /** A step's logits ([rows, 1, vocab]) are written here. */
+  private readonly logits: Float32Array;
+
+  constructor(
+    private readonly runner: DecoderRunner,
+    private readonly layout: DecoderLayout,
+    private readonly vocab: number,
+    private readonly tokenizer: Detokenizer,
+    private readonly options: EngineOptions,
+    private readonly emit: (events: SequenceEvent[]) => void,
+  ) {
+    this.cache = new KvCache(layout, options.maxNumSeqs, options.contextLength);
+    this.bytesPerToken = layout.layers * 2 * layout.heads * layout.headDim * 4;
+    this.logits = new Float32Array(options.maxNumSeqs * vocab);
+  }
+
+  /** Checks a request against the context and budget; refused ones get their error event at once. */
+  add(request: AddRequest): void {
+    const prompt = request.promptIds.length;
+    const { contextLength, kvCacheBytes } = this.options;
+    const fail = (error: TesseraError) => this.emit([{ id: request.id, text: '', tokens: 0, error }]);
+    if (prompt === 0) return fail(TesseraError.invalidArg('the prompt is empty: the model needs at least one prompt token'));
+    if (prompt >= contextLength) {
+      return fail(TesseraError.invalidArg(`the prompt is ${prompt} tokens; the model's context is ${contextLength} tokens, prompt included`));
+    }
+    const requested = request.params.maxTokens;
+    if (requested !== undefined && prompt + requested > contextLength) {
+      return fail(
+        TesseraError.invalidArg(`the prompt (${prompt} tokens) plus max_tokens (${requested}) is more than the model's context of ${contextLength} tokens`),
+      );
+    }
+    const maxTokens = requested ?? contextLength - prompt;
+    const reservedBytes = (prompt + maxTokens) * this.bytesPerToken;
+    if (reservedBytes > kvCacheBytes) {
+      return fail(
+        TesseraError.invalidArg(
+          `the prompt (${prompt} tokens) plus max_tokens (${maxTokens}) needs ${reservedBytes} bytes of KV cache, more than the model's whole kv_cache_bytes (${kvCacheBytes})`,
+        ),
+      );
+    }
+    if (this.options.admission === 'reject' && !this.fits(reservedBytes)) {
+      return fail(TesseraError.unavailable(`the KV cache is full (${this.rows.length} sequences running, ${this.reservedBytes} of ${kvCacheBytes} bytes held); try again later`));
+    }
+    if (this.options.maxQueueSize > 0 && this.waiting.length >= this.options.maxQueueSize) {
+      return fail(TesseraError.unavailable('Exceeds maximum queue size'));
+    }
+    const seed = request.params.seed ?? Math.floor(Math.random() * 2 ** 32);
+    this.waiting.push({
+      request,
+      maxTokens,
+      reservedBytes,
+      arrival: this.arrivals++,
+      stream: new TextStream(this.tokenizer, request.params.stop),
+      random: seededRandom(seed),
+      generated: 0,
+      nextToken: -1,
+      cancelled: false,
+    });
+    this.kick();
+  }
+
+  /** A waiting request leaves now; a running one right after the step in flight. */
+  cancel(id: number): void {
+    const index = this.waiting.findIndex((s) => s.request.id === id);
+    if (index >= 0) {
+      this.waiting.splice(index, 1);
+      this.emit([{ id, text: '', tokens: 0, done: 'cancelled' }]);
+      return;
+    }
+    const sequence = this.rows.find((s) => s.request.id === id);
+    if (sequence !== undefined) sequence.cancelled = true;
+  }
+
+  stats(): EngineStats {
+    return {
+      active: this.rows.length,
+      waiting: this.waiting.length,
+      reservedBytes: this.reservedBytes,
+      allocatedBytes: this.cache.allocatedBytes,
+      steps: this.steps,
+      stepSequences: this.stepSequences,
+      copies: { ...this.cache.copies },
+      stepCopyNs: this.stepCopyNs,
+      stepModelNs: this.stepModelNs,
+    };
+  }
+
+  private fits(bytes: number): boolean {
+    return this.rows.length < this.options.maxNumSeqs && this.reservedBytes + bytes <= this.options.kvCacheBytes;
+  }
+
+  private kick(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.loop().finally(() => (this.running = false));
+  }
+
+  private async loop(): Promise<void> {
+    for (;;) {
+      const events: SequenceEvent[] = [];
+      try {
+        await this.admit(events);
+        if (this.rows.length > 0) await this.step(events);
+      } catch (error) {
+        this.failAll(events, error);
+      }
+      if (events.length > 0) this.emit(events);
+      if (this.rows.length === 0 && !this.canAdmit()) return;
+      // Let adds and cancels in: they arrive as messages between steps.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private canAdmit(): boolean {
+    const next = this.nextWaiting();
+    return next !== undefined && this.fits(next.reservedBytes);
+  }
+
+  private nextWaiting(): Sequence | undefined {
+    let best: Sequence | undefined;
+    for (const s of this.waiting) {
+      if (best === undefined || level(s) < level(best) || (level(s) === level(best) && s.arrival < best.arrival)) best = s;
+    }
+    return best;
+  }
+
+  /** Prefills the waiting requests that fit, best priority first; stops at the first that does not. */
+  private async admit(events: SequenceEvent[]): Promise<void> {
+    for (;;) {
+      const next = this.nextWaiting();
+      if (next === undefined || !this.fits(next.reservedBytes)) return;
+      this.waiting.splice(this.waiting.indexOf(next), 1);
+      if (next.maxTokens === 0) {
+        events.push({ id: next.request.id, text: '', tokens: 0, done: 'length' });
+        continue;
+      }
+      this.reservedBytes += next.reservedBytes;
+      const ids = next.request.promptIds;
+      const length = ids.length;
+      const feeds: Record<string, { data: Float32Array | BigInt64Array; dims: readonly number[] }> = {
+        input_ids: { data: BigInt64Array.from(ids, BigInt), dims: [1, length] },
+        position_ids: { data: BigInt64Array.from(ids, (_, i) => BigInt(i)), dims: [1, length] },
+        attention_mask: { data: new BigInt64Array(length).fill(1n), dims: [1, length] },
+      };
+      const empty = new Float32Array(0);
+      for (const name of this.cache.pastNames) feeds[name] = { data: empty, dims: [1, this.layout.heads, 0, this.layout.headDim] };
+      let outputs;
+      try {
+        outputs = await this.runner.run(feeds);
+      } catch (error) {
+        this.reservedBytes -= next.reservedBytes;
+        events.push({ id: next.request.id, text: '', tokens: 0, error: TesseraError.internal(`prefill failed: ${message(error)}`) });
+        continue;
+      }
+      const row = this.cache.addRow(
+        this.cache.presentNames.map((n) => (outputs[n] as { data: Float32Array }).data),
+        length,
+      );
+      this.rows[row] = next;
+      this.advance(next, outputs['logits']!.data, (length - 1) * this.vocab, events);
+      if (next.generated < 0) this.leave(row);
+    }
+  }
+
+  /** One decode step over every active row. */
+  private async step(events: SequenceEvent[]): Promise<void> {
+    // Room for this step's token in every row (rarely: the buffer doubles).
+    this.cache.prepareStep(0, 0);
+    const rows = this.rows.length;
+    const { heads, headDim } = this.layout;
+    const capacity = this.cache.capacity;
+    const feeds: Record<string, { data: Float32Array | BigInt64Array; dims: readonly number[] }> = {
+      input_ids: { data: BigInt64Array.from(this.rows, (s) => BigInt(s.nextToken)), dims: [rows, 1] },
+      position_ids: { data: BigInt64Array.from(this.cache.lengths, BigInt), dims: [rows, 1] },
+      attention_mask: { data: this.cache.maskView(), dims: [rows, capacity + 1] },
+    };
+    const views = this.cache.pastViews();
+    this.cache.pastNames.forEach((name, i) => (feeds[name] = { data: views[i] as Float32Array, dims: [rows, heads, capacity, headDim] }));
+    const presents = this.cache.presentViews();
+    const into: Record<string, { data: Float32Array; dims: readonly number[] }> = { logits: { data: this.logits.subarray(0, rows * this.vocab), dims: [rows, 1, this.vocab] } };
+    this.cache.presentNames.forEach((name, i) => (into[name] = { data: presents[i] as Float32Array, dims: [rows, heads, capacity + 1, headDim] }));
+    const started = process.hrtime.bigint();
+    await this.runner.run(feeds, into);
+    const outputs = into;
+    const ran = process.hrtime.bigint();
+    this.cache.appendStep(this.cache.presentNames.map((n) => (outputs[n] as { data: Float32Array }).data));
+    this.stepCopyNs += Number(process.hrtime.bigint() - ran);
+    this.stepModelNs += Number(ran - started);
+    this.steps += 1;
+    this.stepSequences += rows;
+    const logits = outputs['logits']!.data;
+    for (let r = 0; r < rows; r++) this.advance(this.rows[r] as Sequence, logits, r * this.vocab, events);
+    // Leave from the last row down, so a row moved into a hole has already been seen.
+    for (let r = rows - 1; r >= 0; r--) {
+      const s = this.rows[r] as Sequence;
+      if (s.cancelled || s.generated < 0) this.leave(r);
+    }
+  }
+
+  /** Samples the sequence's next token from its logits row and records what that means. */
+  private advance(s: Sequence, logits: Float32Array, offset: number, events: SequenceEvent[]): void {
+    if (s.cancelled) {
+      events.push({ id: s.request.id, text: s.stream.flush(), tokens: 0, done: 'cancelled' });
+      s.generated = -1;
+      return;
+    }
+    const eos = this.options.eosId;
+    const token = sampleToken(s.request.params, s.random, logits, offset, this.vocab, s.request.params.ignoreEos && eos !== undefined ? eos : -1);
+    let done: FinishReason | undefined;
+    let text = '';
+    if (token === eos) done = 'stop';
+    else {
+      const { piece, stopped } = s.stream.push(token);
+      text = piece;
+      s.generated += 1;
+      if (stopped) done = 'stop';
+      else if (s.generated >= s.maxTokens) done = 'length';
+    }
+    // Ending other than at a stop string: what the stream still holds goes out with the last event.
+    const atStopString = done === 'stop' && token !== eos;
+    if (done !== undefined && !atStopString) text += s.stream.flush();
+    events.push({ id: s.request.id, text, tokens: token === eos ? 0 : 1, ...(done === undefined ? {} : { done }) });
+    if (done !== undefined) s.generated = -1;
+    else s.nextToken = token;
+  }
+
+  private leave(row: number): void {
+    const s = this.rows[row] as Sequence;
+    this.reservedBytes -= s.reservedBytes;
+    const moved = this.cache.removeRow(row);
+    if (moved >= 0) this.rows[row] = this.rows[moved] as Sequence;
+    this.rows.pop();
+  }
+
+  private failAll(events: SequenceEvent[], error: unknown): void {
+    const failure = error instanceof TesseraError ? error : TesseraError.internal(`decode step failed: ${message(error)}`);
+    for (let r = this.rows.length - 1; r >= 0; r--) {
+      const s = this.rows[r] as Sequence;
+      if (s.generated >= 0) events.push({ id: s.request.id, text: '', tokens: 0, error: failure });
+      this.leave(r);
+    }
+  }
+}
+
+function level(s: Sequence): number {
+  return s.request.priority > 0 ? s.request.priority : DEFAULT_LEVEL;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,2 @@
+export { createOnnxRuntimeLlmBackend, LlmInstance, ONNXRUNTIME_LLM_BACKEND } from './llm-backend.js';
+export type { EngineStats } from './batch-engine.js';

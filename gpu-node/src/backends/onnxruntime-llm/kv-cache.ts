@@ -1,0 +1,211 @@
+/**
+ * The KV cache of one engine, laid out as the model's own past inputs so a decode step feeds it with no
+ * copy: per layer and key/value one Float32Array [rows, heads, capacity, head_dim], whose first B rows
+ * are exactly the `past_key_values` tensor of a step over B sequences (row r = the r-th active sequence).
+ * Sequences keep their tokens at positions 0..length-1 of their row; the rest of the row is padding the
+ * attention mask hides. The mask [rows, capacity + 1] is kept beside it (the last column is the new token).
+ *
+ * A step's presents are written by onnxruntime into buffers kept here for the purpose (no allocation per
+ * step). What a step copies: the new token's key and value into each row (heads × head_dim floats per
+ * layer and kind), nothing else (the model's own past-to-present concatenation is the model's work). Rarely: a prefill's cache into a fresh row, the last row into the hole a leaving
+ * sequence leaves (rows stay dense), and every row when capacity or rows double. Every copy is counted.
+ */
+import type { DecoderLayout } from './decoder-layout.js';
+
+export interface CopyCounters {
+  /** Floats copied for new tokens (the per-step part). */
+  stepFloats: number;
+  /** Floats copied in from prefills. */
+  prefillFloats: number;
+  /** Floats moved to close holes. */
+  compactFloats: number;
+  /** Floats moved when the buffer grew. */
+  growFloats: number;
+}
+
+/** Capacity moves in steps of this many positions. */
+const CAPACITY_STEP = 32;
+
+export class KvCache {
+  /** One buffer per past input, in `pastNames` order. */
+  private buffers: Float32Array[] = [];
+  /** Where a step's presents are written ([rows, heads, capacity + 1, head_dim] each), reused every step. */
+  private presents: Float32Array[] = [];
+  mask = new BigInt64Array(0);
+  rows = 0;
+  capacity = 0;
+  /** Active sequences' lengths, by row. */
+  readonly lengths: number[] = [];
+  readonly copies: CopyCounters = { stepFloats: 0, prefillFloats: 0, compactFloats: 0, growFloats: 0 };
+  readonly pastNames: readonly string[];
+  readonly presentNames: readonly string[];
+  private readonly rowFloatsPerPosition: number;
+
+  constructor(
+    private readonly layout: DecoderLayout,
+    private readonly maxRows: number,
+    private readonly maxCapacity: number,
+  ) {
+    const names: string[] = [];
+    const presents: string[] = [];
+    for (let i = 0; i < layout.layers; i++) {
+      for (const kind of ['key', 'value']) {
+        names.push(`past_key_values.${i}.${kind}`);
+        presents.push(`present.${i}.${kind}`);
+      }
+    }
+    this.pastNames = names;
+    this.presentNames = presents;
+    this.rowFloatsPerPosition = layout.heads * layout.headDim;
+  }
+
+  get active(): number {
+    return this.lengths.length;
+  }
+
+  /** Bytes the buffers, the step's output buffers and the mask hold now (0 once every sequence has left). */
+  get allocatedBytes(): number {
+    return [...this.buffers, ...this.presents].reduce((sum, b) => sum + b.byteLength, 0) + this.mask.byteLength;
+  }
+
+  /** The buffers a step's present outputs go to (onnxruntime writes them in place: no allocation per step). */
+  presentViews(): Float32Array[] {
+    const floats = this.active * this.rowFloatsPerPosition * (this.capacity + 1);
+    return this.presents.map((b) => b.subarray(0, floats));
+  }
+
+  /** The past tensors' data for a step over the active rows: views, not copies. */
+  pastViews(): Float32Array[] {
+    const floats = this.active * this.rowFloatsPerPosition * this.capacity;
+    return this.buffers.map((b) => b.subarray(0, floats));
+  }
+
+  maskView(): BigInt64Array {
+    return this.mask.subarray(0, this.active * (this.capacity + 1));
+  }
+
+  /**
+   * Makes room for `extraRows` more rows and for every row to grow by one token. Capacity follows the
+   * longest sequence in steps of CAPACITY_STEP (every step's attention and the model's own past-to-present
+   * copy cost rows × capacity), growing ahead by one step and shrinking once two steps are unused.
+   */
+  prepareStep(extraRows: number, longest: number): void {
+    const needRows = this.active + extraRows;
+    let needCapacity = longest + 1;
+    for (const length of this.lengths) needCapacity = Math.max(needCapacity, length + 1);
+    const tooSmall = needRows > this.rows || needCapacity > this.capacity;
+    const tooLarge = this.capacity - needCapacity >= 2 * CAPACITY_STEP;
+    if (!tooSmall && !tooLarge) return;
+    const rows = needRows > this.rows ? Math.min(this.maxRows, Math.max(needRows, this.rows * 2, 1)) : this.rows;
+    const capacity = Math.min(Math.max(this.maxCapacity, needCapacity), Math.ceil(needCapacity / CAPACITY_STEP) * CAPACITY_STEP + CAPACITY_STEP);
+    this.relayout(Math.max(rows, needRows), capacity);
+  }
+
+  /** Adds a sequence from its prefill's presents ([1, heads, length, head_dim] each); returns its row. */
+  addRow(presents: readonly Float32Array[], length: number): number {
+    this.prepareStep(1, length);
+    const row = this.active;
+    const { capacity } = this;
+    const width = this.layout.headDim;
+    for (let t = 0; t < this.buffers.length; t++) {
+      const buffer = this.buffers[t] as Float32Array;
+      const present = presents[t] as Float32Array;
+      for (let h = 0; h < this.layout.heads; h++) {
+        buffer.set(present.subarray(h * length * width, (h + 1) * length * width), ((row * this.layout.heads + h) * capacity) * width);
+      }
+    }
+    this.copies.prefillFloats += this.buffers.length * length * this.rowFloatsPerPosition;
+    this.lengths.push(length);
+    this.writeMaskRow(row);
+    return row;
+  }
+
+  /**
+   * Takes each row's new token from a step's presents ([B, heads, capacity + 1, head_dim]: the past
+   * followed by the new position) into position `length` of its row.
+   */
+  appendStep(presents: readonly Float32Array[]): void {
+    const { capacity } = this;
+    const width = this.layout.headDim;
+    const heads = this.layout.heads;
+    const rows = this.active;
+    for (let t = 0; t < this.buffers.length; t++) {
+      const buffer = this.buffers[t] as Float32Array;
+      const present = presents[t] as Float32Array;
+      for (let r = 0; r < rows; r++) {
+        const length = this.lengths[r] as number;
+        for (let h = 0; h < heads; h++) {
+          const from = ((r * heads + h) * (capacity + 1) + capacity) * width;
+          buffer.set(present.subarray(from, from + width), ((r * heads + h) * capacity + length) * width);
+        }
+      }
+    }
+    this.copies.stepFloats += this.buffers.length * rows * this.rowFloatsPerPosition;
+    for (let r = 0; r < rows; r++) {
+      const length = this.lengths[r] as number;
+      this.mask[r * (capacity + 1) + length] = 1n;
+      this.lengths[r] = length + 1;
+    }
+  }
+
+  /**
+   * Removes a row; the last row moves into its place so the active rows stay dense. Returns the row that
+   * moved (its old index), or -1 when the removed row was the last one.
+   */
+  removeRow(row: number): number {
+    const last = this.active - 1;
+    let moved = -1;
+    if (row !== last) {
+      const rowFloats = this.layout.heads * this.capacity * this.layout.headDim;
+      for (const buffer of this.buffers) buffer.copyWithin(row * rowFloats, last * rowFloats, (last + 1) * rowFloats);
+      this.copies.compactFloats += this.buffers.length * rowFloats;
+      this.lengths[row] = this.lengths[last] as number;
+      moved = last;
+    }
+    this.lengths.pop();
+    if (row !== last) this.writeMaskRow(row);
+    if (this.active === 0) this.release();
+    return moved;
+  }
+
+  private writeMaskRow(row: number): void {
+    const width = this.capacity + 1;
+    const length = this.lengths[row] as number;
+    const start = row * width;
+    this.mask.fill(1n, start, start + length);
+    this.mask.fill(0n, start + length, start + width - 1);
+    this.mask[start + width - 1] = 1n;
+  }
+
+  private relayout(rows: number, capacity: number): void {
+    const width = this.layout.headDim;
+    const heads = this.layout.heads;
+    const next = this.buffers.length > 0 ? this.buffers : Array.from({ length: this.layout.layers * 2 }, () => new Float32Array(0));
+    this.buffers = next.map((old) => {
+      const fresh = new Float32Array(rows * heads * capacity * width);
+      for (let r = 0; r < this.active; r++) {
+        for (let h = 0; h < heads; h++) {
+          const length = this.lengths[r] as number;
+          const from = (r * heads + h) * this.capacity * width;
+          fresh.set(old.subarray(from, from + length * width), (r * heads + h) * capacity * width);
+          this.copies.growFloats += length * width;
+        }
+      }
+      return fresh;
+    });
+    this.presents = this.buffers.map(() => new Float32Array(rows * heads * (capacity + 1) * width));
+    this.rows = rows;
+    this.capacity = capacity;
+    this.mask = new BigInt64Array(rows * (capacity + 1));
+    for (let r = 0; r < this.active; r++) this.writeMaskRow(r);
+  }
+
+  /** Every sequence left: the memory goes back. */
+  private release(): void {
+    this.buffers = [];
+    this.presents = [];
+    this.mask = new BigInt64Array(0);
+    this.rows = 0;
+    this.capacity = 0;
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The onnxruntime_llm backend's settings, from config.pbtxt `parameters` (all optional):
+ * - `max_num_seqs` (default 32): sequences decoded together in one step;
+ * - `kv_cache_bytes` (default 64 MiB): the KV budget; each admitted sequence holds (prompt + max_tokens) ×
+ *   bytes per token of it until it leaves;
+ * - `context_length` (default 512): most prompt + generated tokens of one sequence;
+ * - `admission`: `wait` (default: a request the budget cannot take yet waits) or `reject` (UNAVAILABLE at once);
+ * - `max_queue_size` (default 0 = no limit): most requests waiting for admission;
+ * - `tokenizer_file` (default `tokenizer.json`), looked for in the version folder, then the model's folder;
+ *   `tokenizer_config.json` beside it is read when present (its `eos_token`);
+ * - `eos_token`: the end-of-sequence token's text when tokenizer_config.json does not say;
+ * - `intra_op_thread_count` (default 1): onnxruntime threads per step;
+ * - `num_heads`, `head_dim`: only for models whose KV inputs leave them symbolic.
+ */
+import { TesseraError } from '../../../../shared/src/errors/index.js';
+import type { ModelSource } from '../backend.js';
+
+export interface LlmSettings {
+  readonly maxNumSeqs: number;
+  readonly kvCacheBytes: number;
+  readonly contextLength: number;
+  readonly admission: 'wait' | 'reject';
+  readonly maxQueueSize: number;
+  readonly tokenizerFile: string;
+  readonly eosToken: string | undefined;
+  readonly intraOpThreads: number;
+  readonly heads: number | undefined;
+  readonly headDim: number | undefined;
+}
+
+export const DEFAULT_MAX_NUM_SEQS = 32;
+export const DEFAULT_KV_CACHE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_CONTEXT_LENGTH = 512;
+
+export function llmSettingsOf(source: ModelSource): LlmSettings {
+  const text = (key: string): string | undefined => {
+    const value = source.config.parameters[key]?.stringValue?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const integer = (key: string, fallback: number, min: number): number => {
+    const value = text(key);
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!Number.isSafeInteger(parsed) || parsed < min) {
+      throw TesseraError.invalidArg(`model '${source.name}': parameter '${key}' must be an integer >= ${min}, got '${value}'`);
+    }
+    return parsed;
+  };
+  const admission = text('admission') ?? 'wait';
+  if (admission !== 'wait' && admission !== 'reject') {
+    throw TesseraError.invalidArg(`model '${source.name}': parameter 'admission' must be 'wait' or 'reject', got '${admission}'`);
+  }
+  const tokenizerFile = text('tokenizer_file') ?? 'tokenizer.json';
+  // A plain file name: the tokenizer is the model's own, never a path out of its folder.
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(tokenizerFile)) {
+    throw TesseraError.invalidArg(`model '${source.name}': parameter 'tokenizer_file' must be a file name in the model's folder, got '${tokenizerFile}'`);
+  }
+  const heads = text('num_heads') === undefined ? undefined : integer('num_heads', 0, 1);
+  const headDim = text('head_dim') === undefined ? undefined : integer('head_dim', 0, 1);
+  if (source.config.modelTransactionPolicy?.decoupled !== true) {
+    throw TesseraError.invalidArg(`model '${source.name}': the onnxruntime_llm backend streams tokens, so the model must be decoupled (model_transaction_policy { decoupled: true })`);
+  }
+  const inputs = new Set(source.config.input.map((i) => i.name));
+  const outputs = new Set(source.config.output.map((o) => o.name));
+  if (!inputs.has('text_input') || !outputs.has('text_output')) {
+    throw TesseraError.invalidArg(`model '${source.name}': the onnxruntime_llm backend serves the vLLM-style I/O: input 'text_input' and output 'text_output'`);
+  }
+  return {
+    maxNumSeqs: integer('max_num_seqs', DEFAULT_MAX_NUM_SEQS, 1),
+    kvCacheBytes: integer('kv_cache_bytes', DEFAULT_KV_CACHE_BYTES, 1),
+    contextLength: integer('context_length', DEFAULT_CONTEXT_LENGTH, 2),
+    admission,
+    maxQueueSize: integer('max_queue_size', 0, 0),
+    tokenizerFile,
+    eosToken: text('eos_token'),
+    intraOpThreads: integer('intra_op_thread_count', 1, 0),
+    heads,
+    headDim,
+  };
+}

@@ -1,0 +1,41 @@
+/** Messages between an onnxruntime_llm instance (main thread) and its engine thread. */
+import type { FinishReason, EngineStats } from './batch-engine.js';
+import type { SamplingParameters } from './sampling.js';
+import type { LlmSettings } from './llm-config.js';
+
+export interface LlmWorkerData {
+  readonly model: string;
+  readonly modelPath: string;
+  /** Folders searched for the tokenizer file, in order. */
+  readonly tokenizerDirs: readonly string[];
+  readonly settings: LlmSettings;
+}
+
+export type HostMessage =
+  | { readonly type: 'add'; readonly id: number; readonly prompt: string; readonly params: SamplingParameters; readonly priority: number }
+  | { readonly type: 'cancel'; readonly id: number }
+  | { readonly type: 'stats'; readonly id: number }
+  | { readonly type: 'close' };
+
+export interface WireEvent {
+  readonly id: number;
+  readonly text: string;
+  readonly tokens: number;
+  readonly promptTokens?: number;
+  readonly done?: FinishReason;
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+export interface LoadedInfo {
+  readonly layers: number;
+  readonly heads: number;
+  readonly headDim: number;
+  readonly vocab: number;
+  readonly eosId: number | undefined;
+}
+
+export type WorkerMessage =
+  | { readonly type: 'ready'; readonly info: LoadedInfo }
+  | { readonly type: 'load-failed'; readonly error: { readonly code: string; readonly message: string } }
+  | { readonly type: 'events'; readonly events: readonly WireEvent[] }
+  | { readonly type: 'stats'; readonly id: number; readonly stats: EngineStats };

@@ -1,0 +1,87 @@
+/**
+ * `tiny_decoder`: the project's own decoder model for the onnxruntime_llm backend — a 4-layer decoder
+ * (4 query heads sharing one key/value head) in the cached-attention ONNX layout (tiny-decoder-onnx.ts) with seeded weights and a byte-level
+ * tokenizer.json (byte-tokenizer.ts), so generation, continuous batching and the OpenAI API can be
+ * tested and benchmarked with no download. Its text is gibberish; its arithmetic is real.
+ */
+import { BYTE_EOS_ID, BYTE_VOCAB_SIZE, byteTokenizerConfigJson, byteTokenizerJson } from './byte-tokenizer.js';
+import type { ExampleModel } from './example-model.js';
+import { buildTinyDecoderOnnx, type TinyDecoderSpec } from './tiny-decoder-onnx.js';
+
+export const TINY_DECODER_NAME = 'tiny_decoder';
+export const TINY_DECODER_CONTEXT = 512;
+export const TINY_DECODER_SPEC: TinyDecoderSpec = {
+  layers: 4,
+  hidden: 128,
+  heads: 4,
+  kvHeads: 1,
+  ffn: 512,
+  vocab: BYTE_VOCAB_SIZE,
+  maxPositions: TINY_DECODER_CONTEXT,
+  eosId: BYTE_EOS_ID,
+  eosBias: -3,
+  asciiBias: 6,
+};
+export const TINY_DECODER_SEED = 21;
+
+/** The chat template (gpu-node/src/server/openai/chat-template.ts describes its small language). */
+export const TINY_DECODER_CHAT_TEMPLATE = ['{% for message in messages %}<|{{ message.role }}|>', '{{ message.content }}', '{% endfor %}<|assistant|>', ''].join('\n');
+
+export interface TinyDecoderConfigOptions {
+  readonly name?: string;
+  readonly maxNumSeqs?: number;
+  readonly kvCacheBytes?: number;
+  readonly admission?: 'wait' | 'reject';
+  readonly maxQueueSize?: number;
+  /** More config parameters, as is. */
+  readonly parameters?: Readonly<Record<string, string>>;
+}
+
+export function tinyDecoderConfigText(options: TinyDecoderConfigOptions = {}): string {
+  const parameters: Record<string, string> = {
+    context_length: String(TINY_DECODER_CONTEXT),
+    max_num_seqs: String(options.maxNumSeqs ?? 32),
+    kv_cache_bytes: String(options.kvCacheBytes ?? 64 * 1024 * 1024),
+    admission: options.admission ?? 'wait',
+    chat_template: 'chat_template.jinja',
+    ...(options.maxQueueSize === undefined ? {} : { max_queue_size: String(options.maxQueueSize) }),
+    ...options.parameters,
+  };
+  const input = (name: string, type: string, optional: boolean) =>
+    `  { name: ${JSON.stringify(name)} data_type: ${type} dims: [ 1 ]${optional ? ' optional: true' : ''} }`;
+  return [
+    `name: ${JSON.stringify(options.name ?? TINY_DECODER_NAME)}`,
+    `backend: "onnxruntime_llm"`,
+    `default_model_filename: "model.onnx"`,
+    `max_batch_size: 0`,
+    `model_transaction_policy { decoupled: true }`,
+    `input [`,
+    [
+      input('text_input', 'TYPE_STRING', false),
+      input('stream', 'TYPE_BOOL', true),
+      input('sampling_parameters', 'TYPE_STRING', true),
+      input('exclude_input_in_output', 'TYPE_BOOL', true),
+    ].join(',\n'),
+    `]`,
+    `output [ { name: "text_output" data_type: TYPE_STRING dims: [ -1 ] } ]`,
+    `instance_group [ { count: 1 kind: KIND_CPU } ]`,
+    ...Object.entries(parameters).map(([key, value]) => `parameters { key: ${JSON.stringify(key)} value: { string_value: ${JSON.stringify(value)} } }`),
+    '',
+  ].join('\n');
+}
+
+export function tinyDecoderFiles(options: TinyDecoderConfigOptions = {}): { path: string; contents: Uint8Array | string }[] {
+  return [
+    { path: 'config.pbtxt', contents: tinyDecoderConfigText(options) },
+    { path: 'chat_template.jinja', contents: TINY_DECODER_CHAT_TEMPLATE },
+    { path: '1/model.onnx', contents: buildTinyDecoderOnnx(TINY_DECODER_SPEC, TINY_DECODER_SEED) },
+    { path: '1/tokenizer.json', contents: byteTokenizerJson() },
+    { path: '1/tokenizer_config.json', contents: byteTokenizerConfigJson() },
+  ];
+}
+
+export const tinyDecoderModel: ExampleModel = {
+  name: TINY_DECODER_NAME,
+  description: 'small seeded decoder (ONNX, KV-cache layout) + byte-level tokenizer.json for the onnxruntime_llm backend',
+  build: () => Promise.resolve(tinyDecoderFiles()),
+};

@@ -1,0 +1,91 @@
+/**
+ * A closed-loop load of streamed completions: `concurrency` clients, each sending `POST <path>` with
+ * `stream: true` and reading the Server-Sent Events to the end before sending the next, for a window.
+ * Per stream it records the time to the first event (TTFT) and the gaps between events as they reach
+ * the socket (inter-token latency; events that arrive in one read count a 0 gap, which is what a
+ * client sees). One token per event is assumed (the bench's engine double sends one per chunk);
+ * `data: [DONE]` is not a token.
+ */
+import { Agent, request } from 'node:http';
+
+export interface StreamLoadOptions {
+  readonly port: number;
+  readonly path: string;
+  readonly body: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly concurrency: number;
+  readonly durationMs: number;
+}
+
+export interface StreamLoadResult {
+  readonly streams: number;
+  readonly failedStreams: number;
+  readonly tokens: number;
+  readonly ttftUs: number[];
+  readonly itlUs: number[];
+  readonly elapsedMs: number;
+}
+
+const DONE = 'data: [DONE]';
+
+function streamOnce(agent: Agent, options: StreamLoadOptions, result: { ttftUs: number[]; itlUs: number[] }): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    let last = 0n;
+    let tokens = 0;
+    let tail = '';
+    const req = request(
+      { host: '127.0.0.1', port: options.port, method: 'POST', path: options.path, agent, headers: { 'content-type': 'application/json', ...options.headers } },
+      (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          reject(new Error(`HTTP ${res.statusCode}`));
+          return;
+        }
+        res.setEncoding('utf8');
+        res.on('data', (text: string) => {
+          const now = process.hrtime.bigint();
+          const events = (tail + text).split('\n\n');
+          tail = events.pop() ?? '';
+          for (const event of events) {
+            if (event === '' || event.startsWith(DONE)) continue;
+            if (tokens === 0) result.ttftUs.push(Number(now - start) / 1000);
+            else result.itlUs.push(Number(now - last) / 1000);
+            last = now;
+            tokens += 1;
+          }
+        });
+        res.on('end', () => resolve(tokens));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+export async function runStreamLoad(options: StreamLoadOptions): Promise<StreamLoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
+  const samples = { ttftUs: [] as number[], itlUs: [] as number[] };
+  let streams = 0;
+  let failedStreams = 0;
+  let tokens = 0;
+  const started = performance.now();
+  const end = started + options.durationMs;
+  await Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      while (performance.now() < end) {
+        try {
+          // Read after the await: `tokens += await ...` would add to a total read before it, losing updates.
+          const streamed = await streamOnce(agent, options, samples);
+          tokens += streamed;
+          streams += 1;
+        } catch {
+          failedStreams += 1;
+        }
+      }
+    }),
+  );
+  agent.destroy();
+  return { streams, failedStreams, tokens, ...samples, elapsedMs: performance.now() - started };
+}

@@ -1,0 +1,251 @@
+/**
+ * `npm run bench -- llm-batching`: continuous batching (issue 21) on tiny_decoder, per core: the node
+ * alone on core 0, this process (the load) on core 1. Output lengths are drawn from 8 to 256 tokens.
+ *
+ * - tokens/s and TTFT/ITL against concurrency (1..32 closed-loop streams) on the continuous-batching model;
+ * - the same model limited to one sequence at a time (max_num_seqs 1), 32 streams;
+ * - whole-request dynamic batching, implemented here: 32 requests sent together, the next 32 only once
+ *   the longest ended (Triton's dynamic batcher applied to generation) — on the same engine, so a batch
+ *   even gets cheaper as members finish, which flatters the baseline;
+ * - TTFT of short probes with 31 long generations in flight against the same probes on an idle node;
+ * - the anchor (bare onnxruntime decoding one sequence, one thread, core 0) before and after, and the
+ *   engine's KV copy cost per step (llm-engine-probe.ts, core 0).
+ *
+ * Writes loadtests/results/2026-11-26-decoder/llm-batching.{json,md} and two SVG plots.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tinyDecoderFiles } from '../../../gpu-node/src/example-models/tiny-decoder.js';
+import { renderLineChart } from '../lib/charts/svg-chart.js';
+import type { BenchOptions } from '../lib/options/bench-options.js';
+import { formatTable } from '../lib/output/text-table.js';
+import { perCoreSupport, pinnedCommand, pinProcess } from '../lib/per-core/index.js';
+import { readThreadCpu, threadCpuDelta } from '../lib/per-core/index.js';
+import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
+import { closedLoop, probes, wholeRequestBatches, windowFigures, type StreamRecord, type WindowFigures } from './llm-stream-client.js';
+
+const RESULTS_ROOT = fileURLToPath(new URL('../../results', import.meta.url));
+const RESULTS_FOLDER = '2026-11-26-decoder';
+const PROBE = fileURLToPath(new URL('./llm-engine-probe.ts', import.meta.url));
+const CONTINUOUS = 'tiny_decoder';
+const ONE_AT_A_TIME = 'tiny_decoder_seq1';
+
+async function writeModel(repo: string, name: string, maxNumSeqs: number): Promise<void> {
+  for (const file of tinyDecoderFiles({ name, maxNumSeqs, kvCacheBytes: 128 * 1024 * 1024 })) {
+    const path = join(repo, name, file.path);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, file.contents);
+  }
+}
+
+/** Runs the probe pinned to core 0 and parses its JSON line. */
+function runProbe(mode: 'anchor' | 'copy', modelDir: string): Promise<Record<string, unknown>> {
+  const [command, args] = pinnedCommand(0, process.execPath, ['--import', 'tsx', PROBE, mode, modelDir]);
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('exit', (code) => {
+      try {
+        if (code !== 0) throw new Error(`llm-engine-probe ${mode} exited ${code}`);
+        resolve(JSON.parse(out.trim().split('\n').pop() ?? '') as Record<string, unknown>);
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  });
+}
+
+interface Measured extends WindowFigures {
+  readonly label: string;
+  readonly concurrency: number;
+  /** Node CPU (all threads) per generated token, µs. */
+  readonly cpuUsPerToken: number;
+  /** The node's busiest threads in the window, µs of CPU per token each (name/tid: the main thread's tid is the pid). */
+  readonly busiestThreadsUsPerToken?: Readonly<Record<string, number>>;
+}
+
+async function measure(
+  node: RunningNode,
+  label: string,
+  concurrency: number,
+  options: BenchOptions,
+  load: (untilMs: number) => Promise<StreamRecord[]>,
+): Promise<Measured> {
+  const start = performance.now();
+  const fromMs = start + options.warmupS * 1000;
+  const toMs = fromMs + options.durationS * 1000;
+  let before: Awaited<ReturnType<typeof readThreadCpu>> = [];
+  let after: Awaited<ReturnType<typeof readThreadCpu>> = [];
+  const cpuWindow = (async () => {
+    await new Promise((r) => setTimeout(r, fromMs - performance.now()));
+    before = await readThreadCpu(node.pid);
+    await new Promise((r) => setTimeout(r, toMs - performance.now()));
+    after = await readThreadCpu(node.pid);
+  })();
+  const records = await load(toMs);
+  await cpuWindow;
+  const figures = windowFigures(records, fromMs, toMs);
+  const cpu = threadCpuDelta(before, after, node.pid);
+  const tokens = figures.tokensPerSecond * options.durationS;
+  const busiest = Object.entries(cpu.byThread)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([thread, us]) => [thread === `node/${node.pid}` || thread.endsWith(`/${node.pid}`) ? `main ${thread}` : thread, Math.round(us / tokens)] as const);
+  const measured = { label, concurrency, ...figures, cpuUsPerToken: cpu.totalUs / tokens, busiestThreadsUsPerToken: Object.fromEntries(busiest) };
+  process.stderr.write(
+    `llm-batching: ${label} c=${concurrency}: ${figures.tokensPerSecond.toFixed(0)} tok/s, TTFT p50 ${figures.ttftMs.p50.toFixed(1)} p99 ${figures.ttftMs.p99.toFixed(1)} ms, ITL p99 ${figures.itlMs.p99.toFixed(1)} ms, errors ${figures.errors}, CPU µs/token by thread ${JSON.stringify(measured.busiestThreadsUsPerToken)}\n`,
+  );
+  return measured;
+}
+
+const fmt = (v: number, digits = 1): string => (Number.isFinite(v) ? v.toFixed(digits) : '-');
+
+export async function runLlmBatchingScenario(options: BenchOptions): Promise<number> {
+  const RESULTS_DIR = join(options.outRoot ?? RESULTS_ROOT, RESULTS_FOLDER);
+  const perCore = perCoreSupport();
+  if (perCore.ok) pinProcess(process.pid, 1);
+  else process.stderr.write(`llm-batching: not pinned: ${perCore.why}\n`);
+  const concurrencies = options.concurrencies ?? (options.quick ? [1, 8, 32] : [1, 2, 4, 8, 16, 32]);
+  const repo = await mkdtemp(join(tmpdir(), 'tessera-llm-bench-'));
+  await writeModel(repo, CONTINUOUS, 32);
+  await writeModel(repo, ONE_AT_A_TIME, 1);
+
+  const anchorBefore = await runProbe('anchor', join(repo, CONTINUOUS));
+  const node = await launchNode({ modelRepository: repo });
+  let exitCode = 0;
+  try {
+    if (perCore.ok) pinProcess(node.pid, 0);
+    await waitForModelReady(node.httpBase, CONTINUOUS);
+    await waitForModelReady(node.httpBase, ONE_AT_A_TIME);
+
+    const idleTtft = await measure(node, 'ttft probes, idle node', 1, options, (until) => probes(node.httpBase, CONTINUOUS, until, 7));
+    const curve: Measured[] = [];
+    for (const c of concurrencies) curve.push(await measure(node, 'continuous batching', c, options, (until) => closedLoop(node.httpBase, CONTINUOUS, c, until, c)));
+    const top = Math.max(...concurrencies);
+    const oneAtATime = await measure(node, 'one sequence at a time', top, options, (until) => closedLoop(node.httpBase, ONE_AT_A_TIME, top, until, top));
+    const wholeRequest = await measure(node, 'whole-request batches', top, options, (until) => wholeRequestBatches(node.httpBase, CONTINUOUS, top, until, 3));
+    // TTFT with long generations in flight: 31 streams of 256 tokens, and short probes beside them.
+    let busyTtft: Measured | undefined;
+    await measure(node, 'long generations (background)', top - 1, options, async (until) => {
+      const [background, probeRecords] = await Promise.all([
+        closedLoop(node.httpBase, CONTINUOUS, top - 1, until, 99, 256),
+        (async () => {
+          await new Promise((r) => setTimeout(r, 200));
+          return probes(node.httpBase, CONTINUOUS, until, 8);
+        })(),
+      ]);
+      const fromMs = until - options.durationS * 1000;
+      busyTtft = { label: 'ttft probes, 31 long generations in flight', concurrency: top, ...windowFigures(probeRecords, fromMs, until), cpuUsPerToken: Number.NaN };
+      return background;
+    });
+    const copy = await runProbe('copy', join(repo, CONTINUOUS));
+    await node.stop();
+    const anchorAfter = await runProbe('anchor', join(repo, CONTINUOUS));
+
+    const continuousTop = curve.find((m) => m.concurrency === top) as Measured;
+    const busy = busyTtft as unknown as Measured;
+    // Tokens per second of node CPU: what the node would deliver with core 0 to itself. On a box where
+    // other processes also run on core 0, this is the steadier of the two comparisons.
+    const perCpuSecond = (m: Measured) => 1e6 / m.cpuUsPerToken;
+    const ratios = {
+      continuousVsOneAtATime: continuousTop.tokensPerSecond / oneAtATime.tokensPerSecond,
+      continuousVsWholeRequest: continuousTop.tokensPerSecond / wholeRequest.tokensPerSecond,
+      perCpuSecondContinuousVsOneAtATime: perCpuSecond(continuousTop) / perCpuSecond(oneAtATime),
+      perCpuSecondContinuousVsWholeRequest: perCpuSecond(continuousTop) / perCpuSecond(wholeRequest),
+      bestContinuousPerCpuSecondVsOneAtATime: Math.max(...curve.map(perCpuSecond)) / perCpuSecond(oneAtATime),
+      ttftBusyVsIdleP99: busy.ttftMs.p99 / idleTtft.ttftMs.p99,
+      oneStreamVsAnchor: (curve.find((m) => m.concurrency === 1)?.tokensPerSecond ?? Number.NaN) / (anchorBefore['tokensPerSecond'] as number),
+    };
+    const result = {
+      scenario: 'llm-batching',
+      date: new Date().toISOString(),
+      perCore: perCore.ok ? 'node on core 0, load on core 1' : `not pinned: ${perCore.why}`,
+      windows: { warmupS: options.warmupS, durationS: options.durationS },
+      outputTokens: '8..256 uniform (ignore_eos), greedy',
+      anchor: { before: anchorBefore, after: anchorAfter },
+      curve,
+      oneAtATime,
+      wholeRequest,
+      ttft: { idle: idleTtft, busy },
+      kvCopy: copy,
+      ratios,
+      targets: { continuousVsOneAtATime: '>= 3', continuousVsWholeRequest: '>= 1.8', ttftBusyVsIdleP99: '<= 2' },
+    };
+    await mkdir(RESULTS_DIR, { recursive: true });
+    await writeFile(join(RESULTS_DIR, 'llm-batching.json'), `${JSON.stringify(result, null, 2)}\n`);
+    const rows = [...curve, oneAtATime, wholeRequest, idleTtft, busy].map((m) => [
+      m.label,
+      String(m.concurrency),
+      fmt(m.tokensPerSecond, 0),
+      fmt(m.ttftMs.p50),
+      fmt(m.ttftMs.p99),
+      fmt(m.itlMs.p50, 2),
+      fmt(m.itlMs.p99, 2),
+      fmt(m.tpotMs.p50, 2),
+      fmt(m.tpotMs.p99, 2),
+      fmt(m.cpuUsPerToken, 0),
+      fmt(1e6 / m.cpuUsPerToken, 0),
+      String(m.errors),
+    ]);
+    const table = formatTable(['setup', 'streams', 'tokens/s', 'TTFT p50 ms', 'TTFT p99 ms', 'ITL p50 ms', 'ITL p99 ms', 'TPOT p50 ms', 'TPOT p99 ms', 'node CPU µs/token', 'tokens per node CPU-s', 'errors'], rows);
+    const summary = [
+      `# llm-batching (${result.date})`,
+      '',
+      `${result.perCore}; output ${result.outputTokens}; windows ${options.warmupS} s warm-up + ${options.durationS} s.`,
+      '',
+      '```',
+      table,
+      '```',
+      '',
+      `- continuous / one sequence at a time, 32 streams: ${fmt(ratios.continuousVsOneAtATime, 2)}x in tokens/s, ${fmt(ratios.perCpuSecondContinuousVsOneAtATime, 2)}x in tokens per node CPU-second (best concurrency: ${fmt(ratios.bestContinuousPerCpuSecondVsOneAtATime, 2)}x) (target >= 3)`,
+      `- continuous / whole-request batches, 32 streams: ${fmt(ratios.continuousVsWholeRequest, 2)}x in tokens/s, ${fmt(ratios.perCpuSecondContinuousVsWholeRequest, 2)}x per node CPU-second (target >= 1.8)`,
+      `- node CPU per token by thread (µs; main = the event loop, the busiest other is the engine thread): ${[...curve, oneAtATime, wholeRequest].map((m) => `${m.label} c=${m.concurrency} ${JSON.stringify(m.busiestThreadsUsPerToken)}`).join('; ')}`,
+      `- TTFT p99 with long generations in flight / idle: ${fmt(ratios.ttftBusyVsIdleP99, 2)}x (target <= 2)`,
+      `- anchor (bare onnxruntime, one sequence, core 0): ${fmt(anchorBefore['tokensPerSecond'] as number, 0)} tok/s before, ${fmt(anchorAfter['tokensPerSecond'] as number, 0)} after; one stream through the node / anchor: ${fmt(ratios.oneStreamVsAnchor, 2)}`,
+      `- KV copies per step (engine alone, 32 streams): ${JSON.stringify(copy)}`,
+      '',
+    ].join('\n');
+    await writeFile(join(RESULTS_DIR, 'llm-batching.md'), summary);
+    const points = (f: (m: Measured) => number) => curve.map((m) => ({ x: m.concurrency, y: f(m) }));
+    await writeFile(
+      join(RESULTS_DIR, 'tokens-per-second.svg'),
+      renderLineChart({
+        title: 'tiny_decoder tokens/s against concurrent streams (node on one core)',
+        xLabel: 'concurrent streams',
+        yLabel: 'tokens/s',
+        series: [
+          { name: 'continuous batching', points: points((m) => m.tokensPerSecond) },
+          { name: 'one sequence at a time', points: [{ x: top, y: oneAtATime.tokensPerSecond }] },
+          { name: 'whole-request batches', points: [{ x: top, y: wholeRequest.tokensPerSecond }] },
+          { name: 'continuous, tokens per node CPU-second', points: points(perCpuSecond) },
+          { name: 'one at a time, tokens per node CPU-second', points: [{ x: top, y: perCpuSecond(oneAtATime) }] },
+        ],
+      }),
+    );
+    await writeFile(
+      join(RESULTS_DIR, 'ttft.svg'),
+      renderLineChart({
+        title: 'tiny_decoder time to first token against concurrent streams',
+        xLabel: 'concurrent streams',
+        yLabel: 'TTFT ms',
+        series: [
+          { name: 'p50', points: points((m) => m.ttftMs.p50) },
+          { name: 'p99', points: points((m) => m.ttftMs.p99) },
+          { name: 'idle probe p99', points: concurrencies.map((c) => ({ x: c, y: idleTtft.ttftMs.p99 })), reference: true },
+        ],
+      }),
+    );
+    process.stdout.write(summary);
+  } catch (error) {
+    process.stderr.write(`llm-batching: ${error instanceof Error ? error.message : String(error)}\n${node.recentLog().join('\n')}\n`);
+    exitCode = 1;
+  } finally {
+    await node.stop();
+    await rm(repo, { recursive: true, force: true });
+  }
+  return exitCode;
+}

@@ -1,0 +1,103 @@
+/**
+ * Child process of the llm-batching bench, run pinned to core 0 (`node --import tsx llm-engine-probe.ts
+ * <mode> <model dir>`); prints one JSON line.
+ * - `anchor`: the bare onnxruntime figure: one sequence decoded greedily with an exact-size cache, no
+ *   engine, no node (one intra-op thread): tokens/s.
+ * - `copy`: the engine itself (no HTTP) running 32 streams of 8..256 tokens: what its steps copy and how
+ *   long that takes beside the model's own time.
+ */
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { parseModelConfigText } from '../../../shared/src/model-config/parse-text.js';
+import { encodeBytesElements } from '../../../shared/src/tensors/index.js';
+import { LlmInstance } from '../../../gpu-node/src/backends/onnxruntime-llm/index.js';
+import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
+import { readFile } from 'node:fs/promises';
+
+const [mode, modelDir] = process.argv.slice(2) as [string, string];
+
+async function anchor(): Promise<object> {
+  const session = await ort.InferenceSession.create(join(modelDir, '1', 'model.onnx'), { intraOpNumThreads: 1, interOpNumThreads: 1 });
+  const pasts = session.inputNames.filter((n) => n.startsWith('past_key_values.'));
+  const meta = session.inputMetadata.find((m) => m.name === pasts[0]);
+  const [, heads, , headDim] = meta?.isTensor === true ? (meta.shape as number[]) : [];
+  const int64 = (values: number[], dims: number[]) => new ort.Tensor('int64', BigInt64Array.from(values, BigInt), dims);
+  const generate = async (promptIds: number[], tokens: number): Promise<void> => {
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: int64(promptIds, [1, promptIds.length]),
+      position_ids: int64(promptIds.map((_, i) => i), [1, promptIds.length]),
+      attention_mask: int64(promptIds.map(() => 1), [1, promptIds.length]),
+    };
+    for (const name of pasts) feeds[name] = new ort.Tensor('float32', new Float32Array(0), [1, heads as number, 0, headDim as number]);
+    let length = promptIds.length;
+    for (let t = 0; t < tokens; t++) {
+      const result = await session.run(feeds);
+      const logits = result['logits']!.data as Float32Array;
+      const vocab = result['logits']!.dims[2] as number;
+      const offset = logits.length - vocab;
+      let best = 0;
+      for (let i = 1; i < vocab; i++) if ((logits[offset + i] as number) > (logits[offset + best] as number)) best = i;
+      feeds['input_ids'] = int64([best], [1, 1]);
+      feeds['position_ids'] = int64([length], [1, 1]);
+      length += 1;
+      feeds['attention_mask'] = int64(new Array<number>(length).fill(1), [1, length]);
+      for (const name of pasts) feeds[name] = result[name.replace('past_key_values', 'present')] as ort.Tensor;
+    }
+  };
+  const prompt = Array.from(Buffer.from('an anchor prompt'));
+  await generate(prompt, 32);
+  const random = mulberry32(5);
+  let tokens = 0;
+  const start = performance.now();
+  while (performance.now() - start < 4000) {
+    const length = 8 + Math.floor(random() * 249);
+    await generate(prompt, length);
+    tokens += length;
+  }
+  return { tokensPerSecond: tokens / ((performance.now() - start) / 1000) };
+}
+
+async function copy(): Promise<object> {
+  const config = parseModelConfigText(await readFile(join(modelDir, 'config.pbtxt'), 'utf8'), 'config.pbtxt');
+  const versionDir = join(modelDir, '1');
+  const instance = await LlmInstance.start(
+    { name: config.name, version: 1, modelDir, versionDir, modelPath: join(versionDir, 'model.onnx'), config },
+    { name: `${config.name}_0`, groupName: config.name, kind: 'cpu', device: -1, auto: false },
+  );
+  const random = mulberry32(11);
+  const text = (s: string) => ({ name: 'text_input', datatype: 'BYTES' as const, shape: [1], data: encodeBytesElements([s]) });
+  const client = async (): Promise<void> => {
+    for (let i = 0; i < 4; i++) {
+      const maxTokens = 8 + Math.floor(random() * 249);
+      await instance.execute([
+        {
+          inputs: [text(`client prompt ${i}`), { name: 'sampling_parameters', datatype: 'BYTES', shape: [1], data: encodeBytesElements([JSON.stringify({ max_tokens: maxTokens, ignore_eos: true })]) }],
+          requestedOutputs: [],
+          parameters: {},
+          onResponse: () => {},
+        },
+      ]);
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, client));
+  const stats = await instance.engineStats();
+  await instance.close();
+  const floats = stats.copies;
+  return {
+    steps: stats.steps,
+    meanSequencesPerStep: stats.stepSequences / stats.steps,
+    stepCopyUsPerStep: stats.stepCopyNs / stats.steps / 1000,
+    stepModelUsPerStep: stats.stepModelNs / stats.steps / 1000,
+    copyShareOfStep: stats.stepCopyNs / (stats.stepCopyNs + stats.stepModelNs),
+    bytesPerStep: {
+      newTokens: (floats.stepFloats * 4) / stats.steps,
+      prefill: (floats.prefillFloats * 4) / stats.steps,
+      compaction: (floats.compactFloats * 4) / stats.steps,
+      growth: (floats.growFloats * 4) / stats.steps,
+    },
+  };
+}
+
+const result = mode === 'anchor' ? await anchor() : await copy();
+process.stdout.write(`${JSON.stringify(result)}\n`);
+process.exit(0);

@@ -1,0 +1,148 @@
+/**
+ * The llm-batching bench's client: streamed generate requests (`/v2/models/<m>/generate_stream`, SSE)
+ * with time to first token, inter-token gaps and token counts recorded, and the three ways of offering
+ * load it compares: closed loop (each client sends its next request when the last ends), whole-request
+ * batches (a batch of requests sent together, the next only once its longest member ended: Triton's
+ * dynamic batcher for generation, implemented here), and a lone probe measuring TTFT.
+ */
+import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
+
+export interface StreamRecord {
+  readonly startMs: number;
+  readonly firstMs: number;
+  readonly endMs: number;
+  /** Arrival time of every event after the first. */
+  readonly eventMs: readonly number[];
+  readonly tokens: number;
+  readonly ok: boolean;
+}
+
+export const MIN_TOKENS = 8;
+export const MAX_TOKENS = 256;
+
+/** One streamed request of exactly `maxTokens` tokens (ignore_eos), read to its end. */
+export async function streamOnce(httpBase: string, model: string, prompt: string, maxTokens: number): Promise<StreamRecord> {
+  const startMs = performance.now();
+  const res = await fetch(`${httpBase}/v2/models/${model}/generate_stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text_input: prompt, stream: true, sampling_parameters: JSON.stringify({ max_tokens: maxTokens, ignore_eos: true, temperature: 0 }) }),
+  });
+  let firstMs = Number.NaN;
+  const eventMs: number[] = [];
+  let events = 0;
+  let ok = res.ok;
+  const reader = res.body?.getReader();
+  const decoder = new TextDecoder();
+  let pending = '';
+  while (reader !== undefined) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    pending += decoder.decode(value, { stream: true });
+    let boundary: number;
+    while ((boundary = pending.indexOf('\n\n')) >= 0) {
+      const event = pending.slice(0, boundary);
+      pending = pending.slice(boundary + 2);
+      if (!event.startsWith('data:')) continue;
+      if (event.includes('"error"')) ok = false;
+      const now = performance.now();
+      if (events === 0) firstMs = now;
+      else eventMs.push(now);
+      events += 1;
+    }
+  }
+  // A piece may hold more than one token (a character split across bytes); the request asked for exactly maxTokens.
+  return { startMs, firstMs, endMs: performance.now(), eventMs, tokens: ok ? maxTokens : 0, ok };
+}
+
+export function promptFor(random: () => number): string {
+  const words = ['stream', 'token', 'cache', 'node', 'batch', 'decode', 'prefill', 'tessera'];
+  return Array.from({ length: 3 + Math.floor(random() * 8) }, () => words[Math.floor(random() * words.length)]).join(' ');
+}
+
+export function outputLength(random: () => number): number {
+  return MIN_TOKENS + Math.floor(random() * (MAX_TOKENS - MIN_TOKENS + 1));
+}
+
+/** `clients` closed loops until `untilMs`; every record, to be cut to a window by the caller. */
+export async function closedLoop(httpBase: string, model: string, clients: number, untilMs: number, seed: number, fixedLength?: number): Promise<StreamRecord[]> {
+  const records: StreamRecord[] = [];
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      const random = mulberry32(seed * 1000 + c);
+      while (performance.now() < untilMs) records.push(await streamOnce(httpBase, model, promptFor(random), fixedLength ?? outputLength(random)));
+    }),
+  );
+  return records;
+}
+
+/** Whole-request batching: `size` requests sent together; the next batch only when all of them ended. */
+export async function wholeRequestBatches(httpBase: string, model: string, size: number, untilMs: number, seed: number): Promise<StreamRecord[]> {
+  const records: StreamRecord[] = [];
+  const random = mulberry32(seed);
+  while (performance.now() < untilMs) {
+    const batch = Array.from({ length: size }, () => ({ prompt: promptFor(random), length: outputLength(random) }));
+    records.push(...(await Promise.all(batch.map((r) => streamOnce(httpBase, model, r.prompt, r.length)))));
+  }
+  return records;
+}
+
+/** Short requests one after another (TTFT probes) until `untilMs`. */
+export async function probes(httpBase: string, model: string, untilMs: number, seed: number): Promise<StreamRecord[]> {
+  const random = mulberry32(seed);
+  const records: StreamRecord[] = [];
+  while (performance.now() < untilMs) records.push(await streamOnce(httpBase, model, promptFor(random), MIN_TOKENS));
+  return records;
+}
+
+export interface WindowFigures {
+  readonly tokensPerSecond: number;
+  readonly requests: number;
+  readonly errors: number;
+  readonly ttftMs: { readonly p50: number; readonly p99: number };
+  readonly itlMs: { readonly p50: number; readonly p99: number };
+  /** Time per output token after the first, per request: (last - first) / (tokens - 1). */
+  readonly tpotMs: { readonly p50: number; readonly p99: number };
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+/**
+ * Figures of the window [fromMs, toMs]: tokens are counted where they arrived (each request's tokens
+ * spread over its events), TTFT over requests that started inside, gaps that ended inside.
+ */
+export function windowFigures(records: readonly StreamRecord[], fromMs: number, toMs: number): WindowFigures {
+  let tokens = 0;
+  const ttft: number[] = [];
+  const itl: number[] = [];
+  const tpot: number[] = [];
+  let requests = 0;
+  let errors = 0;
+  for (const r of records) {
+    if (!r.ok) {
+      if (r.startMs >= fromMs && r.startMs < toMs) errors += 1;
+      continue;
+    }
+    const times = [r.firstMs, ...r.eventMs];
+    const perEvent = r.tokens / times.length;
+    for (const t of times) if (t >= fromMs && t < toMs) tokens += perEvent;
+    if (r.startMs >= fromMs && r.startMs < toMs) {
+      requests += 1;
+      ttft.push(r.firstMs - r.startMs);
+      if (r.tokens > 1 && r.endMs <= toMs) tpot.push(((r.eventMs[r.eventMs.length - 1] ?? r.firstMs) - r.firstMs) / (r.tokens - 1));
+    }
+    for (let i = 1; i < times.length; i++) if ((times[i] as number) >= fromMs && (times[i] as number) < toMs) itl.push((times[i] as number) - (times[i - 1] as number));
+  }
+  return {
+    tokensPerSecond: tokens / ((toMs - fromMs) / 1000),
+    requests,
+    errors,
+    ttftMs: { p50: percentile(ttft, 50), p99: percentile(ttft, 99) },
+    itlMs: { p50: percentile(itl, 50), p99: percentile(itl, 99) },
+    tpotMs: { p50: percentile(tpot, 50), p99: percentile(tpot, 99) },
+  };
+}

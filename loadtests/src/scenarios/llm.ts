@@ -1,0 +1,216 @@
+/**
+ * `npm run bench -- llm`: LLM streaming through the gateway (issue 20).
+ *
+ *   load generator (this process) ──▶ gateway (core 0, alone) ──▶ node ──▶ engine double
+ *                                 └──▶ bare relay anchor (core 0) ──▶ node      (the floor)
+ *                                 └──────────────────────────────────▶ node      (direct)
+ * The node serves `llm_engine` (backend "openai") over an OpenAI-compatible engine double that streams
+ * 64 one-token chunks 20 ms apart; node, engine, Redis and the load generator share core 1. At each
+ * concurrency (closed loop of streamed `/v1/completions`): direct to the node, the anchor, the
+ * gateway (a tenant key, rate and token limits on through Redis), the anchor again. Measured: time to
+ * first token and inter-token latency p50/p99, tokens/s, and CPU per streamed token of the process on
+ * core 0 from /proc/PID/task/*\/stat. Targets: gateway CPU per token <= 20 µs; first-token latency the
+ * gateway adds over direct, p50, <= 1 ms.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startRedisServer } from '../../../shared/test/support/index.js';
+import { runStreamLoad, type StreamLoadResult } from '../lib/clients/sse-stream-client.js';
+import type { BenchOptions } from '../lib/options/bench-options.js';
+import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/output/results-files.js';
+import { formatTable } from '../lib/output/text-table.js';
+import { perCoreSupport, perUnit, pinProcess, readThreadCpu, threadCpuDelta, type CpuSplit } from '../lib/per-core/index.js';
+import { launchEngineDouble, launchRelayAnchor, engineModelConfig } from '../lib/processes/llm-bench-servers.js';
+import { launchNode, waitForModelReady } from '../lib/processes/node-process.js';
+import { summarizeLatencies, type LatencySummary } from '../lib/sampling/percentiles.js';
+import { launchServer } from '../lib/processes/server-process.js';
+import { benchKey, ProcessStack, UNLIMITED_TIER, waitForFleetSize } from './fleet-launch.js';
+
+const GATEWAY_BIN = fileURLToPath(new URL('../../../bin/tessera-gateway.js', import.meta.url));
+
+const DEFAULT_CONCURRENCIES = [1, 16, 64];
+const TOKENS_PER_STREAM = 64;
+const ITL_MS = 20;
+const CPU_TARGET_US = 20;
+const TTFT_TARGET_MS = 1;
+
+const log = (message: string): void => void process.stderr.write(`[bench llm] ${message}\n`);
+
+type Target = 'direct' | 'anchor-before' | 'gateway' | 'anchor-after';
+
+interface Point {
+  readonly concurrency: number;
+  readonly target: Target;
+  readonly streams: number;
+  readonly failedStreams: number;
+  readonly tokensPerSec: number;
+  readonly ttft: LatencySummary;
+  readonly itl: LatencySummary;
+  /** CPU of the process on core 0 per streamed token (not for `direct`). */
+  readonly cpuPerToken?: CpuSplit;
+}
+
+async function measure(target: Target, concurrency: number, port: number, headers: Record<string, string>, durationMs: number, pid?: number): Promise<Point> {
+  const before = pid === undefined ? [] : await readThreadCpu(pid);
+  const result: StreamLoadResult = await runStreamLoad({
+    port,
+    path: '/v1/completions',
+    body: JSON.stringify({ model: 'llm_engine', prompt: 'tell me a story about a gateway', stream: true, max_tokens: TOKENS_PER_STREAM }),
+    headers,
+    concurrency,
+    durationMs,
+  });
+  const cpu = pid === undefined ? undefined : perUnit(threadCpuDelta(before, await readThreadCpu(pid), pid), result.tokens);
+  const point: Point = {
+    concurrency,
+    target,
+    streams: result.streams,
+    failedStreams: result.failedStreams,
+    tokensPerSec: (result.tokens / result.elapsedMs) * 1000,
+    ttft: summarizeLatencies(result.ttftUs),
+    itl: summarizeLatencies(result.itlUs),
+    ...(cpu === undefined ? {} : { cpuPerToken: cpu }),
+  };
+  log(
+    `c=${concurrency} ${target}: ${point.streams} streams (${point.failedStreams} failed), ${point.tokensPerSec.toFixed(0)} tok/s, ` +
+      `TTFT p50 ${(point.ttft.p50Us / 1000).toFixed(2)} ms, ITL p50 ${(point.itl.p50Us / 1000).toFixed(2)} ms` +
+      (cpu === undefined ? '' : `, CPU ${cpu.totalUs.toFixed(1)} µs/token`),
+  );
+  return point;
+}
+
+const ms = (us: number): string => (Number.isFinite(us) ? (us / 1000).toFixed(2) : '-');
+
+function table(points: readonly Point[]): string {
+  return formatTable(
+    ['conc', 'target', 'streams', 'failed', 'tok/s', 'TTFT p50 ms', 'TTFT p99 ms', 'ITL p50 ms', 'ITL p99 ms', 'CPU µs/token', 'event loop µs/token'],
+    points.map((p) => [
+      String(p.concurrency),
+      p.target,
+      String(p.streams),
+      String(p.failedStreams),
+      p.tokensPerSec.toFixed(0),
+      ms(p.ttft.p50Us),
+      ms(p.ttft.p99Us),
+      ms(p.itl.p50Us),
+      ms(p.itl.p99Us),
+      p.cpuPerToken === undefined ? '-' : p.cpuPerToken.totalUs.toFixed(1),
+      p.cpuPerToken === undefined ? '-' : p.cpuPerToken.eventLoopUs.toFixed(1),
+    ]),
+  );
+}
+
+export async function runLlmScenario(options: BenchOptions): Promise<number> {
+  const concurrencies = options.concurrencies ?? (options.quick ? [1, 16] : DEFAULT_CONCURRENCIES);
+  const durationMs = options.durationS * 1000;
+  const support = perCoreSupport();
+  if (!support.ok) log(`not pinned: ${support.why}`);
+  // Everything this process starts inherits core 1; the gateway and the anchor are moved to core 0.
+  if (support.ok) pinProcess(process.pid, 1);
+  const work = await mkdtemp(join(tmpdir(), 'tessera-bench-llm-'));
+  const stack = new ProcessStack();
+  const started = new Date();
+  try {
+    const redis = await startRedisServer();
+    stack.push(redis);
+    const engine = await launchEngineDouble(work, ITL_MS);
+    stack.push(engine);
+    const repo = join(work, 'repo');
+    await mkdir(join(repo, 'llm_engine', '1'), { recursive: true });
+    await writeFile(join(repo, 'llm_engine', 'config.pbtxt'), engineModelConfig(`http://127.0.0.1:${engine.port}/v1`, Math.max(...concurrencies) + 8));
+    const node = await launchNode({ modelRepository: repo, extraArgs: ['--redis-url', redis.url, '--node-id', 'llm-bench-node', '--advertise-host', '127.0.0.1'] });
+    stack.push(node);
+    await waitForModelReady(node.httpBase, 'llm_engine');
+    const { key, hash } = benchKey('llm');
+    // LLM_BENCH_CPU_PROF_DIR=<dir>: the gateway runs with --cpu-prof (a .cpuprofile there when it stops).
+    const profileDir = process.env.LLM_BENCH_CPU_PROF_DIR;
+    const configFile = join(work, 'gateway.json');
+    await writeFile(configFile, `${JSON.stringify({
+      redisUrl: redis.url,
+      metrics: { requireAdminKey: false },
+      tiers: {
+        'bench-llm': {
+          priority: 1, queueTimeoutMs: 30_000, queueShare: 1, cacheTtlSeconds: 0, allowedModels: ['*'], ...UNLIMITED_TIER,
+          // Token limits on (every prompt and every 16 completion tokens charged through Redis leases), never reached.
+          llm: { tokensPerMinute: 1_000_000_000 },
+        },
+      },
+      tenants: [{ id: 'bench', tier: 'bench-llm', keys: [{ id: 'bench-1', hash }] }],
+    }, null, 2)}\n`);
+    const gateway = await launchServer({
+      name: 'tessera-gateway',
+      args: [...(profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir]), GATEWAY_BIN, '--config', configFile, '--port', '0', '--host', '127.0.0.1'],
+      startedMsg: 'tessera-gateway started',
+      env: { REDIS_URL: '' },
+    });
+    stack.push(gateway);
+    await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);
+    const anchor = await launchRelayAnchor(work, node.httpPort);
+    stack.push(anchor);
+    if (support.ok) {
+      pinProcess(gateway.pid, 0);
+      pinProcess(anchor.pid, 0);
+    }
+    const auth = { authorization: `Bearer ${key}` };
+    log('warm-up');
+    await runStreamLoad({ port: gateway.port, path: '/v1/completions', body: JSON.stringify({ model: 'llm_engine', prompt: 'warm', stream: true, max_tokens: 8 }), headers: auth, concurrency: 4, durationMs: Math.max(500, options.warmupS * 1000) });
+
+    // The gateway's own background (fleet refresh, Redis, timers) with no stream: subtracted below, so
+    // CPU per token at low load is not mostly the idle cost spread over few tokens.
+    const idleBefore = await readThreadCpu(gateway.pid);
+    const idleStarted = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, durationMs));
+    const idleUsPerSec = threadCpuDelta(idleBefore, await readThreadCpu(gateway.pid), gateway.pid).totalUs / ((performance.now() - idleStarted) / 1000);
+    log(`gateway idle: ${idleUsPerSec.toFixed(0)} µs of CPU per second`);
+
+    const points: Point[] = [];
+    for (const c of concurrencies) {
+      points.push(await measure('direct', c, node.httpPort, {}, durationMs));
+      points.push(await measure('anchor-before', c, anchor.port, {}, durationMs, anchor.pid));
+      points.push(await measure('gateway', c, gateway.port, auth, durationMs, gateway.pid));
+      points.push(await measure('anchor-after', c, anchor.port, {}, durationMs, anchor.pid));
+    }
+
+    const summary = concurrencies.map((c) => {
+      const at = (t: Target) => points.find((p) => p.concurrency === c && p.target === t)!;
+      const gw = at('gateway');
+      const anchorCpu = ((at('anchor-before').cpuPerToken?.totalUs ?? NaN) + (at('anchor-after').cpuPerToken?.totalUs ?? NaN)) / 2;
+      const netCpu = (gw.cpuPerToken?.totalUs ?? NaN) - idleUsPerSec / gw.tokensPerSec;
+      return {
+        concurrency: c,
+        gatewayCpuUsPerToken: gw.cpuPerToken?.totalUs ?? NaN,
+        gatewayCpuUsPerTokenNetOfIdle: netCpu,
+        anchorCpuUsPerToken: anchorCpu,
+        cpuRatioToAnchor: (gw.cpuPerToken?.totalUs ?? NaN) / anchorCpu,
+        addedTtftP50Ms: (gw.ttft.p50Us - at('direct').ttft.p50Us) / 1000,
+        cpuTargetMet: netCpu <= CPU_TARGET_US,
+        ttftTargetMet: (gw.ttft.p50Us - at('direct').ttft.p50Us) / 1000 <= TTFT_TARGET_MS,
+      };
+    });
+    const text = [
+      `LLM streaming through the gateway, ${TOKENS_PER_STREAM} tokens per stream, ${ITL_MS} ms apart at the engine; ${options.durationS} s per point`,
+      support.ok ? 'gateway / anchor alone on core 0; node, engine double, Redis and load generator on core 1' : `NOT pinned: ${support.why}`,
+      `gateway idle (no stream): ${idleUsPerSec.toFixed(0)} µs of CPU per second`,
+      '',
+      table(points),
+      '',
+      formatTable(
+        ['conc', 'gateway CPU µs/token', 'net of idle', 'anchor CPU µs/token', 'ratio', `target <= ${CPU_TARGET_US} (net)`, 'added TTFT p50 ms', `target <= ${TTFT_TARGET_MS}`],
+        summary.map((s) => [String(s.concurrency), s.gatewayCpuUsPerToken.toFixed(1), s.gatewayCpuUsPerTokenNetOfIdle.toFixed(1), s.anchorCpuUsPerToken.toFixed(1), s.cpuRatioToAnchor.toFixed(2), s.cpuTargetMet ? 'met' : 'MISSED', s.addedTtftP50Ms.toFixed(2), s.ttftTargetMet ? 'met' : 'MISSED']),
+      ),
+      '',
+    ].join('\n');
+    process.stdout.write(text);
+    const dir = join(options.outRoot ?? DEFAULT_RESULTS_ROOT, localDate(started));
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'llm.json'), `${JSON.stringify({ started: started.toISOString(), command: `npm run bench -- llm ${process.argv.slice(3).join(' ')}`.trim(), pinned: support.ok, gatewayIdleCpuUsPerSec: idleUsPerSec, tokensPerStream: TOKENS_PER_STREAM, itlMs: ITL_MS, points, summary }, null, 2)}\n`);
+    await writeFile(join(dir, 'llm.txt'), text);
+    log(`results in ${dir}/llm.{json,txt}`);
+    return points.some((p) => p.target === 'gateway' && p.failedStreams > 0) ? 1 : 0;
+  } finally {
+    await stack.close();
+    await rm(work, { recursive: true, force: true });
+  }
+}

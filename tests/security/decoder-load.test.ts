@@ -1,0 +1,80 @@
+/**
+ * Models the onnxruntime_llm backend must refuse at load, each with an error naming what is wrong: a
+ * tokenizer file that is not JSON, not a tokenizer, or missing; an ONNX model whose inputs or outputs
+ * do not have the cached-attention layout; a config that is not decoupled or names a token the
+ * tokenizer lacks. Real onnxruntime and the real tokenizer package load each one.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSimpleOnnx } from '../../gpu-node/src/example-models/simple-models.js';
+import { buildTinyDecoderOnnx } from '../../gpu-node/src/example-models/tiny-decoder-onnx.js';
+import { TINY_DECODER_SPEC } from '../../gpu-node/src/example-models/tiny-decoder.js';
+import { startLlm, tinyDecoderRepo, type TinyDecoderRepo } from '../../gpu-node/test/support/llm-test-support.js';
+
+let repo: TinyDecoderRepo;
+
+beforeAll(async () => {
+  repo = await tinyDecoderRepo();
+});
+
+afterAll(async () => {
+  await repo?.remove();
+});
+
+async function loadError(...args: Parameters<TinyDecoderRepo['source']>): Promise<{ code: string; message: string }> {
+  const source = await repo.source(...args);
+  try {
+    const instance = await startLlm(source);
+    await instance.close();
+  } catch (error) {
+    return error as { code: string; message: string };
+  }
+  throw new Error('the model loaded');
+}
+
+describe('onnxruntime_llm refuses broken models at load', () => {
+  it('a tokenizer.json that is not JSON', async () => {
+    const error = await loadError({}, { '1/tokenizer.json': '{"model": {"type": "BPE", "vocab": ' });
+    expect(error.code).toBe('INVALID_ARG');
+    expect(error.message).toMatch(/tokenizer file '.*tokenizer\.json' is not valid JSON/);
+  });
+
+  it('a tokenizer.json that is JSON but no tokenizer', async () => {
+    expect((await loadError({}, { '1/tokenizer.json': '{"hello": 1}' })).message).toMatch(/tokenizer\.json' has no 'model' with a 'type' and a 'vocab'/);
+    expect((await loadError({}, { '1/tokenizer.json': '[1, 2]' })).message).toMatch(/tokenizer\.json' must hold a JSON object/);
+  });
+
+  it('a tokenizer.json whose model the package cannot build', async () => {
+    const broken = JSON.stringify({ model: { type: 'NoSuchModel', vocab: {} } });
+    expect((await loadError({}, { '1/tokenizer.json': broken })).message).toMatch(/tokenizer\.json' could not be loaded/);
+  });
+
+  it('a tokenizer file that is not there, or a tokenizer_file parameter that is a path', async () => {
+    expect((await loadError({ parameters: { tokenizer_file: 'missing.json' } })).message).toMatch(/tokenizer file 'missing\.json' not found/);
+    expect((await loadError({ parameters: { tokenizer_file: '../../etc/passwd' } })).message).toMatch(/'tokenizer_file' must be a file name/);
+  });
+
+  it('an end-of-sequence token the tokenizer does not have', async () => {
+    expect((await loadError({ parameters: { eos_token: '<|nope|>' } })).message).toMatch(/end-of-sequence token '<\|nope\|>' is not in tokenizer file/);
+  });
+
+  it('an ONNX model without the decoder inputs', async () => {
+    const error = await loadError({}, { '1/model.onnx': buildSimpleOnnx() });
+    expect(error.code).toBe('INVALID_ARG');
+    expect(error.message).toMatch(/does not have the decoder layout .*input 'input_ids' is missing/);
+  });
+
+  it('a decoder whose vocabulary is smaller than its tokenizer', async () => {
+    const small = buildTinyDecoderOnnx({ ...TINY_DECODER_SPEC, vocab: 100 }, 1);
+    expect((await loadError({}, { '1/model.onnx': small })).message).toMatch(/tokenizer has 260 tokens, more than the model's 100 logits/);
+  });
+
+  it('a file that is not ONNX at all', async () => {
+    expect((await loadError({}, { '1/model.onnx': 'not a model' })).message).toMatch(/onnxruntime could not load/);
+  });
+
+  it('bad parameters', async () => {
+    expect((await loadError({ parameters: { max_num_seqs: '0' } })).message).toMatch(/'max_num_seqs' must be an integer >= 1/);
+    expect((await loadError({ parameters: { kv_cache_bytes: 'lots' } })).message).toMatch(/'kv_cache_bytes' must be an integer/);
+    expect((await loadError({ parameters: { admission: 'maybe' } })).message).toMatch(/'admission' must be 'wait' or 'reject'/);
+  });
+});
