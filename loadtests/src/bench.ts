@@ -5,6 +5,7 @@
 import { parseBenchArgs, type BenchOptions } from './lib/options/bench-options.js';
 import { extractSuiteArgs } from './lib/options/suite-options.js';
 import { runBatchingScenario } from './scenarios/batching.js';
+import { runBatchingPerCoreScenario } from './scenarios/batching-per-core.js';
 import { runCacheRatioScenario } from './scenarios/cache-ratio.js';
 import { runGatewayScenario } from './scenarios/gateway.js';
 import { runLlmScenario } from './scenarios/llm.js';
@@ -16,6 +17,7 @@ import { runReport, runSuite } from './scenarios/suite.js';
 
 const SCENARIOS: Readonly<Record<string, (options: BenchOptions) => Promise<number>>> = {
   batching: runBatchingScenario,
+  'batching-per-core': runBatchingPerCoreScenario,
   gateway: runGatewayScenario,
   'cache-ratio': runCacheRatioScenario,
   llm: runLlmScenario,

@@ -11,6 +11,7 @@ import { configTypeToDatatype, datatypeByteSize } from '../../../shared/src/tens
 import { formatShape } from '../../../shared/src/tensors/shape.js';
 import type { Datatype, InferRequest, Tensor } from '../../../shared/src/tensors/index.js';
 import type { ExecutionRequest } from '../backends/backend.js';
+import { markValidatedInputs } from '../backends/validated-inputs.js';
 import { requestPrefix } from '../messages/request-prefix.js';
 
 export interface ValidatedRequest {
@@ -105,6 +106,7 @@ export function validateInferRequest(request: InferRequest, config: ModelConfig,
   }
 
   for (const input of inputs) checkByteSize(input, modelName, log);
+  markValidatedInputs(inputs);
 
   return {
     execution: { inputs, requestedOutputs, parameters: request.parameters },

@@ -31,6 +31,8 @@ export interface MlpSetup {
   readonly intraOpThreads: number;
   /** Absent: no dynamic_batching block, the default scheduler. */
   readonly dynamicBatching?: DynamicBatching;
+  /** Tessera's `queue_delay_from_idle` parameter (gpu-node/src/scheduler/dynamic/batcher-options.ts). */
+  readonly queueDelayFromIdle?: boolean;
 }
 
 export const MLP_MODEL = 'mlp_large';
@@ -90,5 +92,6 @@ export function mlpConfigText(setup: MlpSetup): string {
     lines.push(`dynamic_batching { ${preferred}max_queue_delay_microseconds: ${db.maxQueueDelayUs} }`);
   }
   lines.push(`parameters { key: "intra_op_thread_count" value: { string_value: "${setup.intraOpThreads}" } }`);
+  if (setup.queueDelayFromIdle === true) lines.push('parameters { key: "queue_delay_from_idle" value: { string_value: "true" } }');
   return `${lines.join('\n')}\n`;
 }

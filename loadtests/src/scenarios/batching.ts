@@ -19,7 +19,9 @@ import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeExampleRepository } from '../../../gpu-node/src/example-models/index.js';
-import type { InferRequest, Tensor } from '../../../shared/src/tensors/index.js';
+import type { InferRequest } from '../../../shared/src/tensors/index.js';
+import { fp32Tensor, int32Tensor } from './batching-requests.js';
+import { runPerCore, type PerCoreReport } from './batching-per-core.js';
 import type { BenchOptions } from '../lib/options/bench-options.js';
 import { runClosedLoop } from '../lib/load/closed-loop.js';
 import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
@@ -55,17 +57,6 @@ const PROTOCOLS = ['grpc', 'http'] as const;
 type Protocol = (typeof PROTOCOLS)[number];
 
 const log = (message: string): void => void process.stderr.write(`[bench batching] ${message}\n`);
-
-function fp32Tensor(name: string, elements: number): Tensor {
-  const values = new Float32Array(elements);
-  for (let i = 0; i < elements; i++) values[i] = Math.random() * 2 - 1;
-  return { name, datatype: 'FP32', shape: [1, elements], data: new Uint8Array(values.buffer) };
-}
-
-function int32Tensor(name: string, elements: number): Tensor {
-  const values = Int32Array.from({ length: elements }, (_, i) => i);
-  return { name, datatype: 'INT32', shape: [1, elements], data: new Uint8Array(values.buffer) };
-}
 
 const mlpRequest = (): InferRequest => ({
   id: '',
@@ -343,6 +334,9 @@ export async function runBatchingScenario(options: BenchOptions): Promise<number
     const baseRepo = join(work, 'base');
     await writeExampleRepository(baseRepo, { only: [MLP_MODEL, SIMPLE_MODEL] });
 
+    // 0. Per core (the headline): node on core 0, load on core 1, the one-thread ceiling before and after.
+    const perCore: PerCoreReport = await runPerCore(options, work, baseRepo);
+
     // 1. Ceiling, with nothing else running.
     log(`ceiling: onnxruntime-node, ${cores} intra-op threads, batch sizes ${CEILING_BATCH_SIZES.join(', ')}`);
     const ceiling = await measureOrtCeiling({
@@ -435,6 +429,7 @@ export async function runBatchingScenario(options: BenchOptions): Promise<number
       unbatched: { setup: plainSetup, config: mlpConfigText(plainSetup) },
       points: [...batched, ...unbatched, ...simple],
       targets,
+      perCore,
       notes: [
         'Client Send/Recv are this process encoding the request and decoding the response (codec time), not socket time.',
         'Server columns are averages per request from /v2/models/{m}/stats deltas over the measurement window.',
@@ -453,6 +448,8 @@ export async function runBatchingScenario(options: BenchOptions): Promise<number
           tuning.map((t) => `${t.setup.id} ${t.point.inferencesPerSec.toFixed(1)} inf/s p99 ${ms(t.point.latency.p99Us)} ms`).join('; '),
       );
     }
+    out.push('per core (node on core 0, load generator on core 1; CPU us per inference):');
+    out.push(perCore.table ?? `  skipped: ${perCore.skipped ?? ''}`, '', 'whole box:');
     out.push(`chosen config ('${chosen.id}'):`, ...mlpConfigText(chosen).trimEnd().split('\n').map((l) => `  ${l}`));
     out.push('', resultsTable(ceiling, batched, unbatched, simple));
     out.push('(ceiling rows: back-to-back session.run at that batch size; p50/p99 are one run\'s time)', '');

@@ -11,3 +11,5 @@ export * from './grpc-timeout.js';
 export * from './infer-request-encoder.js';
 export * from './forwardable-framing.js';
 export * from './unsent-budget.js';
+export * from './infer-response-encoder.js';
+export * from './infer-request-scan.js';

@@ -9,21 +9,17 @@
  * the caller's data instead of being copied.
  */
 import { TesseraError } from '../errors/index.js';
-import type { InferRequest, ParameterValue, Parameters } from '../tensors/index.js';
+import type { InferRequest } from '../tensors/index.js';
 import { GRPC_PREFIX_BYTES, writeGrpcMessagePrefix } from './grpc-frame.js';
-import { ProtobufWriter, WIRE_VARINT, int64Size, lenFieldSize, tagSize } from './protobuf-writer.js';
+import { ProtobufWriter, int64Size, lenFieldSize } from './protobuf-writer.js';
+import { mapSize, sizeParameters, writeParameters } from './protobuf-parameters.js';
 
 /** Field numbers from grpc_service.proto. */
 const REQUEST = { modelName: 1, modelVersion: 2, id: 3, parameters: 4, inputs: 5, outputs: 6, rawInputContents: 7 } as const;
 const INPUT = { name: 1, datatype: 2, shape: 3 } as const;
 const OUTPUT = { name: 1, parameters: 2 } as const;
-const MAP_ENTRY = { key: 1, value: 2 } as const;
-const PARAM = { bool: 1, int64: 2, string: 3, double: 4, uint64: 5 } as const;
 
 const CLASSIFICATION_KEY = 'classification';
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-const UINT64_MAX = 2n ** 64n - 1n;
 /** Below this a tensor is copied into the body; at or above it, it is sent from the caller's memory. */
 export const DEFAULT_INLINE_BELOW_BYTES = 16 * 1024;
 
@@ -35,81 +31,6 @@ export interface EncodedInferRequest {
 }
 
 const utf8Length = (text: string): number => (text.length === 0 ? 0 : Buffer.byteLength(text, 'utf8'));
-
-/** One parameter as InferParameter would hold it: its oneof field and its value (parameter-codec.ts's rules). */
-interface ParamChoice {
-  readonly field: number;
-  readonly value: ParameterValue;
-  /** Payload size: the string's UTF-8 length, the varint's bytes, or 8 for a double. */
-  readonly size: number;
-}
-
-function paramChoice(key: string, value: ParameterValue): ParamChoice {
-  switch (typeof value) {
-    case 'boolean':
-      return { field: PARAM.bool, value, size: 1 };
-    case 'string':
-      return { field: PARAM.string, value, size: utf8Length(value) };
-    case 'number':
-      return Number.isSafeInteger(value) ? { field: PARAM.int64, value, size: int64Size(value) } : { field: PARAM.double, value, size: 8 };
-    case 'bigint':
-      if (value >= INT64_MIN && value <= INT64_MAX) return { field: PARAM.int64, value, size: int64Size(value) };
-      if (value > INT64_MAX && value <= UINT64_MAX) return { field: PARAM.uint64, value, size: int64Size(value) };
-      throw TesseraError.invalidArg(`parameter '${key}' value ${value} does not fit in 64 bits`);
-  }
-}
-
-/** The InferParameter message's size for a choice. */
-const paramMessageSize = (choice: ParamChoice): number =>
-  choice.field === PARAM.string ? lenFieldSize(choice.field, choice.size) : tagSize(choice.field) + choice.size;
-
-interface SizedEntry {
-  readonly key: string;
-  readonly keyBytes: number;
-  readonly choice: ParamChoice;
-  /** The map entry message's size. */
-  readonly size: number;
-}
-
-function sizeParameters(params: Parameters | undefined): SizedEntry[] {
-  const entries: SizedEntry[] = [];
-  if (params === undefined) return entries;
-  for (const key of Object.keys(params)) {
-    const choice = paramChoice(key, params[key] as ParameterValue);
-    const keyBytes = utf8Length(key);
-    entries.push({ key, keyBytes, choice, size: lenFieldSize(MAP_ENTRY.key, keyBytes) + lenFieldSize(MAP_ENTRY.value, paramMessageSize(choice)) });
-  }
-  return entries;
-}
-
-const mapSize = (field: number, entries: readonly SizedEntry[]): number => {
-  let size = 0;
-  for (const entry of entries) size += lenFieldSize(field, entry.size);
-  return size;
-};
-
-function writeParameters(w: ProtobufWriter, field: number, entries: readonly SizedEntry[]): void {
-  for (const { key, keyBytes, choice, size } of entries) {
-    w.lenHeader(field, size);
-    w.string(MAP_ENTRY.key, key, keyBytes);
-    w.lenHeader(MAP_ENTRY.value, paramMessageSize(choice));
-    switch (choice.field) {
-      case PARAM.bool:
-        w.tag(PARAM.bool, WIRE_VARINT);
-        w.varint(choice.value ? 1 : 0);
-        break;
-      case PARAM.string:
-        w.string(PARAM.string, choice.value as string, choice.size);
-        break;
-      case PARAM.double:
-        w.double(PARAM.double, choice.value as number);
-        break;
-      default:
-        w.tag(choice.field, WIRE_VARINT);
-        w.int64(choice.value as number | bigint);
-    }
-  }
-}
 
 interface SizedInput {
   readonly nameBytes: number;

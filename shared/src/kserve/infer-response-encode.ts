@@ -25,14 +25,23 @@ const utf8 = new TextEncoder();
 
 /** Joins a JSON header and binary sections into one body with the matching headers. */
 export function assembleBody(jsonText: string, sections: readonly Uint8Array[]): EncodedHttpBody {
-  const header = utf8.encode(jsonText);
   if (sections.length === 0) {
-    return { body: header, headers: { 'Content-Type': 'application/json' } };
+    return { body: utf8.encode(jsonText), headers: { 'Content-Type': 'application/json' } };
   }
-  const total = sections.reduce((n, s) => n + s.length, header.length);
-  const body = new Uint8Array(total);
-  body.set(header, 0);
-  let offset = header.length;
+  let sectionBytes = 0;
+  for (const s of sections) sectionBytes += s.length;
+  // The JSON is ASCII but for unusual names: encode it straight into the body, sized for that case,
+  // and encode it apart only when it turns out longer in UTF-8.
+  let body = new Uint8Array(jsonText.length + sectionBytes);
+  let headerBytes = jsonText.length;
+  const { read, written } = utf8.encodeInto(jsonText, body);
+  if (read !== jsonText.length || written !== jsonText.length) {
+    const header = utf8.encode(jsonText);
+    headerBytes = header.length;
+    body = new Uint8Array(headerBytes + sectionBytes);
+    body.set(header, 0);
+  }
+  let offset = headerBytes;
   for (const s of sections) {
     body.set(s, offset);
     offset += s.length;
@@ -41,7 +50,7 @@ export function assembleBody(jsonText: string, sections: readonly Uint8Array[]):
     body,
     headers: {
       'Content-Type': 'application/octet-stream',
-      [INFERENCE_HEADER_CONTENT_LENGTH]: String(header.length),
+      [INFERENCE_HEADER_CONTENT_LENGTH]: String(headerBytes),
     },
   };
 }
@@ -51,28 +60,28 @@ export function assembleBody(jsonText: string, sections: readonly Uint8Array[]):
  * tensor's data does not match its own shape (a backend bug, not the client's).
  */
 export function encodeInferResponse(response: InferResponse, options: ResponseEncodingOptions): EncodedHttpBody {
+  // The JSON text is written directly (the same text writeJson gives for the response object, with
+  // the same key order): this runs once per answer, and building the object first cost twice as much.
   const sections: Uint8Array[] = [];
-  const outputs = response.outputs.map((tensor) => {
+  let text = response.id !== '' ? `{"id":${JSON.stringify(response.id)},` : '{';
+  text += `"model_name":${JSON.stringify(response.modelName)},"model_version":${JSON.stringify(String(response.modelVersion))}`;
+  const parameters = response.parameters;
+  if (parameters !== undefined && Object.keys(parameters).length > 0) text += `,"parameters":${writeJson(parameters)}`;
+  text += ',"outputs":[';
+  response.outputs.forEach((tensor, i) => {
     try {
       validateTensorData(tensor, `output '${tensor.name}' of model '${response.modelName}'`);
     } catch (err) {
       throw TesseraError.internal(`inconsistent inference output: ${(err as Error).message}`, err);
     }
     const binary = options.outputBinary?.get(tensor.name) ?? options.binaryOutputDefault;
-    const base = { name: tensor.name, datatype: tensor.datatype, shape: tensor.shape };
+    text += `${i > 0 ? ',' : ''}{"name":${JSON.stringify(tensor.name)},"datatype":${JSON.stringify(tensor.datatype)},"shape":${writeJson(tensor.shape)}`;
     if (binary) {
       sections.push(tensor.data);
-      return { ...base, parameters: { binary_data_size: tensor.data.length } };
+      text += `,"parameters":{"binary_data_size":${tensor.data.length}}}`;
+    } else {
+      text += `,"data":${writeJson(tensorBytesToJsonData(tensor))}}`;
     }
-    return { ...base, data: tensorBytesToJsonData(tensor) };
   });
-  const parameters = response.parameters;
-  const json = {
-    ...(response.id !== '' ? { id: response.id } : {}),
-    model_name: response.modelName,
-    model_version: String(response.modelVersion),
-    ...(parameters !== undefined && Object.keys(parameters).length > 0 ? { parameters } : {}),
-    outputs,
-  };
-  return assembleBody(writeJson(json), sections);
+  return assembleBody(`${text}]}`, sections);
 }

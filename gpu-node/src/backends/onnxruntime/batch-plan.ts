@@ -15,12 +15,14 @@ import {
   formatShape,
   splitBatch,
   validateTensorData,
+  type Datatype,
   type Tensor,
 } from '../../../../shared/src/tensors/index.js';
 import type { ExecutionRequest, ExecutionResult } from '../backend.js';
 import type { WireTensor } from '../worker/protocol.js';
 import { copiedTensorToWire, ownedTensorToWire, wireToTensor } from '../worker/wire-tensor.js';
 import { datatypeOfOrt } from './element-types.js';
+import { inputsWereValidated } from '../validated-inputs.js';
 import type { OrtIoInfo, OrtRun } from './protocol.js';
 
 export interface ModelIo {
@@ -65,23 +67,55 @@ export function assertOrtStrings(input: Tensor, what: string): void {
   });
 }
 
-/** Checks one request on its own; returns its batch size (1 for non-batching models). */
+/** What checkRequest looks up for every request, computed once per model. */
+interface IoLookup {
+  readonly inputs: ReadonlyMap<string, { readonly datatype: Datatype | undefined; readonly typeError: string }>;
+  readonly outputs: ReadonlySet<string>;
+}
+
+const lookups = new WeakMap<ModelIo, IoLookup>();
+
+function lookupOf(io: ModelIo): IoLookup {
+  let lookup = lookups.get(io);
+  if (lookup === undefined) {
+    const inputs = new Map<string, { datatype: Datatype | undefined; typeError: string }>();
+    for (const info of io.inputs) {
+      try {
+        inputs.set(info.name, { datatype: datatypeOfOrt(info.type, `input '${info.name}' for model '${io.modelName}'`), typeError: '' });
+      } catch (error) {
+        inputs.set(info.name, { datatype: undefined, typeError: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    lookup = { inputs, outputs: new Set(io.outputs.map((o) => o.name)) };
+    lookups.set(io, lookup);
+  }
+  return lookup;
+}
+
+/**
+ * Checks one request on its own; returns its batch size (1 for non-batching models). A request whose
+ * inputs the request validator checked skips what it already did (duplicates, byte sizes); the
+ * checks against the session itself (names, onnxruntime's datatypes, strings, batch rows) always run.
+ */
 function checkRequest(request: ExecutionRequest, io: ModelIo): number {
   const model = `model '${io.modelName}'`;
-  const expected = new Map(io.inputs.map((i) => [i.name, i]));
-  const seen = new Set<string>();
+  const lookup = lookupOf(io);
+  const validated = inputsWereValidated(request.inputs);
+  const seen = validated ? undefined : new Set<string>();
   let batchSize: number | undefined;
   for (const input of request.inputs) {
-    const info = expected.get(input.name);
+    const info = lookup.inputs.get(input.name);
     if (info === undefined) throw TesseraError.invalidArg(`unexpected inference input '${input.name}' for ${model}`);
-    if (seen.has(input.name)) throw TesseraError.invalidArg(`input '${input.name}' appears twice in a request for ${model}`);
-    seen.add(input.name);
-    const what = `input '${input.name}' for ${model}`;
-    const modelType = datatypeOfOrt(info.type, what);
-    if (input.datatype !== modelType) {
-      throw TesseraError.invalidArg(`${what} has datatype ${input.datatype}, the model expects ${modelType}`);
+    if (seen !== undefined) {
+      if (seen.has(input.name)) throw TesseraError.invalidArg(`input '${input.name}' appears twice in a request for ${model}`);
+      seen.add(input.name);
     }
-    validateTensorData(input, what);
+    const what = `input '${input.name}' for ${model}`;
+    if (info.datatype === undefined) throw TesseraError.unsupported(info.typeError);
+    if (input.datatype !== info.datatype) {
+      throw TesseraError.invalidArg(`${what} has datatype ${input.datatype}, the model expects ${info.datatype}`);
+    }
+    if (!validated) validateTensorData(input, what);
     if (input.datatype === 'BYTES') assertOrtStrings(input, what);
     if (!io.batching) continue;
     const rows = input.shape[0];
@@ -93,12 +127,15 @@ function checkRequest(request: ExecutionRequest, io: ModelIo): number {
     }
     batchSize = rows;
   }
-  for (const name of expected.keys()) {
-    if (!seen.has(name)) throw TesseraError.invalidArg(`${model} needs input '${name}', which the request does not have`);
+  // Names are known and (validated or checked above) distinct, so a count short of the model's is a missing one.
+  if (request.inputs.length !== lookup.inputs.size) {
+    const given = new Set(request.inputs.map((t) => t.name));
+    for (const name of lookup.inputs.keys()) {
+      if (!given.has(name)) throw TesseraError.invalidArg(`${model} needs input '${name}', which the request does not have`);
+    }
   }
-  const outputNames = new Set(io.outputs.map((o) => o.name));
   for (const name of request.requestedOutputs) {
-    if (!outputNames.has(name)) throw TesseraError.invalidArg(`unexpected inference output '${name}' for ${model}`);
+    if (!lookup.outputs.has(name)) throw TesseraError.invalidArg(`unexpected inference output '${name}' for ${model}`);
   }
   return batchSize ?? 1;
 }

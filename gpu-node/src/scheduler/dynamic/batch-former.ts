@@ -46,7 +46,11 @@ export function batchFormingSettings(options: DynamicBatcherOptions): BatchFormi
   };
 }
 
-export function formBatch(entries: Iterable<FormerEntry>, nowUs: number, settings: BatchFormingSettings): BatchDecision {
+/**
+ * @param waitFromUs the queue delay runs from the later of the oldest request's arrival and this
+ *   (an instance's idle start with queueDelayFromIdle; -Infinity for Triton's rule)
+ */
+export function formBatch(entries: Iterable<FormerEntry>, nowUs: number, settings: BatchFormingSettings, waitFromUs = -Infinity): BatchDecision {
   let count = 0;
   let size = 0;
   /** The largest preferred-size prefix seen (Triton's cursor mark), as a request count and a size. */
@@ -83,8 +87,9 @@ export function formBatch(entries: Iterable<FormerEntry>, nowUs: number, setting
 
   if (count === 0) return { kind: 'none' };
   const delay = settings.maxQueueDelayUs;
-  const delayExceeded = delay !== 0 && nowUs - oldestUs >= delay;
+  const startUs = Math.max(oldestUs, waitFromUs);
+  const delayExceeded = delay !== 0 && nowUs - startUs >= delay;
   if (bestCount !== 0 && !delayExceeded) return { kind: 'run', count: bestCount, size: bestSize };
   if (sendNow || size >= settings.maxPreferred || delayExceeded || delay === 0) return { kind: 'run', count, size };
-  return { kind: 'wait', untilUs: oldestUs + delay };
+  return { kind: 'wait', untilUs: startUs + delay };
 }

@@ -34,7 +34,18 @@ export interface DynamicBatcherOptions {
   readonly priorityQueuePolicy: ReadonlyMap<number, QueuePolicy>;
   /** Inputs with `allow_ragged_batch`: their shapes do not have to match within a batch. */
   readonly raggedInputs: ReadonlySet<string>;
+  /**
+   * Tessera's option (config parameter `queue_delay_from_idle: "true"`): the queue delay runs from the later
+   * of a request's arrival and the moment an instance became free, so requests that waited while every
+   * instance was busy still wait up to the delay for company (the clients just answered) instead of
+   * leaving as a small batch. A request may then wait its busy time plus the delay (Triton bounds it from
+   * arrival). Off by default.
+   */
+  readonly queueDelayFromIdle: boolean;
 }
+
+/** The config parameter that turns `queueDelayFromIdle` on. */
+export const QUEUE_DELAY_FROM_IDLE_PARAMETER = 'queue_delay_from_idle';
 
 export const DEFAULT_QUEUE_POLICY: QueuePolicy = {
   timeoutAction: 'REJECT',
@@ -57,6 +68,7 @@ export function batcherOptions(
     defaultQueuePolicy: { ...DEFAULT_QUEUE_POLICY, ...partial.defaultQueuePolicy },
     priorityQueuePolicy: partial.priorityQueuePolicy ?? new Map(),
     raggedInputs: partial.raggedInputs ?? new Set(),
+    queueDelayFromIdle: partial.queueDelayFromIdle ?? false,
   };
 }
 
@@ -87,5 +99,6 @@ export function batcherOptionsFromConfig(config: ModelConfig): DynamicBatcherOpt
     defaultQueuePolicy: queuePolicyFromProto(db?.defaultQueuePolicy),
     priorityQueuePolicy: levelPolicies,
     raggedInputs: new Set(config.input.filter((i) => i.allowRaggedBatch).map((i) => i.name)),
+    queueDelayFromIdle: config.parameters[QUEUE_DELAY_FROM_IDLE_PARAMETER]?.stringValue === 'true',
   };
 }

@@ -38,13 +38,18 @@ export function batchSignature(
   raggedInputs: ReadonlySet<string>,
   hasBatchDim: boolean,
 ): string {
+  // One input (most models): its key alone, without the list, sort and joins below.
+  if (inputs.length === 1) return inputKey(inputs[0]!, raggedInputs, hasBatchDim);
   return inputs
-    .map((input) => {
-      const dims = hasBatchDim ? input.shape.slice(1) : input.shape;
-      return raggedInputs.has(input.name) ? `${input.name}:*` : `${input.name}:${dims.join(',')}`;
-    })
+    .map((input) => inputKey(input, raggedInputs, hasBatchDim))
     .sort()
     .join(';');
+}
+
+function inputKey(input: InputShape, raggedInputs: ReadonlySet<string>, hasBatchDim: boolean): string {
+  if (raggedInputs.has(input.name)) return `${input.name}:*`;
+  const dims = hasBatchDim ? input.shape.slice(1) : input.shape;
+  return `${input.name}:${dims.join(',')}`;
 }
 
 function nonNegativeNumber(value: ParameterValue | undefined): number {

@@ -27,6 +27,46 @@ const policy = (p: Partial<QueuePolicy>): QueuePolicy => ({
   ...p,
 });
 
+describe('DynamicBatcher: queue delay from idle (queue_delay_from_idle)', () => {
+  // A closed loop's two cohorts: 'a' arrives while the instance runs another batch and outwaits the
+  // delay there; the answered cohort ('x', 'y', 'z') comes back just after the instance frees up.
+  async function cohorts(queueDelayFromIdle: boolean) {
+    const { clock, inst, batcher } = setup({ maxBatchSize: 8, preferredBatchSizes: [4], maxQueueDelayUs: 1000, queueDelayFromIdle });
+    for (const id of ['p', 'q', 'r', 's']) batcher.enqueue(req(id));
+    await flushPromises();
+    batcher.enqueue(req('a'));
+    await clock.advance(5000);
+    inst.complete();
+    await flushPromises();
+    await clock.advance(300);
+    for (const id of ['x', 'y', 'z']) batcher.enqueue(req(id));
+    await flushPromises();
+    return inst.batches;
+  }
+
+  it('off (Triton): the request that outwaited the delay while the instance was busy leaves alone', async () => {
+    expect(await cohorts(false)).toEqual([['p', 'q', 'r', 's'], ['a']]);
+  });
+
+  it('on: it waits up to the delay from the instance freeing up, and the returning cohort joins it', async () => {
+    expect(await cohorts(true)).toEqual([['p', 'q', 'r', 's'], ['a', 'x', 'y', 'z']]);
+  });
+
+  it('on: without company it still leaves once the delay from the instance freeing up has passed', async () => {
+    const { clock, inst, batcher } = setup({ maxBatchSize: 8, preferredBatchSizes: [4], maxQueueDelayUs: 1000, queueDelayFromIdle: true });
+    for (const id of ['p', 'q', 'r', 's']) batcher.enqueue(req(id));
+    await flushPromises();
+    batcher.enqueue(req('a'));
+    await clock.advance(5000);
+    inst.complete();
+    await flushPromises();
+    await clock.advance(999);
+    expect(inst.batches).toHaveLength(1);
+    await clock.advance(1);
+    expect(inst.batches[1]).toEqual(['a']);
+  });
+});
+
 describe('DynamicBatcher: batch formation', () => {
   it('runs the largest preferred size reachable now and holds the rest for the queue delay', async () => {
     const { clock, inst, batcher } = setup({ maxBatchSize: 8, preferredBatchSizes: [2, 4], maxQueueDelayUs: 1000 });

@@ -77,6 +77,8 @@ export class DynamicBatcher<P, R> {
   private readonly observer: BatcherObserver | undefined;
   private readonly instances: readonly BatchExecutor<P, R>[];
   private readonly busy: boolean[];
+  /** When each instance last became free (clock µs); used with options.queueDelayFromIdle. */
+  private readonly idleSinceUs: number[];
   private readonly gate: InstanceGate | undefined;
   private readonly queue: PriorityQueue<Entry<P, R>>;
   private readonly ordered = new OrderedRelease();
@@ -96,6 +98,7 @@ export class DynamicBatcher<P, R> {
     this.observer = deps.observer;
     this.instances = deps.instances;
     this.busy = deps.instances.map(() => false);
+    this.idleSinceUs = deps.instances.map(() => -Infinity);
     this.queue = new PriorityQueue(deps.options);
     this.gate = deps.gate?.(() => this.pump());
   }
@@ -240,7 +243,7 @@ export class DynamicBatcher<P, R> {
     for (;;) {
       const idle = this.idleInstances();
       if (idle.length === 0 || this.queue.size === 0) break;
-      const decision = formBatch(this.queue, now, this.settings);
+      const decision = formBatch(this.queue, now, this.settings, this.options.queueDelayFromIdle ? this.earliestIdleSince(idle) : -Infinity);
       if (decision.kind === 'none') break;
       if (decision.kind === 'wait') {
         waitUntil = decision.untilUs;
@@ -255,6 +258,12 @@ export class DynamicBatcher<P, R> {
     }
     if (!staged) this.gate?.withdraw();
     this.arm(now, waitUntil);
+  }
+
+  private earliestIdleSince(idle: readonly number[]): number {
+    let earliest = Infinity;
+    for (const i of idle) earliest = Math.min(earliest, this.idleSinceUs[i] ?? -Infinity);
+    return earliest;
   }
 
   private idleInstances(): number[] {
@@ -321,6 +330,7 @@ export class DynamicBatcher<P, R> {
   private finish(batch: RunningBatch<P, R>, outcome: BatchOutcome<R>): void {
     batch.release();
     this.busy[batch.instance] = false;
+    this.idleSinceUs[batch.instance] = this.clock.now();
     this.running -= batch.entries.length;
     const { instance, requests, batchSize } = batch;
     notify(this.observer, 'batchFinished', {

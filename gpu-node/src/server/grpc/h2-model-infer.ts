@@ -22,18 +22,16 @@
  * not set) and channelz call counts (channelz is off).
  */
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import { toBinary } from '@bufbuild/protobuf';
 import { GrpcStatus, TesseraError, grpcStatusOf, toTesseraError } from '../../../../shared/src/errors/index.js';
-import { GRPCInferenceService, ModelInferRequestSchema, ModelInferResponseSchema } from '../../../../shared/src/gen/grpc_service_pb.js';
+import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb.js';
 import {
   GRPC_PREFIX_BYTES,
   cutUnaryMessage,
-  decodeMessage,
-  frameGrpcMessage,
-  grpcMessagePrefix,
+  decodeModelInferRequest,
+  encodeInferResponseFramed,
   grpcTimeoutMs,
   inferRequestFromProto,
-  inferResponseToProto,
+  type EncodedInferResponse,
   type UnaryFramingProblem,
 } from '../../../../shared/src/grpc/index.js';
 import type { NodeCore } from '../../server-api/index.js';
@@ -46,8 +44,6 @@ export const MODEL_INFER_PATH = `/${GRPCInferenceService.typeName}/${GRPCInferen
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** As callSignal (call-status.ts): a reset this close to the deadline is the client's deadline. */
 const DEADLINE_SLACK_MS = 100;
-/** Answers up to this size are framed into one buffer (a copy), larger ones are written in two parts. */
-const COPY_LIMIT_BYTES = 64 * 1024;
 
 export interface ModelInferFastPathOptions {
   readonly maxReceiveBytes: number;
@@ -146,9 +142,9 @@ function serve(core: NodeCore, options: ModelInferFastPathOptions, stream: Serve
   });
 
   const run = async (message: Buffer): Promise<void> => {
-    let answer: Buffer;
+    let answer: EncodedInferResponse;
     try {
-      const msg = decodeMessage(ModelInferRequestSchema, message);
+      const msg = decodeModelInferRequest(message);
       model = msg.modelName;
       const first = (name: string): string | undefined => {
         const value = headers[name];
@@ -159,15 +155,14 @@ function serve(core: NodeCore, options: ModelInferFastPathOptions, stream: Serve
         decoupledRefusal: GRPC_DECOUPLED_REFUSAL,
         ...traceParentFrom(first),
       });
-      const bytes = toBinary(ModelInferResponseSchema, inferResponseToProto(response));
-      answer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      answer = encodeInferResponseFramed(response);
     } catch (error) {
       const tessera = toTesseraError(error);
       fail(grpcStatusOf(tessera.code), tessera.message);
       return;
     }
-    if (answer.length > options.maxSendBytes) {
-      fail(GrpcStatus.RESOURCE_EXHAUSTED, `Sent message larger than max (${answer.length} vs. ${options.maxSendBytes})`);
+    if (answer.messageBytes > options.maxSendBytes) {
+      fail(GrpcStatus.RESOURCE_EXHAUSTED, `Sent message larger than max (${answer.messageBytes} vs. ${options.maxSendBytes})`);
       return;
     }
     if (answered) return;
@@ -176,12 +171,10 @@ function serve(core: NodeCore, options: ModelInferFastPathOptions, stream: Serve
     writeUnlessGone(stream, () => {
       stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-encoding': 'identity' }, { waitForTrailers: true });
       stream.once('wantTrailers', () => writeUnlessGone(stream, () => stream.sendTrailers(trailers)));
-      // One write for a small answer; a large one goes after its prefix uncopied.
-      if (answer.length <= COPY_LIMIT_BYTES) stream.end(frameGrpcMessage(answer));
-      else {
-        stream.write(grpcMessagePrefix(answer.length));
-        stream.end(answer);
-      }
+      // One write for a small answer; a large output goes uncopied after the bytes before it.
+      const { chunks } = answer;
+      for (let i = 0; i < chunks.length - 1; i++) stream.write(chunks[i]);
+      stream.end(chunks[chunks.length - 1]);
     });
   };
 }

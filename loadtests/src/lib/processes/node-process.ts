@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { logLineFields } from './server-process.js';
+import { pinnedCommand } from '../per-core/index.js';
 
 const NODE_BIN = fileURLToPath(new URL('../../../../bin/tessera-node.js', import.meta.url));
 const STARTED_MSG = 'tessera-node started';
@@ -29,6 +30,10 @@ export interface LaunchOptions {
   readonly modelRepository: string;
   readonly extraArgs?: readonly string[];
   readonly startTimeoutMs?: number;
+  /** Run the node on this core alone (taskset), where the machine allows it. */
+  readonly pinCore?: number;
+  /** Flags for node itself, before the script, e.g. `--cpu-prof`. */
+  readonly nodeFlags?: readonly string[];
 }
 
 /** The ports from a "started" log line, or undefined for any other line (including non-JSON ones). */
@@ -41,6 +46,7 @@ export function parseStartedLine(line: string): NodePorts | undefined {
 
 export function launchNode(options: LaunchOptions): Promise<RunningNode> {
   const args = [
+    ...(options.nodeFlags ?? []),
     NODE_BIN,
     '--model-repository',
     options.modelRepository,
@@ -58,7 +64,9 @@ export function launchNode(options: LaunchOptions): Promise<RunningNode> {
     '127.0.0.1',
     ...(options.extraArgs ?? []),
   ];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const [command, commandArgs] =
+    options.pinCore === undefined ? [process.execPath, args] : pinnedCommand(options.pinCore, process.execPath, args);
+  const child = spawn(command, commandArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
   const log: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 

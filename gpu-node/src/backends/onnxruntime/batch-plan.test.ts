@@ -1,0 +1,45 @@
+/**
+ * The batch plan's safety net after issue 16's "validate once": requests the validator did not see
+ * get every check; requests it did (their input list is marked) skip only what it checked, and still
+ * meet the checks against the session itself (onnxruntime's datatypes, names, batch rows).
+ */
+import { describe, expect, it } from 'vitest';
+import type { Tensor } from '../../../../shared/src/tensors/index.js';
+import { markValidatedInputs } from '../validated-inputs.js';
+import { planBatch, type ModelIo } from './batch-plan.js';
+
+const io: ModelIo = {
+  modelName: 'm',
+  batching: true,
+  inputs: [{ name: 'INPUT0', type: 'float32', dims: [-1, 4] }],
+  outputs: [{ name: 'OUTPUT0', type: 'float32', dims: [-1, 4] }],
+};
+
+const fp32 = (rows: number, bytes = rows * 16): Tensor => ({ name: 'INPUT0', datatype: 'FP32', shape: [rows, 4], data: new Uint8Array(bytes) });
+const request = (inputs: Tensor[], validated: boolean) => {
+  if (validated) markValidatedInputs(inputs);
+  return { inputs, requestedOutputs: [], parameters: {} };
+};
+
+describe('planBatch', () => {
+  it('refuses bytes that do not match the shape in a request the validator did not see', () => {
+    const plan = planBatch([request([fp32(1, 12)], false), request([fp32(2)], false)], io);
+    expect(plan.rejected.get(0)?.message).toMatch(/INPUT0/);
+    expect(plan.runs[0]?.batchSizes).toEqual([2]);
+  });
+
+  it('refuses a duplicated input in a request the validator did not see', () => {
+    const plan = planBatch([request([fp32(1), fp32(1)], false)], io);
+    expect(plan.rejected.get(0)?.message).toBe("input 'INPUT0' appears twice in a request for model 'm'");
+  });
+
+  it('still checks a validated request against the session: datatype, unknown name, missing input', () => {
+    const int32: Tensor = { name: 'INPUT0', datatype: 'INT32', shape: [1, 4], data: new Uint8Array(16) };
+    const unknown: Tensor = { name: 'OTHER', datatype: 'FP32', shape: [1, 4], data: new Uint8Array(16) };
+    const plan = planBatch([request([int32], true), request([unknown], true), request([], true), request([fp32(3)], true)], io);
+    expect(plan.rejected.get(0)?.message).toBe("input 'INPUT0' for model 'm' has datatype INT32, the model expects FP32");
+    expect(plan.rejected.get(1)?.message).toBe("unexpected inference input 'OTHER' for model 'm'");
+    expect(plan.rejected.get(2)?.message).toBe("model 'm' needs input 'INPUT0', which the request does not have");
+    expect(plan.runs[0]?.batchSizes).toEqual([3]);
+  });
+});
