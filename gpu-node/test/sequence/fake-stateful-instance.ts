@@ -114,8 +114,6 @@ export interface RequestSpec {
   readonly end?: boolean;
   readonly batchSize?: number;
   readonly signal?: AbortSignal;
-  /** `tessera_sequence_scope`, as the gateway adds it. */
-  readonly scope?: string;
 }
 
 /** A request of sequence `id` carrying INPUT = [x]. */
@@ -131,7 +129,6 @@ export function seqRequest(id: number | string | bigint, x: number, spec: Reques
         sequence_id: id,
         ...(spec.start ? { sequence_start: true } : {}),
         ...(spec.end ? { sequence_end: true } : {}),
-        ...(spec.scope === undefined ? {} : { tessera_sequence_scope: spec.scope }),
       },
     },
     ...(spec.signal === undefined ? {} : { signal: spec.signal }),

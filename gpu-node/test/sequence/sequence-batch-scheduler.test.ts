@@ -362,38 +362,3 @@ describe('cancellation, stop and initial data', () => {
     }
   });
 });
-
-describe('sequence scopes (tessera_sequence_scope, added by the gateway)', () => {
-  it('keeps the same ID in two scopes apart, and shows the model the ID the client sent', async () => {
-    const { scheduler, fake } = setup(accumulatorConfig(), 1);
-    const a = track(scheduler.enqueue(seqRequest(5, 1, { start: true, scope: 'tenant-a' })));
-    await flushPromises();
-    const b = track(scheduler.enqueue(seqRequest(5, 100, { start: true, scope: 'tenant-b' })));
-    fake.complete();
-    await flushPromises();
-    const a2 = track(scheduler.enqueue(seqRequest(5, 2, { end: true, scope: 'tenant-a' })));
-    fake.complete();
-    await flushPromises();
-    fake.complete();
-    await flushPromises();
-    // Two sequences, each with its own state: A 1 then 1 + 2, B 100; both saw CORRID 5.
-    expect(outputOf(a.value)).toEqual([1]);
-    expect(outputOf(b.value)).toEqual([100]);
-    expect(outputOf(a2.value)).toEqual([3]);
-    expect(fake.batches.flat().map((r) => control(r, 'CORRID')).filter((id) => id !== 0n)).toEqual([5n, 5n, 5n]);
-  });
-
-  it('does not let an unscoped request continue a scoped sequence', async () => {
-    const { scheduler } = setup();
-    track(scheduler.enqueue(seqRequest(7, 1, { start: true, scope: 'tenant-a' })));
-    await flushPromises();
-    const error = await rejection(scheduler.enqueue(seqRequest(7, 2)));
-    expect(error.message).toMatch(/must specify the START flag/);
-  });
-
-  it('refuses a scope that is not a short string', async () => {
-    const { scheduler } = setup();
-    const error = await rejection(scheduler.enqueue(seqRequest(7, 1, { start: true, scope: 'x'.repeat(129) })));
-    expect(error.message).toMatch(/tessera_sequence_scope must be a non-empty string/);
-  });
-});

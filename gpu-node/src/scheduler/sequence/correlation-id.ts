@@ -3,9 +3,6 @@
  * ID: an unsigned integer or a string), `sequence_start` and `sequence_end`. HTTP gives the ID as a
  * number or string; gRPC as int64 (a number, or a bigint beyond 2^53) or string. 0 and "" mean "not
  * in a sequence", which a sequence-batched model refuses.
- *
- * `tessera_sequence_scope` (a string the gateway adds) namespaces the ID: the gateway forwards each tenant's own
- * IDs unchanged, so a model's CORRID control sees what the client sent, while two tenants' sequence 5 stay apart.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { Parameters } from '../../../../shared/src/tensors/index.js';
@@ -18,13 +15,7 @@ export interface SequenceFlags {
   readonly id: CorrelationId | undefined;
   readonly start: boolean;
   readonly end: boolean;
-  /** The namespace of the ID (`tessera_sequence_scope`); undefined straight from a client of the node. */
-  readonly scope: string | undefined;
 }
-
-export const SEQUENCE_SCOPE_PARAMETER = 'tessera_sequence_scope';
-/** A scope is a token the gateway derives (a keyed hash in hex): anything longer is not one. */
-const MAX_SCOPE_LENGTH = 128;
 
 const UINT64_MASK = (1n << 64n) - 1n;
 
@@ -37,14 +28,6 @@ function readId(value: Parameters[string] | undefined): CorrelationId | undefine
   // gRPC carries the ID as int64; Triton reads it back as uint64, so -1 is 2^64 - 1.
   const id = BigInt(value) & UINT64_MASK;
   return id === 0n ? undefined : id;
-}
-
-function readScope(value: Parameters[string] | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '' || value.length > MAX_SCOPE_LENGTH) {
-    throw TesseraError.invalidArg(`${SEQUENCE_SCOPE_PARAMETER} must be a non-empty string of at most ${MAX_SCOPE_LENGTH} characters`);
-  }
-  return value;
 }
 
 function readFlag(parameters: Parameters, key: 'sequence_start' | 'sequence_end'): boolean {
@@ -60,17 +43,12 @@ export function readSequenceFlags(parameters: Parameters): SequenceFlags {
     id: readId(own('sequence_id')),
     start: readFlag(parameters, 'sequence_start'),
     end: readFlag(parameters, 'sequence_end'),
-    scope: readScope(own(SEQUENCE_SCOPE_PARAMETER)),
   };
 }
 
-/**
- * Map key: the numeric ID 5 and the string ID "5" are different sequences, as in Triton, and so are the same ID
- * in two scopes. JSON of the pair, so no scope or string ID can be chosen to collide with another pair.
- */
-export function correlationKey(id: CorrelationId, scope?: string): string {
-  const own = typeof id === 'string' ? `s:${id}` : `u:${id}`;
-  return scope === undefined ? own : JSON.stringify([scope, own]);
+/** Map key: the numeric ID 5 and the string ID "5" are different sequences, as in Triton. */
+export function correlationKey(id: CorrelationId): string {
+  return typeof id === 'string' ? `s:${id}` : `u:${id}`;
 }
 
 export function formatCorrelationId(id: CorrelationId): string {

@@ -153,7 +153,7 @@ export class SequenceBatchScheduler implements Scheduler {
       refuse(`inference request to model '${model}' must specify a non-zero or non-empty correlation ID`);
       return undefined;
     }
-    const key = correlationKey(flags.id, flags.scope);
+    const key = correlationKey(flags.id);
     const known = this.active.has(key) || this.backlogByKey.has(key);
     if (!flags.start && !known) {
       refuse(
