@@ -28,11 +28,11 @@ function correlationId(tensor, row) {
   return decoder.decode(tensor.data[row]);
 }
 
-/** The ID as a number to add to the output; a string ID must be digits, as the example client sends. */
+/** The ID as the INT32 to add: its low 32 bits; a string ID must be decimal digits, as the example client sends. */
 function idValue(id) {
   if (typeof id === 'bigint') return Number(BigInt.asIntN(32, id));
-  if (!/^\d{1,9}$/.test(id)) throw new Error(`correlation ID '${id.slice(0, 40)}' must be a decimal integer for this model`);
-  return Number(id);
+  if (!/^\d{1,20}$/.test(id)) throw new Error(`correlation ID '${id.slice(0, 40)}' must be a decimal integer for this model`);
+  return Number(BigInt.asIntN(32, BigInt(id)));
 }
 
 function oneRow(request, row) {

@@ -80,7 +80,9 @@ export function createSequenceDispatch(options: SequenceDispatchOptions): Sequen
         cause: error,
       });
     }
-    const forwarded: InferRequest = { ...request, parameters: { ...request.parameters, sequence_id: nodeId } };
+    // The client's id type goes on (a TYPE_STRING CORRID needs a string id), never its value.
+    const forwardedId = typeof original === 'string' ? String(nodeId) : nodeId;
+    const forwarded: InferRequest = { ...request, parameters: { ...request.parameters, sequence_id: forwardedId } };
     const nodeText = String(nodeId);
     try {
       const result = seq === undefined ? await admit(forwarded, ctx) : await dispatchSequence(forwarded, ctx, seq);

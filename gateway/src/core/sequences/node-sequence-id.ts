@@ -3,7 +3,9 @@
  * (Triton's correlation id), and tenants pick their ids freely: forwarded as they are, tenant B's
  * sequence 5 would be tenant A's sequence 5 on the node. So the gateway never forwards a client's id:
  * it sends HMAC-SHA256(key, tenant scope, canonical id) cut to 63 bits (never 0, the node's "no
- * sequence"), a UINT64 whatever the client used (a numeric or a string id).
+ * sequence"), as a number for a numeric client id and as that number's decimal string for a string id, so
+ * a model's CORRID control (TYPE_UINT64 or TYPE_STRING) gets the type Triton would give it. Never the client's
+ * value: a model that keys its own state by CORRID (as Python-backend models often do) must not mix tenants.
  *
  * - No state: every gateway replica derives the same id from the same key (shared through Redis,
  *   adapters/redis/sequence-id-key.ts; a random per-process key without Redis), so no binding has to
