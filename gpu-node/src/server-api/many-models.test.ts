@@ -58,7 +58,9 @@ describe('many models on one node', () => {
     const loadingAtOnce: number[] = [];
     const readyWhileOthersLoad: string[] = [];
     for (let done = 0; done < names.length; done++) {
-      await backend.until(() => backend.heldCreates.length > 0);
+      // Both loads the limit allows must get to their sessions (file reads are real I/O, so wait, not count turns).
+      const allowed = Math.min(2, names.length - done);
+      await backend.until(() => backend.heldCreates.length >= allowed);
       await turns(20); // room for a load beyond the limit to show up, were there one
       loadingAtOnce.push(new Set(backend.heldCreates.map((h) => h.source.name)).size);
       const next = backend.heldCreates.shift();
@@ -69,7 +71,9 @@ describe('many models on one node', () => {
     }
     await started;
     expect(Math.max(...loadingAtOnce)).toBe(2);
-    expect(readyWhileOthersLoad).toEqual(['m0', 'm1', 'm2', 'm3']);
+    // Which of two parallel loads reaches its session first is up to the file system: the order is not the point.
+    expect(readyWhileOthersLoad).toHaveLength(4);
+    expect(new Set(readyWhileOthersLoad).size).toBe(4);
     expect(core.isReady()).toBe(true);
   });
 
