@@ -7,10 +7,8 @@
 import { Metadata, status as GrpcCode } from '@grpc/grpc-js';
 import type { Deadline, ServerErrorResponse } from '@grpc/grpc-js';
 import { TesseraError, grpcStatusOf, toTesseraError } from '../../../../shared/src/errors/index.js';
+import { DEADLINE_HEADER } from '../../../../shared/src/fleet/index.js';
 import type { HeaderReader, HttpAnswer } from '../../core/http/index.js';
-
-/** The gateway's relative-deadline header (core/app/rate-limit.ts): how `grpc-timeout` reaches the pipeline. */
-const DEADLINE_HEADER = 'x-tessera-deadline-ms';
 
 /** Metadata a client sends that must not pass as an HTTP header (transport, gRPC's own, and async jobs). */
 const DROPPED = new Set(['content-type', 'content-length', 'content-encoding', 'te', 'host', 'connection', 'transfer-encoding', 'prefer']);

@@ -16,14 +16,13 @@ import type { Deadline, Metadata } from '@grpc/grpc-js';
 import { ModelStreamInferResponseSchema } from '../../../../shared/src/gen/grpc_service_pb.js';
 import type { ModelInferRequest, ModelStreamInferResponse } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { inferRequestFromProto, inferResponseToProto } from '../../../../shared/src/grpc/index.js';
-import { encodeInferRequestBody } from '../../../../shared/src/kserve/index.js';
+import { encodeInferRequestBody, INFER_HEADER_LENGTH } from '../../../../shared/src/kserve/index.js';
 import type { InferResponse } from '../../../../shared/src/tensors/index.js';
 import type { DirectInfer } from '../../core/app/index.js';
 import { BodyOverLimitError, type HttpAnswer } from '../../core/http/index.js';
 import { headerReader, metadataHeaders, requireModelName, versionOf } from './call-bridge.js';
 
 const STREAM_PATH = '/inference.GRPCInferenceService/ModelStreamInfer';
-const HEADER_LENGTH = 'inference-header-content-length';
 const EMPTY_FINAL_RESPONSE_PARAM = 'triton_enable_empty_final_response';
 const FINAL_RESPONSE_PARAM = 'triton_final_response';
 
@@ -56,10 +55,10 @@ export async function relayDecoupled(
   const outputs = request.outputs?.map((o) => ({ ...o, binaryData: true }));
   const encoded = encodeInferRequestBody({ ...request, ...(outputs === undefined ? {} : { outputs }) }, { binaryInputs: true, binaryDataOutput: true });
   const body = typeof encoded.body === 'string' ? new TextEncoder().encode(encoded.body) : encoded.body;
-  const headerLength = Object.entries(encoded.headers).find(([name]) => name.toLowerCase() === HEADER_LENGTH)?.[1];
+  const headerLength = Object.entries(encoded.headers).find(([name]) => name.toLowerCase() === INFER_HEADER_LENGTH)?.[1];
   const headers = metadataHeaders(call.metadata, call.getDeadline(), { 'content-type': 'application/octet-stream' });
-  if (headerLength !== undefined) headers.set(HEADER_LENGTH, headerLength);
-  else headers.delete(HEADER_LENGTH);
+  if (headerLength !== undefined) headers.set(INFER_HEADER_LENGTH, headerLength);
+  else headers.delete(INFER_HEADER_LENGTH);
 
   const onResponse = (response: InferResponse): void => {
     const final = response.parameters?.[FINAL_RESPONSE_PARAM] === true;

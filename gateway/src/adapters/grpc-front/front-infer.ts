@@ -10,14 +10,13 @@
 import type { Deadline, Metadata } from '@grpc/grpc-js';
 import type { ModelInferRequest, ModelInferResponse } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { checkForwardableFraming, inferRequestFromProto, inferResponseToProto } from '../../../../shared/src/grpc/index.js';
-import { decodeInferResponseBody } from '../../../../shared/src/kserve/index.js';
+import { decodeInferResponseBody, INFER_HEADER_LENGTH } from '../../../../shared/src/kserve/index.js';
 import type { DirectInfer } from '../../core/app/index.js';
 import { BodyOverLimitError, type HttpAnswer } from '../../core/http/index.js';
 import { headerReader, metadataHeaders, requireModelName, versionOf } from './call-bridge.js';
 import { receivedBytesOf } from './received-bytes.js';
 
 export const MODEL_INFER_PATH = '/inference.GRPCInferenceService/ModelInfer';
-const HEADER_LENGTH = 'inference-header-content-length';
 
 export type FrontInferResult = { readonly ok: true; readonly response: ModelInferResponse; readonly answer: HttpAnswer } | { readonly ok: false; readonly answer: HttpAnswer };
 
@@ -60,7 +59,7 @@ export async function frontInfer(
   );
   if (answer.status !== 200) return { ok: false, answer };
   const bytes = typeof answer.body === 'string' ? new TextEncoder().encode(answer.body) : (answer.body ?? new Uint8Array());
-  const response = inferResponseToProto(decodeInferResponseBody(bytes, headerValue(answer.headers, HEADER_LENGTH) ?? null));
+  const response = inferResponseToProto(decodeInferResponseBody(bytes, headerValue(answer.headers, INFER_HEADER_LENGTH) ?? null));
   return { ok: true, response, answer };
 }
 
