@@ -2,18 +2,9 @@
  * Seeded pseudo-random numbers for example weights: the same seed gives the same model bytes on every
  * machine, so generated models can be compared, cached and regenerated instead of shipped.
  */
+import { mulberry32 } from '../../../shared/src/random/mulberry32.js';
 
-/** mulberry32: a tiny 32-bit-state generator; plenty for weights, and fast enough for 25M draws. */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
 /** Fills `out` with uniform values in [-limit, limit). */
 export function fillUniform(out: Float32Array, seed: number, limit: number): Float32Array {

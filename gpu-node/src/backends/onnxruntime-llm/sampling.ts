@@ -4,6 +4,7 @@
  * temperature over the top-k, then top-p (nucleus) cut, drawn with a per-request seeded PRNG so a seed
  * gives the same text whatever else runs in the batch.
  */
+import { mulberry32 } from '../../../../shared/src/random/mulberry32.js';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 
 export interface SamplingParameters {
@@ -74,16 +75,9 @@ export function parseSamplingParameters(text: string | undefined): SamplingParam
   };
 }
 
-/** mulberry32 over a 32-bit state: small, fast, and the same sequence on every machine. */
+/** A 64-bit-safe seed folded to mulberry32's 32-bit state: the same sequence on every machine. */
 export function seededRandom(seed: number): () => number {
-  let state = (seed ^ Math.floor(seed / 2 ** 32)) >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(seed ^ Math.floor(seed / 2 ** 32));
 }
 
 export function argmax(logits: Float32Array, offset: number, length: number, banned = -1): number {

@@ -8,19 +8,11 @@
  * uniform enough for arrival times, which is all it is used for.
  */
 
+import { mulberry32 } from '../../../../shared/src/random/mulberry32.js';
+
 export type RequestDistribution = 'constant' | 'poisson';
 
-/** Uniform numbers in [0, 1) from a 32-bit seed. */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+export { mulberry32 };
 
 /** A function giving the next gap in milliseconds; the gaps' mean is 1000 / ratePerSec. */
 export function arrivalGaps(distribution: RequestDistribution, ratePerSec: number, seed = 1): () => number {
