@@ -11,7 +11,8 @@
 import { Worker } from 'node:worker_threads';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { workerScriptFor } from '../../../../shared/src/workers/index.js';
-import type { HostMessage, WireError, WorkerBoot, WorkerMessage } from './protocol.js';
+import { deliverBatchAnswer, fromWire, type PendingBatch } from './batch-answers.js';
+import type { HostMessage, WorkerBoot, WorkerMessage } from './protocol.js';
 
 export interface InstanceWorkerOptions<Init> {
   /** Names the instance in every error message. */
@@ -25,12 +26,6 @@ export interface InstanceWorkerOptions<Init> {
 
 type State = 'starting' | 'running' | 'restarting' | 'failed' | 'closed';
 
-interface Pending {
-  resolve(body: unknown): void;
-  reject(error: TesseraError): void;
-  onPartial?: (body: unknown) => void;
-}
-
 /** Extras of one call: partial replies (decoupled models) and per-request cancellation. */
 export interface CallOptions {
   /** Told of each `partial` message of this batch, in order, before the call settles. */
@@ -39,15 +34,11 @@ export interface CallOptions {
   readonly signals?: readonly (AbortSignal | undefined)[];
 }
 
-function fromWire(error: WireError): TesseraError {
-  return new TesseraError(error.code, error.message);
-}
-
 export class InstanceWorker<Info, Req, Res> {
   private worker: Worker | undefined;
   private state: State = 'starting';
   private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending = new Map<number, PendingBatch>();
   private restarting: Promise<void> | undefined;
   private failure: TesseraError | undefined;
   /** Resolves when the current thread has exited (set for each spawned thread). */
@@ -173,20 +164,9 @@ export class InstanceWorker<Info, Req, Res> {
             void worker.terminate();
             break;
           case 'reply':
-          case 'failed': {
-            const pending = this.pending.get(message.id);
-            if (pending === undefined) break;
-            this.pending.delete(message.id);
-            if (message.type === 'reply') pending.resolve(message.body);
-            else pending.reject(fromWire(message.error));
-            break;
-          }
+          case 'failed':
           case 'partial':
-            try {
-              this.pending.get(message.id)?.onPartial?.(message.body);
-            } catch {
-              // The consumer's failure (a closed stream) is its own; it must not take the message loop down.
-            }
+            deliverBatchAnswer(this.pending, message);
             break;
           case 'closed':
             break;

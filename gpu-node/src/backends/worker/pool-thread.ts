@@ -13,14 +13,12 @@
 import { Worker } from 'node:worker_threads';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { workerScriptFor } from '../../../../shared/src/workers/index.js';
+import { deliverBatchAnswer, fromWire, type PendingBatch } from './batch-answers.js';
 import type { CallOptions } from './instance-worker.js';
-import type { PoolHostMessage, PoolWorkerMessage, WireError, WorkerBoot } from './protocol.js';
+import type { PoolHostMessage, PoolWorkerMessage, WorkerBoot } from './protocol.js';
 
-interface Pending {
+interface Pending extends PendingBatch {
   readonly session: SessionRecord;
-  resolve(body: unknown): void;
-  reject(error: TesseraError): void;
-  onPartial?: (body: unknown) => void;
 }
 
 type SessionState = 'opening' | 'open' | 'restoring' | 'failed' | 'released';
@@ -44,10 +42,6 @@ interface SessionRecord {
 
 /** A restore cut short by another crash is tried again this many times before the session is failed. */
 const MAX_RESTORE_ATTEMPTS = 3;
-
-function fromWire(error: WireError): TesseraError {
-  return new TesseraError(error.code, error.message);
-}
 
 /** One session as its instance uses it: the same surface as InstanceWorker. */
 export interface PooledSession<Info, Req, Res> {
@@ -267,20 +261,9 @@ export class PoolThread {
         break;
       }
       case 'reply':
-      case 'failed': {
-        const pending = this.pending.get(message.id);
-        if (pending === undefined) break;
-        this.pending.delete(message.id);
-        if (message.type === 'reply') pending.resolve(message.body);
-        else pending.reject(fromWire(message.error));
-        break;
-      }
+      case 'failed':
       case 'partial':
-        try {
-          this.pending.get(message.id)?.onPartial?.(message.body);
-        } catch {
-          // The consumer's failure (a closed stream) is its own; it must not take the message loop down.
-        }
+        deliverBatchAnswer(this.pending, message);
         break;
       case 'released':
         this.releasing.get(message.session)?.();
