@@ -59,6 +59,14 @@ describe('perCoreTargets', () => {
     expect(verdict?.detail).toMatch(/^120\.0 us vs nginx 72\.0 us/);
   });
 
+  it('names the low-rate share of a miss when the same-rate node:http anchor and the miss flood ran', () => {
+    const f = figures(64, 108, 1400);
+    const points = [...f.points, point('bare node:http (before)', 30), point('bare node:http (after)', 34), point('bare node:http (400 req/s)', 90), point('gateway miss flood (HTTP, no-store)', 70)];
+    const verdict = perCoreTargets({ ...f, points }).find((t) => t.name === 'CPU per miss <= 1.5 x nginx');
+    expect(verdict?.detail).toMatch(/bare node:http at this rate 90\.0 us vs 32\.0 us saturated; gateway miss at saturation 70\.0 us$/);
+    expect(perCoreTargets(f).find((t) => t.name === 'CPU per miss <= 1.5 x nginx')?.detail).not.toMatch(/node:http/);
+  });
+
   it('writes a row per point in the table and the CSV', () => {
     const f = figures(64, 108, 1400);
     expect(perCoreTable(f).split('\n')).toHaveLength(f.points.length + 2);

@@ -67,6 +67,13 @@ export function perCoreTargets(figures: PerCoreFigures): PerCoreTarget[] {
   const hitPerCore = 1e6 / hitCpu;
   const nginxCpu = mean(p, 'nginx proxy (before)', (x) => x.cpuUsPerRequest) / 2 + mean(p, 'nginx proxy (after)', (x) => x.cpuUsPerRequest) / 2;
   const missCpu = mean(p, 'gateway miss simple (HTTP)', cpuOf);
+  // The low-rate share of a miss: a Node server doing nothing at the miss rate, and a miss at saturation.
+  const nodeHttpAtRate = mean(p, 'bare node:http (', (x) => (x.label.endsWith('req/s)') ? x.cpuUsPerRequest : undefined));
+  const nodeHttpSaturated = mean(p, 'bare node:http (', (x) => (x.label.endsWith('req/s)') ? undefined : x.cpuUsPerRequest));
+  const missFloodCpu = mean(p, 'gateway miss flood', cpuOf);
+  const lowRate = Number.isFinite(nodeHttpAtRate)
+    ? `; bare node:http at this rate ${fmt(nodeHttpAtRate)} us vs ${fmt(nodeHttpSaturated)} us saturated; gateway miss at saturation ${fmt(missFloodCpu)} us`
+    : '';
   const grpcMissCpu = mean(p, 'gateway miss simple (gRPC)', cpuOf);
   const fp32Cpu = mean(p, 'gateway miss 4 KB FP32', cpuOf);
   const hitRateHttp = mean(p, 'gateway hit simple (HTTP, same rate)', cpuOf);
@@ -79,7 +86,7 @@ export function perCoreTargets(figures: PerCoreFigures): PerCoreTarget[] {
   const gwAddedP99 = mean(p, 'gateway miss (HTTP, c=1)', (x) => x.latency?.p99Us) - directP99;
   return [
     { name: 'cache hits: req/s per core >= 0.5 x bare Hono', met: hitPerCore >= 0.5 * honoPerCore, detail: `${fmt(hitPerCore, 0)} vs ${fmt(honoPerCore, 0)} (x${fmt(hitPerCore / honoPerCore, 2)}); CPU per hit ${fmt(hitCpu)} us vs Hono ${fmt(honoCpu)} us` },
-    { name: 'CPU per miss <= 1.5 x nginx', met: missCpu <= 1.5 * nginxCpu, detail: `${fmt(missCpu)} us vs nginx ${fmt(nginxCpu)} us (x${fmt(missCpu / nginxCpu, 2)}) at ${figures.missRatePerSec} req/s` },
+    { name: 'CPU per miss <= 1.5 x nginx', met: missCpu <= 1.5 * nginxCpu, detail: `${fmt(missCpu)} us vs nginx ${fmt(nginxCpu)} us (x${fmt(missCpu / nginxCpu, 2)}) at ${figures.missRatePerSec} req/s${lowRate}` },
     { name: 'added p50 at c=1 <= nginx\'s + 0.1 ms', met: gwAddedP50 <= nginxAddedP50 + 100, detail: `gateway +${ms(gwAddedP50)} ms, nginx +${ms(nginxAddedP50)} ms` },
     { name: 'added p99 at c=1 <= 1 ms', met: gwAddedP99 <= 1000, detail: `gateway +${ms(gwAddedP99)} ms (nginx +${ms(nginxAddedP99)} ms)` },
     { name: '4 KB FP32 <= simple + 20 us CPU', met: fp32Cpu <= missCpu + 20, detail: `${fmt(fp32Cpu)} us vs simple ${fmt(missCpu)} us (+${fmt(fp32Cpu - missCpu)})` },

@@ -9,9 +9,11 @@
  *   nginx (one worker, access log on)          proxies to the node's HTTP port over keep-alive
  *
  * The node serves `simple` and `identity_fp32` (FP32 [1024] -> the same: a 4 KB tensor each way).
- * Fixed ports (nginx, the gRPC front door) are in 21000-21999.
+ * Fixed ports (nginx, the gRPC front door): BENCH_PORT_BASE + 1 and + 80 (default base 21000), so
+ * parallel runs on one box each keep to their own range.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,8 +30,9 @@ export const FP32_4K = 'identity_fp32';
 export const FP32_ELEMENTS = 1024;
 export const GATEWAY_CORE = 0;
 export const OTHERS_CORE = 1;
-const GRPC_FRONT_PORT = 21001;
-const NGINX_PORT = 21080;
+const PORT_BASE = Number(process.env.BENCH_PORT_BASE ?? 21000);
+const GRPC_FRONT_PORT = PORT_BASE + 1;
+const NGINX_PORT = PORT_BASE + 80;
 const GATEWAY_BIN = fileURLToPath(new URL('../../../bin/tessera-gateway.js', import.meta.url));
 
 /** Pins this process and its threads (and so every child started afterwards) to `core`. */
@@ -161,6 +164,25 @@ http {
   };
 }
 
+/**
+ * Which gateway bin/tessera-gateway.js runs, by the rule of bin/launch.js: the production bundle
+ * (TESSERA_BUNDLE_DIR, else dist/) when built and no source changed since, else the sources via tsx.
+ */
+export function gatewayBuild(): string {
+  if (process.env.TESSERA_FROM_SOURCE === '1') return 'sources through tsx (TESSERA_FROM_SOURCE=1)';
+  const dir = process.env.TESSERA_BUNDLE_DIR ?? fileURLToPath(new URL('../../../dist', import.meta.url));
+  const root = fileURLToPath(new URL('../../../', import.meta.url));
+  if (!existsSync(join(dir, 'tessera-gateway.js'))) return `sources through tsx (no bundle in ${dir}: npm run build)`;
+  try {
+    const info = JSON.parse(readFileSync(join(dir, 'build-info.json'), 'utf8')) as { builtAtMs: number; sources: string[] };
+    const changed = info.sources.find((source) => existsSync(join(root, source)) && statSync(join(root, source)).mtimeMs > info.builtAtMs);
+    if (changed !== undefined) return `sources through tsx (${changed} changed after the build in ${dir})`;
+    return `production bundle ${dir} (built ${new Date(info.builtAtMs).toISOString()})`;
+  } catch {
+    return `sources through tsx (no readable build-info.json in ${dir})`;
+  }
+}
+
 export interface PerCoreStack {
   readonly work: string;
   readonly node: RunningNode;
@@ -168,6 +190,8 @@ export interface PerCoreStack {
   readonly grpcPort: number;
   readonly key: string;
   readonly gatewayConfig: unknown;
+  /** gatewayBuild() when the gateway started. */
+  readonly gatewayBuild: string;
   close(): Promise<void>;
 }
 
@@ -193,10 +217,17 @@ export async function startPerCoreStack(work: string, log: (message: string) => 
     };
     const file = join(work, 'gateway.json');
     await writeFile(file, `${JSON.stringify(gatewayConfig, null, 2)}\n`);
+    const build = gatewayBuild();
+    log(`gateway from: ${build}`);
     const server = await launchServer({
       name: 'tessera-gateway',
       // BENCH_GATEWAY_CPU_PROF=DIR: the gateway writes a V8 CPU profile there when it stops.
-      args: [...(process.env.BENCH_GATEWAY_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_CPU_PROF}`] : []), GATEWAY_BIN, '--config', file, '--port', '0', '--grpc-port', String(GRPC_FRONT_PORT), '--host', FLEET_HOST],
+      // BENCH_GATEWAY_NODE_FLAGS: extra node flags for the gateway alone (e.g. --trace-gc), space-separated.
+      args: [
+        ...(process.env.BENCH_GATEWAY_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_CPU_PROF}`] : []),
+        ...(process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== ''),
+        GATEWAY_BIN, '--config', file, '--port', '0', '--grpc-port', String(GRPC_FRONT_PORT), '--host', FLEET_HOST,
+      ],
       startedMsg: 'tessera-gateway started',
       env: { REDIS_URL: '' },
       wrap: pinToGatewayCore,
@@ -204,7 +235,7 @@ export async function startPerCoreStack(work: string, log: (message: string) => 
     stack.push(server);
     await waitForFleetSize(`http://${FLEET_HOST}:${server.port}/metrics`, 1);
     log(`gateway on ${server.port} (gRPC ${GRPC_FRONT_PORT}), core 0`);
-    return { work, node, gateway: single(server), grpcPort: GRPC_FRONT_PORT, key, gatewayConfig, close: () => stack.close() };
+    return { work, node, gateway: single(server), grpcPort: GRPC_FRONT_PORT, key, gatewayConfig, gatewayBuild: build, close: () => stack.close() };
   } catch (error) {
     await stack.close();
     throw error;

@@ -77,10 +77,23 @@ export function createDirectInfer(deps: GatewayAppDeps & { readonly now: () => n
   };
 }
 
-/** `extra` set over `headers` the way Web Headers#set does it: a name replaces any spelling of itself. */
-function withHeaders(headers: Record<string, string>, extra: Record<string, string>): Record<string, string> {
-  const extraNames = new Set(Object.keys(extra).map((name) => name.toLowerCase()));
+/**
+ * `extra` set over `headers` the way Web Headers#set does it: a name replaces any spelling of itself.
+ * `extra` holds a few names (the request id, RateLimit-*): they are compared without building a set
+ * per request, and `headers` is copied only when one of its names is replaced.
+ */
+export function withHeaders(headers: Record<string, string>, extra: Record<string, string>): Record<string, string> {
+  const extraNames: string[] = [];
+  for (const name in extra) extraNames.push(name.toLowerCase());
+  let replaced = false;
+  for (const name in headers) {
+    if (extraNames.includes(name.toLowerCase())) {
+      replaced = true;
+      break;
+    }
+  }
+  if (!replaced) return { ...headers, ...extra };
   const out: Record<string, string> = {};
-  for (const name in headers) if (!extraNames.has(name.toLowerCase())) out[name] = headers[name]!;
+  for (const name in headers) if (!extraNames.includes(name.toLowerCase())) out[name] = headers[name]!;
   return Object.assign(out, extra);
 }

@@ -47,16 +47,22 @@ function setup(shared: boolean) {
   const config = loadGatewayConfig(JSON.stringify({ cache: { models: { simple: { shared } } } }));
   const store = new CountingStore();
   const layer = createCacheLayer({ store, logger: silentLogger, local: { maxBytes: 1 << 20 } });
-  const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing, computeKey: computeCacheKey });
+  const keys: string[] = [];
+  const computeKey: typeof computeCacheKey = (input) => {
+    const key = computeCacheKey(input);
+    keys.push(key);
+    return key;
+  };
+  const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing, computeKey });
   const produced: string[] = [];
   /** One request of `tenant`; the node's answer names the tenant it was computed for. */
-  const run = async (tenantId: string) => {
+  const run = async (tenantId: string, cacheControl: string | null = null) => {
     const input: InferCacheRequest = {
       tenantId,
       tier: DEFAULT_TIERS.standard,
       request,
       binaryOutputDefault: false,
-      headers: { get: () => null },
+      headers: { get: (name) => (name === 'cache-control' ? cacheControl : null) },
       signal: new AbortController().signal,
       produce: async () => {
         produced.push(tenantId);
@@ -66,7 +72,7 @@ function setup(shared: boolean) {
     const result = await cache.run(input);
     return { status: result.status, body: new TextDecoder().decode(result.body) };
   };
-  return { store, layer, run, produced };
+  return { store, layer, run, produced, keys };
 }
 
 describe('infer cache with the in-process copy', () => {
@@ -87,5 +93,19 @@ describe('infer cache with the in-process copy', () => {
     expect((await run('a')).status).toBe('MISS');
     expect(await run('b')).toEqual({ status: 'HIT', body: '{"for":"a"}' });
     expect(produced).toEqual(['a']);
+  });
+
+  it('computes the key only when the store is consulted: never for no-store', async () => {
+    const { store, run, produced, keys } = setup(false);
+    expect((await run('a', 'no-store')).status).toBe('BYPASS');
+    expect(keys).toEqual([]);
+    expect(store.gets).toBe(0);
+    expect((await run('a')).status).toBe('MISS');
+    expect((await run('a', 'no-cache')).status).toBe('MISS');
+    expect((await run('a')).status).toBe('HIT');
+    // One key per request that used the store, the same one each time (the tenant's entry).
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+    expect(produced).toEqual(['a', 'a', 'a']);
   });
 });

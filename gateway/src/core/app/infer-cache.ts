@@ -85,14 +85,16 @@ export function createInferCache(options: InferCacheOptions): GatewayInferCache 
       if (version === undefined || !modelSettings.enabled || !isCacheable(request)) {
         return { ...(await produce(input.signal)), status: 'BYPASS' };
       }
-      const key = options.computeKey({
-        namespace: cacheNamespace(input.tenantScope ?? tenantId, modelSettings.shared),
-        model,
-        version,
-        request: pinned,
-        binaryOutputDefault: input.binaryOutputDefault,
-        ...(options.keyPrefix === undefined ? {} : { prefix: options.keyPrefix }),
-      });
+      // Computed by the layer only when it reads or writes the store: a no-store miss hashes nothing.
+      const key = (): string =>
+        options.computeKey({
+          namespace: cacheNamespace(input.tenantScope ?? tenantId, modelSettings.shared),
+          model,
+          version,
+          request: pinned,
+          binaryOutputDefault: input.binaryOutputDefault,
+          ...(options.keyPrefix === undefined ? {} : { prefix: options.keyPrefix }),
+        });
       const policy = { ttlSeconds: ttlOf(tier), directive: parseCacheControl(input.headers.get('cache-control'), input.headers.get('pragma')) };
       return layer.run(key, policy, { tenant: tenantId, model, version }, produce, { signal: input.signal });
     },

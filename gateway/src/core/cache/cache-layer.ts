@@ -1,7 +1,8 @@
 /**
  * The response cache in the request path: look up, coalesce identical misses, produce, store.
  *
- * `run(key, policy, labels, produce)`:
+ * `run(key, policy, labels, produce)` (`key` may be a function: it is called only when the store is
+ * consulted, so a `no-store` or TTL-0 request never pays for hashing its tensors into a key):
  * - `no-store` → produce; the cache is neither read nor written: BYPASS.
  * - TTL ≤ 0 (the tier disables caching) → produce: BYPASS.
  * - `no-cache` → produce (never read), then store the fresh response, replacing any old entry: MISS.
@@ -95,12 +96,15 @@ export interface CacheLayerOptions {
 }
 
 export interface CacheLayer {
-  run(key: string, policy: CachePolicy, labels: CacheLabels, produce: Produce, options?: CacheRunOptions): Promise<CacheRunResult>;
+  run(key: CacheKeySource, policy: CachePolicy, labels: CacheLabels, produce: Produce, options?: CacheRunOptions): Promise<CacheRunResult>;
   /** True while the store is considered down (requests bypass). */
   readonly storeInOutage: boolean;
   /** The in-process copies now; undefined when they are off. */
   readonly local: { readonly entries: number; readonly bytes: number } | undefined;
 }
+
+/** The entry's key, or how to compute it when it is needed (never for a bypass). */
+export type CacheKeySource = string | (() => string);
 
 /** What one flight (or one uncoalesced request) ended with, before per-request labelling. */
 interface Outcome {
@@ -261,10 +265,11 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
     get local() {
       return local === undefined ? undefined : { entries: local.size, bytes: local.bytes };
     },
-    async run(key, policy, labels, produce, runOptions) {
+    async run(keySource, policy, labels, produce, runOptions) {
       const signal = runOptions?.signal;
       if (policy.directive === 'no-store') return bypass('no-store', labels, produce, signal);
       if (!(policy.ttlSeconds > 0) || !Number.isFinite(policy.ttlSeconds)) return bypass('ttl-zero', labels, produce, signal);
+      const key = typeof keySource === 'string' ? keySource : keySource();
       if (policy.directive === 'no-cache') {
         const produced = await produce(signal ?? NEVER_ABORTED());
         const stored = await tryStore(key, policy.ttlSeconds, labels, produced);
