@@ -30,9 +30,8 @@ export const FP32_4K = 'identity_fp32';
 export const FP32_ELEMENTS = 1024;
 export const GATEWAY_CORE = 0;
 export const OTHERS_CORE = 1;
-const PORT_BASE = Number(process.env.BENCH_PORT_BASE ?? 21000);
-const GRPC_FRONT_PORT = PORT_BASE + 1;
-const NGINX_PORT = PORT_BASE + 80;
+/** Read when a server starts, so one process can start stacks on two bases. */
+const portBase = (): number => Number(process.env.BENCH_PORT_BASE ?? 21000);
 const GATEWAY_BIN = fileURLToPath(new URL('../../../bin/tessera-gateway.js', import.meta.url));
 
 /** Pins this process and its threads (and so every child started afterwards) to `core`. */
@@ -113,6 +112,7 @@ export function nginxAvailable(): boolean {
 
 /** Debian's nginx as a plain reverse proxy: one worker, keep-alive upstream, access log on. */
 export async function startNginx(work: string, upstreamPort: number): Promise<MeasuredServer> {
+  const NGINX_PORT = portBase() + 80;
   const dir = join(work, 'nginx');
   await mkdir(join(dir, 'tmp'), { recursive: true });
   const user = process.getuid?.() === 0 ? 'user root root;\n' : '';
@@ -217,6 +217,7 @@ export async function startPerCoreStack(work: string, log: (message: string) => 
     };
     const file = join(work, 'gateway.json');
     await writeFile(file, `${JSON.stringify(gatewayConfig, null, 2)}\n`);
+    const GRPC_FRONT_PORT = portBase() + 1;
     const build = gatewayBuild();
     log(`gateway from: ${build}`);
     const server = await launchServer({
