@@ -65,6 +65,32 @@ describe('prom metrics', () => {
     ]);
   });
 
+  it('observes queue waits and upstream calls per series, a model no node serves written "unknown"', async () => {
+    const metrics = createPromMetrics({ processMetrics: false });
+    metrics.setModelFilter((model) => model === 'simple');
+    metrics.dispatched?.('simple', 'premium', 2);
+    metrics.dispatched?.('simple', 'premium', 40);
+    metrics.dispatched?.('made-up', 'premium', 1);
+    metrics.upstream?.({ model: 'simple', nodeId: 'n1', outcome: 'OK', durationMs: 3, retry: false });
+    metrics.upstream?.({ model: 'simple', nodeId: 'n1', outcome: 'OK', durationMs: 7, retry: false });
+    metrics.upstream?.({ model: 'simple', nodeId: 'n1', outcome: 'UNAVAILABLE', durationMs: 1, retry: true });
+    expect(await samples(metrics, 'tessera_gateway_queue_wait_seconds_count')).toEqual([
+      'tessera_gateway_queue_wait_seconds_count{tier="premium",model="simple"} 2',
+      'tessera_gateway_queue_wait_seconds_count{tier="premium",model="unknown"} 1',
+    ]);
+    expect(await samples(metrics, 'tessera_gateway_queue_wait_seconds_sum')).toEqual([
+      'tessera_gateway_queue_wait_seconds_sum{tier="premium",model="simple"} 0.042',
+      'tessera_gateway_queue_wait_seconds_sum{tier="premium",model="unknown"} 0.001',
+    ]);
+    expect(await samples(metrics, 'tessera_gateway_upstream_duration_seconds_count')).toEqual([
+      'tessera_gateway_upstream_duration_seconds_count{model="simple",node="n1",outcome="OK"} 2',
+      'tessera_gateway_upstream_duration_seconds_count{model="simple",node="n1",outcome="UNAVAILABLE"} 1',
+    ]);
+    expect(await samples(metrics, 'tessera_gateway_upstream_duration_seconds_bucket')).toContain(
+      'tessera_gateway_upstream_duration_seconds_bucket{le="0.005",model="simple",node="n1",outcome="OK"} 1',
+    );
+  });
+
   it('writes label values past maxLabelValues as "_other", whatever was remembered before', async () => {
     const metrics = createPromMetrics({ processMetrics: false, maxLabelValues: 2 });
     for (const tenant of ['a', 'b', 'c', 'd', 'a']) metrics.miss({ ...labels, tenant });

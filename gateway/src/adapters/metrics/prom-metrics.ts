@@ -14,11 +14,13 @@
  * sources) are fed through counter cells (counter-cells.ts): the cells of a request's label values
  * are found with one map lookup, remembered per raw label combination (at most `MAX_REMEMBERED`,
  * then forgotten all at once), instead of prom-client hashing and validating labels on each increment.
+ * The histograms of every request and every upstream call go the same way (histogram-cells.ts).
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AdmissionRejectReason, AuthRejection, DispatchObserver, GatewayMetrics, RequestObservation, UpstreamEvent } from '../../core/ports/index.js';
 import type { CacheBypassReason, CacheHitSource, CacheLabels, CacheNotStoredReason, CacheObserver } from '../../core/cache/index.js';
 import { CounterCells, type CounterCell } from './counter-cells.js';
+import { HistogramCells, type HistogramCell } from './histogram-cells.js';
 
 export interface PromMetricsOptions {
   /** Most distinct values one label keeps; default 1000. */
@@ -99,9 +101,9 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
   const modelOf = (m: string): string => (m === '' ? '' : isServed(m) ? bound('model', m) : UNKNOWN_MODEL);
 
   const requests = new CounterCells({ name: `${p}requests_total`, help: 'Requests by route, tenant, tier, model and HTTP status', labelNames: ['route', 'tenant', 'tier', 'model', 'status'], registry });
-  const latency = new Histogram({ name: `${p}request_duration_seconds`, help: 'Total time in the gateway per request', labelNames: ['route', 'tier', 'model'], buckets: LATENCY_BUCKETS, registers: [registry] });
-  const queueWait = new Histogram({ name: `${p}queue_wait_seconds`, help: 'Time in the admission queue before dispatch', labelNames: ['tier', 'model'], buckets: LATENCY_BUCKETS, registers: [registry] });
-  const upstream = new Histogram({ name: `${p}upstream_duration_seconds`, help: 'Upstream infer calls to nodes', labelNames: ['model', 'node', 'outcome'], buckets: LATENCY_BUCKETS, registers: [registry] });
+  const latency = new HistogramCells({ name: `${p}request_duration_seconds`, help: 'Total time in the gateway per request', labelNames: ['route', 'tier', 'model'], buckets: LATENCY_BUCKETS, registry });
+  const queueWait = new HistogramCells({ name: `${p}queue_wait_seconds`, help: 'Time in the admission queue before dispatch', labelNames: ['tier', 'model'], buckets: LATENCY_BUCKETS, registry });
+  const upstream = new HistogramCells({ name: `${p}upstream_duration_seconds`, help: 'Upstream infer calls to nodes', labelNames: ['model', 'node', 'outcome'], buckets: LATENCY_BUCKETS, registry });
   const admissionRejections = new Counter({ name: `${p}admission_rejections_total`, help: 'Requests refused or dropped by admission', labelNames: ['tier', 'model', 'reason'], registers: [registry] });
   const rateLimited = new Counter({ name: `${p}rate_limited_total`, help: 'Requests refused by rate limits (429)', labelNames: ['tenant', 'tier'], registers: [registry] });
   const rateLimitStoreErrors = new Counter({ name: `${p}rate_limit_store_errors_total`, help: 'Requests allowed because the rate-limit store failed (fail open)', registers: [registry] });
@@ -137,7 +139,9 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
   const rememberCacheSeries = rememberer<CacheSeries>();
   const cacheSeries = (l: CacheLabels): CacheSeries =>
     rememberCacheSeries(`${isServed(l.model) ? 1 : 0}\u0000${l.tenant}\u0000${l.model}\u0000${l.version}`, () => ({ labels: cacheLabels(l), sources: {} }));
-  const rememberRequestSeries = rememberer<{ readonly count: CounterCell; readonly latency: { route: string; tier: string; model: string } }>();
+  const rememberRequestSeries = rememberer<{ readonly count: CounterCell; readonly latency: HistogramCell }>();
+  const rememberQueueWait = rememberer<HistogramCell>();
+  const rememberUpstream = rememberer<HistogramCell>();
 
   return {
     registry,
@@ -150,11 +154,11 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
         const model = raw === UNKNOWN_MODEL || raw === '' ? raw : bound('model', raw);
         return {
           count: requests.cell({ route: o.route, tenant: tenantOf(o.tenant), tier: o.tier, model, status: String(o.status) }),
-          latency: { route: o.route, tier: o.tier, model },
+          latency: latency.cell({ route: o.route, tier: o.tier, model }),
         };
       });
       series.count.value += 1;
-      latency.observe(series.latency, o.seconds);
+      series.latency.observe(o.seconds);
     },
     rateLimited(tenant, tier) {
       rateLimited.inc({ tenant: tenantOf(tenant), tier });
@@ -211,13 +215,16 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
     },
     // DispatchObserver
     dispatched(model, tier, waitMs) {
-      queueWait.observe({ tier, model: modelOf(model) }, waitMs / 1000);
+      rememberQueueWait(`${isServed(model) ? 1 : 0}\u0000${tier}\u0000${model}`, () => queueWait.cell({ tier, model: modelOf(model) })).observe(waitMs / 1000);
     },
     rejected(model, tier, reason: AdmissionRejectReason) {
       admissionRejections.inc({ tier, model: modelOf(model), reason });
     },
     upstream(event: UpstreamEvent) {
-      upstream.observe({ model: modelOf(event.model), node: bound('node', event.nodeId), outcome: event.outcome }, event.durationMs / 1000);
+      const cell = rememberUpstream(`${isServed(event.model) ? 1 : 0}\u0000${event.model}\u0000${event.nodeId}\u0000${event.outcome}`, () =>
+        upstream.cell({ model: modelOf(event.model), node: bound('node', event.nodeId), outcome: event.outcome }),
+      );
+      cell.observe(event.durationMs / 1000);
     },
   };
 }
