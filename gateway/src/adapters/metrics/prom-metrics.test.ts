@@ -91,6 +91,21 @@ describe('prom metrics', () => {
     );
   });
 
+  it('counts cache bypasses by model and reason', async () => {
+    const metrics = createPromMetrics({ processMetrics: false });
+    metrics.bypass(labels, 'no-store');
+    metrics.bypass(labels, 'no-store');
+    metrics.bypass({ ...labels, tenant: 't2' }, 'store-unavailable');
+    expect(await samples(metrics, 'tessera_gateway_cache_bypass_total')).toEqual([
+      'tessera_gateway_cache_bypass_total{model="simple",reason="no-store"} 2',
+      'tessera_gateway_cache_bypass_total{model="simple",reason="store-unavailable"} 1',
+    ]);
+    expect(await samples(metrics, 'tessera_gateway_cache_requests_total')).toEqual([
+      'tessera_gateway_cache_requests_total{tenant="t1",model="simple",version="1",result="bypass"} 2',
+      'tessera_gateway_cache_requests_total{tenant="t2",model="simple",version="1",result="bypass"} 1',
+    ]);
+  });
+
   it('writes label values past maxLabelValues as "_other", whatever was remembered before', async () => {
     const metrics = createPromMetrics({ processMetrics: false, maxLabelValues: 2 });
     for (const tenant of ['a', 'b', 'c', 'd', 'a']) metrics.miss({ ...labels, tenant });

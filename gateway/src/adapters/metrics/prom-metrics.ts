@@ -78,6 +78,7 @@ interface CacheSeries {
   bytes?: CounterCell;
   saved?: CounterCell;
   sources: Partial<Record<CacheHitSource, CounterCell>>;
+  bypassReasons: Partial<Record<CacheBypassReason, CounterCell>>;
 }
 
 export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics {
@@ -109,7 +110,7 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
   const rateLimitStoreErrors = new Counter({ name: `${p}rate_limit_store_errors_total`, help: 'Requests allowed because the rate-limit store failed (fail open)', registers: [registry] });
   const authRejections = new Counter({ name: `${p}auth_rejections_total`, help: 'Requests refused by authentication or authorization', labelNames: ['reason'], registers: [registry] });
   const cacheRequests = new CounterCells({ name: `${p}cache_requests_total`, help: 'Cache outcomes: hit, miss, bypass', labelNames: ['tenant', 'model', 'version', 'result'], registry });
-  const cacheBypass = new Counter({ name: `${p}cache_bypass_total`, help: 'Cache bypasses by reason', labelNames: ['model', 'reason'], registers: [registry] });
+  const cacheBypass = new CounterCells({ name: `${p}cache_bypass_total`, help: 'Cache bypasses by reason', labelNames: ['model', 'reason'], registry });
   const cacheBytes = new CounterCells({ name: `${p}cache_served_bytes_total`, help: 'Response bytes served from the cache', labelNames: ['tenant', 'model', 'version'], registry });
   const computeSaved = new CounterCells({ name: `${p}cache_compute_saved_seconds_total`, help: 'Node compute time saved by cache hits', labelNames: ['tenant', 'model', 'version'], registry });
   const hitSources = new CounterCells({ name: `${p}cache_hits_by_source_total`, help: 'Cache hits by where the answer came from: local (in-process copy), store (Redis), coalesced (waited for another request)', labelNames: ['model', 'source'], registry });
@@ -138,7 +139,7 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
   const cacheLabels = (l: CacheLabels) => ({ tenant: tenantOf(l.tenant), model: modelOf(l.model), version: bound('version', l.version) });
   const rememberCacheSeries = rememberer<CacheSeries>();
   const cacheSeries = (l: CacheLabels): CacheSeries =>
-    rememberCacheSeries(`${isServed(l.model) ? 1 : 0}\u0000${l.tenant}\u0000${l.model}\u0000${l.version}`, () => ({ labels: cacheLabels(l), sources: {} }));
+    rememberCacheSeries(`${isServed(l.model) ? 1 : 0}\u0000${l.tenant}\u0000${l.model}\u0000${l.version}`, () => ({ labels: cacheLabels(l), sources: {}, bypassReasons: {} }));
   const rememberRequestSeries = rememberer<{ readonly count: CounterCell; readonly latency: HistogramCell }>();
   const rememberQueueWait = rememberer<HistogramCell>();
   const rememberUpstream = rememberer<HistogramCell>();
@@ -208,7 +209,7 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
     bypass(labels, reason: CacheBypassReason) {
       const s = cacheSeries(labels);
       (s.bypass ??= cacheRequests.cell({ ...s.labels, result: 'bypass' })).value += 1;
-      cacheBypass.inc({ model: s.labels.model, reason });
+      (s.bypassReasons[reason] ??= cacheBypass.cell({ model: s.labels.model, reason })).value += 1;
     },
     notStored(labels, reason: CacheNotStoredReason) {
       notStored.inc({ model: modelOf(labels.model), reason });
