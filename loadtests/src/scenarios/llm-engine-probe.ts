@@ -106,6 +106,9 @@ async function copy(): Promise<object> {
     // The engine thread alone (model runs, copies, sampling, detokenizing, posting events).
     engineThreadCpuUsPerToken: (engineCpuS * 1e6) / tokens,
     runsPerStep: stats.stepRuns / stats.steps,
+    // What a newcomer waits for before its prefill starts (the run in flight), and the prefill itself.
+    meanAdmissionWaitMs: stats.admissionWaitNs / stats.prefills / 1e6,
+    meanPrefillMs: stats.prefillNs / stats.prefills / 1e6,
     bucketMoves: stats.bucketMoves,
     steps: stats.steps,
     meanSequencesPerStep: stats.stepSequences / stats.steps,

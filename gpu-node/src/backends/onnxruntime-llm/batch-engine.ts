@@ -64,6 +64,7 @@ interface Sequence {
   readonly maxTokens: number;
   readonly reservedBytes: number;
   readonly arrival: number;
+  readonly arrivedNs: bigint;
   readonly stream: TextStream;
   readonly random: () => number;
   generated: number;
@@ -88,6 +89,10 @@ export interface EngineStats {
   readonly bucketMoves: number;
   /** Prefills done between the bucket runs of a step (requests that arrived during it). */
   readonly prefillsBetweenRuns: number;
+  /** Prefilled requests, the time they waited from arrival to their prefill (ns, summed: what a newcomer waits for) and their prefills' time (ns). */
+  readonly prefills: number;
+  readonly admissionWaitNs: number;
+  readonly prefillNs: number;
 }
 
 /** The sequences of one length bucket and their cache (row r of the cache = rows[r]). */
@@ -118,6 +123,9 @@ export class BatchEngine {
   private stepRuns = 0;
   private bucketMoves = 0;
   private prefillsBetweenRuns = 0;
+  private prefills = 0;
+  private admissionWaitNs = 0;
+  private prefillNs = 0;
   readonly bytesPerToken: number;
   /** A step's logits ([rows, 1, vocab]) are written here. */
   private readonly logits: Float32Array;
@@ -176,6 +184,7 @@ export class BatchEngine {
       maxTokens,
       reservedBytes,
       arrival: this.arrivals++,
+      arrivedNs: process.hrtime.bigint(),
       stream: new TextStream(this.tokenizer, request.params.stop),
       random: seededRandom(seed),
       generated: 0,
@@ -215,6 +224,9 @@ export class BatchEngine {
       stepRuns: this.stepRuns,
       bucketMoves: this.bucketMoves,
       prefillsBetweenRuns: this.prefillsBetweenRuns,
+      prefills: this.prefills,
+      admissionWaitNs: this.admissionWaitNs,
+      prefillNs: this.prefillNs,
     };
   }
 
@@ -290,8 +302,12 @@ export class BatchEngine {
       const bucket = this.buckets[bucketIndexOf(this.limits, length)] as Bucket;
       for (const name of bucket.cache.pastNames) feeds[name] = { data: empty, dims: [1, this.layout.heads, 0, this.layout.headDim] };
       let outputs;
+      const prefillStarted = process.hrtime.bigint();
+      this.prefills += 1;
+      this.admissionWaitNs += Number(prefillStarted - next.arrivedNs);
       try {
         outputs = await this.runner.run(feeds);
+        this.prefillNs += Number(process.hrtime.bigint() - prefillStarted);
       } catch (error) {
         this.reservedBytes -= next.reservedBytes;
         events.push({ id: next.request.id, text: '', tokens: 0, error: TesseraError.internal(`prefill failed: ${message(error)}`) });

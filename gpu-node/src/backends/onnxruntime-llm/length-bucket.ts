@@ -2,17 +2,19 @@
  * Length buckets: a decode step runs once per bucket of sequences grouped by cached length, each bucket
  * with its own KV cache padded only to its own longest sequence. One padded batch pays every row at the
  * longest sequence's length (about twice the mean with mixed lengths), and on a small model the
- * per-position work (the model's past-to-present Concat, attention) dominates a step; a few more runs
- * per step cost less than that padding. A sequence that outgrows its bucket moves to the next one once
+ * per-position work (the model's past-to-present Concat, attention) dominates a step; there a few more
+ * runs per step cost less than that padding (on a weight-bound model they do not: see the default). A sequence that outgrows its bucket moves to the next one once
  * (its cache row copied, counted as `bucketFloats`).
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 
 /**
- * The default bounds: measured on tiny_decoder (docs/benchmarks.md, issue 21 second pass) as the best
- * trade-off between padding saved and runs added; geometric so a sequence moves at most log2(context) times.
+ * The default: one padded run per step. Each run reads every weight once, so on a model whose weights do
+ * not stay in cache (every real LLM; bench_decoder measured 16% more engine CPU per token with buckets)
+ * more runs cost more than padding; a cache-resident model (tiny_decoder) sets its own buckets
+ * (docs/benchmarks.md, issue 21 second pass).
  */
-export const DEFAULT_LENGTH_BUCKETS = '64,128,256';
+export const DEFAULT_LENGTH_BUCKETS = 'none';
 
 /** Most buckets: every bucket is one more run per step. */
 const MAX_BUCKETS = 16;

@@ -11,8 +11,8 @@
  * - `eos_token`: the end-of-sequence token's text when tokenizer_config.json does not say;
  * - `intra_op_thread_count` (default 1): onnxruntime threads per step;
  * - `num_heads`, `head_dim`: only for models whose KV inputs leave them symbolic;
- * - `length_buckets` (default `64,128,256`): cached-length bounds splitting a decode step into one run per
- *   bucket (length-bucket.ts); `none` = one padded run over every sequence.
+ * - `length_buckets` (default `none`: one padded run over every sequence): cached-length bounds splitting
+ *   a decode step into one run per bucket (length-bucket.ts), for models whose weights stay in cache.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { ModelSource } from '../backend.js';
