@@ -16,7 +16,7 @@ const GREEDY: SamplingParameters = { maxTokens: 3, temperature: 0, topK: 0, topP
 /** Zero logits and presents of the shapes the engine asks for; decode runs may be held by `hold`. */
 function standInRunner(log: string[], hold: () => Promise<void>): DecoderRunner {
   return {
-    async run(feeds, into) {
+    async run(feeds, into?): Promise<Record<string, { data: Float32Array; dims: readonly number[] }>> {
       const [rows, seq] = feeds['input_ids']!.dims as [number, number];
       if (into === undefined) {
         log.push(`prefill of ${seq}`);
@@ -26,7 +26,7 @@ function standInRunner(log: string[], hold: () => Promise<void>): DecoderRunner 
       const capacity = feeds['past_key_values.0.key']!.dims[2] as number;
       log.push(`decode of ${rows} at capacity ${capacity}`);
       await hold();
-      for (const tensor of Object.values(into)) tensor.data.fill(0);
+      for (const tensor of Object.values(into)) (tensor.data as Float32Array).fill(0);
       return {};
     },
   };
