@@ -75,15 +75,17 @@ describe('BatchEngine order of work', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     while (engine.stats().active > 0) await new Promise((resolve) => setTimeout(resolve, 10));
 
-    expect(log.slice(0, 7)).toEqual([
+    expect(log.slice(0, 8)).toEqual([
       'prefill of 2',
       'prefill of 5',
       // Both first tokens out before any decode step.
       'emit 1,2',
       'decode of 1 at capacity 4',
-      // Request 3 prefilled and its first token out before the second bucket's run.
+      // The first bucket's news out, then request 3 prefilled and its first token out, all before the
+      // second bucket's run.
+      'emit 1',
       'prefill of 2',
-      'emit 1,3',
+      'emit 3',
       'decode of 1 at capacity 8',
     ]);
     const done = events.filter((e) => e.done !== undefined).map((e) => `${e.id}:${e.done}`);

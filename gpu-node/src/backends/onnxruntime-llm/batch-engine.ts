@@ -335,6 +335,8 @@ export class BatchEngine {
       // A sequence admitted here into a bucket not yet run this step is stepped with it: its prefill gave
       // it its next token, so that is its next step, not a second one.
       if (this.waiting.length > 0 && this.canAdmit()) {
+        // What this run ended goes out before what the admission starts (a leaver may have made the room).
+        this.flush();
         this.prefillsBetweenRuns += await this.admit();
         this.flush();
       }
