@@ -13,13 +13,14 @@ const LAYOUT = { layers: 1, heads: 1, headDim: 2 };
 const VOCAB = 4;
 const GREEDY: SamplingParameters = { maxTokens: 3, temperature: 0, topK: 0, topP: 1, seed: 1, stop: [], ignoreEos: true };
 
-/** Zero logits and presents of the shapes the engine asks for; decode runs may be held by `hold`. */
-function standInRunner(log: string[], hold: () => Promise<void>): DecoderRunner {
+/** Zero logits and presents of the shapes the engine asks for; decode runs may be held by `hold`, prefills by `holdPrefill`. */
+function standInRunner(log: string[], hold: () => Promise<void>, holdPrefill: () => Promise<void> = () => Promise.resolve()): DecoderRunner {
   return {
     async run(feeds, into?): Promise<Record<string, { data: Float32Array; dims: readonly number[] }>> {
       const [rows, seq] = feeds['input_ids']!.dims as [number, number];
       if (into === undefined) {
         log.push(`prefill of ${seq}`);
+        await holdPrefill();
         const present = { data: new Float32Array(seq * LAYOUT.heads * LAYOUT.headDim), dims: [1, LAYOUT.heads, seq, LAYOUT.headDim] };
         return { logits: { data: new Float32Array(seq * VOCAB), dims: [1, seq, VOCAB] }, 'present.0.key': present, 'present.0.value': present };
       }
@@ -32,9 +33,9 @@ function standInRunner(log: string[], hold: () => Promise<void>): DecoderRunner 
   };
 }
 
-function engineWith(log: string[], hold: () => Promise<void>, events: SequenceEvent[]): BatchEngine {
+function engineWith(log: string[], hold: () => Promise<void>, events: SequenceEvent[], holdPrefill?: () => Promise<void>): BatchEngine {
   return new BatchEngine(
-    standInRunner(log, hold),
+    standInRunner(log, hold, holdPrefill),
     LAYOUT,
     VOCAB,
     { decode: (ids) => ids.map((i) => 'abcd'[i]).join('') },
@@ -92,5 +93,26 @@ describe('BatchEngine order of work', () => {
     expect(done.sort()).toEqual(['1:length', '2:length', '3:length']);
     for (const id of [1, 2, 3]) expect(events.filter((e) => e.id === id).reduce((n, e) => n + e.tokens, 0)).toBe(3);
     expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 3, prefillsBetweenRuns: 1 });
+  });
+
+  it('a request cancelled while its prefill is in flight leaves as cancelled and frees its cache', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let markHeld: () => void = () => {};
+    const holding = new Promise<void>((resolve) => (markHeld = resolve));
+    const engine = engineWith(log, () => Promise.resolve(), events, () => {
+      markHeld();
+      return held;
+    });
+    engine.add({ id: 7, promptIds: [1, 2, 3], params: { ...GREEDY, maxTokens: 50 }, priority: 0 });
+    await holding;
+    engine.cancel(7);
+    release();
+    while (!events.some((e) => e.done !== undefined)) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(events.filter((e) => e.done !== undefined)).toEqual([{ id: 7, text: '', tokens: 0, done: 'cancelled' }]);
+    expect(log.filter((l) => l.startsWith('decode'))).toEqual([]);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
   });
 });

@@ -113,6 +113,8 @@ export class BatchEngine {
   private active = 0;
   /** Events not yet emitted (emitted after each admission round and each step). */
   private pending: SequenceEvent[] = [];
+  /** The request whose prefill is in flight (neither waiting nor in a bucket: a cancel must still find it). */
+  private prefilling: Sequence | undefined;
   private reservedBytes = 0;
   private arrivals = 0;
   private running = false;
@@ -202,6 +204,7 @@ export class BatchEngine {
       this.emit([{ id, text: '', tokens: 0, done: 'cancelled' }]);
       return;
     }
+    if (this.prefilling?.request.id === id) this.prefilling.cancelled = true;
     for (const bucket of this.buckets) {
       const sequence = bucket.rows.find((s) => s.request.id === id);
       if (sequence !== undefined) sequence.cancelled = true;
@@ -305,6 +308,7 @@ export class BatchEngine {
       const prefillStarted = process.hrtime.bigint();
       this.prefills += 1;
       this.admissionWaitNs += Number(prefillStarted - next.arrivedNs);
+      this.prefilling = next;
       try {
         outputs = await this.runner.run(feeds);
         this.prefillNs += Number(process.hrtime.bigint() - prefillStarted);
@@ -312,6 +316,8 @@ export class BatchEngine {
         this.reservedBytes -= next.reservedBytes;
         events.push({ id: next.request.id, text: '', tokens: 0, error: TesseraError.internal(`prefill failed: ${message(error)}`) });
         continue;
+      } finally {
+        this.prefilling = undefined;
       }
       const row = bucket.cache.addRow(
         bucket.cache.presentNames.map((n) => (outputs[n] as { data: Float32Array }).data),
