@@ -19,7 +19,8 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
   outgoing.flushHeaders();
   let done = false;
 
-  const finish = (last: Uint8Array | undefined): void => {
+  /** `last`: the final bytes; false: the client is gone, nothing more to write. */
+  const finish = (last: Uint8Array | undefined | false): void => {
     if (done) return;
     done = true;
     input.off('data', onData);
@@ -27,6 +28,7 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
     outgoing.off('drain', onDrain);
     outgoing.off('close', onClientClose);
     if (!input.readableEnded) input.destroy();
+    if (last === false) return;
     if (last !== undefined) outgoing.end(last);
     else outgoing.end();
   };
@@ -40,7 +42,7 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
   const onClientClose = (): void => {
     if (done) return;
     relay.cancel(new Error('the client closed the connection'));
-    finish(undefined);
+    finish(false);
   };
   // Kept for good: the node's answer may still fail after we stopped listening (aborted on purpose).
   input.on('error', (error) => {
