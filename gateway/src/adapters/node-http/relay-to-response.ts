@@ -14,9 +14,8 @@ import type { SseRelay } from '../../core/llm/sse-relay.js';
 
 export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRelay, outgoing: ServerResponse, headers: Record<string, string>): void {
   const input = source instanceof Readable ? source : Readable.from(source, { objectMode: false });
+  // Not flushed on its own: the node answers with its first event, so the status line goes with it, in one write.
   outgoing.writeHead(200, headers);
-  // The status line goes now: the client learns its stream started before the first token.
-  outgoing.flushHeaders();
   let done = false;
 
   /** `last`: the final bytes; false: the client is gone, nothing more to write. */
