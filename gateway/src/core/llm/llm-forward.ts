@@ -1,8 +1,8 @@
 /**
  * One LLM request from admission to the client's answer: wait for room on a node serving the model
  * (llm-router.ts), send the client's body to the node's route, and answer with what the node sends:
- * a streamed answer relayed event by event (sse-relay.ts, driven by the server's adapter), anything else read whole (bounded)
- * and passed on with its status. A failure before the node accepted the request (refused, breaker
+ * a streamed answer relayed event by event (sse-relay.ts, driven by the server's adapter), anything
+ * else read whole (bounded) and passed on with its status. A failure before the node accepted the request (refused, breaker
  * open) is retried once on another node; nothing else is retried, a stream least of all.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
