@@ -32,7 +32,8 @@ import { createMemoryResponseCache, createRedisResponseCache } from './adapters/
 import { createRedisNodeDirectory, createStaticNodeDirectory, type StaticNode } from './adapters/fleet/index.js';
 import { createNodeTransport } from './adapters/grpc/index.js';
 import { createGrpcFront, type GrpcFront } from './adapters/grpc-front/index.js';
-import { createNativeInferListener, createNodeLlm } from './adapters/node-http/index.js';
+import { createNativeInferListener, createNativeLlmListener, createNodeLlm } from './adapters/node-http/index.js';
+import { createDirectLlm } from './core/llm/index.js';
 import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTenantStore } from './adapters/memory/index.js';
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
 import { createRedisRateLimiter, createRedisSequenceAffinity, createRedisTenantStore, redisSequenceIdKey } from './adapters/redis/index.js';
@@ -218,10 +219,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   // without the bound one connection could start any number of requests with one write.
   const honoListener = getRequestListener(app.fetch);
   const nativeInfer = createNativeInferListener(app.serveInfer, logger);
+  // The LLM POST routes likewise: a streamed answer goes from the node's socket to the client's (native-llm.ts).
+  const tracer = options.tracer === undefined ? {} : { tracer: options.tracer };
+  const nativeLlm = createNativeLlmListener(createDirectLlm({ config, tenants, rateLimiter, metrics, logger, ...tracer, now: Date.now, llm: llm.deps }), logger);
   const server = applyServerTimeouts(
     createServer(
       limitPipelinedRequests((incoming, outgoing) => {
-        if (!nativeInfer(incoming, outgoing)) void honoListener(incoming, outgoing);
+        if (!nativeInfer(incoming, outgoing) && !nativeLlm(incoming, outgoing)) void honoListener(incoming, outgoing);
       }, config.maxPipelinedRequests),
     ),
   );

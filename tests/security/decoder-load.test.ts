@@ -76,5 +76,8 @@ describe('onnxruntime_llm refuses broken models at load', () => {
     expect((await loadError({ parameters: { max_num_seqs: '0' } })).message).toMatch(/'max_num_seqs' must be an integer >= 1/);
     expect((await loadError({ parameters: { kv_cache_bytes: 'lots' } })).message).toMatch(/'kv_cache_bytes' must be an integer/);
     expect((await loadError({ parameters: { admission: 'maybe' } })).message).toMatch(/'admission' must be 'wait' or 'reject'/);
+    expect((await loadError({ parameters: { length_buckets: '64,32' } })).message).toMatch(/'length_buckets' must be ascending/);
+    expect((await loadError({ parameters: { length_buckets: '64,,128' } })).message).toMatch(/'length_buckets' must be 'none' or ascending integers/);
+    expect((await loadError({ parameters: { length_buckets: Array.from({ length: 17 }, (_, i) => 2 + i).join(',') } })).message).toMatch(/at most 16 bounds/);
   });
 });

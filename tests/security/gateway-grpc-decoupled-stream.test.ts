@@ -1,10 +1,11 @@
 /**
  * Decoupled model streams through the gateway's gRPC front door are as guarded as any request: real
- * redis-server, a real node serving `repeat_int32`, `token_stream` and `flood` (1 MiB responses as
- * fast as they are taken), the gateway with its gRPC listener. No key or a bad one ends the stream
+ * redis-server, a real node serving `repeat_int32`, `token_stream` and `flood` (a 1 MiB response
+ * every 5 ms), the gateway with its gRPC listener. No key or a bad one ends the stream
  * UNAUTHENTICATED; another tenant's model is refused; the tier's rate limit applies per request; a
  * client may not set Triton's own response flags; a client that stops reading is bounded by the
- * stream's unsent budget and its upstream call is cancelled (the model sees it).
+ * stream's unsent budget (or the node's, when the gateway is the slow reader) and its upstream call is
+ * cancelled (the model sees it).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -102,7 +103,7 @@ describe('decoupled streams through the gateway gRPC front door, hostile callers
     expect(stream.responses[0]!.errorMessage).toMatch(/triton_final_response/);
   });
 
-  it('bounds a client that never reads: RESOURCE_EXHAUSTED, and the model sees its request cancelled', async () => {
+  it('bounds a client that never reads: RESOURCE_EXHAUSTED from the gateway or the node, and the model sees its request cancelled', async () => {
     const stream = openStream(stack.client, KEYS.a);
     stream.call.pause();
     stream.call.write(
@@ -117,9 +118,22 @@ describe('decoupled streams through the gateway gRPC front door, hostile callers
     expect(result.aborted, `the model sent ${result.sent} MiB`).toBe(true);
     expect(result.sent).toBeLessThan(256);
     stream.call.resume();
+    // Half-close: a stream still open after an in-band error ends now instead of waiting for more requests.
+    stream.call.end();
     const error = await stream.ended;
-    expect(error?.code).toBe(status.RESOURCE_EXHAUSTED);
-    expect(error?.details).toMatch(/the client is not reading the stream/);
+    const inBand = stream.responses.map((r) => r.errorMessage).filter((m) => m !== '');
+    // Two budgets bound this stream: the gateway's towards its client, and the node's towards the gateway.
+    // Whichever fills first ends the flood: the gateway's (it read the node faster than the client read it)
+    // ends the stream RESOURCE_EXHAUSTED; the node's (a gateway starved of CPU read it slower than the model
+    // sent) fails the request in-band. Either way the client is told why, and nothing grew without bound.
+    if (error === undefined) {
+      expect(inBand, 'the request fails in-band when the node ends it').toHaveLength(1);
+      expect(inBand[0]).toMatch(/the client is not reading the stream/);
+    } else {
+      expect(error.code).toBe(status.RESOURCE_EXHAUSTED);
+      expect(error.details).toMatch(/the client is not reading the stream/);
+      expect(inBand).toEqual([]);
+    }
     expect(stream.responses.length * MIB).toBeLessThan(MAX_UNSENT_STREAM_BYTES + 64 * MIB);
   }, 90_000);
 });

@@ -5,8 +5,10 @@
  * - `repeat_int32`, the example model for Triton's repeat client (also written by `tessera-models`),
  *   with two instances: one response per element of IN (OUT = IN[i], IDX = i), each after DELAY[i] ms,
  *   then, after WAIT ms, the bare final flag (no response);
- * - `flood` (when asked): 1 MiB responses as fast as they are taken until cancelled or 256 were
- *   sent, then writes `{ sent, aborted }` to `floodMarker`.
+ * - `flood` (when asked): a 1 MiB response every 5 ms until cancelled or 256 were sent, then writes
+ *   `{ sent, aborted }` to `floodMarker`. Paced so that a gateway slowed by a busy machine still reads
+ *   the node faster than it is fed: the budget under test is the gateway's towards its client, and an
+ *   unpaced flood could overflow the node's budget towards the gateway first (an in-band error instead).
  * Any model can be renamed (`rename`), so a second node can serve one no other node has.
  */
 import { execFile } from 'node:child_process';
@@ -28,7 +30,7 @@ output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ -1 ] } ]
 parameters { key: "marker" value: { string_value: ${JSON.stringify(marker)} } }
 `;
 
-const FLOOD_MODEL = `import { writeFileSync } from 'node:fs';
+const FLOOD_MODEL = `import { renameSync, writeFileSync } from 'node:fs';
 let marker = '';
 export function initialize(args) { marker = args.parameters.marker; }
 export async function execute(requests) {
@@ -36,9 +38,11 @@ export async function execute(requests) {
     let sent = 0;
     for (; sent < 256 && !request.signal.aborted; sent++) {
       request.sender.send({ outputs: { OUTPUT0: { datatype: 'FP32', shape: [262144], data: new Float32Array(262144) } } });
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setTimeout(resolve, 5));
     }
-    writeFileSync(marker, JSON.stringify({ sent, aborted: request.signal.aborted }));
+    // Written whole, then renamed: a reader polling for the file never sees half of it.
+    writeFileSync(marker + '.tmp', JSON.stringify({ sent, aborted: request.signal.aborted }));
+    renameSync(marker + '.tmp', marker);
     request.sender.close();
   }
 }

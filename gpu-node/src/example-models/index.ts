@@ -11,6 +11,7 @@ export * from './silero-vad.js';
 export * from './token-stream.js';
 export * from './tiny-decoder.js';
 export * from './tiny-decoder-onnx.js';
+export * from './bench-decoder.js';
 export * from './byte-tokenizer.js';
 export * from './rag-corpus.js';
 export * from './rag-encoder.js';

@@ -23,6 +23,7 @@ export const TINY_DECODER_SPEC: TinyDecoderSpec = {
   asciiBias: 6,
 };
 export const TINY_DECODER_SEED = 21;
+export const TINY_DECODER_LENGTH_BUCKETS = '64,128,256';
 
 /** The chat template (gpu-node/src/server/openai/chat-template.ts describes its small language). */
 export const TINY_DECODER_CHAT_TEMPLATE = ['{% for message in messages %}<|{{ message.role }}|>', '{{ message.content }}', '{% endfor %}<|assistant|>', ''].join('\n');
@@ -44,6 +45,8 @@ export function tinyDecoderConfigText(options: TinyDecoderConfigOptions = {}): s
     kv_cache_bytes: String(options.kvCacheBytes ?? 64 * 1024 * 1024),
     admission: options.admission ?? 'wait',
     chat_template: 'chat_template.jinja',
+    // ~1 MB of weights stay in cache, so a step costs per cached position: length buckets pay here.
+    length_buckets: TINY_DECODER_LENGTH_BUCKETS,
     ...(options.maxQueueSize === undefined ? {} : { max_queue_size: String(options.maxQueueSize) }),
     ...options.parameters,
   };
@@ -71,10 +74,15 @@ export function tinyDecoderConfigText(options: TinyDecoderConfigOptions = {}): s
 }
 
 export function tinyDecoderFiles(options: TinyDecoderConfigOptions = {}): { path: string; contents: Uint8Array | string }[] {
+  return decoderFiles(TINY_DECODER_SPEC, TINY_DECODER_SEED, options);
+}
+
+/** A decoder of this layout and tokenizer with any spec (bench-decoder.ts); the spec's context must be TINY_DECODER_CONTEXT. */
+export function decoderFiles(spec: TinyDecoderSpec, seed: number, options: TinyDecoderConfigOptions = {}): { path: string; contents: Uint8Array | string }[] {
   return [
     { path: 'config.pbtxt', contents: tinyDecoderConfigText(options) },
     { path: 'chat_template.jinja', contents: TINY_DECODER_CHAT_TEMPLATE },
-    { path: '1/model.onnx', contents: buildTinyDecoderOnnx(TINY_DECODER_SPEC, TINY_DECODER_SEED) },
+    { path: '1/model.onnx', contents: buildTinyDecoderOnnx(spec, seed) },
     { path: '1/tokenizer.json', contents: byteTokenizerJson() },
     { path: '1/tokenizer_config.json', contents: byteTokenizerConfigJson() },
   ];

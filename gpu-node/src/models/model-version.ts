@@ -17,6 +17,7 @@ import type { InferRequest, InferResponse, Tensor } from '../../../shared/src/te
 import type { TraceScope } from '../../../shared/src/tracing/index.js';
 import type { Backend, BackendInstance, ExecutionRequest, InstanceSpec, ModelSource } from '../backends/backend.js';
 import { VersionLifecycle, type ModelState } from '../lifecycle/model-state.js';
+import { collectAfterUnload } from '../lifecycle/collect-after-unload.js';
 import type { ExecTimeEma } from '../load-report/exec-time-ema.js';
 import { createScheduler } from '../scheduler/create-scheduler.js';
 import type { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
@@ -261,6 +262,7 @@ export class ModelVersion {
       await Promise.allSettled(this.instances.map((instance) => instance.close()));
       this.instances = [];
       if (!wasFailed) this.lifecycle.unloaded();
+      collectAfterUnload();
     })();
     return this.unloading;
   }

@@ -56,7 +56,7 @@ function textOf(tensor: Tensor | undefined): string {
 }
 
 /** Runs one streamed request through the instance and collects its pieces. */
-export async function generate(instance: LlmInstance, prompt: string, sampling: object, options: { signal?: AbortSignal; stream?: boolean; priority?: number; onPiece?: (n: number) => void } = {}): Promise<Generated> {
+export async function generate(instance: LlmInstance, prompt: string, sampling: object, options: { signal?: AbortSignal; stream?: boolean; priority?: number; onPiece?: (n: number) => void; onFinal?: () => void } = {}): Promise<Generated> {
   const pieces: string[] = [];
   const inputs: Tensor[] = [
     { name: 'text_input', datatype: 'BYTES', shape: [1], data: encodeBytesElements([prompt]) },
@@ -69,10 +69,11 @@ export async function generate(instance: LlmInstance, prompt: string, sampling: 
     requestedOutputs: [],
     parameters: options.priority === undefined ? {} : { priority: options.priority },
     ...(options.signal === undefined ? {} : { signal: options.signal }),
-    onResponse: (outputs) => {
+    onResponse: (outputs, final) => {
       const piece = textOf(outputs[0]);
       if (outputs.length > 0) pieces.push(piece);
       options.onPiece?.(pieces.length);
+      if (final === true) options.onFinal?.();
     },
   };
   const batch = await instance.execute([request]);

@@ -1,6 +1,9 @@
 /**
- * `npm run bench -- llm-batching`: continuous batching (issue 21) on tiny_decoder, per core: the node
- * alone on core 0, this process (the load) on core 1. Output lengths are drawn from 8 to 256 tokens.
+ * `npm run bench -- llm-batching`: continuous batching (issue 21) per core, on tiny_decoder (~1 MB of
+ * weights, cache-resident: steps cost per position) and on bench_decoder (same layout, ~45 MB of
+ * weights: steps cost per weight read, as real small LLMs do; bench-decoder.ts says why), each in
+ * turn: the node alone on core 0, this process (the load) on core 1. Output lengths are drawn from 8
+ * to 256 tokens. `LLM_BATCHING_MODELS=tiny_decoder` (or `bench_decoder`) runs one of them.
  *
  * - tokens/s and TTFT/ITL against concurrency (1..32 closed-loop streams) on the continuous-batching model;
  * - the same model limited to one sequence at a time (max_num_seqs 1), 32 streams;
@@ -11,14 +14,15 @@
  * - the anchor (bare onnxruntime decoding one sequence, one thread, core 0) before and after, and the
  *   engine's KV copy cost per step (llm-engine-probe.ts, core 0).
  *
- * Writes loadtests/results/2026-11-26-decoder/llm-batching.{json,md} and two SVG plots.
+ * Writes loadtests/results/2026-11-26b-decoder/<model>/llm-batching.{json,md} and two SVG plots per model.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { tinyDecoderFiles } from '../../../gpu-node/src/example-models/tiny-decoder.js';
+import { benchDecoderFiles } from '../../../gpu-node/src/example-models/bench-decoder.js';
+import { tinyDecoderFiles, type TinyDecoderConfigOptions } from '../../../gpu-node/src/example-models/tiny-decoder.js';
 import { renderLineChart } from '../lib/charts/svg-chart.js';
 import type { BenchOptions } from '../lib/options/bench-options.js';
 import { formatTable } from '../lib/output/text-table.js';
@@ -28,13 +32,15 @@ import { launchNode, waitForModelReady, type RunningNode } from '../lib/processe
 import { closedLoop, probes, wholeRequestBatches, windowFigures, type StreamRecord, type WindowFigures } from './llm-stream-client.js';
 
 const RESULTS_ROOT = fileURLToPath(new URL('../../results', import.meta.url));
-const RESULTS_FOLDER = '2026-11-26-decoder';
+const RESULTS_FOLDER = '2026-11-26b-decoder';
 const PROBE = fileURLToPath(new URL('./llm-engine-probe.ts', import.meta.url));
-const CONTINUOUS = 'tiny_decoder';
-const ONE_AT_A_TIME = 'tiny_decoder_seq1';
 
-async function writeModel(repo: string, name: string, maxNumSeqs: number): Promise<void> {
-  for (const file of tinyDecoderFiles({ name, maxNumSeqs, kvCacheBytes: 128 * 1024 * 1024 })) {
+type DecoderFiles = (options: TinyDecoderConfigOptions) => { path: string; contents: Uint8Array | string }[];
+/** The models benched, each with its writer (the config's own length_buckets default applies). */
+const MODELS: Readonly<Record<string, DecoderFiles>> = { tiny_decoder: tinyDecoderFiles, bench_decoder: benchDecoderFiles };
+
+async function writeModel(repo: string, files: DecoderFiles, name: string, maxNumSeqs: number): Promise<void> {
+  for (const file of files({ name, maxNumSeqs, kvCacheBytes: 128 * 1024 * 1024 })) {
     const path = join(repo, name, file.path);
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, file.contents);
@@ -105,14 +111,29 @@ async function measure(
 const fmt = (v: number, digits = 1): string => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 
 export async function runLlmBatchingScenario(options: BenchOptions): Promise<number> {
-  const RESULTS_DIR = join(options.outRoot ?? RESULTS_ROOT, RESULTS_FOLDER);
   const perCore = perCoreSupport();
   if (perCore.ok) pinProcess(process.pid, 1);
   else process.stderr.write(`llm-batching: not pinned: ${perCore.why}\n`);
+  const names = (process.env['LLM_BATCHING_MODELS'] ?? Object.keys(MODELS).join(',')).split(',').map((n) => n.trim());
+  let exitCode = 0;
+  for (const name of names) {
+    const files = MODELS[name];
+    if (files === undefined) {
+      process.stderr.write(`llm-batching: unknown model '${name}' in LLM_BATCHING_MODELS (${Object.keys(MODELS).join(', ')})\n`);
+      return 1;
+    }
+    exitCode = Math.max(exitCode, await benchModel(name, files, options, perCore));
+  }
+  return exitCode;
+}
+
+async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: BenchOptions, perCore: ReturnType<typeof perCoreSupport>): Promise<number> {
+  const RESULTS_DIR = join(options.outRoot ?? RESULTS_ROOT, RESULTS_FOLDER, CONTINUOUS);
+  const ONE_AT_A_TIME = `${CONTINUOUS}_seq1`;
   const concurrencies = options.concurrencies ?? (options.quick ? [1, 8, 32] : [1, 2, 4, 8, 16, 32]);
   const repo = await mkdtemp(join(tmpdir(), 'tessera-llm-bench-'));
-  await writeModel(repo, CONTINUOUS, 32);
-  await writeModel(repo, ONE_AT_A_TIME, 1);
+  await writeModel(repo, files, CONTINUOUS, 32);
+  await writeModel(repo, files, ONE_AT_A_TIME, 1);
 
   const anchorBefore = await runProbe('anchor', join(repo, CONTINUOUS));
   const node = await launchNode({ modelRepository: repo });
@@ -162,6 +183,7 @@ export async function runLlmBatchingScenario(options: BenchOptions): Promise<num
     };
     const result = {
       scenario: 'llm-batching',
+      model: CONTINUOUS,
       date: new Date().toISOString(),
       perCore: perCore.ok ? 'node on core 0, load on core 1' : `not pinned: ${perCore.why}`,
       windows: { warmupS: options.warmupS, durationS: options.durationS },
@@ -193,7 +215,7 @@ export async function runLlmBatchingScenario(options: BenchOptions): Promise<num
     ]);
     const table = formatTable(['setup', 'streams', 'tokens/s', 'TTFT p50 ms', 'TTFT p99 ms', 'ITL p50 ms', 'ITL p99 ms', 'TPOT p50 ms', 'TPOT p99 ms', 'node CPU µs/token', 'tokens per node CPU-s', 'errors'], rows);
     const summary = [
-      `# llm-batching (${result.date})`,
+      `# llm-batching, ${CONTINUOUS} (${result.date})`,
       '',
       `${result.perCore}; output ${result.outputTokens}; windows ${options.warmupS} s warm-up + ${options.durationS} s.`,
       '',
@@ -214,7 +236,7 @@ export async function runLlmBatchingScenario(options: BenchOptions): Promise<num
     await writeFile(
       join(RESULTS_DIR, 'tokens-per-second.svg'),
       renderLineChart({
-        title: 'tiny_decoder tokens/s against concurrent streams (node on one core)',
+        title: `${CONTINUOUS} tokens/s against concurrent streams (node on one core)`,
         xLabel: 'concurrent streams',
         yLabel: 'tokens/s',
         series: [
@@ -229,7 +251,7 @@ export async function runLlmBatchingScenario(options: BenchOptions): Promise<num
     await writeFile(
       join(RESULTS_DIR, 'ttft.svg'),
       renderLineChart({
-        title: 'tiny_decoder time to first token against concurrent streams',
+        title: `${CONTINUOUS} time to first token against concurrent streams`,
         xLabel: 'concurrent streams',
         yLabel: 'TTFT ms',
         series: [

@@ -13,6 +13,13 @@ import { encodeBytesElements } from '../../../shared/src/tensors/index.js';
 import { LlmInstance } from '../../../gpu-node/src/backends/onnxruntime-llm/index.js';
 import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
 import { readFile } from 'node:fs/promises';
+import { readThreadCpu, type ThreadCpu } from '../lib/per-core/index.js';
+
+/** CPU seconds of the busiest thread between two readings: the engine thread, here. */
+function busiestThreadCpuS(before: readonly ThreadCpu[], after: readonly ThreadCpu[]): number {
+  const start = new Map(before.map((t) => [t.tid, t.cpuSeconds]));
+  return Math.max(...after.map((t) => t.cpuSeconds - (start.get(t.tid) ?? 0)));
+}
 
 const [mode, modelDir] = process.argv.slice(2) as [string, string];
 
@@ -65,10 +72,15 @@ async function copy(): Promise<object> {
     { name: `${config.name}_0`, groupName: config.name, kind: 'cpu', device: -1, auto: false },
   );
   const random = mulberry32(11);
+  let tokens = 0;
+  const cpuBefore = process.cpuUsage();
+  const threadsBefore = await readThreadCpu(process.pid);
+  const startMs = performance.now();
   const text = (s: string) => ({ name: 'text_input', datatype: 'BYTES' as const, shape: [1], data: encodeBytesElements([s]) });
   const client = async (): Promise<void> => {
     for (let i = 0; i < 4; i++) {
       const maxTokens = 8 + Math.floor(random() * 249);
+      tokens += maxTokens;
       await instance.execute([
         {
           inputs: [text(`client prompt ${i}`), { name: 'sampling_parameters', datatype: 'BYTES', shape: [1], data: encodeBytesElements([JSON.stringify({ max_tokens: maxTokens, ignore_eos: true })]) }],
@@ -80,10 +92,24 @@ async function copy(): Promise<object> {
     }
   };
   await Promise.all(Array.from({ length: 32 }, client));
+  const wallS = (performance.now() - startMs) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const engineCpuS = busiestThreadCpuS(threadsBefore, await readThreadCpu(process.pid));
   const stats = await instance.engineStats();
   await instance.close();
   const floats = stats.copies;
   return {
+    tokens,
+    tokensPerSecond: tokens / wallS,
+    // The probe's whole CPU (engine thread included) per token: steadier than tokens/s on a shared core.
+    tokensPerCpuSecond: tokens / ((cpu.user + cpu.system) / 1e6),
+    // The engine thread alone (model runs, copies, sampling, detokenizing, posting events).
+    engineThreadCpuUsPerToken: (engineCpuS * 1e6) / tokens,
+    runsPerStep: stats.stepRuns / stats.steps,
+    // What a newcomer waits for before its prefill starts (the run in flight), and the prefill itself.
+    meanAdmissionWaitMs: stats.admissionWaitNs / stats.prefills / 1e6,
+    meanPrefillMs: stats.prefillNs / stats.prefills / 1e6,
+    bucketMoves: stats.bucketMoves,
     steps: stats.steps,
     meanSequencesPerStep: stats.stepSequences / stats.steps,
     stepCopyUsPerStep: stats.stepCopyNs / stats.steps / 1000,
@@ -94,6 +120,7 @@ async function copy(): Promise<object> {
       prefill: (floats.prefillFloats * 4) / stats.steps,
       compaction: (floats.compactFloats * 4) / stats.steps,
       growth: (floats.growFloats * 4) / stats.steps,
+      bucketMoves: (floats.bucketFloats * 4) / stats.steps,
     },
   };
 }

@@ -3,3 +3,4 @@ export * from './incoming-body.js';
 export * from './native-infer.js';
 export * from './llm-http-upstream.js';
 export * from './node-llm.js';
+export * from './native-llm.js';

@@ -1,8 +1,8 @@
 /**
  * One LLM request from admission to the client's answer: wait for room on a node serving the model
  * (llm-router.ts), send the client's body to the node's route, and answer with what the node sends:
- * a streamed answer relayed event by event (event-stream-relay.ts), anything else read whole (bounded)
- * and passed on with its status. A failure before the node accepted the request (refused, breaker
+ * a streamed answer relayed event by event (sse-relay.ts, driven by the server's adapter), anything
+ * else read whole (bounded) and passed on with its status. A failure before the node accepted the request (refused, breaker
  * open) is retried once on another node; nothing else is retried, a stream least of all.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
@@ -10,7 +10,7 @@ import type { TokenCounter } from '../../../../shared/src/llm/token-counter.js';
 import type { AuthContext } from '../auth/index.js';
 import type { GatewayMetrics, LlmUpstream, LlmUpstreamResponse, RateLimiter } from '../ports/index.js';
 import { isNotAccepted } from '../routing/upstream-errors.js';
-import { relayEventStream, type StreamFormat } from './event-stream-relay.js';
+import { SseRelay, type StreamFormat } from './sse-relay.js';
 import type { LlmRouter, NodeLease } from './llm-router.js';
 import { CompletionMeter, tokenLimitError } from './token-budget.js';
 
@@ -52,9 +52,11 @@ export interface WholeAnswer {
   readonly completionTokens: number;
 }
 
+/** The node's streamed answer and the relay to feed it through; the server's adapter does the I/O. */
 export interface StreamedAnswer {
   readonly kind: 'stream';
-  readonly body: ReadableStream<Uint8Array>;
+  readonly source: AsyncIterable<Uint8Array>;
+  readonly relay: SseRelay;
 }
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -191,8 +193,7 @@ export async function forwardLlm(deps: LlmForwardDeps, request: LlmForwardReques
   }
 
   const meter = new CompletionMeter(deps.rateLimiter, deps.metrics, auth, model, deps.chargeEvery);
-  const body = relayEventStream({
-    source: response.body,
+  const relay = new SseRelay({
     format: request.format,
     countTokens: (text) => countPiece(deps.counter, text),
     meter,
@@ -203,5 +204,5 @@ export async function forwardLlm(deps: LlmForwardDeps, request: LlmForwardReques
       detach();
     },
   });
-  return { kind: 'stream', body };
+  return { kind: 'stream', source: response.body, relay };
 }

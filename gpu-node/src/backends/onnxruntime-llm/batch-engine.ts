@@ -1,15 +1,19 @@
 /**
- * Continuous batching for one model instance: every decode step runs over all active sequences at
- * once; a new request is prefilled on its own (so its cache is the same whatever else runs) and joins
- * the next step; a finished or cancelled sequence leaves right after the step that ends it and its
- * cache row goes back. Admission takes the waiting requests in priority order (then arrival) while
- * fewer than `maxNumSeqs` run and the KV budget holds each one's worst case (prompt + max_tokens), so a
- * running sequence never runs out of cache; a request that cannot wait (policy `reject`) or would never
- * fit is refused with the reason.
+ * Continuous batching for one model instance: every decode step runs over all active sequences, one
+ * model run per length bucket (length-bucket.ts: sequences grouped by cached length, each bucket's cache
+ * padded only to its own longest); a new request is prefilled on its own (so its cache is the same
+ * whatever else runs), its first token goes out at once, and it joins the next step; requests that
+ * arrive during a step are prefilled between its bucket runs, so a newcomer waits for one run, not a
+ * whole step. A finished or cancelled sequence leaves right after the run that ends it and its cache row
+ * goes back. Admission takes the waiting requests in priority order (then arrival) while fewer than
+ * `maxNumSeqs` run and the KV budget holds each one's worst case (prompt + max_tokens), so a running
+ * sequence never runs out of cache; a request that cannot wait (policy `reject`) or would never fit is
+ * refused with the reason.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { DecoderLayout } from './decoder-layout.js';
 import { KvCache, type CopyCounters } from './kv-cache.js';
+import { bucketIndexOf, bucketLimits } from './length-bucket.js';
 import { sampleToken, seededRandom, type SamplingParameters } from './sampling.js';
 import { TextStream, type Detokenizer } from './text-stream.js';
 
@@ -43,6 +47,8 @@ export interface EngineOptions {
   readonly admission: 'wait' | 'reject';
   /** Most requests waiting for admission; 0 = no limit. */
   readonly maxQueueSize: number;
+  /** Cached-length bounds of the length buckets (length-bucket.ts); [] = one padded run per step. */
+  readonly lengthBuckets: readonly number[];
 }
 
 export interface AddRequest {
@@ -58,6 +64,7 @@ interface Sequence {
   readonly maxTokens: number;
   readonly reservedBytes: number;
   readonly arrival: number;
+  readonly arrivedNs: bigint;
   readonly stream: TextStream;
   readonly random: () => number;
   generated: number;
@@ -76,6 +83,24 @@ export interface EngineStats {
   /** Time spent in the copies of steps (ns), beside the time in the model (ns). */
   readonly stepCopyNs: number;
   readonly stepModelNs: number;
+  /** Model runs of decode steps (steps × buckets with sequences in them). */
+  readonly stepRuns: number;
+  /** Sequences moved into a longer bucket. */
+  readonly bucketMoves: number;
+  /** Prefills done between the bucket runs of a step (requests that arrived during it). */
+  readonly prefillsBetweenRuns: number;
+  /** Prefilled requests, the time they waited from arrival to their prefill (ns, summed: what a newcomer waits for) and their prefills' time (ns). */
+  readonly prefills: number;
+  readonly admissionWaitNs: number;
+  readonly prefillNs: number;
+}
+
+/** The sequences of one length bucket and their cache (row r of the cache = rows[r]). */
+interface Bucket {
+  /** Sequences here have fewer cached positions than this. */
+  readonly limit: number;
+  readonly cache: KvCache;
+  readonly rows: Sequence[];
 }
 
 /** The priority of a request's `priority` 0 (the default level) sits below every explicit level. */
@@ -83,9 +108,13 @@ const DEFAULT_LEVEL = Number.MAX_SAFE_INTEGER;
 
 export class BatchEngine {
   private readonly waiting: Sequence[] = [];
-  /** Active sequences by cache row. */
-  private readonly rows: Sequence[] = [];
-  private readonly cache: KvCache;
+  private readonly buckets: Bucket[];
+  private readonly limits: readonly number[];
+  private active = 0;
+  /** Events not yet emitted (emitted after each admission round and each step). */
+  private pending: SequenceEvent[] = [];
+  /** The request whose prefill is in flight (neither waiting nor in a bucket: a cancel must still find it). */
+  private prefilling: Sequence | undefined;
   private reservedBytes = 0;
   private arrivals = 0;
   private running = false;
@@ -93,6 +122,12 @@ export class BatchEngine {
   private stepSequences = 0;
   private stepCopyNs = 0;
   private stepModelNs = 0;
+  private stepRuns = 0;
+  private bucketMoves = 0;
+  private prefillsBetweenRuns = 0;
+  private prefills = 0;
+  private admissionWaitNs = 0;
+  private prefillNs = 0;
   readonly bytesPerToken: number;
   /** A step's logits ([rows, 1, vocab]) are written here. */
   private readonly logits: Float32Array;
@@ -105,7 +140,12 @@ export class BatchEngine {
     private readonly options: EngineOptions,
     private readonly emit: (events: SequenceEvent[]) => void,
   ) {
-    this.cache = new KvCache(layout, options.maxNumSeqs, options.contextLength);
+    this.limits = bucketLimits(options.lengthBuckets, options.contextLength);
+    this.buckets = this.limits.map((limit) => ({
+      limit,
+      cache: new KvCache(layout, options.maxNumSeqs, limit),
+      rows: [],
+    }));
     this.bytesPerToken = layout.layers * 2 * layout.heads * layout.headDim * 4;
     this.logits = new Float32Array(options.maxNumSeqs * vocab);
   }
@@ -135,7 +175,7 @@ export class BatchEngine {
       );
     }
     if (this.options.admission === 'reject' && !this.fits(reservedBytes)) {
-      return fail(TesseraError.unavailable(`the KV cache is full (${this.rows.length} sequences running, ${this.reservedBytes} of ${kvCacheBytes} bytes held); try again later`));
+      return fail(TesseraError.unavailable(`the KV cache is full (${this.active} sequences running, ${this.reservedBytes} of ${kvCacheBytes} bytes held); try again later`));
     }
     if (this.options.maxQueueSize > 0 && this.waiting.length >= this.options.maxQueueSize) {
       return fail(TesseraError.unavailable('Exceeds maximum queue size'));
@@ -146,6 +186,7 @@ export class BatchEngine {
       maxTokens,
       reservedBytes,
       arrival: this.arrivals++,
+      arrivedNs: process.hrtime.bigint(),
       stream: new TextStream(this.tokenizer, request.params.stop),
       random: seededRandom(seed),
       generated: 0,
@@ -163,26 +204,37 @@ export class BatchEngine {
       this.emit([{ id, text: '', tokens: 0, done: 'cancelled' }]);
       return;
     }
-    const sequence = this.rows.find((s) => s.request.id === id);
-    if (sequence !== undefined) sequence.cancelled = true;
+    if (this.prefilling?.request.id === id) this.prefilling.cancelled = true;
+    for (const bucket of this.buckets) {
+      const sequence = bucket.rows.find((s) => s.request.id === id);
+      if (sequence !== undefined) sequence.cancelled = true;
+    }
   }
 
   stats(): EngineStats {
+    const copies: CopyCounters = { stepFloats: 0, prefillFloats: 0, compactFloats: 0, growFloats: 0, bucketFloats: 0 };
+    for (const { cache } of this.buckets) for (const key of Object.keys(copies) as (keyof CopyCounters)[]) copies[key] += cache.copies[key];
     return {
-      active: this.rows.length,
+      active: this.active,
       waiting: this.waiting.length,
       reservedBytes: this.reservedBytes,
-      allocatedBytes: this.cache.allocatedBytes,
+      allocatedBytes: this.buckets.reduce((sum, b) => sum + b.cache.allocatedBytes, 0),
       steps: this.steps,
       stepSequences: this.stepSequences,
-      copies: { ...this.cache.copies },
+      copies,
       stepCopyNs: this.stepCopyNs,
       stepModelNs: this.stepModelNs,
+      stepRuns: this.stepRuns,
+      bucketMoves: this.bucketMoves,
+      prefillsBetweenRuns: this.prefillsBetweenRuns,
+      prefills: this.prefills,
+      admissionWaitNs: this.admissionWaitNs,
+      prefillNs: this.prefillNs,
     };
   }
 
   private fits(bytes: number): boolean {
-    return this.rows.length < this.options.maxNumSeqs && this.reservedBytes + bytes <= this.options.kvCacheBytes;
+    return this.active < this.options.maxNumSeqs && this.reservedBytes + bytes <= this.options.kvCacheBytes;
   }
 
   private kick(): void {
@@ -193,18 +245,26 @@ export class BatchEngine {
 
   private async loop(): Promise<void> {
     for (;;) {
-      const events: SequenceEvent[] = [];
       try {
-        await this.admit(events);
-        if (this.rows.length > 0) await this.step(events);
+        // The admitted requests' first tokens go out now, not after the step.
+        await this.admit();
+        this.flush();
+        if (this.active > 0) await this.step();
       } catch (error) {
-        this.failAll(events, error);
+        this.failAll(error);
       }
-      if (events.length > 0) this.emit(events);
-      if (this.rows.length === 0 && !this.canAdmit()) return;
+      this.flush();
+      if (this.active === 0 && !this.canAdmit()) return;
       // Let adds and cancels in: they arrive as messages between steps.
       await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    const events = this.pending;
+    this.pending = [];
+    this.emit(events);
   }
 
   private canAdmit(): boolean {
@@ -221,10 +281,13 @@ export class BatchEngine {
   }
 
   /** Prefills the waiting requests that fit, best priority first; stops at the first that does not. */
-  private async admit(events: SequenceEvent[]): Promise<void> {
+  private async admit(): Promise<number> {
+    const events = this.pending;
+    let admitted = 0;
     for (;;) {
       const next = this.nextWaiting();
-      if (next === undefined || !this.fits(next.reservedBytes)) return;
+      if (next === undefined || !this.fits(next.reservedBytes)) return admitted;
+      admitted += 1;
       this.waiting.splice(this.waiting.indexOf(next), 1);
       if (next.maxTokens === 0) {
         events.push({ id: next.request.id, text: '', tokens: 0, done: 'length' });
@@ -239,57 +302,105 @@ export class BatchEngine {
         attention_mask: { data: new BigInt64Array(length).fill(1n), dims: [1, length] },
       };
       const empty = new Float32Array(0);
-      for (const name of this.cache.pastNames) feeds[name] = { data: empty, dims: [1, this.layout.heads, 0, this.layout.headDim] };
+      const bucket = this.buckets[bucketIndexOf(this.limits, length)] as Bucket;
+      for (const name of bucket.cache.pastNames) feeds[name] = { data: empty, dims: [1, this.layout.heads, 0, this.layout.headDim] };
       let outputs;
+      const prefillStarted = process.hrtime.bigint();
+      this.prefills += 1;
+      this.admissionWaitNs += Number(prefillStarted - next.arrivedNs);
+      this.prefilling = next;
       try {
         outputs = await this.runner.run(feeds);
+        this.prefillNs += Number(process.hrtime.bigint() - prefillStarted);
       } catch (error) {
         this.reservedBytes -= next.reservedBytes;
         events.push({ id: next.request.id, text: '', tokens: 0, error: TesseraError.internal(`prefill failed: ${message(error)}`) });
         continue;
+      } finally {
+        this.prefilling = undefined;
       }
-      const row = this.cache.addRow(
-        this.cache.presentNames.map((n) => (outputs[n] as { data: Float32Array }).data),
+      const row = bucket.cache.addRow(
+        bucket.cache.presentNames.map((n) => (outputs[n] as { data: Float32Array }).data),
         length,
       );
-      this.rows[row] = next;
+      bucket.rows[row] = next;
+      this.active += 1;
       this.advance(next, outputs['logits']!.data, (length - 1) * this.vocab, events);
-      if (next.generated < 0) this.leave(row);
+      if (next.generated < 0) this.leave(bucket, row);
     }
   }
 
-  /** One decode step over every active row. */
-  private async step(events: SequenceEvent[]): Promise<void> {
+  /**
+   * One decode step: a run per non-empty bucket (in order of length); requests that arrived meanwhile
+   * are prefilled between runs; then sequences that outgrew their bucket move to the next.
+   */
+  private async step(): Promise<void> {
+    for (const bucket of this.buckets) {
+      if (bucket.rows.length === 0) continue;
+      await this.stepBucket(bucket);
+      // A sequence admitted here into a bucket not yet run this step is stepped with it: its prefill gave
+      // it its next token, so that is its next step, not a second one.
+      if (this.waiting.length > 0 && this.canAdmit()) {
+        // What this run ended goes out before what the admission starts (a leaver may have made the room).
+        this.flush();
+        this.prefillsBetweenRuns += await this.admit();
+        this.flush();
+      }
+    }
+    this.steps += 1;
+    this.moveOutgrown();
+  }
+
+  /** One model run over every row of a bucket. */
+  private async stepBucket(bucket: Bucket): Promise<void> {
+    const { cache } = bucket;
+    const events = this.pending;
     // Room for this step's token in every row (rarely: the buffer doubles).
-    this.cache.prepareStep(0, 0);
-    const rows = this.rows.length;
+    cache.prepareStep(0, 0);
+    const rows = bucket.rows.length;
     const { heads, headDim } = this.layout;
-    const capacity = this.cache.capacity;
+    const capacity = cache.capacity;
     const feeds: Record<string, { data: Float32Array | BigInt64Array; dims: readonly number[] }> = {
-      input_ids: { data: BigInt64Array.from(this.rows, (s) => BigInt(s.nextToken)), dims: [rows, 1] },
-      position_ids: { data: BigInt64Array.from(this.cache.lengths, BigInt), dims: [rows, 1] },
-      attention_mask: { data: this.cache.maskView(), dims: [rows, capacity + 1] },
+      input_ids: { data: BigInt64Array.from(bucket.rows, (s) => BigInt(s.nextToken)), dims: [rows, 1] },
+      position_ids: { data: BigInt64Array.from(cache.lengths, BigInt), dims: [rows, 1] },
+      attention_mask: { data: cache.maskView(), dims: [rows, capacity + 1] },
     };
-    const views = this.cache.pastViews();
-    this.cache.pastNames.forEach((name, i) => (feeds[name] = { data: views[i] as Float32Array, dims: [rows, heads, capacity, headDim] }));
-    const presents = this.cache.presentViews();
+    const views = cache.pastViews();
+    cache.pastNames.forEach((name, i) => (feeds[name] = { data: views[i] as Float32Array, dims: [rows, heads, capacity, headDim] }));
+    const presents = cache.presentViews();
     const into: Record<string, { data: Float32Array; dims: readonly number[] }> = { logits: { data: this.logits.subarray(0, rows * this.vocab), dims: [rows, 1, this.vocab] } };
-    this.cache.presentNames.forEach((name, i) => (into[name] = { data: presents[i] as Float32Array, dims: [rows, heads, capacity + 1, headDim] }));
+    cache.presentNames.forEach((name, i) => (into[name] = { data: presents[i] as Float32Array, dims: [rows, heads, capacity + 1, headDim] }));
     const started = process.hrtime.bigint();
     await this.runner.run(feeds, into);
-    const outputs = into;
     const ran = process.hrtime.bigint();
-    this.cache.appendStep(this.cache.presentNames.map((n) => (outputs[n] as { data: Float32Array }).data));
+    cache.appendStep(presents);
     this.stepCopyNs += Number(process.hrtime.bigint() - ran);
     this.stepModelNs += Number(ran - started);
-    this.steps += 1;
+    this.stepRuns += 1;
     this.stepSequences += rows;
-    const logits = outputs['logits']!.data;
-    for (let r = 0; r < rows; r++) this.advance(this.rows[r] as Sequence, logits, r * this.vocab, events);
+    const logits = into['logits']!.data;
+    for (let r = 0; r < rows; r++) this.advance(bucket.rows[r] as Sequence, logits, r * this.vocab, events);
     // Leave from the last row down, so a row moved into a hole has already been seen.
     for (let r = rows - 1; r >= 0; r--) {
-      const s = this.rows[r] as Sequence;
-      if (s.cancelled || s.generated < 0) this.leave(r);
+      const s = bucket.rows[r] as Sequence;
+      if (s.cancelled || s.generated < 0) this.leave(bucket, r);
+    }
+  }
+
+  /** Sequences whose next step would not fit their bucket move to the next one (longest buckets first). */
+  private moveOutgrown(): void {
+    for (let b = this.buckets.length - 2; b >= 0; b--) {
+      const from = this.buckets[b] as Bucket;
+      const to = this.buckets[b + 1] as Bucket;
+      for (let r = from.rows.length - 1; r >= 0; r--) {
+        const length = from.cache.lengths[r] as number;
+        if (length < from.limit) continue;
+        const s = from.rows[r] as Sequence;
+        const row = to.cache.addRow(from.cache.rowSources(r), length, from.cache.capacity, 'bucket');
+        to.rows[row] = s;
+        this.removeRow(from, r);
+        this.bucketMoves += 1;
+      }
     }
   }
 
@@ -320,20 +431,28 @@ export class BatchEngine {
     else s.nextToken = token;
   }
 
-  private leave(row: number): void {
-    const s = this.rows[row] as Sequence;
+  private leave(bucket: Bucket, row: number): void {
+    const s = bucket.rows[row] as Sequence;
     this.reservedBytes -= s.reservedBytes;
-    const moved = this.cache.removeRow(row);
-    if (moved >= 0) this.rows[row] = this.rows[moved] as Sequence;
-    this.rows.pop();
+    this.active -= 1;
+    this.removeRow(bucket, row);
   }
 
-  private failAll(events: SequenceEvent[], error: unknown): void {
+  /** Takes a row out of a bucket; its last row moves into the hole (rows stay dense). */
+  private removeRow(bucket: Bucket, row: number): void {
+    const moved = bucket.cache.removeRow(row);
+    if (moved >= 0) bucket.rows[row] = bucket.rows[moved] as Sequence;
+    bucket.rows.pop();
+  }
+
+  private failAll(error: unknown): void {
     const failure = error instanceof TesseraError ? error : TesseraError.internal(`decode step failed: ${message(error)}`);
-    for (let r = this.rows.length - 1; r >= 0; r--) {
-      const s = this.rows[r] as Sequence;
-      if (s.generated >= 0) events.push({ id: s.request.id, text: '', tokens: 0, error: failure });
-      this.leave(r);
+    for (const bucket of this.buckets) {
+      for (let r = bucket.rows.length - 1; r >= 0; r--) {
+        const s = bucket.rows[r] as Sequence;
+        if (s.generated >= 0) this.pending.push({ id: s.request.id, text: '', tokens: 0, error: failure });
+        this.leave(bucket, r);
+      }
     }
   }
 }

@@ -12,17 +12,21 @@ import type { LlmInstance } from './llm-backend.js';
 
 let repo: TinyDecoderRepo;
 let instance: LlmInstance;
+/** Narrow length buckets: most sequences move between buckets several times. */
+let bucketed: LlmInstance;
 let reference: ReferenceDecoder;
 
 beforeAll(async () => {
   repo = await tinyDecoderRepo();
   const source = await repo.source({ maxNumSeqs: 32 });
   instance = await startLlm(source);
+  bucketed = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { length_buckets: '8,16,24,32,48,64' } }));
   reference = await referenceDecoder(source.versionDir);
 }, 60_000);
 
 afterAll(async () => {
   await instance?.close();
+  await bucketed?.close();
   await reference?.release();
   await repo?.remove();
 });
@@ -38,7 +42,7 @@ function prompts(count: number, seed: number): { prompt: string; maxTokens: numb
   });
 }
 
-async function runConcurrently(count: number, seed: number, cancelEvery: number): Promise<void> {
+async function runConcurrently(count: number, seed: number, cancelEvery: number, engine: LlmInstance = instance): Promise<void> {
   const cases = prompts(count, seed);
   const expected = await Promise.all(cases.map((c) => reference.generate(c.prompt, c.maxTokens)));
   const random = mulberry32(seed + 1);
@@ -49,7 +53,7 @@ async function runConcurrently(count: number, seed: number, cancelEvery: number)
     const cancel = cancelEvery > 0 && index % cancelEvery === 0;
     const controller = new AbortController();
     const cancelAfter = 1 + (index % 5);
-    const got = await generate(instance, c.prompt, { max_tokens: c.maxTokens, temperature: 0 }, {
+    const got = await generate(engine, c.prompt, { max_tokens: c.maxTokens, temperature: 0 }, {
       signal: controller.signal,
       onPiece: (n) => {
         if (cancel && n >= cancelAfter) controller.abort();
@@ -84,5 +88,14 @@ describe('continuous batching is exact under greedy decoding', () => {
     expect(stats).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
     // The steps really batched: far fewer steps than tokens.
     expect(stats.stepSequences).toBeGreaterThan(stats.steps * 2);
+  }, 120_000);
+
+  it('32 at once over narrow length buckets: sequences moving between buckets keep their tokens', async () => {
+    await runConcurrently(32, 4, 3, bucketed);
+    const stats = await bucketed.engineStats();
+    expect(stats).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
+    expect(stats.bucketMoves).toBeGreaterThan(32);
+    expect(stats.copies.bucketFloats).toBeGreaterThan(0);
+    expect(stats.stepRuns).toBeGreaterThan(stats.steps);
   }, 120_000);
 });

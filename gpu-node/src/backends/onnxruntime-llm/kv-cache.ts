@@ -21,6 +21,8 @@ export interface CopyCounters {
   compactFloats: number;
   /** Floats moved when the buffer grew. */
   growFloats: number;
+  /** Floats moved when a sequence outgrew its length bucket into the next one. */
+  bucketFloats: number;
 }
 
 /** Capacity moves in steps of this many positions. */
@@ -36,7 +38,7 @@ export class KvCache {
   capacity = 0;
   /** Active sequences' lengths, by row. */
   readonly lengths: number[] = [];
-  readonly copies: CopyCounters = { stepFloats: 0, prefillFloats: 0, compactFloats: 0, growFloats: 0 };
+  readonly copies: CopyCounters = { stepFloats: 0, prefillFloats: 0, compactFloats: 0, growFloats: 0, bucketFloats: 0 };
   readonly pastNames: readonly string[];
   readonly presentNames: readonly string[];
   private readonly rowFloatsPerPosition: number;
@@ -80,6 +82,12 @@ export class KvCache {
     return this.buffers.map((b) => b.subarray(0, floats));
   }
 
+  /** One row's data per past input ([heads, capacity, head_dim] views, no copy), for `addRow` of another cache. */
+  rowSources(row: number): Float32Array[] {
+    const rowFloats = this.layout.heads * this.capacity * this.layout.headDim;
+    return this.buffers.map((b) => b.subarray(row * rowFloats, (row + 1) * rowFloats));
+  }
+
   maskView(): BigInt64Array {
     return this.mask.subarray(0, this.active * (this.capacity + 1));
   }
@@ -101,20 +109,26 @@ export class KvCache {
     this.relayout(Math.max(rows, needRows), capacity);
   }
 
-  /** Adds a sequence from its prefill's presents ([1, heads, length, head_dim] each); returns its row. */
-  addRow(presents: readonly Float32Array[], length: number): number {
+  /**
+   * Adds a sequence of `length` cached positions; returns its row. `sources` per past input, each
+   * [heads, stride, head_dim] with the positions first: a prefill's presents (stride = length) or another
+   * cache's row (`rowSources`, stride = its capacity) when a sequence moves between length buckets.
+   */
+  addRow(sources: readonly Float32Array[], length: number, stride = length, kind: 'prefill' | 'bucket' = 'prefill'): number {
     this.prepareStep(1, length);
     const row = this.active;
     const { capacity } = this;
     const width = this.layout.headDim;
     for (let t = 0; t < this.buffers.length; t++) {
       const buffer = this.buffers[t] as Float32Array;
-      const present = presents[t] as Float32Array;
+      const source = sources[t] as Float32Array;
       for (let h = 0; h < this.layout.heads; h++) {
-        buffer.set(present.subarray(h * length * width, (h + 1) * length * width), ((row * this.layout.heads + h) * capacity) * width);
+        buffer.set(source.subarray(h * stride * width, (h * stride + length) * width), ((row * this.layout.heads + h) * capacity) * width);
       }
     }
-    this.copies.prefillFloats += this.buffers.length * length * this.rowFloatsPerPosition;
+    const floats = this.buffers.length * length * this.rowFloatsPerPosition;
+    if (kind === 'prefill') this.copies.prefillFloats += floats;
+    else this.copies.bucketFloats += floats;
     this.lengths.push(length);
     this.writeMaskRow(row);
     return row;

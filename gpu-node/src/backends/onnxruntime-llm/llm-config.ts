@@ -10,10 +10,13 @@
  *   `tokenizer_config.json` beside it is read when present (its `eos_token`);
  * - `eos_token`: the end-of-sequence token's text when tokenizer_config.json does not say;
  * - `intra_op_thread_count` (default 1): onnxruntime threads per step;
- * - `num_heads`, `head_dim`: only for models whose KV inputs leave them symbolic.
+ * - `num_heads`, `head_dim`: only for models whose KV inputs leave them symbolic;
+ * - `length_buckets` (default `none`: one padded run over every sequence): cached-length bounds splitting
+ *   a decode step into one run per bucket (length-bucket.ts), for models whose weights stay in cache.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { ModelSource } from '../backend.js';
+import { DEFAULT_LENGTH_BUCKETS, parseLengthBuckets } from './length-bucket.js';
 
 export interface LlmSettings {
   readonly maxNumSeqs: number;
@@ -26,6 +29,8 @@ export interface LlmSettings {
   readonly intraOpThreads: number;
   readonly heads: number | undefined;
   readonly headDim: number | undefined;
+  /** Upper bounds (exclusive) of cached length per bucket, ascending, below the context; [] = one bucket. */
+  readonly lengthBuckets: readonly number[];
 }
 
 export const DEFAULT_MAX_NUM_SEQS = 32;
@@ -65,10 +70,11 @@ export function llmSettingsOf(source: ModelSource): LlmSettings {
   if (!inputs.has('text_input') || !outputs.has('text_output')) {
     throw TesseraError.invalidArg(`model '${source.name}': the onnxruntime_llm backend serves the vLLM-style I/O: input 'text_input' and output 'text_output'`);
   }
+  const contextLength = integer('context_length', DEFAULT_CONTEXT_LENGTH, 2);
   return {
     maxNumSeqs: integer('max_num_seqs', DEFAULT_MAX_NUM_SEQS, 1),
     kvCacheBytes: integer('kv_cache_bytes', DEFAULT_KV_CACHE_BYTES, 1),
-    contextLength: integer('context_length', DEFAULT_CONTEXT_LENGTH, 2),
+    contextLength,
     admission,
     maxQueueSize: integer('max_queue_size', 0, 0),
     tokenizerFile,
@@ -76,5 +82,6 @@ export function llmSettingsOf(source: ModelSource): LlmSettings {
     intraOpThreads: integer('intra_op_thread_count', 1, 0),
     heads,
     headDim,
+    lengthBuckets: parseLengthBuckets(source.name, text('length_buckets') ?? DEFAULT_LENGTH_BUCKETS, contextLength),
   };
 }

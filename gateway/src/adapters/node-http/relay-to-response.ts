@@ -1,0 +1,54 @@
+/**
+ * Drives a relayed stream (core/llm/sse-relay.ts) from the node's answer straight into the client's
+ * ServerResponse: each chunk the upstream socket delivers is fed to the relay and the whole events it
+ * gives back are written at once, in one chunked write, with no Web stream, promise or copy between.
+ *
+ * Back-pressure: a client that reads slower than the node writes makes `write` answer false; the
+ * node's answer is then paused until the client drains, so what the gateway holds per stream stays
+ * within the sockets' buffers (TCP pushes back on the node). The client going away (`close` before
+ * the end) cancels the relay, which aborts the node's request.
+ */
+import type { ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { SseRelay } from '../../core/llm/sse-relay.js';
+
+export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRelay, outgoing: ServerResponse, headers: Record<string, string>): void {
+  const input = source instanceof Readable ? source : Readable.from(source, { objectMode: false });
+  // Not flushed on its own: the node answers with its first event, so the status line goes with it, in one write.
+  outgoing.writeHead(200, headers);
+  let done = false;
+
+  /** `last`: the final bytes; false: the client is gone, nothing more to write. */
+  const finish = (last: Uint8Array | undefined | false): void => {
+    if (done) return;
+    done = true;
+    input.off('data', onData);
+    input.off('end', onEnd);
+    outgoing.off('drain', onDrain);
+    outgoing.off('close', onClientClose);
+    if (!input.readableEnded) input.destroy();
+    if (last === false) return;
+    if (last !== undefined) outgoing.end(last);
+    else outgoing.end();
+  };
+  const onData = (chunk: Uint8Array): void => {
+    const out = relay.push(chunk);
+    if (relay.over) return finish(out);
+    if (out !== undefined && !outgoing.write(out)) input.pause();
+  };
+  const onEnd = (): void => finish(relay.end());
+  const onDrain = (): void => void input.resume();
+  const onClientClose = (): void => {
+    if (done) return;
+    relay.cancel(new Error('the client closed the connection'));
+    finish(false);
+  };
+  // Kept for good: the node's answer may still fail after we stopped listening (aborted on purpose).
+  input.on('error', (error) => {
+    if (!done) finish(relay.fail(undefined, error));
+  });
+  input.on('data', onData);
+  input.once('end', onEnd);
+  outgoing.on('drain', onDrain);
+  outgoing.once('close', onClientClose);
+}

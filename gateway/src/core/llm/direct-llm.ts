@@ -1,0 +1,76 @@
+/**
+ * The LLM POST routes served from start to end without Hono, for servers that can skip Web
+ * Request/Response (adapters/node-http/native-llm.ts): the same steps, in the same order, as the Hono
+ * middlewares, llm-routes.ts and the app's error handler (request id and root span -> authentication ->
+ * llm-service.ts -> extra headers -> metric, span end, access line), built from the same functions, as
+ * core/app/direct-infer.ts does for infer. A streamed answer comes back as the relay itself
+ * (`LlmAnswer.stream`), for the server to write the node's bytes straight to its client.
+ */
+import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
+import { noopTracer } from '../../../../shared/src/tracing/index.js';
+import type { AuthContext } from '../auth/index.js';
+import type { HeaderReader } from '../http/index.js';
+import type { GatewayRoute } from '../ports/index.js';
+import { authenticateRequest, failureAnswer, finishRequest } from '../app/request-cycle.js';
+import { beginRequest, REQUEST_ID_HEADER, type RequestFacts } from '../app/request-telemetry.js';
+import { createLlmService, type LlmAnswer, type LlmExchange, type LlmRouteDeps } from './llm-service.js';
+import type { LlmPostTarget } from './llm-path.js';
+
+export interface DirectLlmRequest {
+  /** The URL's path as sent, without the query (for the access line and the span). */
+  readonly path: string;
+  readonly headers: HeaderReader;
+  readBody(maxBytes: number): Promise<Uint8Array>;
+  /** Aborts when the client goes away. */
+  readonly signal: AbortSignal;
+}
+
+export type DirectLlm = (request: DirectLlmRequest, target: LlmPostTarget) => Promise<LlmAnswer>;
+
+export function createDirectLlm(deps: LlmRouteDeps & { readonly logger: Logger }): DirectLlm {
+  const { config, metrics, logger, now } = deps;
+  const tracer = deps.tracer ?? noopTracer;
+  const service = createLlmService(deps);
+  return async (request, target) => {
+    const started = now();
+    const telemetry = beginRequest(tracer, 'POST', request.path, request.headers);
+    const parent = telemetry.span.context();
+    const extra: Record<string, string> = { [REQUEST_ID_HEADER]: telemetry.requestId };
+    let route: GatewayRoute = 'other';
+    let model = '';
+    let auth: AuthContext | undefined;
+    const facts = (): RequestFacts => ({ tenant: auth?.tenant.id ?? '', tier: auth?.tier.name ?? '', model, route });
+    const exchange: LlmExchange = {
+      headers: request.headers,
+      readBody: (maxBytes) => request.readBody(maxBytes),
+      signal: request.signal,
+      traceParent: parent,
+      setRoute: (r) => void (route = r),
+      setModel: (m) => void (model = m),
+      setAuth: (a) => void (auth = a),
+      addHeaders: (h) => void Object.assign(extra, h),
+    };
+    let answer: LlmAnswer;
+    try {
+      if (target.kind === 'generate') {
+        // As the /v2 middleware: authenticated before the route is known to be generate.
+        auth = await authenticateRequest(deps.tenants, config.tiers, tracer, parent, request.headers);
+        answer = await service.generate(target.streamed, exchange, auth, target.model, target.version);
+      } else {
+        answer = await service.completion(target.kind, exchange);
+      }
+    } catch (error) {
+      answer = failureAnswer(error, metrics, logger, telemetry, facts(), request.signal.aborted);
+    }
+    finishRequest(metrics, logger, telemetry, { method: 'POST', path: request.path }, facts(), answer.status, now() - started);
+    return { ...answer, headers: withHeaders(answer.headers, extra) };
+  };
+}
+
+/** `extra` set over `headers` the way Web Headers#set does it: a name replaces any spelling of itself. */
+function withHeaders(headers: Record<string, string>, extra: Record<string, string>): Record<string, string> {
+  const extraNames = new Set(Object.keys(extra).map((name) => name.toLowerCase()));
+  const out: Record<string, string> = {};
+  for (const name in headers) if (!extraNames.has(name.toLowerCase())) out[name] = headers[name]!;
+  return Object.assign(out, extra);
+}

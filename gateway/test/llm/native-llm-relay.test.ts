@@ -1,0 +1,127 @@
+/**
+ * The node:http relay of the LLM routes (adapters/node-http/native-llm.ts, relay-to-response.ts) in a
+ * real gateway on loopback, in front of a scripted node double (test/support/sse-node-double.ts): the
+ * client gets the node's bytes exactly, however the node's writes split the events; a client going
+ * away cancels the node's request; a stream over its token budget ends with the error event and
+ * [DONE]; a node ending an OpenAI stream early ends it with an error event.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../../shared/src/logging/index.js';
+import { waitFor } from '../../../shared/test/support/index.js';
+import { loadGatewayConfig } from '../../src/config/index.js';
+import { sha256Hex } from '../../src/core/auth/index.js';
+import { startGateway, type RunningGateway } from '../../src/entry-node.js';
+import { openAIChunk, startSseNodeDouble, type SseNodeDouble } from '../support/sse-node-double.js';
+
+const OPEN = 'tsk_native-relay-open';
+const METERED = 'tsk_native-relay-metered';
+
+describe('the native LLM relay (gateway + scripted node double)', () => {
+  let double: SseNodeDouble;
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    double = await startSseNodeDouble();
+    const unlimited = { requestsPerSecond: 0, burst: 0, elementsPerSecond: 0, elementsBurst: 0 };
+    const config = loadGatewayConfig(
+      JSON.stringify({
+        llm: { chargeEveryTokens: 2 },
+        tiers: {
+          open: { priority: 2, queueShare: 1, cacheTtlSeconds: 0, queueTimeoutMs: 10_000, allowedModels: ['*'], rateLimits: unlimited },
+          metered: { priority: 2, queueShare: 1, cacheTtlSeconds: 0, queueTimeoutMs: 10_000, allowedModels: ['*'], rateLimits: unlimited, llm: { tokensPerMinute: 60, tokensBurst: 10 } },
+        },
+        tenants: [
+          { id: 'open', tier: 'open', keys: [{ id: 'o1', hash: await sha256Hex(OPEN) }] },
+          { id: 'metered', tier: 'metered', keys: [{ id: 'm1', hash: await sha256Hex(METERED) }] },
+        ],
+      }),
+    );
+    gateway = await startGateway({ config, redisUrl: null, nodes: [{ id: 'double', grpc: null, http: double.address }], port: 0, grpcPort: null, host: '127.0.0.1', logger: silentLogger });
+  }, 60_000);
+
+  afterAll(async () => {
+    await gateway?.close({ graceMs: 500 });
+    await double?.close();
+  });
+
+  beforeEach(() => {
+    double.script = {};
+  });
+
+  const post = (key: string, path: string, body: unknown, signal?: AbortSignal) =>
+    fetch(`${gateway.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body), ...(signal === undefined ? {} : { signal }) });
+
+  it('relays the node\'s bytes exactly, events split anywhere across its writes (escapes, multi-byte text)', async () => {
+    const events = [openAIChunk('Hello'), openAIChunk(' wörld'), openAIChunk(' "quoted"\n'), openAIChunk(' 🙂'), `data: ${JSON.stringify({ choices: [{ index: 0, text: '', finish_reason: 'stop' }] })}\n\n`, 'data: [DONE]\n\n'];
+    const whole = events.join('');
+    const bytes = Buffer.from(whole);
+    // Cut points inside events, inside the blank line, inside a multi-byte character.
+    const cuts = [3, 40, bytes.indexOf('\n\n') + 1, bytes.indexOf(Buffer.from('🙂')) + 2, bytes.length - 5];
+    const pieces: Uint8Array[] = [];
+    let from = 0;
+    for (const cut of [...cuts, bytes.length]) {
+      pieces.push(bytes.subarray(from, cut));
+      from = cut;
+    }
+    double.script = { pieces, gapMs: 5 };
+    const response = await post(OPEN, '/v1/completions', { model: 'm', prompt: 'hi', stream: true });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(response.headers.get('x-request-id')).toBeTruthy();
+    expect(Buffer.from(await response.arrayBuffer()).equals(bytes)).toBe(true);
+  });
+
+  it('cancels the node\'s request when the client goes away mid-stream', async () => {
+    double.script = { endless: true };
+    const before = double.cancelled;
+    const client = new AbortController();
+    const response = await post(OPEN, '/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true }, client.signal);
+    const reader = response.body!.getReader();
+    await reader.read();
+    client.abort();
+    await waitFor(() => double.cancelled === before + 1, { what: 'the node double sees its request closed', timeoutMs: 10_000 });
+  });
+
+  it('ends a stream over its token budget with the rate-limit error event and [DONE], and cancels the node\'s request', async () => {
+    const before = double.cancelled;
+    double.script = { pieces: Array.from({ length: 200 }, () => openAIChunk(' word')), gapMs: 2 };
+    const response = await post(METERED, '/v1/completions', { model: 'm', prompt: 'hi', stream: true });
+    expect(response.status).toBe(200);
+    const events = (await response.text()).split('\n\n').filter((e) => e !== '');
+    expect(events.at(-1)).toBe('data: [DONE]');
+    const error = JSON.parse(events.at(-2)!.slice(6)) as { error: { code: string; type: string } };
+    expect(error.error.code).toBe('rate_limit_exceeded');
+    // Cut within a few charge steps of the 10-token bucket, never after the node's 200 events.
+    expect(events.length).toBeLessThan(40);
+    await waitFor(() => double.cancelled === before + 1, { what: 'the node double sees its request closed', timeoutMs: 10_000 });
+  });
+
+  it('ends an OpenAI stream the node left without [DONE] with an error event, then [DONE]', async () => {
+    double.script = { pieces: [openAIChunk('one'), openAIChunk(' two')] };
+    const response = await post(OPEN, '/v1/completions', { model: 'm', prompt: 'hi', stream: true });
+    const text = await response.text();
+    expect(text.startsWith(openAIChunk('one') + openAIChunk(' two'))).toBe(true);
+    const events = text.split('\n\n').filter((e) => e !== '');
+    expect(JSON.parse(events.at(-2)!.slice(6)).error.code).toBe('upstream_failed');
+    expect(events.at(-1)).toBe('data: [DONE]');
+  });
+
+  it('relays generate_stream in Triton\'s framing (no [DONE]) on versioned and plain paths', async () => {
+    const events = ['a', ' b', ' c'].map((t) => `data: ${JSON.stringify({ model_name: 'm', model_version: '1', text_output: t })}\n\n`);
+    for (const path of ['/v2/models/m/generate_stream', '/v2/models/m/versions/1/generate_stream']) {
+      double.script = { pieces: events };
+      const response = await post(OPEN, path, { text_input: 'hi' });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(events.join(''));
+    }
+  });
+
+  it('answers errors before the node as the Hono routes do: OpenAI shape on /v1, Triton shape on generate', async () => {
+    const bad = await post('tsk_nobody', '/v1/completions', { model: 'm', prompt: 'hi', stream: true });
+    expect(bad.status).toBe(401);
+    expect(((await bad.json()) as { error: { type: string } }).error.type).toBeTruthy();
+    const badGenerate = await post(OPEN, '/v2/models/m/generate_stream', [1, 2]);
+    expect(badGenerate.status).toBe(400);
+    expect(typeof ((await badGenerate.json()) as { error: unknown }).error).toBe('string');
+  });
+});

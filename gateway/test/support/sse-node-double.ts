@@ -1,0 +1,94 @@
+/**
+ * A stand-in for a node's LLM routes, written for the gateway's relay tests: a real HTTP server on
+ * loopback answering `POST /v1/completions` (and generate_stream) with Server-Sent Events the test
+ * scripts byte by byte, so the exact bytes, their split across TCP writes, the end and the node's view
+ * of a cancellation are the test's to choose and to see. (A real node's streams cannot be split at
+ * will, nor made endless and as fast as the socket takes them, which the back-pressure test needs.)
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SseScript {
+  /** Raw pieces written one by one (each its own write, `gapMs` apart). */
+  readonly pieces?: readonly (string | Uint8Array)[];
+  readonly gapMs?: number;
+  /** Instead of pieces: writes events forever, as fast as the socket drains (stops when the client goes). */
+  readonly endless?: boolean;
+}
+
+export interface SseNodeDouble {
+  readonly address: string;
+  /** Requests whose connection closed before their answer ended (the gateway cancelled them). */
+  readonly cancelled: number;
+  /** Bytes written by endless answers so far, and how many of them now wait for the socket to drain. */
+  readonly endlessBytes: number;
+  readonly waitingForDrain: number;
+  script: SseScript;
+  close(): Promise<void>;
+}
+
+export const openAIChunk = (text: string): string => `data: ${JSON.stringify({ id: 'cmpl-1', object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text, finish_reason: null }] })}\n\n`;
+
+export async function startSseNodeDouble(script: SseScript = {}): Promise<SseNodeDouble> {
+  const state = { cancelled: 0, endlessBytes: 0, waitingForDrain: 0 };
+  const double = {
+    address: '',
+    get cancelled() {
+      return state.cancelled;
+    },
+    get endlessBytes() {
+      return state.endlessBytes;
+    },
+    get waitingForDrain() {
+      return state.waitingForDrain;
+    },
+    script,
+    close: async () => undefined,
+  } as SseNodeDouble;
+
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    for await (const _ of req) void _;
+    const current = double.script;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    let gone = false;
+    let wake: (() => void) | undefined;
+    res.once('close', () => {
+      if (!res.writableFinished) {
+        gone = true;
+        state.cancelled += 1;
+      }
+      wake?.();
+    });
+    if (current.endless === true) {
+      const event = Buffer.from(openAIChunk(' word'));
+      while (!gone) {
+        state.endlessBytes += event.length;
+        if (!res.write(event)) {
+          state.waitingForDrain += 1;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            res.once('drain', resolve);
+          });
+          state.waitingForDrain -= 1;
+        }
+      }
+      return;
+    }
+    for (const piece of current.pieces ?? []) {
+      if (gone) return;
+      res.write(piece);
+      await new Promise((resolve) => setTimeout(resolve, current.gapMs ?? 1));
+    }
+    res.end();
+  };
+
+  const server: Server = createServer((req, res) => void answer(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  (double as { address: string }).address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  double.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return double;
+}

@@ -1,0 +1,118 @@
+/**
+ * The order of work inside the engine's loop, which the exactness tests cannot see: a newcomer's first
+ * token goes out right after its prefill (not after the next decode step), and a request that arrives
+ * while a bucket's run is in flight is prefilled before the next bucket's run. The runner is a stand-in
+ * (zero outputs of the right shapes) because the test must hold one run in flight at a chosen moment,
+ * which a real session gives no handle for; exactness with the real session is exactness.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { BatchEngine, type DecoderRunner, type SequenceEvent } from './batch-engine.js';
+import type { SamplingParameters } from './sampling.js';
+
+const LAYOUT = { layers: 1, heads: 1, headDim: 2 };
+const VOCAB = 4;
+const GREEDY: SamplingParameters = { maxTokens: 3, temperature: 0, topK: 0, topP: 1, seed: 1, stop: [], ignoreEos: true };
+
+/** Zero logits and presents of the shapes the engine asks for; decode runs may be held by `hold`, prefills by `holdPrefill`. */
+function standInRunner(log: string[], hold: () => Promise<void>, holdPrefill: () => Promise<void> = () => Promise.resolve()): DecoderRunner {
+  return {
+    async run(feeds, into?): Promise<Record<string, { data: Float32Array; dims: readonly number[] }>> {
+      const [rows, seq] = feeds['input_ids']!.dims as [number, number];
+      if (into === undefined) {
+        log.push(`prefill of ${seq}`);
+        await holdPrefill();
+        const present = { data: new Float32Array(seq * LAYOUT.heads * LAYOUT.headDim), dims: [1, LAYOUT.heads, seq, LAYOUT.headDim] };
+        return { logits: { data: new Float32Array(seq * VOCAB), dims: [1, seq, VOCAB] }, 'present.0.key': present, 'present.0.value': present };
+      }
+      const capacity = feeds['past_key_values.0.key']!.dims[2] as number;
+      log.push(`decode of ${rows} at capacity ${capacity}`);
+      await hold();
+      for (const tensor of Object.values(into)) (tensor.data as Float32Array).fill(0);
+      return {};
+    },
+  };
+}
+
+function engineWith(log: string[], hold: () => Promise<void>, events: SequenceEvent[], holdPrefill?: () => Promise<void>): BatchEngine {
+  return new BatchEngine(
+    standInRunner(log, hold, holdPrefill),
+    LAYOUT,
+    VOCAB,
+    { decode: (ids) => ids.map((i) => 'abcd'[i]).join('') },
+    { maxNumSeqs: 8, kvCacheBytes: 1 << 20, contextLength: 64, eosId: undefined, admission: 'wait', maxQueueSize: 0, lengthBuckets: [4, 8] },
+    (batch) => {
+      log.push(`emit ${batch.map((e) => `${e.id}${e.done === undefined ? '' : `:${e.done}`}`).join(',')}`);
+      events.push(...batch);
+    },
+  );
+}
+
+describe('BatchEngine order of work', () => {
+  it('sends first tokens after prefill and prefills a newcomer between bucket runs', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    let release: () => void = () => {};
+    let firstDecode = true;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let markHeld: () => void = () => {};
+    const holding = new Promise<void>((resolve) => (markHeld = resolve));
+    const engine = engineWith(
+      log,
+      () => {
+        if (!firstDecode) return Promise.resolve();
+        firstDecode = false;
+        markHeld();
+        return held;
+      },
+      events,
+    );
+    // Request 1 in the first bucket (2 cached positions), request 2 in the second (5).
+    engine.add({ id: 1, promptIds: [1, 2], params: GREEDY, priority: 0 });
+    engine.add({ id: 2, promptIds: [1, 2, 3, 1, 2], params: GREEDY, priority: 0 });
+    await holding;
+    // The first bucket's run is in flight: request 3 arrives now.
+    engine.add({ id: 3, promptIds: [3, 3], params: GREEDY, priority: 0 });
+    release();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    while (engine.stats().active > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    expect(log.slice(0, 8)).toEqual([
+      'prefill of 2',
+      'prefill of 5',
+      // Both first tokens out before any decode step.
+      'emit 1,2',
+      'decode of 1 at capacity 4',
+      // The first bucket's news out, then request 3 prefilled and its first token out, all before the
+      // second bucket's run.
+      'emit 1',
+      'prefill of 2',
+      'emit 3',
+      'decode of 1 at capacity 8',
+    ]);
+    const done = events.filter((e) => e.done !== undefined).map((e) => `${e.id}:${e.done}`);
+    expect(done.sort()).toEqual(['1:length', '2:length', '3:length']);
+    for (const id of [1, 2, 3]) expect(events.filter((e) => e.id === id).reduce((n, e) => n + e.tokens, 0)).toBe(3);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 3, prefillsBetweenRuns: 1 });
+  });
+
+  it('a request cancelled while its prefill is in flight leaves as cancelled and frees its cache', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let markHeld: () => void = () => {};
+    const holding = new Promise<void>((resolve) => (markHeld = resolve));
+    const engine = engineWith(log, () => Promise.resolve(), events, () => {
+      markHeld();
+      return held;
+    });
+    engine.add({ id: 7, promptIds: [1, 2, 3], params: { ...GREEDY, maxTokens: 50 }, priority: 0 });
+    await holding;
+    engine.cancel(7);
+    release();
+    while (!events.some((e) => e.done !== undefined)) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(events.filter((e) => e.done !== undefined)).toEqual([{ id: 7, text: '', tokens: 0, done: 'cancelled' }]);
+    expect(log.filter((l) => l.startsWith('decode'))).toEqual([]);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
+  });
+});

@@ -1,0 +1,24 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CollectAfterQuiet } from './collect-after-unload.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('a full collection after unloads', () => {
+  it('collects once per burst of unloads, after the burst went quiet', () => {
+    vi.useFakeTimers();
+    const collect = vi.fn();
+    const collector = new CollectAfterQuiet(collect, 1000);
+    for (let i = 0; i < 100; i++) {
+      collector.schedule();
+      vi.advanceTimersByTime(50);
+    }
+    expect(collect).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(999);
+    expect(collect).toHaveBeenCalledTimes(1);
+    collector.schedule();
+    vi.advanceTimersByTime(1000);
+    expect(collect).toHaveBeenCalledTimes(2);
+  });
+});
