@@ -24,8 +24,9 @@ function request(batch = 1): InferRequest {
 }
 
 /** One queued request at most, rejected after 30 ms in the queue. */
+// Long enough that a busy machine cannot let the timeout pass between two calls meant to see the slot taken.
 const QUEUE_POLICY = `dynamic_batching {
-  default_queue_policy { timeout_action: REJECT default_timeout_microseconds: 30000 max_queue_size: 1 }
+  default_queue_policy { timeout_action: REJECT default_timeout_microseconds: 500000 max_queue_size: 1 }
 }`;
 
 describe('statistics from the queue events', () => {

@@ -19,6 +19,7 @@ import type { HeaderReader, HttpAnswer } from '../../core/http/index.js';
 import { incomingHeader } from '../../../../shared/src/http/index.js';
 import { EndOfTurnWriter } from './end-of-turn-writer.js';
 import { discardUnreadBody, readIncomingBody } from './incoming-body.js';
+import { hasRepeatedAuthorization, isCompressed } from './request-shape.js';
 
 /** Serves the request and answers true, or answers false and leaves it untouched. */
 export type NativeListener = (incoming: IncomingMessage, outgoing: ServerResponse) => boolean;
@@ -84,19 +85,3 @@ function headerReader(incoming: IncomingMessage): HeaderReader {
   return { get: (name) => incomingHeader(incoming, name) };
 }
 
-function isCompressed(incoming: IncomingMessage): boolean {
-  const coding = incoming.headers['content-encoding'];
-  if (coding === undefined) return false;
-  const normalized = coding.trim().toLowerCase();
-  return normalized !== '' && normalized !== 'identity';
-}
-
-function hasRepeatedAuthorization(incoming: IncomingMessage): boolean {
-  const raw = incoming.rawHeaders;
-  let seen = 0;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    if (name.length === 13 && name.toLowerCase() === 'authorization' && ++seen > 1) return true;
-  }
-  return false;
-}
