@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeBytesElements, type Tensor } from '../../../../shared/src/tensors/index.js';
 import type { LogFields, Logger } from '../../../../shared/src/logging/index.js';
 import { silentLogger } from '../../../../shared/src/logging/index.js';
@@ -66,10 +66,14 @@ function find(outputs: readonly Tensor[], name: string): Tensor | undefined {
 const addSubConfig = (name: string, maxBatchSize = 8) =>
   modelConfig({ name, backend: 'onnxruntime', maxBatchSize });
 
-describe('onnxruntime backend', () => {
+// Tiny CPU models run on the main thread by default; every case runs that way and from the pool.
+describe.each([
+  ['in the pool', 0],
+  ['on the main thread', undefined],
+])('onnxruntime backend, tiny CPU models %s', (_where, inlineMaxModelBytes) => {
   let repo: TempRepo;
   let addSub: ModelSource;
-  const backend = createOnnxRuntimeBackend();
+  const backend = createOnnxRuntimeBackend(inlineMaxModelBytes === undefined ? {} : { inlineMaxModelBytes });
   const open: BackendInstance[] = [];
 
   beforeAll(async () => {
@@ -279,10 +283,56 @@ describe('onnxruntime backend', () => {
   });
 });
 
-describe('onnxruntime backend: instances share a bounded pool of threads', () => {
+describe('onnxruntime backend: where instances run', () => {
+  it('runs CPU instances of a tiny model on the main thread and larger ones in the pool', async () => {
+    const repo = await tempRepo();
+    const source = await repo.source(addSubConfig('add_sub_where'), 'model.onnx', addSubOnnx());
+    const size = addSubOnnx().byteLength;
+    const inline = createOnnxRuntimeBackend({ inlineMaxModelBytes: size });
+    const pooled = createOnnxRuntimeBackend({ inlineMaxModelBytes: size - 1 });
+    try {
+      const instances = [await inline.createInstance(source, cpuSpec('where_0')), await pooled.createInstance(source, cpuSpec('where_1'))];
+      expect([inline.pool.stats().threads, pooled.pool.stats().threads]).toEqual([0, 1]);
+      for (const inst of instances) {
+        const { results } = await inst.execute([request([int32Tensor('INPUT0', [1, 4], [1, 2, 3, 4]), int32Tensor('INPUT1', [1, 4], [1, 1, 1, 1])])]);
+        expect(int32Values(find(outputsOf(results[0]), 'OUTPUT1'))).toEqual([0, 1, 2, 3]);
+      }
+      await Promise.all(instances.map((inst) => inst.close()));
+    } finally {
+      await Promise.all([inline.pool.close(), pooled.pool.close()]);
+      await repo.remove();
+    }
+  });
+
+  it('moves an inline instance to the pool once a batch holds the main thread too long, answering throughout', async () => {
+    const repo = await tempRepo();
+    const source = await repo.source(addSubConfig('add_sub_moves'), 'model.onnx', addSubOnnx());
+    // Every batch counts as too long here, so the first one sends the instance to the pool.
+    const backend = createOnnxRuntimeBackend({ inlineMaxExecuteNs: 0 });
+    const inst = await backend.createInstance(source, cpuSpec('moves_0'));
+    const add = async (k: number): Promise<number[]> => {
+      const { results } = await inst.execute([request([int32Tensor('INPUT0', [1, 4], [k, k, k, k]), int32Tensor('INPUT1', [1, 4], [1, 2, 3, 4])])]);
+      return int32Values(find(outputsOf(results[0]), 'OUTPUT0'));
+    };
+    try {
+      expect([backend.pool.stats().threads, (inst as { inline?: boolean }).inline]).toEqual([0, true]);
+      expect(await add(1)).toEqual([2, 3, 4, 5]);
+      expect(await add(2)).toEqual([3, 4, 5, 6]);
+      const where = inst as { inline?: boolean };
+      await vi.waitFor(() => expect(where.inline).toBe(false), { timeout: 20_000 });
+      expect(backend.pool.stats()).toMatchObject({ threads: 1, perThread: [{ sessions: 1 }] });
+      expect(await add(3)).toEqual([4, 5, 6, 7]);
+      await inst.close();
+      expect(backend.pool.stats().threads).toBe(0);
+    } finally {
+      await backend.pool.close();
+      await repo.remove();
+    }
+  });
+
   it('serves eight sessions of four models from one thread, each with its own answers', async () => {
     const repo = await tempRepo();
-    const backend = createOnnxRuntimeBackend({ threadPoolSize: 1 });
+    const backend = createOnnxRuntimeBackend({ threadPoolSize: 1, inlineMaxModelBytes: 0 });
     try {
       const sources = await Promise.all([0, 1, 2, 3].map((m) => repo.source(addSubConfig(`add_sub_${m}`), 'model.onnx', addSubOnnx())));
       const instances = await Promise.all(

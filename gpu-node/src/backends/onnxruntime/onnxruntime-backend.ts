@@ -3,7 +3,11 @@
  * bounded pool of worker threads (worker/worker-pool.ts; the main thread never loads onnxruntime at all). The execution provider follows the instance spec: CPU,
  * or on the spec's GPU the providers of execution-providers.ts (CUDA, WebGPU); a KIND_GPU instance no
  * GPU provider can serve fails the load, and a KIND_AUTO one falls back to the CPU (logged once per backend).
+ * A CPU instance of a tiny model (a file of at most `inlineMaxModelBytes`) runs on the main thread
+ * instead (worker/inline-session.ts): for it the hop to a worker costs more than the model itself. One
+ * whose batch turns out to take the main thread longer than INLINE_MAX_EXECUTE_NS moves to the pool.
  */
+import { stat } from 'node:fs/promises';
 import type { ModelConfig } from '../../../../shared/src/gen/model_config_pb.js';
 import { silentLogger, type Logger } from '../../../../shared/src/logging/index.js';
 import type { ModelIoMetadata } from '../../../../shared/src/model-config/model-io-metadata.js';
@@ -22,6 +26,7 @@ import type { PooledSession } from '../worker/pool-thread.js';
 import { WorkerPool } from '../worker/worker-pool.js';
 import { transferListOf } from '../worker/wire-tensor.js';
 import { siblingModule } from '../worker/sibling-module.js';
+import { openInlineSession } from '../worker/inline-session.js';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { planBatch, splitRunOutputs, type ModelIo } from './batch-plan.js';
 import { configTypeOfOrt } from './element-types.js';
@@ -38,7 +43,23 @@ export interface OnnxRuntimeBackendOptions {
   readonly cudaInstalled?: () => boolean;
   /** Worker threads hosting the CPU instances (`--backend-thread-pool-size`); default os.availableParallelism(). */
   readonly threadPoolSize?: number;
+  /**
+   * CPU instances of models whose file is at most this many bytes run on the main thread; 0 keeps every
+   * instance in the pool. Default INLINE_MAX_MODEL_BYTES.
+   */
+  readonly inlineMaxModelBytes?: number;
+  /** An inline instance whose batch takes longer than this moves to the pool. Default INLINE_MAX_EXECUTE_NS. */
+  readonly inlineMaxExecuteNs?: number;
 }
+
+/**
+ * Graphs this small (Triton's `simple` is ~200 bytes) are a handful of elementwise ops; their run takes
+ * a few microseconds against ~30 us of CPU for the hand-off to a worker and back.
+ */
+export const INLINE_MAX_MODEL_BYTES = 16 * 1024;
+
+/** A batch that holds the event loop this long (small graph, big tensors) sends its instance to the pool. */
+export const INLINE_MAX_EXECUTE_NS = 1_000_000;
 
 type OrtWorker = PooledSession<OrtInfo, OrtExecuteBody, OrtExecuteReply>;
 
@@ -47,13 +68,22 @@ const NOT_EXECUTED = TesseraError.internal('request was not executed');
 
 class OnnxRuntimeInstance implements BackendInstance {
   private readonly io: ModelIo;
+  /** Under way while an inline instance moves to the pool; batches keep running inline meanwhile. */
+  private moving: Promise<void> | undefined;
+  private closed = false;
+  /** Whether batches run on the main thread now (tests and figures). */
+  inline: boolean;
 
   constructor(
     readonly spec: InstanceSpec,
-    private readonly worker: OrtWorker,
+    private worker: OrtWorker,
     config: ModelConfig,
     modelName: string,
+    /** Set for an instance running on the main thread: opens the same session in the pool. */
+    private readonly openInPool?: () => Promise<OrtWorker>,
+    private readonly inlineMaxExecuteNs = INLINE_MAX_EXECUTE_NS,
   ) {
+    this.inline = openInPool !== undefined;
     this.io = {
       modelName,
       batching: config.maxBatchSize > 0,
@@ -96,6 +126,7 @@ class OnnxRuntimeInstance implements BackendInstance {
     }
 
     const received = process.hrtime.bigint();
+    if (this.openInPool !== undefined && reply.inputNs + reply.inferNs + reply.outputNs > this.inlineMaxExecuteNs) this.moveToPool();
     plan.runs.forEach((run, r) => {
       const outcome = reply.runs[r];
       const runResults: ExecutionResult[] =
@@ -113,8 +144,27 @@ class OnnxRuntimeInstance implements BackendInstance {
     return { results, timing: executeTiming(start, received, reply) };
   }
 
-  close(): Promise<void> {
-    return this.worker.close();
+  /** Opens the session in the pool and swaps it in; an instance that cannot move stays inline. */
+  private moveToPool(): void {
+    const open = this.openInPool;
+    if (open === undefined || this.moving !== undefined) return;
+    this.moving = open().then(
+      (pooled) => {
+        if (this.closed) return pooled.close();
+        const inline = this.worker;
+        this.worker = pooled;
+        this.inline = false;
+        // Batches already handed to the inline session finish there first.
+        return inline.close();
+      },
+      () => undefined,
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.moving;
+    await this.worker.close();
   }
 }
 
@@ -135,6 +185,19 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
   // GPU instances take turns on threads of their own: a GPU run, or a wait for the WebGPU lock, must
   // not hold up CPU models (and a thread never waits for the lock while one of its own tasks holds it).
   const gpuPool = new WorkerPool({ entry: WORKER_ENTRY, ...size });
+
+  const inlineMax = options.inlineMaxModelBytes ?? INLINE_MAX_MODEL_BYTES;
+  const runsInline = async (source: ModelSource, spec: InstanceSpec): Promise<boolean> => {
+    if (spec.kind !== 'cpu' || inlineMax <= 0) return false;
+    // A file that cannot be read goes to the pool, whose load error names the problem.
+    const size = await stat(source.modelPath).then((s) => s.size, () => Number.POSITIVE_INFINITY);
+    return size <= inlineMax;
+  };
+  // onnxruntime-node is loaded on the main thread only once a model runs there.
+  const startInline = async (init: OrtInit): Promise<OrtWorker> => {
+    const { ortSessions } = await import('./onnxruntime-sessions.js');
+    return openInlineSession(ortSessions, init, init.instanceName);
+  };
 
   const startWorker = (init: OrtInit, group?: string): Promise<OrtWorker> =>
     (init.gpu === undefined ? pool : gpuPool).open<OrtInfo, OrtExecuteBody, OrtExecuteReply>(init, {
@@ -184,16 +247,16 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
               webGpuLock: webGpuLockBuffer(),
             }
           : undefined;
-      const worker = await startWorker(
-        {
-          instanceName: spec.name,
-          modelPath: source.modelPath,
-          ...(gpu === undefined ? {} : { gpu }),
-          cpuFallback: spec.auto,
-          settings,
-        },
-        `${source.name}/${source.version}`,
-      );
+      const init: OrtInit = {
+        instanceName: spec.name,
+        modelPath: source.modelPath,
+        ...(gpu === undefined ? {} : { gpu }),
+        cpuFallback: spec.auto,
+        settings,
+      };
+      const group = `${source.name}/${source.version}`;
+      const inline = await runsInline(source, spec);
+      const worker = inline ? await startInline(init) : await startWorker(init, group);
       let effective: InstanceSpec = { ...spec, provider: worker.info.provider };
       if (worker.info.gpuError !== undefined) {
         effective = { ...effective, kind: 'cpu', device: -1 };
@@ -206,7 +269,8 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
           });
         }
       }
-      return new OnnxRuntimeInstance(effective, worker, source.config, source.name);
+      const openInPool = inline ? () => startWorker(init, group) : undefined;
+      return new OnnxRuntimeInstance(effective, worker, source.config, source.name, openInPool, options.inlineMaxExecuteNs);
     },
   };
 }
