@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBytesElements, type Tensor } from '../../../../shared/src/tensors/index.js';
 import type { LogFields, Logger } from '../../../../shared/src/logging/index.js';
 import { silentLogger } from '../../../../shared/src/logging/index.js';
@@ -304,24 +304,25 @@ describe('onnxruntime backend: where instances run', () => {
     }
   });
 
-  it('moves an inline instance to the pool once a batch holds the main thread too long, answering throughout', async () => {
+  it("runs an inline instance's batches of large tensors in the pool, small ones on the main thread", async () => {
     const repo = await tempRepo();
-    const source = await repo.source(addSubConfig('add_sub_moves'), 'model.onnx', addSubOnnx());
-    // Every batch counts as too long here, so the first one sends the instance to the pool.
-    const backend = createOnnxRuntimeBackend({ inlineMaxExecuteNs: 0 });
-    const inst = await backend.createInstance(source, cpuSpec('moves_0'));
-    const add = async (k: number): Promise<number[]> => {
-      const { results } = await inst.execute([request([int32Tensor('INPUT0', [1, 4], [k, k, k, k]), int32Tensor('INPUT1', [1, 4], [1, 2, 3, 4])])]);
+    const source = await repo.source(addSubConfig('add_sub_large'), 'model.onnx', addSubOnnx());
+    // Two INT32 [1, 4] inputs are 32 bytes: inline. Two [2, 4] are 64: the pool.
+    const backend = createOnnxRuntimeBackend({ inlineMaxBatchBytes: 32 });
+    const inst = await backend.createInstance(source, cpuSpec('large_0'));
+    const add = async (rows: number, k: number): Promise<number[]> => {
+      const values = new Array(rows * 4).fill(k);
+      const { results } = await inst.execute([request([int32Tensor('INPUT0', [rows, 4], values), int32Tensor('INPUT1', [rows, 4], values)])]);
       return int32Values(find(outputsOf(results[0]), 'OUTPUT0'));
     };
     try {
-      expect([backend.pool.stats().threads, (inst as { inline?: boolean }).inline]).toEqual([0, true]);
-      expect(await add(1)).toEqual([2, 3, 4, 5]);
-      expect(await add(2)).toEqual([3, 4, 5, 6]);
-      const where = inst as { inline?: boolean };
-      await vi.waitFor(() => expect(where.inline).toBe(false), { timeout: 20_000 });
+      expect(await add(1, 1)).toEqual([2, 2, 2, 2]);
+      expect(backend.pool.stats().threads).toBe(0);
+      expect(await add(2, 3)).toEqual(new Array(8).fill(6));
       expect(backend.pool.stats()).toMatchObject({ threads: 1, perThread: [{ sessions: 1 }] });
-      expect(await add(3)).toEqual([4, 5, 6, 7]);
+      expect(await add(1, 5)).toEqual([10, 10, 10, 10]);
+      expect(await add(2, 7)).toEqual(new Array(8).fill(14));
+      expect(backend.pool.stats()).toMatchObject({ threads: 1, perThread: [{ sessions: 1 }] });
       await inst.close();
       expect(backend.pool.stats().threads).toBe(0);
     } finally {

@@ -4,8 +4,8 @@
  * or on the spec's GPU the providers of execution-providers.ts (CUDA, WebGPU); a KIND_GPU instance no
  * GPU provider can serve fails the load, and a KIND_AUTO one falls back to the CPU (logged once per backend).
  * A CPU instance of a tiny model (a file of at most `inlineMaxModelBytes`) runs on the main thread
- * instead (worker/inline-session.ts): for it the hop to a worker costs more than the model itself. One
- * whose batch turns out to take the main thread longer than INLINE_MAX_EXECUTE_NS moves to the pool.
+ * instead (worker/inline-session.ts): for it the hop to a worker costs more than the model itself; its
+ * batches of large tensors still go to the pool (INLINE_MAX_BATCH_BYTES).
  */
 import { stat } from 'node:fs/promises';
 import type { ModelConfig } from '../../../../shared/src/gen/model_config_pb.js';
@@ -32,6 +32,7 @@ import { planBatch, splitRunOutputs, type ModelIo } from './batch-plan.js';
 import { configTypeOfOrt } from './element-types.js';
 import { cudaProviderInstalled, gpuProviderCandidates, refuseCpuAccelerators, skippedProviderReasons } from './execution-providers.js';
 import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit } from './protocol.js';
+import type { WireTensor } from '../worker/protocol.js';
 import { sessionSettingsFromConfig } from './session-settings.js';
 import { webGpuLockBuffer } from './webgpu-lock.js';
 
@@ -48,8 +49,8 @@ export interface OnnxRuntimeBackendOptions {
    * instance in the pool. Default INLINE_MAX_MODEL_BYTES.
    */
   readonly inlineMaxModelBytes?: number;
-  /** An inline instance whose batch takes longer than this moves to the pool. Default INLINE_MAX_EXECUTE_NS. */
-  readonly inlineMaxExecuteNs?: number;
+  /** An inline instance runs a batch of more input bytes than this in the pool. Default INLINE_MAX_BATCH_BYTES. */
+  readonly inlineMaxBatchBytes?: number;
 }
 
 /**
@@ -58,8 +59,12 @@ export interface OnnxRuntimeBackendOptions {
  */
 export const INLINE_MAX_MODEL_BYTES = 16 * 1024;
 
-/** A batch that holds the event loop this long (small graph, big tensors) sends its instance to the pool. */
-export const INLINE_MAX_EXECUTE_NS = 1_000_000;
+/**
+ * A tiny graph's run grows with its tensors, so an inline instance hands a batch with more input bytes
+ * than this to a session of the same model in the pool (opened on first need): a stranger's large
+ * tensors never hold the event loop. (Wall time would not do: on a busy core it measures the wait.)
+ */
+export const INLINE_MAX_BATCH_BYTES = 64 * 1024;
 
 type OrtWorker = PooledSession<OrtInfo, OrtExecuteBody, OrtExecuteReply>;
 
@@ -68,22 +73,18 @@ const NOT_EXECUTED = TesseraError.internal('request was not executed');
 
 class OnnxRuntimeInstance implements BackendInstance {
   private readonly io: ModelIo;
-  /** Under way while an inline instance moves to the pool; batches keep running inline meanwhile. */
-  private moving: Promise<void> | undefined;
-  private closed = false;
-  /** Whether batches run on the main thread now (tests and figures). */
-  inline: boolean;
+  /** An inline instance's session in the pool, for its large batches; opened on first need. */
+  private pooled: Promise<OrtWorker> | undefined;
 
   constructor(
     readonly spec: InstanceSpec,
-    private worker: OrtWorker,
+    private readonly worker: OrtWorker,
     config: ModelConfig,
     modelName: string,
-    /** Set for an instance running on the main thread: opens the same session in the pool. */
+    /** Set when `worker` runs on the main thread: opens the same session in the pool. */
     private readonly openInPool?: () => Promise<OrtWorker>,
-    private readonly inlineMaxExecuteNs = INLINE_MAX_EXECUTE_NS,
+    private readonly inlineMaxBatchBytes = INLINE_MAX_BATCH_BYTES,
   ) {
-    this.inline = openInPool !== undefined;
     this.io = {
       modelName,
       batching: config.maxBatchSize > 0,
@@ -118,7 +119,9 @@ class OnnxRuntimeInstance implements BackendInstance {
     try {
       const runs = plan.runs.map((r) => r.body);
       const body: OrtExecuteBody = checkAgainstCpu === undefined ? { runs } : { runs, checkAgainstCpu };
-      reply = await this.worker.call(body, transferListOf(plan.runs.flatMap((r) => r.body.inputs)));
+      const inputs = plan.runs.flatMap((r) => r.body.inputs);
+      const session = this.openInPool !== undefined && bytesOf(inputs) > this.inlineMaxBatchBytes ? await this.pooledSession(this.openInPool) : this.worker;
+      reply = await session.call(body, transferListOf(inputs));
     } catch (error) {
       const failure = error instanceof TesseraError ? error : TesseraError.internal(String(error));
       for (const run of plan.runs) for (const i of run.requestIndexes) results[i] = { error: failure };
@@ -126,7 +129,6 @@ class OnnxRuntimeInstance implements BackendInstance {
     }
 
     const received = process.hrtime.bigint();
-    if (this.openInPool !== undefined && reply.inputNs + reply.inferNs + reply.outputNs > this.inlineMaxExecuteNs) this.moveToPool();
     plan.runs.forEach((run, r) => {
       const outcome = reply.runs[r];
       const runResults: ExecutionResult[] =
@@ -144,28 +146,26 @@ class OnnxRuntimeInstance implements BackendInstance {
     return { results, timing: executeTiming(start, received, reply) };
   }
 
-  /** Opens the session in the pool and swaps it in; an instance that cannot move stays inline. */
-  private moveToPool(): void {
-    const open = this.openInPool;
-    if (open === undefined || this.moving !== undefined) return;
-    this.moving = open().then(
-      (pooled) => {
-        if (this.closed) return pooled.close();
-        const inline = this.worker;
-        this.worker = pooled;
-        this.inline = false;
-        // Batches already handed to the inline session finish there first.
-        return inline.close();
-      },
-      () => undefined,
-    );
+  /** The pool's session for large batches; a failed open fails its batch and is tried again next time. */
+  private pooledSession(open: () => Promise<OrtWorker>): Promise<OrtWorker> {
+    this.pooled ??= open().catch((error: unknown) => {
+      this.pooled = undefined;
+      throw error;
+    });
+    return this.pooled;
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    await this.moving;
-    await this.worker.close();
+    const pooled = this.pooled;
+    this.pooled = undefined;
+    await Promise.all([this.worker.close(), pooled?.then((session) => session.close(), () => undefined)]);
   }
+}
+
+function bytesOf(tensors: readonly WireTensor[]): number {
+  let bytes = 0;
+  for (const t of tensors) bytes += t.data.byteLength;
+  return bytes;
 }
 
 /** An onnxruntime backend and the pools its instances run in (for figures and for closing them in tests). */
@@ -270,7 +270,7 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
         }
       }
       const openInPool = inline ? () => startWorker(init, group) : undefined;
-      return new OnnxRuntimeInstance(effective, worker, source.config, source.name, openInPool, options.inlineMaxExecuteNs);
+      return new OnnxRuntimeInstance(effective, worker, source.config, source.name, openInPool, options.inlineMaxBatchBytes);
     },
   };
 }
