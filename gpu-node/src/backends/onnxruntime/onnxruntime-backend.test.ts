@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -300,6 +301,26 @@ describe('onnxruntime backend: where instances run', () => {
       await Promise.all(instances.map((inst) => inst.close()));
     } finally {
       await Promise.all([inline.pool.close(), pooled.pool.close()]);
+      await repo.remove();
+    }
+  });
+
+  it('counts the whole version directory: a small graph beside large external weights runs in the pool', async () => {
+    const repo = await tempRepo();
+    const source = await repo.source(addSubConfig('add_sub_weights'), 'model.onnx', addSubOnnx());
+    const size = addSubOnnx().byteLength;
+    const backend = createOnnxRuntimeBackend({ inlineMaxModelBytes: size + 1024 });
+    try {
+      const light = await backend.createInstance(source, cpuSpec('weights_0'));
+      expect(backend.pool.stats().threads).toBe(0);
+      // Unused by this graph, but a model's external data sits in its version directory like this.
+      await mkdir(join(source.versionDir, 'weights'), { recursive: true });
+      await writeFile(join(source.versionDir, 'weights', 'data.bin'), new Uint8Array(2048));
+      const heavy = await backend.createInstance(source, cpuSpec('weights_1'));
+      expect(backend.pool.stats()).toMatchObject({ threads: 1, perThread: [{ sessions: 1 }] });
+      await Promise.all([light.close(), heavy.close()]);
+    } finally {
+      await backend.pool.close();
       await repo.remove();
     }
   });

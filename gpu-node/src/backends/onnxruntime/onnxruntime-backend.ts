@@ -1,13 +1,14 @@
 /**
  * The `onnxruntime` backend: each instance is one onnxruntime-node session, hosted with others in a
- * bounded pool of worker threads (worker/worker-pool.ts; the main thread never loads onnxruntime at all). The execution provider follows the instance spec: CPU,
+ * bounded pool of worker threads (worker/worker-pool.ts). The execution provider follows the instance spec: CPU,
  * or on the spec's GPU the providers of execution-providers.ts (CUDA, WebGPU); a KIND_GPU instance no
  * GPU provider can serve fails the load, and a KIND_AUTO one falls back to the CPU (logged once per backend).
- * A CPU instance of a tiny model (a file of at most `inlineMaxModelBytes`) runs on the main thread
+ * A CPU instance of a tiny model (a version directory of at most `inlineMaxModelBytes`) runs on the main thread
  * instead (worker/inline-session.ts): for it the hop to a worker costs more than the model itself; its
  * batches of large tensors still go to the pool (INLINE_MAX_BATCH_BYTES).
  */
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ModelConfig } from '../../../../shared/src/gen/model_config_pb.js';
 import { silentLogger, type Logger } from '../../../../shared/src/logging/index.js';
 import type { ModelIoMetadata } from '../../../../shared/src/model-config/model-io-metadata.js';
@@ -45,8 +46,8 @@ export interface OnnxRuntimeBackendOptions {
   /** Worker threads hosting the CPU instances (`--backend-thread-pool-size`); default os.availableParallelism(). */
   readonly threadPoolSize?: number;
   /**
-   * CPU instances of models whose file is at most this many bytes run on the main thread; 0 keeps every
-   * instance in the pool. Default INLINE_MAX_MODEL_BYTES.
+   * CPU instances of models whose version directory (the graph and any external weights) holds at most
+   * this many bytes run on the main thread; 0 keeps every instance in the pool. Default INLINE_MAX_MODEL_BYTES.
    */
   readonly inlineMaxModelBytes?: number;
   /** An inline instance runs a batch of more input bytes than this in the pool. Default INLINE_MAX_BATCH_BYTES. */
@@ -162,6 +163,23 @@ class OnnxRuntimeInstance implements BackendInstance {
   }
 }
 
+/** The bytes of the files under `dir`, counted until they pass `cap`; anything unreadable counts as too many. */
+async function directoryBytesUpTo(dir: string, cap: number): Promise<number> {
+  try {
+    let bytes = 0;
+    for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+      if (entry.isDirectory()) continue;
+      // Symlinks are followed: a linked weights file weighs what it points to.
+      bytes += (await stat(join(entry.parentPath, entry.name))).size;
+      if (bytes > cap) return bytes;
+    }
+    return bytes;
+  } catch {
+    // The pool's load names the problem.
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
 function bytesOf(tensors: readonly WireTensor[]): number {
   let bytes = 0;
   for (const t of tensors) bytes += t.data.byteLength;
@@ -189,9 +207,8 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
   const inlineMax = options.inlineMaxModelBytes ?? INLINE_MAX_MODEL_BYTES;
   const runsInline = async (source: ModelSource, spec: InstanceSpec): Promise<boolean> => {
     if (spec.kind !== 'cpu' || inlineMax <= 0) return false;
-    // A file that cannot be read goes to the pool, whose load error names the problem.
-    const size = await stat(source.modelPath).then((s) => s.size, () => Number.POSITIVE_INFINITY);
-    return size <= inlineMax;
+    // The whole directory: a small graph file can name gigabytes of external weights beside it.
+    return (await directoryBytesUpTo(source.versionDir, inlineMax)) <= inlineMax;
   };
   // onnxruntime-node is loaded on the main thread only once a model runs there.
   const startInline = async (init: OrtInit): Promise<OrtWorker> => {
