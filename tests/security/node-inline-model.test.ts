@@ -1,5 +1,5 @@
 /**
- * Tiny CPU ONNX models run on the node's main thread (gpu-node/src/backends/worker/inline-session.ts). A
+ * On a one-core node, tiny CPU ONNX models run on the main thread (gpu-node/src/backends/worker/inline-session.ts). A
  * stranger can send such a model a tensor as large as the body limits allow, and a small graph over big
  * tensors would hold the event loop: such a batch runs in the worker pool instead, its answer unaltered,
  * and a malformed request is refused on its own without harming the next. Real onnxruntime sessions.
@@ -36,7 +36,8 @@ function int32Output(result: ExecutionResult | undefined, name: string): Int32Ar
 describe('a tiny model on the main thread, fed by a stranger', () => {
   let repo: TempRepo;
   let source: ModelSource;
-  const backend = createOnnxRuntimeBackend();
+  // One core: the case where tiny models run on the main thread by default.
+  const backend = createOnnxRuntimeBackend({ cores: 1 });
 
   beforeAll(async () => {
     repo = await tempRepo();

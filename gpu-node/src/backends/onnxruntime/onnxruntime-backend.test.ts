@@ -19,7 +19,7 @@ import {
   typedTensor,
   type TempRepo,
 } from '../../../test/support/backend-test-support.js';
-import { createOnnxRuntimeBackend } from './onnxruntime-backend.js';
+import { createOnnxRuntimeBackend, INLINE_MAX_MODEL_BYTES } from './onnxruntime-backend.js';
 
 const ORT_BIN = join(dirname(createRequire(import.meta.url).resolve('onnxruntime-node')), '..', 'bin', 'napi-v6', process.platform, process.arch);
 const CPU_ONLY_INSTALL = process.platform === 'linux' && existsSync(ORT_BIN) && !existsSync(join(ORT_BIN, 'libonnxruntime_providers_shared.so'));
@@ -67,14 +67,14 @@ function find(outputs: readonly Tensor[], name: string): Tensor | undefined {
 const addSubConfig = (name: string, maxBatchSize = 8) =>
   modelConfig({ name, backend: 'onnxruntime', maxBatchSize });
 
-// Tiny CPU models run on the main thread by default; every case runs that way and from the pool.
+// Tiny CPU models run on the main thread of a one-core process; every case runs that way and from the pool.
 describe.each([
   ['in the pool', 0],
-  ['on the main thread', undefined],
+  ['on the main thread', INLINE_MAX_MODEL_BYTES],
 ])('onnxruntime backend, tiny CPU models %s', (_where, inlineMaxModelBytes) => {
   let repo: TempRepo;
   let addSub: ModelSource;
-  const backend = createOnnxRuntimeBackend(inlineMaxModelBytes === undefined ? {} : { inlineMaxModelBytes });
+  const backend = createOnnxRuntimeBackend({ inlineMaxModelBytes });
   const open: BackendInstance[] = [];
 
   beforeAll(async () => {
@@ -305,6 +305,21 @@ describe('onnxruntime backend: where instances run', () => {
     }
   });
 
+  it('runs tiny models on the main thread by default only when the process has one core', async () => {
+    const repo = await tempRepo();
+    const source = await repo.source(addSubConfig('add_sub_cores'), 'model.onnx', addSubOnnx());
+    const oneCore = createOnnxRuntimeBackend({ cores: 1 });
+    const twoCores = createOnnxRuntimeBackend({ cores: 2 });
+    try {
+      const instances = [await oneCore.createInstance(source, cpuSpec('cores_0')), await twoCores.createInstance(source, cpuSpec('cores_1'))];
+      expect([oneCore.pool.stats().threads, twoCores.pool.stats().threads]).toEqual([0, 1]);
+      await Promise.all(instances.map((inst) => inst.close()));
+    } finally {
+      await Promise.all([oneCore.pool.close(), twoCores.pool.close()]);
+      await repo.remove();
+    }
+  });
+
   it('counts the whole version directory: a small graph beside large external weights runs in the pool', async () => {
     const repo = await tempRepo();
     const source = await repo.source(addSubConfig('add_sub_weights'), 'model.onnx', addSubOnnx());
@@ -329,7 +344,7 @@ describe('onnxruntime backend: where instances run', () => {
     const repo = await tempRepo();
     const source = await repo.source(addSubConfig('add_sub_large'), 'model.onnx', addSubOnnx());
     // Two INT32 [1, 4] inputs are 32 bytes: inline. Two [2, 4] are 64: the pool.
-    const backend = createOnnxRuntimeBackend({ inlineMaxBatchBytes: 32 });
+    const backend = createOnnxRuntimeBackend({ inlineMaxModelBytes: INLINE_MAX_MODEL_BYTES, inlineMaxBatchBytes: 32 });
     const inst = await backend.createInstance(source, cpuSpec('large_0'));
     const add = async (rows: number, k: number): Promise<number[]> => {
       const values = new Array(rows * 4).fill(k);

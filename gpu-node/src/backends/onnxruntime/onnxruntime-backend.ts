@@ -3,11 +3,12 @@
  * bounded pool of worker threads (worker/worker-pool.ts). The execution provider follows the instance spec: CPU,
  * or on the spec's GPU the providers of execution-providers.ts (CUDA, WebGPU); a KIND_GPU instance no
  * GPU provider can serve fails the load, and a KIND_AUTO one falls back to the CPU (logged once per backend).
- * A CPU instance of a tiny model (a version directory of at most `inlineMaxModelBytes`) runs on the main thread
- * instead (worker/inline-session.ts): for it the hop to a worker costs more than the model itself; its
- * batches of large tensors still go to the pool (INLINE_MAX_BATCH_BYTES).
+ * On a one-core process, a CPU instance of a tiny model (a version directory of at most `inlineMaxModelBytes`)
+ * runs on the main thread instead (worker/inline-session.ts): for it the hop to a worker costs more than the
+ * model itself; its batches of large tensors still go to the pool (INLINE_MAX_BATCH_BYTES).
  */
 import { readdir, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { ModelConfig } from '../../../../shared/src/gen/model_config_pb.js';
 import { silentLogger, type Logger } from '../../../../shared/src/logging/index.js';
@@ -47,7 +48,11 @@ export interface OnnxRuntimeBackendOptions {
   readonly threadPoolSize?: number;
   /**
    * CPU instances of models whose version directory (the graph and any external weights) holds at most
-   * this many bytes run on the main thread; 0 keeps every instance in the pool. Default INLINE_MAX_MODEL_BYTES.
+   * this many bytes run on the main thread; 0 keeps every instance in the pool. Default: INLINE_MAX_MODEL_BYTES
+   * when the process has one core (`cores`, else `availableParallelism()`, which follows taskset), else 0. The hop
+   * costs ~80 us of a worker's CPU per `simple` batch but takes ~36 us off the event loop, the node's
+   * ceiling; with a second core the worker's share is free and the loop serves more, on one core every
+   * microsecond is the loop's and inline costs less in all.
    */
   readonly inlineMaxModelBytes?: number;
   /** An inline instance runs a batch of more input bytes than this in the pool. Default INLINE_MAX_BATCH_BYTES. */
@@ -204,7 +209,7 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
   // not hold up CPU models (and a thread never waits for the lock while one of its own tasks holds it).
   const gpuPool = new WorkerPool({ entry: WORKER_ENTRY, ...size });
 
-  const inlineMax = options.inlineMaxModelBytes ?? INLINE_MAX_MODEL_BYTES;
+  const inlineMax = options.inlineMaxModelBytes ?? ((options.cores ?? availableParallelism()) === 1 ? INLINE_MAX_MODEL_BYTES : 0);
   const runsInline = async (source: ModelSource, spec: InstanceSpec): Promise<boolean> => {
     if (spec.kind !== 'cpu' || inlineMax <= 0) return false;
     // The whole directory: a small graph file can name gigabytes of external weights beside it.
