@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +19,7 @@ import {
   typedTensor,
   type TempRepo,
 } from '../../../test/support/backend-test-support.js';
-import { createOnnxRuntimeBackend } from './onnxruntime-backend.js';
+import { createOnnxRuntimeBackend, INLINE_MAX_MODEL_BYTES } from './onnxruntime-backend.js';
 
 const ORT_BIN = join(dirname(createRequire(import.meta.url).resolve('onnxruntime-node')), '..', 'bin', 'napi-v6', process.platform, process.arch);
 const CPU_ONLY_INSTALL = process.platform === 'linux' && existsSync(ORT_BIN) && !existsSync(join(ORT_BIN, 'libonnxruntime_providers_shared.so'));
@@ -66,10 +67,14 @@ function find(outputs: readonly Tensor[], name: string): Tensor | undefined {
 const addSubConfig = (name: string, maxBatchSize = 8) =>
   modelConfig({ name, backend: 'onnxruntime', maxBatchSize });
 
-describe('onnxruntime backend', () => {
+// Tiny CPU models run on the main thread of a one-core process; every case runs that way and from the pool.
+describe.each([
+  ['in the pool', 0],
+  ['on the main thread', INLINE_MAX_MODEL_BYTES],
+])('onnxruntime backend, tiny CPU models %s', (_where, inlineMaxModelBytes) => {
   let repo: TempRepo;
   let addSub: ModelSource;
-  const backend = createOnnxRuntimeBackend();
+  const backend = createOnnxRuntimeBackend({ inlineMaxModelBytes });
   const open: BackendInstance[] = [];
 
   beforeAll(async () => {
@@ -279,10 +284,92 @@ describe('onnxruntime backend', () => {
   });
 });
 
-describe('onnxruntime backend: instances share a bounded pool of threads', () => {
+describe('onnxruntime backend: where instances run', () => {
+  it('runs CPU instances of a tiny model on the main thread and larger ones in the pool', async () => {
+    const repo = await tempRepo();
+    const source = await repo.source(addSubConfig('add_sub_where'), 'model.onnx', addSubOnnx());
+    const size = addSubOnnx().byteLength;
+    const inline = createOnnxRuntimeBackend({ inlineMaxModelBytes: size });
+    const pooled = createOnnxRuntimeBackend({ inlineMaxModelBytes: size - 1 });
+    try {
+      const instances = [await inline.createInstance(source, cpuSpec('where_0')), await pooled.createInstance(source, cpuSpec('where_1'))];
+      expect([inline.pool.stats().threads, pooled.pool.stats().threads]).toEqual([0, 1]);
+      for (const inst of instances) {
+        const { results } = await inst.execute([request([int32Tensor('INPUT0', [1, 4], [1, 2, 3, 4]), int32Tensor('INPUT1', [1, 4], [1, 1, 1, 1])])]);
+        expect(int32Values(find(outputsOf(results[0]), 'OUTPUT1'))).toEqual([0, 1, 2, 3]);
+      }
+      await Promise.all(instances.map((inst) => inst.close()));
+    } finally {
+      await Promise.all([inline.pool.close(), pooled.pool.close()]);
+      await repo.remove();
+    }
+  });
+
+  it('runs tiny models on the main thread by default only when the process has one core', async () => {
+    const repo = await tempRepo();
+    const source = await repo.source(addSubConfig('add_sub_cores'), 'model.onnx', addSubOnnx());
+    const oneCore = createOnnxRuntimeBackend({ cores: 1 });
+    const twoCores = createOnnxRuntimeBackend({ cores: 2 });
+    try {
+      const instances = [await oneCore.createInstance(source, cpuSpec('cores_0')), await twoCores.createInstance(source, cpuSpec('cores_1'))];
+      expect([oneCore.pool.stats().threads, twoCores.pool.stats().threads]).toEqual([0, 1]);
+      await Promise.all(instances.map((inst) => inst.close()));
+    } finally {
+      await Promise.all([oneCore.pool.close(), twoCores.pool.close()]);
+      await repo.remove();
+    }
+  });
+
+  it('counts the whole version directory: a small graph beside large external weights runs in the pool', async () => {
+    const repo = await tempRepo();
+    const source = await repo.source(addSubConfig('add_sub_weights'), 'model.onnx', addSubOnnx());
+    const size = addSubOnnx().byteLength;
+    const backend = createOnnxRuntimeBackend({ inlineMaxModelBytes: size + 1024 });
+    try {
+      const light = await backend.createInstance(source, cpuSpec('weights_0'));
+      expect(backend.pool.stats().threads).toBe(0);
+      // Unused by this graph, but a model's external data sits in its version directory like this.
+      await mkdir(join(source.versionDir, 'weights'), { recursive: true });
+      await writeFile(join(source.versionDir, 'weights', 'data.bin'), new Uint8Array(2048));
+      const heavy = await backend.createInstance(source, cpuSpec('weights_1'));
+      expect(backend.pool.stats()).toMatchObject({ threads: 1, perThread: [{ sessions: 1 }] });
+      await Promise.all([light.close(), heavy.close()]);
+    } finally {
+      await backend.pool.close();
+      await repo.remove();
+    }
+  });
+
+  it("runs an inline instance's batches of large tensors in the pool, small ones on the main thread", async () => {
+    const repo = await tempRepo();
+    const source = await repo.source(addSubConfig('add_sub_large'), 'model.onnx', addSubOnnx());
+    // Two INT32 [1, 4] inputs are 32 bytes: inline. Two [2, 4] are 64: the pool.
+    const backend = createOnnxRuntimeBackend({ inlineMaxModelBytes: INLINE_MAX_MODEL_BYTES, inlineMaxBatchBytes: 32 });
+    const inst = await backend.createInstance(source, cpuSpec('large_0'));
+    const add = async (rows: number, k: number): Promise<number[]> => {
+      const values = new Array(rows * 4).fill(k);
+      const { results } = await inst.execute([request([int32Tensor('INPUT0', [rows, 4], values), int32Tensor('INPUT1', [rows, 4], values)])]);
+      return int32Values(find(outputsOf(results[0]), 'OUTPUT0'));
+    };
+    try {
+      expect(await add(1, 1)).toEqual([2, 2, 2, 2]);
+      expect(backend.pool.stats().threads).toBe(0);
+      expect(await add(2, 3)).toEqual(new Array(8).fill(6));
+      expect(backend.pool.stats()).toMatchObject({ threads: 1, perThread: [{ sessions: 1 }] });
+      expect(await add(1, 5)).toEqual([10, 10, 10, 10]);
+      expect(await add(2, 7)).toEqual(new Array(8).fill(14));
+      expect(backend.pool.stats()).toMatchObject({ threads: 1, perThread: [{ sessions: 1 }] });
+      await inst.close();
+      expect(backend.pool.stats().threads).toBe(0);
+    } finally {
+      await backend.pool.close();
+      await repo.remove();
+    }
+  });
+
   it('serves eight sessions of four models from one thread, each with its own answers', async () => {
     const repo = await tempRepo();
-    const backend = createOnnxRuntimeBackend({ threadPoolSize: 1 });
+    const backend = createOnnxRuntimeBackend({ threadPoolSize: 1, inlineMaxModelBytes: 0 });
     try {
       const sources = await Promise.all([0, 1, 2, 3].map((m) => repo.source(addSubConfig(`add_sub_${m}`), 'model.onnx', addSubOnnx())));
       const instances = await Promise.all(

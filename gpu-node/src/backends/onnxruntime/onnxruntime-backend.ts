@@ -1,9 +1,15 @@
 /**
  * The `onnxruntime` backend: each instance is one onnxruntime-node session, hosted with others in a
- * bounded pool of worker threads (worker/worker-pool.ts; the main thread never loads onnxruntime at all). The execution provider follows the instance spec: CPU,
+ * bounded pool of worker threads (worker/worker-pool.ts). The execution provider follows the instance spec: CPU,
  * or on the spec's GPU the providers of execution-providers.ts (CUDA, WebGPU); a KIND_GPU instance no
  * GPU provider can serve fails the load, and a KIND_AUTO one falls back to the CPU (logged once per backend).
+ * On a one-core process, a CPU instance of a tiny model (a version directory of at most `inlineMaxModelBytes`)
+ * runs on the main thread instead (worker/inline-session.ts): for it the hop to a worker costs more than the
+ * model itself; its batches of large tensors still go to the pool (INLINE_MAX_BATCH_BYTES).
  */
+import { readdir, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import type { ModelConfig } from '../../../../shared/src/gen/model_config_pb.js';
 import { silentLogger, type Logger } from '../../../../shared/src/logging/index.js';
 import type { ModelIoMetadata } from '../../../../shared/src/model-config/model-io-metadata.js';
@@ -22,11 +28,13 @@ import type { PooledSession } from '../worker/pool-thread.js';
 import { WorkerPool } from '../worker/worker-pool.js';
 import { transferListOf } from '../worker/wire-tensor.js';
 import { siblingModule } from '../worker/sibling-module.js';
+import { openInlineSession } from '../worker/inline-session.js';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { planBatch, splitRunOutputs, type ModelIo } from './batch-plan.js';
 import { configTypeOfOrt } from './element-types.js';
 import { cudaProviderInstalled, gpuProviderCandidates, refuseCpuAccelerators, skippedProviderReasons } from './execution-providers.js';
 import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit } from './protocol.js';
+import type { WireTensor } from '../worker/protocol.js';
 import { sessionSettingsFromConfig } from './session-settings.js';
 import { webGpuLockBuffer } from './webgpu-lock.js';
 
@@ -38,7 +46,31 @@ export interface OnnxRuntimeBackendOptions {
   readonly cudaInstalled?: () => boolean;
   /** Worker threads hosting the CPU instances (`--backend-thread-pool-size`); default os.availableParallelism(). */
   readonly threadPoolSize?: number;
+  /**
+   * CPU instances of models whose version directory (the graph and any external weights) holds at most
+   * this many bytes run on the main thread; 0 keeps every instance in the pool. Default: INLINE_MAX_MODEL_BYTES
+   * when the process has one core (`cores`, else `availableParallelism()`, which follows taskset), else 0. The hop
+   * costs ~80 us of a worker's CPU per `simple` batch but takes ~36 us off the event loop, the node's
+   * ceiling; with a second core the worker's share is free and the loop serves more, on one core every
+   * microsecond is the loop's and inline costs less in all.
+   */
+  readonly inlineMaxModelBytes?: number;
+  /** An inline instance runs a batch of more input bytes than this in the pool. Default INLINE_MAX_BATCH_BYTES. */
+  readonly inlineMaxBatchBytes?: number;
 }
+
+/**
+ * Graphs this small (Triton's `simple` is ~200 bytes) are a handful of elementwise ops; their run takes
+ * a few microseconds against ~30 us of CPU for the hand-off to a worker and back.
+ */
+export const INLINE_MAX_MODEL_BYTES = 16 * 1024;
+
+/**
+ * A tiny graph's run grows with its tensors, so an inline instance hands a batch with more input bytes
+ * than this to a session of the same model in the pool (opened on first need): a stranger's large
+ * tensors never hold the event loop. (Wall time would not do: on a busy core it measures the wait.)
+ */
+export const INLINE_MAX_BATCH_BYTES = 64 * 1024;
 
 type OrtWorker = PooledSession<OrtInfo, OrtExecuteBody, OrtExecuteReply>;
 
@@ -47,12 +79,17 @@ const NOT_EXECUTED = TesseraError.internal('request was not executed');
 
 class OnnxRuntimeInstance implements BackendInstance {
   private readonly io: ModelIo;
+  /** An inline instance's session in the pool, for its large batches; opened on first need. */
+  private pooled: Promise<OrtWorker> | undefined;
 
   constructor(
     readonly spec: InstanceSpec,
     private readonly worker: OrtWorker,
     config: ModelConfig,
     modelName: string,
+    /** Set when `worker` runs on the main thread: opens the same session in the pool. */
+    private readonly openInPool?: () => Promise<OrtWorker>,
+    private readonly inlineMaxBatchBytes = INLINE_MAX_BATCH_BYTES,
   ) {
     this.io = {
       modelName,
@@ -88,7 +125,9 @@ class OnnxRuntimeInstance implements BackendInstance {
     try {
       const runs = plan.runs.map((r) => r.body);
       const body: OrtExecuteBody = checkAgainstCpu === undefined ? { runs } : { runs, checkAgainstCpu };
-      reply = await this.worker.call(body, transferListOf(plan.runs.flatMap((r) => r.body.inputs)));
+      const inputs = plan.runs.flatMap((r) => r.body.inputs);
+      const session = this.openInPool !== undefined && bytesOf(inputs) > this.inlineMaxBatchBytes ? await this.pooledSession(this.openInPool) : this.worker;
+      reply = await session.call(body, transferListOf(inputs));
     } catch (error) {
       const failure = error instanceof TesseraError ? error : TesseraError.internal(String(error));
       for (const run of plan.runs) for (const i of run.requestIndexes) results[i] = { error: failure };
@@ -113,9 +152,43 @@ class OnnxRuntimeInstance implements BackendInstance {
     return { results, timing: executeTiming(start, received, reply) };
   }
 
-  close(): Promise<void> {
-    return this.worker.close();
+  /** The pool's session for large batches; a failed open fails its batch and is tried again next time. */
+  private pooledSession(open: () => Promise<OrtWorker>): Promise<OrtWorker> {
+    this.pooled ??= open().catch((error: unknown) => {
+      this.pooled = undefined;
+      throw error;
+    });
+    return this.pooled;
   }
+
+  async close(): Promise<void> {
+    const pooled = this.pooled;
+    this.pooled = undefined;
+    await Promise.all([this.worker.close(), pooled?.then((session) => session.close(), () => undefined)]);
+  }
+}
+
+/** The bytes of the files under `dir`, counted until they pass `cap`; anything unreadable counts as too many. */
+async function directoryBytesUpTo(dir: string, cap: number): Promise<number> {
+  try {
+    let bytes = 0;
+    for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+      if (entry.isDirectory()) continue;
+      // Symlinks are followed: a linked weights file weighs what it points to.
+      bytes += (await stat(join(entry.parentPath, entry.name))).size;
+      if (bytes > cap) return bytes;
+    }
+    return bytes;
+  } catch {
+    // The pool's load names the problem.
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+function bytesOf(tensors: readonly WireTensor[]): number {
+  let bytes = 0;
+  for (const t of tensors) bytes += t.data.byteLength;
+  return bytes;
 }
 
 /** An onnxruntime backend and the pools its instances run in (for figures and for closing them in tests). */
@@ -135,6 +208,18 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
   // GPU instances take turns on threads of their own: a GPU run, or a wait for the WebGPU lock, must
   // not hold up CPU models (and a thread never waits for the lock while one of its own tasks holds it).
   const gpuPool = new WorkerPool({ entry: WORKER_ENTRY, ...size });
+
+  const inlineMax = options.inlineMaxModelBytes ?? ((options.cores ?? availableParallelism()) === 1 ? INLINE_MAX_MODEL_BYTES : 0);
+  const runsInline = async (source: ModelSource, spec: InstanceSpec): Promise<boolean> => {
+    if (spec.kind !== 'cpu' || inlineMax <= 0) return false;
+    // The whole directory: a small graph file can name gigabytes of external weights beside it.
+    return (await directoryBytesUpTo(source.versionDir, inlineMax)) <= inlineMax;
+  };
+  // onnxruntime-node is loaded on the main thread only once a model runs there.
+  const startInline = async (init: OrtInit): Promise<OrtWorker> => {
+    const { ortSessions } = await import('./onnxruntime-sessions.js');
+    return openInlineSession(ortSessions, init, init.instanceName);
+  };
 
   const startWorker = (init: OrtInit, group?: string): Promise<OrtWorker> =>
     (init.gpu === undefined ? pool : gpuPool).open<OrtInfo, OrtExecuteBody, OrtExecuteReply>(init, {
@@ -184,16 +269,16 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
               webGpuLock: webGpuLockBuffer(),
             }
           : undefined;
-      const worker = await startWorker(
-        {
-          instanceName: spec.name,
-          modelPath: source.modelPath,
-          ...(gpu === undefined ? {} : { gpu }),
-          cpuFallback: spec.auto,
-          settings,
-        },
-        `${source.name}/${source.version}`,
-      );
+      const init: OrtInit = {
+        instanceName: spec.name,
+        modelPath: source.modelPath,
+        ...(gpu === undefined ? {} : { gpu }),
+        cpuFallback: spec.auto,
+        settings,
+      };
+      const group = `${source.name}/${source.version}`;
+      const inline = await runsInline(source, spec);
+      const worker = inline ? await startInline(init) : await startWorker(init, group);
       let effective: InstanceSpec = { ...spec, provider: worker.info.provider };
       if (worker.info.gpuError !== undefined) {
         effective = { ...effective, kind: 'cpu', device: -1 };
@@ -206,7 +291,8 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
           });
         }
       }
-      return new OnnxRuntimeInstance(effective, worker, source.config, source.name);
+      const openInPool = inline ? () => startWorker(init, group) : undefined;
+      return new OnnxRuntimeInstance(effective, worker, source.config, source.name, openInPool, options.inlineMaxBatchBytes);
     },
   };
 }

@@ -1,0 +1,228 @@
+/**
+ * The onnxruntime backend's sessions: loading one InferenceSession per instance and running batches on it.
+ * The pooled worker threads serve them (onnxruntime-worker.ts), and so does the main thread for the tiny
+ * CPU models that run inline (worker/inline-session.ts), where a thread hop costs more than the model.
+ */
+import * as ort from 'onnxruntime-node';
+import { TesseraError } from '../../../../shared/src/errors/index.js';
+import {
+  decodeBytesElements,
+  elementCount,
+  encodeBytesElements,
+  tensorToTypedArray,
+} from '../../../../shared/src/tensors/index.js';
+import type { WireTensor } from '../worker/protocol.js';
+import { ownedArrayBuffer, wireToTensor } from '../worker/wire-tensor.js';
+import type { SessionFactory } from '../worker/session-host.js';
+import { wireError } from '../worker/worker-runtime.js';
+import { datatypeOfOrt, ortTypeOf } from './element-types.js';
+import { missingCudaLibrary, type ExecutionProviderName } from './execution-providers.js';
+import { outputDisagreement } from './output-agreement.js';
+import { withWebGpuLock } from './webgpu-lock.js';
+import type { WorkerReply } from '../worker/worker-runtime.js';
+import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit, OrtIoInfo, OrtRunResult } from './protocol.js';
+
+/** One instance's session and how it was made. */
+interface InstanceSession {
+  session: ort.InferenceSession | undefined;
+  readonly provider: ExecutionProviderName;
+  readonly initMessage: OrtInit;
+}
+// Fatal: batch-plan.ts refuses elements that are not valid UTF-8 before they get here; never alter one.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function now(): bigint {
+  return process.hrtime.bigint();
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function ioInfo(metadata: readonly ort.InferenceSession.ValueMetadata[], kind: string): OrtIoInfo[] {
+  return metadata.map((m) => {
+    if (!m.isTensor) {
+      throw TesseraError.unsupported(`model ${kind} '${m.name}' is not a tensor (sequences and maps are not supported)`);
+    }
+    // Symbolic dimensions ('batch') and unknown ones become -1, the config's "variable" marker.
+    const dims = m.shape.map((d) => (typeof d === 'number' && d >= 0 ? d : -1));
+    return { name: m.name, type: m.type, dims };
+  });
+}
+
+function providerOption(provider: ExecutionProviderName, init: OrtInit): ort.InferenceSession.ExecutionProviderConfig {
+  switch (provider) {
+    case 'cuda':
+      return { name: 'cuda', deviceId: init.gpu?.device ?? 0 };
+    case 'webgpu':
+      // 'basic' validation (the default) turns a WebGPU error into an exception instead of a crash.
+      return { name: 'webgpu', validationMode: 'basic' };
+    case 'cpu':
+      return 'cpu';
+  }
+}
+
+/** Holds the process's WebGPU lock around `work` when this instance runs (or tries) WebGPU. */
+function underGpuLock<T>(init: OrtInit, provider: ExecutionProviderName, work: () => Promise<T>): Promise<T> {
+  return provider === 'webgpu' && init.gpu !== undefined ? withWebGpuLock(init.gpu.webGpuLock, work) : work();
+}
+
+async function createSession(init: OrtInit, provider: ExecutionProviderName): Promise<ort.InferenceSession> {
+  const { configEntries, ...settings } = init.settings;
+  const options: ort.InferenceSession.SessionOptions = {
+    ...settings,
+    // Flat dotted keys: onnxruntime-node passes each one to AddSessionConfigEntry.
+    extra: { ...configEntries },
+    executionProviders: [providerOption(provider, init)],
+  };
+  return underGpuLock(init, provider, () => ort.InferenceSession.create(init.modelPath, options));
+}
+
+async function loadCpu(init: OrtInit): Promise<ort.InferenceSession> {
+  try {
+    return await createSession(init, 'cpu');
+  } catch (error) {
+    throw TesseraError.invalidArg(
+      `instance ${init.instanceName}: onnxruntime could not load '${init.modelPath}': ${errorText(error)}`,
+    );
+  }
+}
+
+interface Loaded {
+  readonly session: ort.InferenceSession;
+  readonly provider: ExecutionProviderName;
+  readonly gpuError?: string;
+}
+
+/**
+ * A GPU instance tries its providers in order. When none can create the session, the CPU is tried:
+ * if it works, the GPU providers were the problem (no device, missing libraries), which is reported
+ * as such instead of guessing from onnxruntime's message; if the CPU fails too, the model file is.
+ */
+async function load(init: OrtInit): Promise<Loaded> {
+  if (init.gpu === undefined) return { session: await loadCpu(init), provider: 'cpu' };
+  const reasons = [...init.gpu.skipped];
+  for (const provider of init.gpu.providers) {
+    try {
+      const missing = provider === 'cuda' ? missingCudaLibrary() : undefined;
+      if (missing !== undefined) throw new Error(`the CUDA execution provider is not installed (${missing} is missing)`);
+      return { session: await createSession(init, provider), provider };
+    } catch (error) {
+      reasons.push(`${provider}: ${errorText(error)}`);
+    }
+  }
+  const gpuError = reasons.join('; ') || 'no GPU execution provider applies';
+  const cpu = await loadCpu(init);
+  if (init.cpuFallback) return { session: cpu, provider: 'cpu', gpuError };
+  await cpu.release();
+  throw TesseraError.unavailable(
+    `instance ${init.instanceName}: KIND_GPU found no execution provider that can run on GPU ${init.gpu.device}: ${gpuError}`,
+  );
+}
+
+/** Runs `feeds` on a CPU session of the same model and words the first output that disagrees. */
+async function cpuDisagreement(
+  init: OrtInit,
+  feeds: Record<string, ort.Tensor>,
+  outputNames: readonly string[],
+  gpuResults: ort.InferenceSession.OnnxValueMapType,
+  tolerance: number,
+): Promise<string | undefined> {
+  const reference = await loadCpu(init);
+  try {
+    const cpuResults = await reference.run(feeds, [...outputNames]);
+    for (const name of outputNames) {
+      const gpu = gpuResults[name] as ort.Tensor;
+      const cpu = cpuResults[name] as ort.Tensor;
+      const problem = outputDisagreement(name, gpu, cpu, tolerance);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  } finally {
+    await reference.release();
+  }
+}
+
+function toOrtTensor(wire: WireTensor): ort.Tensor {
+  const what = `input '${wire.name}'`;
+  const type = ortTypeOf(wire.datatype, what);
+  const tensor = wireToTensor(wire);
+  if (type === 'string') {
+    const elements = decodeBytesElements(tensor.data, elementCount(tensor.shape, what), what);
+    return new ort.Tensor('string', elements.map((e) => utf8.decode(e)), tensor.shape);
+  }
+  // The buffer is fresh from the main thread (offset 0), so this is a view, not a copy.
+  return new ort.Tensor(type, tensorToTypedArray(tensor) as ort.Tensor.DataType, tensor.shape);
+}
+
+function toWire(name: string, value: ort.OnnxValue): WireTensor {
+  const tensor = value as ort.Tensor;
+  const datatype = datatypeOfOrt(tensor.type, `output '${name}'`);
+  const data =
+    tensor.type === 'string'
+      ? ownedArrayBuffer(encodeBytesElements(tensor.data as string[]))
+      : ownedArrayBuffer(tensor.data as ArrayBufferView);
+  return { name, datatype, shape: [...tensor.dims], data };
+}
+
+export const ortSessions: SessionFactory<OrtInit, OrtInfo, OrtExecuteBody, OrtExecuteReply> = {
+  async open(init) {
+    const loaded = await load(init);
+    const state: InstanceSession = { session: loaded.session, provider: loaded.provider, initMessage: init };
+    const info: OrtInfo = {
+      inputs: ioInfo(loaded.session.inputMetadata, 'input'),
+      outputs: ioInfo(loaded.session.outputMetadata, 'output'),
+      provider: loaded.provider,
+      ...(loaded.gpuError !== undefined ? { gpuError: loaded.gpuError } : {}),
+    };
+    return { info, session: { execute: (body) => execute(state, body), close: () => release(state) } };
+  },
+};
+
+async function execute(state: InstanceSession, body: OrtExecuteBody): Promise<WorkerReply<OrtExecuteReply>> {
+  const { session, provider, initMessage } = state;
+  if (session === undefined) throw TesseraError.internal('onnxruntime session is not loaded');
+  let inputNs = 0n;
+  let inferNs = 0n;
+  let outputNs = 0n;
+  const runs: OrtRunResult[] = [];
+  const transfer = new Set<ArrayBuffer>();
+  // Each run fails on its own: a bad shape in one request of a non-batching model spares the others.
+  for (const run of body.runs) {
+    try {
+      const t0 = now();
+      const feeds: Record<string, ort.Tensor> = {};
+      for (const input of run.inputs) feeds[input.name] = toOrtTensor(input);
+      const t1 = now();
+      const running = session;
+      const results = await underGpuLock(initMessage as OrtInit, provider, () => running.run(feeds, [...run.outputNames]));
+      const t2 = now();
+      if (body.checkAgainstCpu !== undefined && provider !== 'cpu' && initMessage !== undefined) {
+        const problem = await cpuDisagreement(initMessage, feeds, run.outputNames, results, body.checkAgainstCpu);
+        if (problem !== undefined) throw TesseraError.internal(`${provider} disagrees with the CPU: ${problem}`);
+      }
+      const outputs = run.outputNames.map((name) => {
+        const value = results[name];
+        if (value === undefined) throw TesseraError.internal(`onnxruntime returned no output '${name}'`);
+        return toWire(name, value);
+      });
+      for (const o of outputs) if (o.data.byteLength > 0) transfer.add(o.data);
+      outputNs += now() - t2;
+      inputNs += t1 - t0;
+      inferNs += t2 - t1;
+      runs.push({ outputs });
+    } catch (error) {
+      runs.push({ error: wireError(error) });
+    }
+  }
+  return {
+    body: { runs, inputNs: Number(inputNs), inferNs: Number(inferNs), outputNs: Number(outputNs) },
+    transfer: [...transfer],
+  };
+}
+
+async function release(state: InstanceSession): Promise<void> {
+  const closing = state.session;
+  state.session = undefined;
+  if (closing !== undefined) await underGpuLock(state.initMessage, state.provider, () => closing.release());
+}

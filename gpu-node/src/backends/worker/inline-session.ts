@@ -1,0 +1,74 @@
+/**
+ * A session run on the calling (main) thread instead of a pooled worker thread, behind the same surface
+ * (PooledSession). For a tiny model the thread hop costs more than the model: two postMessages, a wake-up
+ * of the worker and, on a busy core, two context switches per batch. Batches still run one at a time
+ * per session, errors still arrive as TesseraErrors and cancellation reaches the model through the
+ * request's own signal, so the instance keeps the semantics it has in a thread.
+ */
+import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { fromWire } from './batch-answers.js';
+import type { CallOptions } from './instance-worker.js';
+import type { PooledSession } from './pool-thread.js';
+import type { HostedSession, SessionFactory } from './session-host.js';
+import { wireError, type ExecuteContext } from './worker-runtime.js';
+
+/** The signal of a request that came without one: never aborted. */
+const NEVER_ABORTED = new AbortController().signal;
+
+export async function openInlineSession<Init, Info, Req, Res>(
+  factory: SessionFactory<Init, Info, Req, Res>,
+  init: Init,
+  instanceName: string,
+): Promise<PooledSession<Info, Req, Res>> {
+  let opened: { readonly info: Info; readonly session: HostedSession<Req, Res> };
+  try {
+    opened = await factory.open(init);
+  } catch (error) {
+    // The same error the pool's open-failed message carries.
+    throw fromWire(wireError(error));
+  }
+  const session = opened.session;
+  let released = false;
+  // The tail of the batches of this session: each starts once the one before it has settled.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const run = async (body: Req, options: CallOptions): Promise<Res> => {
+    if (released) throw TesseraError.unavailable(`instance ${instanceName} is closed`);
+    let done = false;
+    const context: ExecuteContext = {
+      partial: (partialBody) => {
+        if (done) throw new Error('the request is complete; no more responses can be sent');
+        try {
+          options.onPartial?.(partialBody);
+        } catch {
+          // The consumer's failure (a closed stream) is its own, as with a thread's partial message.
+        }
+      },
+      signal: (index) => options.signals?.[index] ?? NEVER_ABORTED,
+    };
+    try {
+      return (await session.execute(body, context)).body;
+    } catch (error) {
+      throw fromWire(wireError(error));
+    } finally {
+      done = true;
+    }
+  };
+
+  return {
+    info: opened.info,
+    restartCount: 0,
+    call(body: Req, _transfer?: readonly ArrayBuffer[], options: CallOptions = {}): Promise<Res> {
+      const result = queue.then(() => run(body, options));
+      queue = result.catch(() => undefined);
+      return result;
+    },
+    async close(): Promise<void> {
+      if (released) return;
+      released = true;
+      await queue;
+      // A failing finalize cannot stop an unload (as in a thread).
+      await session.close().catch(() => undefined);
+    },
+  };
+}
