@@ -92,12 +92,13 @@ export function endRequest(
   }
   span.end();
   if (QUIET_ROUTES.has(facts.route)) return;
-  // The fields of requestLogger's child, in the same order, then the line's own.
+  // The fields of requestLogger's child, in the same order, then the line's own. One literal of a fixed
+  // shape (no spreads): an undefined field is left out of the line, as the child leaves it out.
   base.info('request', {
-    ...(telemetry.traceId === undefined ? {} : { traceId: telemetry.traceId }),
+    traceId: telemetry.traceId,
     requestId: telemetry.requestId,
-    ...(facts.tenant === '' ? {} : { tenant: facts.tenant }),
-    ...(facts.model === '' ? {} : { model: facts.model }),
+    tenant: facts.tenant === '' ? undefined : facts.tenant,
+    model: facts.model === '' ? undefined : facts.model,
     method,
     path,
     route: facts.route,

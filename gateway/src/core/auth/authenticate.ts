@@ -11,6 +11,7 @@ import type { AuthRejection, Tenant, TenantStore, Tier } from '../ports/index.js
 import { AccessError } from '../http/access-error.js';
 import type { HeaderReader } from '../http/http-answer.js';
 import { constantTimeEqual, presentedKey } from './api-key.js';
+import { verifiedKeyHashes, type KeyHashMemo } from './key-hash-memo.js';
 import { sha256HexSync } from './sha256.js';
 
 export interface AuthContext {
@@ -34,17 +35,19 @@ export async function authenticate(
   store: TenantStore,
   tiers: Readonly<Record<string, Tier>>,
   headers: HeaderReader,
+  memo: KeyHashMemo = verifiedKeyHashes,
 ): Promise<AuthContext> {
   const presented = presentedKey(headers);
   if (presented.kind === 'missing') {
     throw new AuthRejected(401, "missing API key: send 'Authorization: Bearer <key>' or 'x-api-key: <key>'", 'missing');
   }
   if (presented.kind === 'malformed') throw new AuthRejected(401, `malformed API key: ${presented.reason}`, 'malformed');
-  const hash = sha256HexSync(presented.key);
+  const hash = memo.hashOf(presented.key);
   const found = await store.findByKeyHash(hash);
   if (found === undefined || found.key.revoked || !constantTimeEqual(hash, found.key.hash)) {
     throw new AuthRejected(401, 'unknown or revoked API key', 'unknown_key');
   }
+  memo.remember(presented.key, hash);
   const { tenant, key } = found;
   if (tenant.disabled === true) throw new AuthRejected(403, `tenant '${tenant.id}' is disabled`, 'disabled');
   const tier = Object.hasOwn(tiers, tenant.tier) ? tiers[tenant.tier] : undefined;

@@ -1,0 +1,123 @@
+/**
+ * The infer fast path makes the client's AbortSignal only when something hands it on (core/http/
+ * lazy-abort.ts): a client that goes away during a miss must still cancel the upstream call, whether
+ * the request bypassed the cache (no-store) or waited on the cache's shared flight. Real node:http
+ * server and client; the dispatcher is a fake that waits until its signal aborts.
+ */
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { computeCacheKey } from '../../shared/src/cache-key/index.js';
+import { TesseraError } from '../../shared/src/errors/index.js';
+import { silentLogger } from '../../shared/src/logging/index.js';
+import { createMemoryResponseCache } from '../src/adapters/cache/index.js';
+import { createStaticNodeDirectory } from '../src/adapters/fleet/index.js';
+import { createMemoryRateLimiter, createMemoryTenantStore } from '../src/adapters/memory/index.js';
+import { createNativeInferListener } from '../src/adapters/node-http/index.js';
+import { loadGatewayConfig } from '../src/config/index.js';
+import { createGatewayApp, createInferCache, type GatewayDispatcher } from '../src/core/app/index.js';
+import { seedTenants, sha256Hex } from '../src/core/auth/index.js';
+import { createCacheLayer } from '../src/core/cache/index.js';
+import type { DispatchContext } from '../src/core/ports/index.js';
+import { RecordingMetrics } from './app-fixtures.js';
+
+const KEY = 'tsk_native-cancel';
+
+/** Never answers: records each call's signal and rejects once it aborts. */
+class WaitingDispatcher implements GatewayDispatcher {
+  readonly calls: { signal: AbortSignal | undefined; aborted: Promise<void> }[] = [];
+  async dispatch(_request: unknown, ctx: DispatchContext): Promise<never> {
+    let seen!: () => void;
+    const aborted = new Promise<void>((resolve) => (seen = resolve));
+    this.calls.push({ signal: ctx.signal, aborted });
+    return new Promise((_resolve, reject) => {
+      ctx.signal?.addEventListener('abort', () => {
+        seen();
+        reject(TesseraError.cancelled('the client cancelled the request'));
+      }, { once: true });
+    });
+  }
+  async modelConfig(model: string) {
+    return { name: model };
+  }
+  async modelMetadata(model: string) {
+    return { name: model, versions: ['1'], platform: 'fake' };
+  }
+  modelReady(model: string) {
+    return model === 'simple';
+  }
+}
+
+let server: Server;
+let port: number;
+const dispatcher = new WaitingDispatcher();
+
+beforeAll(async () => {
+  const config = loadGatewayConfig(
+    JSON.stringify({
+      tiers: {
+        open: { priority: 1, queueTimeoutMs: 60_000, queueShare: 1, cacheTtlSeconds: 60, allowedModels: ['*'],
+          rateLimits: { requestsPerSecond: 1e6, burst: 1e6, elementsPerSecond: 0, elementsBurst: 0 } },
+      },
+      tenants: [{ id: 'a', tier: 'open', keys: [{ id: 'a1', hash: await sha256Hex(KEY) }] }],
+      cache: { models: { '*': { enabled: true } } },
+    }),
+  );
+  const tenants = createMemoryTenantStore();
+  await seedTenants(tenants, config.tenants, 0);
+  const layer = createCacheLayer({ store: createMemoryResponseCache({}), logger: silentLogger, local: { maxBytes: 1 << 20 } });
+  const app = createGatewayApp({
+    config,
+    tenants,
+    rateLimiter: createMemoryRateLimiter({}),
+    dispatcher,
+    cache: createInferCache({ layer, settings: config.cache, directory: createStaticNodeDirectory([{ id: 'n1', grpcAddress: '127.0.0.1:1' }]), routing: config.routing, computeKey: computeCacheKey }),
+    metrics: new RecordingMetrics(),
+    logger: silentLogger,
+  });
+  const fastPath = createNativeInferListener(app.serveInfer, silentLogger);
+  server = createServer((incoming, outgoing) => {
+    if (!fastPath(incoming, outgoing)) throw new Error('the fast path left a plain infer request');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+const body = (offset: number) =>
+  JSON.stringify({
+    inputs: [
+      { name: 'INPUT0', datatype: 'INT32', shape: [1, 4], data: [offset, 1, 2, 3] },
+      { name: 'INPUT1', datatype: 'INT32', shape: [1, 4], data: [1, 1, 1, 1] },
+    ],
+  });
+
+/** Sends a request, waits until the dispatcher has it, then drops the connection. */
+async function sendAndLeave(headers: Record<string, string>, offset: number): Promise<{ signal: AbortSignal | undefined; aborted: Promise<void> }> {
+  const calls = dispatcher.calls.length;
+  const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v2/models/simple/infer', headers: { authorization: `Bearer ${KEY}`, ...headers } });
+  req.on('error', () => undefined);
+  req.end(body(offset));
+  while (dispatcher.calls.length === calls) await new Promise((resolve) => setTimeout(resolve, 5));
+  req.destroy();
+  return dispatcher.calls[calls]!;
+}
+
+describe('the infer fast path cancels the upstream call when the client goes away', () => {
+  it('on a no-store miss (the request signal itself)', async () => {
+    const call = await sendAndLeave({ 'cache-control': 'no-store' }, 1);
+    expect(call.signal).toBeDefined();
+    await call.aborted;
+    expect(call.signal!.aborted).toBe(true);
+  });
+
+  it("on a cached model's miss (the shared flight's signal, aborted when its only waiter left)", async () => {
+    const call = await sendAndLeave({}, 2);
+    expect(call.signal).toBeDefined();
+    await call.aborted;
+    expect(call.signal!.aborted).toBe(true);
+  });
+});
