@@ -1,8 +1,8 @@
 /**
- * The infer fast path makes the client's AbortSignal only when something hands it on (core/http/
- * lazy-abort.ts): a client that goes away during a miss must still cancel the upstream call, whether
- * the request bypassed the cache (no-store) or waited on the cache's shared flight. Real node:http
- * server and client; the dispatcher is a fake that waits until its signal aborts.
+ * The infer fast path cancels the upstream call when the client goes away (its close event aborts the
+ * request's signal), whether the request bypassed the cache (no-store) or waited on the cache's shared
+ * flight. Guards any change to how that signal is made (making it lazily was tried for issue 17).
+ * Real node:http server and client; the dispatcher is a fake that waits until its signal aborts.
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -15,7 +15,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { matchInferPath, type DirectInfer, type InferTarget } from '../../core/app/index.js';
-import { LazyAbort, type HeaderReader, type HttpAnswer } from '../../core/http/index.js';
+import type { HeaderReader, HttpAnswer } from '../../core/http/index.js';
 import { incomingHeader } from '../../../../shared/src/http/index.js';
 import { EndOfTurnWriter } from './end-of-turn-writer.js';
 import { discardUnreadBody, readIncomingBody } from './incoming-body.js';
@@ -49,8 +49,7 @@ async function serve(
   outgoing: ServerResponse,
   target: InferTarget,
 ): Promise<void> {
-  // Its signal is made only when something hands it on (a miss's upstream call): a hit asks `aborted`.
-  const client = new LazyAbort();
+  const client = new AbortController();
   // 'close' before the answer was written means the client went away: the request is cancelled.
   const onClose = (): void => {
     if (!outgoing.writableFinished) client.abort();
@@ -58,15 +57,7 @@ async function serve(
   outgoing.once('close', onClose);
   try {
     const answer = await serveInfer(
-      {
-        path: target.path,
-        headers: headerReader(incoming),
-        readBody: (maxBytes) => readIncomingBody(incoming, maxBytes),
-        get signal() {
-          return client.signal;
-        },
-        aborted: () => client.aborted,
-      },
+      { path: target.path, headers: headerReader(incoming), readBody: (maxBytes) => readIncomingBody(incoming, maxBytes), signal: client.signal },
       target.model,
       target.version,
     );

@@ -27,10 +27,8 @@ export interface DirectInferRequest {
   readonly headers: HeaderReader;
   /** The whole body, or INVALID_ARG past `maxBytes`. */
   readBody(maxBytes: number): Promise<Uint8Array>;
-  /** Aborts when the client goes away; may be made on first read (core/http/lazy-abort.ts). */
+  /** Aborts when the client goes away. */
   readonly signal: AbortSignal;
-  /** Whether the client already left, asked without making `signal`. */
-  readonly aborted?: () => boolean;
   /** Set by an adapter that decoded the request itself (infer-route.ts's InferExchange.decoded). */
   readonly decoded?: InferExchange['decoded'];
   /** A decoupled model's request: its responses as they arrive (InferExchange.onResponse). */
@@ -59,10 +57,7 @@ export function createDirectInfer(deps: GatewayAppDeps & { readonly now: () => n
       const exchange: InferExchange = {
         headers: request.headers,
         readBody: (maxBytes) => request.readBody(maxBytes),
-        get signal() {
-          return request.signal;
-        },
-        ...(request.aborted === undefined ? {} : { aborted: request.aborted }),
+        signal: request.signal,
         auth,
         traceParent: parent,
         setModel: (name) => {
@@ -74,7 +69,7 @@ export function createDirectInfer(deps: GatewayAppDeps & { readonly now: () => n
       };
       answer = await runInfer(deps, exchange, model, version);
     } catch (error) {
-      answer = failureAnswer(error, metrics, logger, telemetry, facts(), request.aborted === undefined ? request.signal.aborted : request.aborted());
+      answer = failureAnswer(error, metrics, logger, telemetry, facts(), request.signal.aborted);
     }
     const headers = withHeaders(answer.headers, extra);
     finishRequest(metrics, logger, telemetry, { method: 'POST', path: request.path }, facts(), answer.status, now() - started);

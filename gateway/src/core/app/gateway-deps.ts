@@ -54,8 +54,6 @@ export interface InferCacheRequest {
   readonly headers: HeaderReader;
   /** The client's disconnect. */
   readonly signal: AbortSignal;
-  /** Whether the client already left, asked without making `signal` (InferExchange.aborted). */
-  readonly aborted?: () => boolean;
   /**
    * Runs the request upstream (pinned to the resolved version) and encodes the answer without its id.
    * `signal` is the one to cancel the upstream call with (shared work aborts only when all waiters left).

@@ -96,9 +96,7 @@ export function createInferCache(options: InferCacheOptions): GatewayInferCache 
           ...(options.keyPrefix === undefined ? {} : { prefix: options.keyPrefix }),
         });
       const policy = { ttlSeconds: ttlOf(tier), directive: parseCacheControl(input.headers.get('cache-control'), input.headers.get('pragma')) };
-      // A getter: the request's signal may be lazy (core/http/lazy-abort.ts), made only if the layer hands it on.
-      const runOptions = { get signal() { return input.signal; }, ...(input.aborted === undefined ? {} : { aborted: input.aborted }) };
-      return layer.run(key, policy, { tenant: tenantId, model, version }, produce, runOptions);
+      return layer.run(key, policy, { tenant: tenantId, model, version }, produce, { signal: input.signal });
     },
   };
 }

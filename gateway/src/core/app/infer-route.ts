@@ -30,8 +30,6 @@ export interface InferExchange {
   readBody(maxBytes: number): Promise<Uint8Array>;
   /** Aborts when the client goes away. */
   readonly signal: AbortSignal;
-  /** Whether the client already left, asked without making `signal` (which may be lazy: core/http/lazy-abort.ts). */
-  readonly aborted?: () => boolean;
   /** Set by authentication; undefined only when it did not run (a wiring bug: INTERNAL). */
   readonly auth: AuthContext | undefined;
   /** The request's root span, parent of the rate_limit, cache, admission and upstream spans. */
@@ -96,6 +94,7 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
       },
     );
   if (preference?.always === true) return toJob(false);
+  const signal = exchange.signal;
   const scope = tenantScope(auth.tenant);
   const deadline = requestDeadline(headers, now(), auth.tier.queueTimeoutMs);
   const root = exchange.traceParent;
@@ -125,10 +124,7 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
       request: decoded.request,
       binaryOutputDefault: decoded.binaryOutputDefault,
       headers,
-      get signal() {
-        return exchange.signal;
-      },
-      ...(exchange.aborted === undefined ? {} : { aborted: exchange.aborted }),
+      signal,
       produce: produceUnder(parent),
     });
   let cached: CacheRunResult;
@@ -137,7 +133,7 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
     deps.stats?.record(auth.tenant.id, model, version ?? '', outcome, now() - started, now(), cache);
   try {
     if (deps.cache === undefined || exchange.onResponse !== undefined) {
-      cached = { ...(await produceUnder(root)(decoded.request, exchange.signal)), status: 'BYPASS' as const };
+      cached = { ...(await produceUnder(root)(decoded.request, signal)), status: 'BYPASS' as const };
     } else if (!tracer.enabled) {
       cached = await runCache(root);
     } else {

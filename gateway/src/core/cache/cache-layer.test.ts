@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { LogFields, Logger } from '../../../../shared/src/logging/logger-interface.js';
 import type { CachedResponse, ResponseCache, StoredResponse } from '../ports/index.js';
-import { LazyAbort } from '../http/lazy-abort.js';
 import { createCacheLayer, type CacheLayerOptions } from './cache-layer.js';
 import type { CacheHitSource, CacheLabels, CacheObserver, CachePolicy, Produce, ProducedResponse } from './cache-types.js';
 
@@ -505,29 +504,6 @@ describe('cache layer: in-process copy (L1)', () => {
     const { layer } = withLocal();
     await layer.run('k', policy, labels, counting());
     await expect(layer.run('k', policy, labels, counting(), { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'CANCELLED' });
-  });
-
-  it('serves its copy asking only `aborted`: the request signal is never read (a lazy one is never made)', async () => {
-    const { layer } = withLocal();
-    await layer.run('k', policy, labels, counting());
-    let signalReads = 0;
-    const lazy = {
-      get signal(): AbortSignal {
-        signalReads++;
-        return new AbortController().signal;
-      },
-      aborted: () => false,
-    };
-    expect((await layer.run('k', policy, labels, counting(), lazy)).status).toBe('HIT');
-    expect(signalReads).toBe(0);
-  });
-
-  it('rejects a request whose `aborted` says it left, even when it has a copy', async () => {
-    const { layer } = withLocal();
-    await layer.run('k', policy, labels, counting());
-    const gone = new LazyAbort();
-    gone.abort();
-    await expect(layer.run('k', policy, labels, counting(), { get signal() { return gone.signal; }, aborted: () => gone.aborted })).rejects.toMatchObject({ code: 'CANCELLED' });
   });
 
   it('is off with maxBytes 0, and refuses bad options', () => {

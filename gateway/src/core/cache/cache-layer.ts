@@ -266,19 +266,18 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
       return local === undefined ? undefined : { entries: local.size, bytes: local.bytes };
     },
     async run(keySource, policy, labels, produce, runOptions) {
-      // The signal is read only where it is handed on: a local hit asks `aborted` and makes none.
-      if (policy.directive === 'no-store') return bypass('no-store', labels, produce, runOptions?.signal);
-      if (!(policy.ttlSeconds > 0) || !Number.isFinite(policy.ttlSeconds)) return bypass('ttl-zero', labels, produce, runOptions?.signal);
+      const signal = runOptions?.signal;
+      if (policy.directive === 'no-store') return bypass('no-store', labels, produce, signal);
+      if (!(policy.ttlSeconds > 0) || !Number.isFinite(policy.ttlSeconds)) return bypass('ttl-zero', labels, produce, signal);
       const key = typeof keySource === 'string' ? keySource : keySource();
       if (policy.directive === 'no-cache') {
-        const produced = await produce(runOptions?.signal ?? NEVER_ABORTED());
+        const produced = await produce(signal ?? NEVER_ABORTED());
         const stored = await tryStore(key, policy.ttlSeconds, labels, produced);
         const outcome = fromProduced(produced, stored);
         return finish(outcome, labels, outcome.status, 'store');
       }
       // A request already cancelled fails as it would in the flight, copy or not.
-      const aborted = runOptions === undefined ? false : runOptions.aborted !== undefined ? runOptions.aborted() : runOptions.signal?.aborted === true;
-      if (local !== undefined && !aborted) {
+      if (local !== undefined && signal?.aborted !== true) {
         const now = clock.now();
         const copy = local.get(key, now);
         if (copy !== undefined) {
@@ -286,7 +285,7 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
           return finish(outcome, labels, 'HIT', 'local');
         }
       }
-      return coalesced(key, policy.ttlSeconds, labels, produce, runOptions?.signal, true);
+      return coalesced(key, policy.ttlSeconds, labels, produce, signal, true);
     },
   };
 }

@@ -44,8 +44,6 @@ export type Produce = (signal: AbortSignal) => Promise<ProducedResponse>;
 export interface CacheRunOptions {
   /** The request's own cancellation: aborting it makes this request's `run` reject with CANCELLED. */
   readonly signal?: AbortSignal;
-  /** Whether the request was already cancelled, asked without making `signal` (a lazy one: core/http/lazy-abort.ts). */
-  readonly aborted?: () => boolean;
 }
 
 export interface CacheRunResult {

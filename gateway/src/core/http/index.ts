@@ -3,4 +3,3 @@ export * from './responses.js';
 export * from './read-body.js';
 export * from './http-answer.js';
 export * from './payload-too-large.js';
-export * from './lazy-abort.js';
