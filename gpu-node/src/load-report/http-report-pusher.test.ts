@@ -138,7 +138,8 @@ describe('fleetPushUrls', () => {
 describe('the HTTP report pusher', () => {
   it('posts valid reports with the fleet token and increasing seq, and posts the leave on stop', async () => {
     const receiver = await startReceiver();
-    const p = pusher(`${receiver.url}/admin/fleet/report`);
+    // A generous timeout: on a busy machine a 200 ms one can expire on a receiver that is only slow.
+    const p = pusher(`${receiver.url}/admin/fleet/report`, { requestTimeoutMs: 5000 });
     p.start();
     await waitFor(() => reportsOf(receiver).length >= 3, { what: 'three reports' });
     expect(p.connected).toBe(true);

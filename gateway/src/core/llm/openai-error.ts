@@ -5,46 +5,12 @@
  * body limits (400/413), rate and token limits (429), admission (503) and the node's own answers.
  */
 import { httpStatusOf, isTesseraError, type TesseraError } from '../../../../shared/src/errors/index.js';
+import { OpenAIApiError } from '../../../../shared/src/llm/openai-api-error.js';
 import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import { AuthRejected } from '../auth/index.js';
 import { AccessError, PayloadTooLargeError, type HttpAnswer } from '../http/index.js';
 
-export class OpenAIApiError extends Error {
-  override readonly name = 'OpenAIApiError';
-
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly type: string,
-    readonly param: string | null = null,
-    readonly code: string | null = null,
-    /** Becomes `retry-after` (seconds) and `retry-after-ms`. */
-    readonly retryAfterMs?: number,
-    /** More response headers (x-ratelimit-*). */
-    readonly headers: Readonly<Record<string, string>> = {},
-  ) {
-    super(message);
-  }
-
-  static invalid(message: string, param: string | null = null, code: string | null = null): OpenAIApiError {
-    return new OpenAIApiError(400, message, 'invalid_request_error', param, code);
-  }
-
-  /** OpenAI's answer for a model that does not exist or that the key may not use (one message: no existence leak). */
-  static modelNotFound(model: string): OpenAIApiError {
-    return new OpenAIApiError(
-      404,
-      `The model \`${model}\` does not exist or you do not have access to it.`,
-      'invalid_request_error',
-      'model',
-      'model_not_found',
-    );
-  }
-
-  body(): { error: { message: string; type: string; param: string | null; code: string | null } } {
-    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
-  }
-}
+export { OpenAIApiError };
 
 const AUTH_CODES: Readonly<Record<string, string>> = {
   missing: 'missing_api_key',

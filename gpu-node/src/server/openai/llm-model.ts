@@ -10,7 +10,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ModelMetadata, NodeCore } from '../../server-api/index.js';
 import { ChatTemplate, ChatTemplateError, DEFAULT_CHAT_TEMPLATE, MAX_TEMPLATE_BYTES } from './chat-template.js';
-import { OpenAIError } from './openai-error.js';
+import { OpenAIApiError } from './openai-error.js';
 import { tokenCounter, type TokenCounter } from './tokenizer.js';
 
 export const DEFAULT_CONTEXT_LENGTH = 4096;
@@ -60,7 +60,7 @@ async function chatTemplate(core: NodeCore, name: string, file: string | undefin
   if (file === undefined || file === '') return ChatTemplate.parse(DEFAULT_CHAT_TEMPLATE);
   // A plain file name in the model's own folder: no path may lead out of it.
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(file) || file.includes('..')) {
-    throw new OpenAIError(500, `model '${name}': chat_template must be a file name in the model's folder, got '${file}'`, 'server_error');
+    throw new OpenAIApiError(500, `model '${name}': chat_template must be a file name in the model's folder, got '${file}'`, 'server_error');
   }
   const path = join(core.modelDirectory(name), file);
   try {
@@ -73,26 +73,26 @@ async function chatTemplate(core: NodeCore, name: string, file: string | undefin
     return template;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new OpenAIError(500, `model '${name}': chat template '${file}' is unusable: ${reason}`, 'server_error');
+    throw new OpenAIApiError(500, `model '${name}': chat template '${file}' is unusable: ${reason}`, 'server_error');
   }
 }
 
 /** The model a request names, or the OpenAI 404 when it is not one the API serves. */
 export async function resolveLlmModel(core: NodeCore, name: unknown): Promise<LlmModel> {
-  if (typeof name !== 'string' || name === '') throw OpenAIError.invalid("'model' must be a non-empty string", 'model');
+  if (typeof name !== 'string' || name === '') throw OpenAIApiError.invalid("'model' must be a non-empty string", 'model');
   let metadata: ModelMetadata;
   try {
     metadata = core.modelMetadata(name);
   } catch {
-    throw OpenAIError.modelNotFound(name);
+    throw OpenAIApiError.modelNotFound(name);
   }
-  if (!hasLlmIo(metadata)) throw OpenAIError.modelNotFound(name);
+  if (!hasLlmIo(metadata)) throw OpenAIApiError.modelNotFound(name);
   const config = core.modelConfig(name);
   const param = (key: string): string | undefined => config.parameters[key]?.stringValue;
   const contextText = param('context_length');
   const contextLength = contextText === undefined || contextText === '' ? DEFAULT_CONTEXT_LENGTH : Number(contextText);
   if (!Number.isSafeInteger(contextLength) || contextLength < 1) {
-    throw new OpenAIError(500, `model '${name}': context_length must be a positive integer, got '${contextText}'`, 'server_error');
+    throw new OpenAIApiError(500, `model '${name}': context_length must be a positive integer, got '${contextText}'`, 'server_error');
   }
   return {
     name,

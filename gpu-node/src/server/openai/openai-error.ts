@@ -4,43 +4,22 @@
  * so a /v1 client never sees Triton's `{"error": "..."}`.
  */
 import { httpStatusOf, isTesseraError } from '../../../../shared/src/errors/index.js';
+import { OpenAIApiError } from '../../../../shared/src/llm/openai-api-error.js';
 
-export class OpenAIError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly type: string,
-    readonly param: string | null = null,
-    readonly code: string | null = null,
-  ) {
-    super(message);
-  }
+export { OpenAIApiError };
 
-  static invalid(message: string, param: string | null = null, code: string | null = null): OpenAIError {
-    return new OpenAIError(400, message, 'invalid_request_error', param, code);
-  }
-
-  static modelNotFound(model: string): OpenAIError {
-    return new OpenAIError(404, `The model \`${model}\` does not exist.`, 'invalid_request_error', 'model', 'model_not_found');
-  }
-
-  body(): { error: { message: string; type: string; param: string | null; code: string | null } } {
-    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
-  }
-}
-
-/** Anything thrown, as an OpenAIError: core errors keep their status; other throwables are ours (500). */
-export function toOpenAIError(error: unknown): OpenAIError {
-  if (error instanceof OpenAIError) return error;
+/** Anything thrown, as an OpenAIApiError: core errors keep their status; other throwables are ours (500). */
+export function toOpenAIApiError(error: unknown): OpenAIApiError {
+  if (error instanceof OpenAIApiError) return error;
   if (isTesseraError(error)) {
     const status = httpStatusOf(error.code);
     const type = status >= 500 ? 'server_error' : status === 404 ? 'not_found_error' : 'invalid_request_error';
-    return new OpenAIError(status, error.message, type);
+    return new OpenAIApiError(status, error.message, type);
   }
-  return new OpenAIError(500, error instanceof Error ? error.message : String(error), 'server_error');
+  return new OpenAIApiError(500, error instanceof Error ? error.message : String(error), 'server_error');
 }
 
 export function openAIErrorResponse(error: unknown): Response {
-  const e = toOpenAIError(error);
+  const e = toOpenAIApiError(error);
   return new Response(JSON.stringify(e.body()), { status: e.status, headers: { 'Content-Type': 'application/json' } });
 }

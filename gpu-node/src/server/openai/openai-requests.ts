@@ -5,7 +5,7 @@
  * ignored, as OpenAI-compatible servers do (clients send extras such as `user`).
  */
 import type { ChatMessage } from './chat-template.js';
-import { OpenAIError } from './openai-error.js';
+import { OpenAIApiError } from './openai-error.js';
 
 export interface SamplingRequest {
   readonly model: unknown;
@@ -39,7 +39,7 @@ function number(body: Body, key: string, min: number, max: number, minExclusive 
   if (!present(body, key)) return undefined;
   const value = body[key];
   if (typeof value !== 'number' || !Number.isFinite(value) || value > max || (minExclusive ? value <= min : value < min)) {
-    throw OpenAIError.invalid(`'${key}' must be a number ${minExclusive ? 'above' : 'from'} ${min} ${minExclusive ? 'up ' : ''}to ${max}`, key);
+    throw OpenAIApiError.invalid(`'${key}' must be a number ${minExclusive ? 'above' : 'from'} ${min} ${minExclusive ? 'up ' : ''}to ${max}`, key);
   }
   return value;
 }
@@ -48,40 +48,40 @@ function integer(body: Body, key: string, min: number): number | undefined {
   if (!present(body, key)) return undefined;
   const value = body[key];
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw OpenAIError.invalid(`'${key}' must be an integer >= ${min}`, key);
+    throw OpenAIApiError.invalid(`'${key}' must be an integer >= ${min}`, key);
   }
   return value;
 }
 
 function bool(body: Body, key: string): boolean | undefined {
   if (!present(body, key)) return undefined;
-  if (typeof body[key] !== 'boolean') throw OpenAIError.invalid(`'${key}' must be a boolean`, key);
+  if (typeof body[key] !== 'boolean') throw OpenAIApiError.invalid(`'${key}' must be a boolean`, key);
   return body[key];
 }
 
 function sampling(body: Body, maxTokensKeys: readonly string[]): SamplingRequest {
   const n = integer(body, 'n', 1);
-  if (n !== undefined && n !== 1) throw OpenAIError.invalid("only 'n' = 1 is supported", 'n');
+  if (n !== undefined && n !== 1) throw OpenAIApiError.invalid("only 'n' = 1 is supported", 'n');
   const bestOf = integer(body, 'best_of', 1);
-  if (bestOf !== undefined && bestOf !== 1) throw OpenAIError.invalid("only 'best_of' = 1 is supported", 'best_of');
-  if (present(body, 'logprobs') && body['logprobs'] !== false) throw OpenAIError.invalid("'logprobs' is not supported", 'logprobs');
-  if (present(body, 'top_logprobs')) throw OpenAIError.invalid("'top_logprobs' is not supported", 'top_logprobs');
-  if (bool(body, 'echo') === true) throw OpenAIError.invalid("'echo' is not supported", 'echo');
-  if (Array.isArray(body['tools']) && body['tools'].length > 0) throw OpenAIError.invalid("'tools' are not supported", 'tools');
+  if (bestOf !== undefined && bestOf !== 1) throw OpenAIApiError.invalid("only 'best_of' = 1 is supported", 'best_of');
+  if (present(body, 'logprobs') && body['logprobs'] !== false) throw OpenAIApiError.invalid("'logprobs' is not supported", 'logprobs');
+  if (present(body, 'top_logprobs')) throw OpenAIApiError.invalid("'top_logprobs' is not supported", 'top_logprobs');
+  if (bool(body, 'echo') === true) throw OpenAIApiError.invalid("'echo' is not supported", 'echo');
+  if (Array.isArray(body['tools']) && body['tools'].length > 0) throw OpenAIApiError.invalid("'tools' are not supported", 'tools');
   let maxTokens: number | undefined;
   for (const key of maxTokensKeys) maxTokens ??= integer(body, key, 1);
   const stopValue = present(body, 'stop') ? body['stop'] : [];
   const stop = typeof stopValue === 'string' ? [stopValue] : stopValue;
   if (!Array.isArray(stop) || stop.length > MAX_STOP || stop.some((s) => typeof s !== 'string')) {
-    throw OpenAIError.invalid(`'stop' must be a string or a list of at most ${MAX_STOP} strings`, 'stop');
+    throw OpenAIApiError.invalid(`'stop' must be a string or a list of at most ${MAX_STOP} strings`, 'stop');
   }
   const stream = bool(body, 'stream') ?? false;
   let includeUsage = false;
   if (present(body, 'stream_options')) {
     const options = body['stream_options'];
-    if (!stream) throw OpenAIError.invalid("'stream_options' is only allowed when 'stream' is true", 'stream_options');
+    if (!stream) throw OpenAIApiError.invalid("'stream_options' is only allowed when 'stream' is true", 'stream_options');
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-      throw OpenAIError.invalid("'stream_options' must be an object", 'stream_options');
+      throw OpenAIApiError.invalid("'stream_options' must be an object", 'stream_options');
     }
     includeUsage = bool(options as Body, 'include_usage') ?? false;
   }
@@ -101,7 +101,7 @@ export function parseCompletionRequest(body: Body): CompletionRequest {
   let prompt = body['prompt'];
   if (Array.isArray(prompt) && prompt.length === 1) prompt = prompt[0];
   if (typeof prompt !== 'string') {
-    throw OpenAIError.invalid("'prompt' must be a string (or a list of one string); token-id prompts and batches are not supported", 'prompt');
+    throw OpenAIApiError.invalid("'prompt' must be a string (or a list of one string); token-id prompts and batches are not supported", 'prompt');
   }
   return { ...sampling(body, ['max_tokens']), prompt };
 }
@@ -113,26 +113,26 @@ function messageContent(content: unknown, index: number): string {
       .map((part: unknown) => {
         const p = part as { type?: unknown; text?: unknown } | null;
         if (p === null || typeof p !== 'object' || p.type !== 'text' || typeof p.text !== 'string') {
-          throw OpenAIError.invalid(`messages[${index}].content: only text parts ({"type": "text", "text": ...}) are supported`, 'messages');
+          throw OpenAIApiError.invalid(`messages[${index}].content: only text parts ({"type": "text", "text": ...}) are supported`, 'messages');
         }
         return p.text;
       })
       .join('');
   }
   if (content === null || content === undefined) return '';
-  throw OpenAIError.invalid(`messages[${index}].content must be a string or a list of text parts`, 'messages');
+  throw OpenAIApiError.invalid(`messages[${index}].content must be a string or a list of text parts`, 'messages');
 }
 
 export function parseChatRequest(body: Body): ChatRequest {
   const messages = body['messages'];
-  if (!Array.isArray(messages) || messages.length === 0) throw OpenAIError.invalid("'messages' must be a non-empty list", 'messages');
+  if (!Array.isArray(messages) || messages.length === 0) throw OpenAIApiError.invalid("'messages' must be a non-empty list", 'messages');
   const parsed = messages.map((message: unknown, index): ChatMessage => {
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-      throw OpenAIError.invalid(`messages[${index}] must be an object with 'role' and 'content'`, 'messages');
+      throw OpenAIApiError.invalid(`messages[${index}] must be an object with 'role' and 'content'`, 'messages');
     }
     const { role, content } = message as { role?: unknown; content?: unknown };
     if (typeof role !== 'string' || !ROLES.has(role)) {
-      throw OpenAIError.invalid(`messages[${index}].role must be one of ${[...ROLES].join(', ')}`, 'messages');
+      throw OpenAIApiError.invalid(`messages[${index}].role must be one of ${[...ROLES].join(', ')}`, 'messages');
     }
     return { role, content: messageContent(content, index) };
   });

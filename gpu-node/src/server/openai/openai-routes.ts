@@ -26,7 +26,7 @@ import { readJsonObject } from '../http/json-body.js';
 import type { HttpLimits } from '../http/server-options.js';
 import { sseResponse, type SseWriter } from '../http/sse.js';
 import { llmModelNames, resolveLlmModel, type LlmModel } from './llm-model.js';
-import { OpenAIError, openAIErrorResponse, toOpenAIError } from './openai-error.js';
+import { OpenAIApiError, openAIErrorResponse, toOpenAIApiError } from './openai-error.js';
 import { parseChatRequest, parseCompletionRequest, type SamplingRequest } from './openai-requests.js';
 import { MAX_CHARS_PER_TOKEN } from './tokenizer.js';
 
@@ -62,11 +62,11 @@ function openAI(handler: Handler): Handler {
 async function readBody(context: OpenAIContext, request: Request): Promise<Record<string, unknown>> {
   try {
     const body = await readJsonObject(request, payloadBodyLimits(context.limits));
-    if (body === undefined) throw OpenAIError.invalid('the request body must be a JSON object');
+    if (body === undefined) throw OpenAIApiError.invalid('the request body must be a JSON object');
     return body;
   } catch (error) {
-    if (error instanceof OpenAIError) throw error;
-    throw OpenAIError.invalid(error instanceof Error ? error.message : String(error));
+    if (error instanceof OpenAIApiError) throw error;
+    throw OpenAIApiError.invalid(error instanceof Error ? error.message : String(error));
   }
 }
 
@@ -87,7 +87,7 @@ async function prepare(core: NodeCore, params: SamplingRequest, prompt: string, 
   const model = await resolveLlmModel(core, params.model);
   if (prompt.length > model.contextLength * MAX_CHARS_PER_TOKEN) {
     // Far too long to fit whatever it counts to: refused without spending the CPU to count it.
-    throw OpenAIError.invalid(
+    throw OpenAIApiError.invalid(
       `This model's maximum context length is ${model.contextLength} tokens. However, your ${promptParam} has ` +
         `${prompt.length} characters, far more than fit. Please reduce the length of the ${promptParam}.`,
       promptParam,
@@ -102,7 +102,7 @@ async function prepare(core: NodeCore, params: SamplingRequest, prompt: string, 
       params.maxTokens === undefined
         ? `${limit}your ${promptParam} resulted in ${promptTokens} tokens, which leaves none for the completion. Please reduce the length of the ${promptParam}.`
         : `${limit}you requested ${promptTokens + params.maxTokens} tokens (${promptTokens} in the ${promptParam}, ${params.maxTokens} in the completion). Please reduce the length of the ${promptParam} or completion.`;
-    throw OpenAIError.invalid(message, promptParam, 'context_length_exceeded');
+    throw OpenAIApiError.invalid(message, promptParam, 'context_length_exceeded');
   }
   const sampling = {
     max_tokens: maxTokens,
@@ -237,7 +237,7 @@ async function complete(context: OpenAIContext, request: Request, kind: Kind): P
       writer.data('[DONE]');
     },
     (error, writer) => {
-      send(writer, toOpenAIError(error).body());
+      send(writer, toOpenAIApiError(error).body());
       writer.data('[DONE]');
     },
   );

@@ -1,6 +1,6 @@
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { describe, expect, it } from 'vitest';
-import { OpenAIError } from './openai-error.js';
+import { OpenAIApiError } from './openai-error.js';
 import { countInPieces, tokenCounter } from './tokenizer.js';
 
 const exact = (text: string) => encode(text, { allowedSpecial: new Set(), disallowedSpecial: new Set() }).length;
@@ -23,7 +23,7 @@ describe('token counting', () => {
   });
 
   it('refuses tokenizers it does not know as a config error (500)', async () => {
-    await expect(tokenCounter('gpt-tokenizer:nope')).rejects.toBeInstanceOf(OpenAIError);
+    await expect(tokenCounter('gpt-tokenizer:nope')).rejects.toBeInstanceOf(OpenAIApiError);
     await expect(tokenCounter('tiktoken:cl100k_base')).rejects.toMatchObject({ status: 500 });
     expect((await tokenCounter('gpt-tokenizer:o200k_base')).count('hello world')).toBe(2);
   });

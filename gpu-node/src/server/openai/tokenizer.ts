@@ -4,7 +4,7 @@
  * `tokenizer`: `gpt-tokenizer:<encoding>` where encoding is one of ENCODINGS; without it, cl100k_base.
  */
 import { DEFAULT_TOKENIZER, ENCODINGS, encodingOf, loadTokenCounter, type TokenCounter } from '../../../../shared/src/llm/token-counter.js';
-import { OpenAIError } from './openai-error.js';
+import { OpenAIApiError } from './openai-error.js';
 
 export { countInPieces, DEFAULT_TOKENIZER, ENCODINGS, MAX_CHARS_PER_TOKEN } from '../../../../shared/src/llm/token-counter.js';
 export type { EncodingName, TokenCounter } from '../../../../shared/src/llm/token-counter.js';
@@ -15,7 +15,7 @@ export function tokenCounter(spec: string | undefined): Promise<TokenCounter> {
   if (name === undefined) {
     const value = spec === undefined || spec === '' ? DEFAULT_TOKENIZER : spec;
     return Promise.reject(
-      new OpenAIError(500, `the model's tokenizer parameter '${value}' is not one of ${ENCODINGS.map((e) => `gpt-tokenizer:${e}`).join(', ')}`, 'server_error'),
+      new OpenAIApiError(500, `the model's tokenizer parameter '${value}' is not one of ${ENCODINGS.map((e) => `gpt-tokenizer:${e}`).join(', ')}`, 'server_error'),
     );
   }
   return loadTokenCounter(name);
