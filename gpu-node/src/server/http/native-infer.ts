@@ -47,7 +47,8 @@ async function serve(
   const onClose = (): void => {
     if (!outgoing.writableFinished) client.abort(TesseraError.cancelled('the client closed the connection'));
   };
-  outgoing.once('close', onClose);
+  // on/off rather than once: once wraps the listener in another closure per request.
+  outgoing.on('close', onClose);
   const input: InferHttpInput = {
     header: (name) => incomingHeader(incoming, name),
     readBody: (options) => readIncomingBody(incoming, options),
