@@ -67,7 +67,18 @@ function invalid(request: InferRequest, message: string): TesseraError {
   return TesseraError.invalidArg(requestPrefix(request.id) + message);
 }
 
+/** Past this many inputs a Set: nothing caps a request's input count, and a pairwise scan is quadratic. */
+const PAIRWISE_SCAN_MAX = 16;
+
 function hasDuplicateName(inputs: readonly Tensor[]): string | undefined {
+  if (inputs.length > PAIRWISE_SCAN_MAX) {
+    const seen = new Set<string>();
+    for (const input of inputs) {
+      if (seen.has(input.name)) return input.name;
+      seen.add(input.name);
+    }
+    return undefined;
+  }
   for (let i = 1; i < inputs.length; i++) {
     const name = (inputs[i] as Tensor).name;
     for (let j = 0; j < i; j++) if ((inputs[j] as Tensor).name === name) return name;
@@ -78,7 +89,7 @@ function hasDuplicateName(inputs: readonly Tensor[]): string | undefined {
 export function validateInferRequest(request: InferRequest, config: ModelConfig, modelName: string): ValidatedRequest {
   const lookup = lookupOf(config);
 
-  // A pairwise scan: requests carry a handful of inputs, and the codec caps how many.
+  // Requests carry a handful of inputs: a pairwise scan allocates nothing (a Set for long lists).
   const duplicate = hasDuplicateName(request.inputs);
   if (duplicate !== undefined) throw invalid(request, `input '${duplicate}' already exists in request`);
 
