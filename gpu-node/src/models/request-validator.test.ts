@@ -107,4 +107,21 @@ describe('validateInferRequest', () => {
       "[request id: r1] unexpected shape for input 'R' for model 'm'. Expected [4], got [1,4]. ",
     );
   });
+
+  it('names a repeated input in a short list and in a long one (scanned pairwise, then with a set)', () => {
+    expect(message(req([fp32('X', [1]), fp32('Y', [1]), fp32('X', [1])]))).toBe("[request id: r1] input 'X' already exists in request");
+    const many = Array.from({ length: 5000 }, (_, i) => fp32(`I${i}`, [1]));
+    many.push(fp32('I4321', [1]));
+    expect(message(req(many))).toBe("[request id: r1] input 'I4321' already exists in request");
+  });
+
+  it('passes an input whose shape stands on as the same tensor, and gives a reshaped one a new shape', () => {
+    const strings: Tensor = { name: 'S', datatype: 'BYTES', shape: [2], data: encodeBytesElements(['a', 'b']) };
+    const reshaped = fp32('R', [4]);
+    const ok = validateInferRequest(req([strings, reshaped]), plain, 'm');
+    expect(ok.execution.inputs[0]).toBe(strings);
+    expect(ok.execution.inputs[1]).toMatchObject({ name: 'R', shape: [2, 2], data: reshaped.data });
+    expect(reshaped.shape).toEqual([4]);
+  });
 });
+

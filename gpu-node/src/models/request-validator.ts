@@ -29,30 +29,82 @@ export function configDatatype(dataType: DataType): Datatype | null {
   return configTypeToDatatype(DataType[dataType] ?? '');
 }
 
-export function validateInferRequest(request: InferRequest, config: ModelConfig, modelName: string): ValidatedRequest {
-  const log = requestPrefix(request.id);
-  const invalid = (message: string) => TesseraError.invalidArg(log + message);
-  const inputConfigs = new Map(config.input.map((input) => [input.name, input]));
-  const outputNames = new Set(config.output.map((output) => output.name));
+/** What a request is checked against, worked out once per config rather than on every request. */
+interface ConfigLookup {
+  readonly inputs: ReadonlyMap<string, InputLookup>;
+  readonly outputNames: ReadonlySet<string>;
+}
 
-  const seen = new Set<string>();
-  for (const input of request.inputs) {
-    if (seen.has(input.name)) throw invalid(`input '${input.name}' already exists in request`);
-    seen.add(input.name);
+interface InputLookup {
+  readonly config: ModelInput;
+  readonly datatype: Datatype | null;
+  readonly dims: readonly number[];
+  readonly reshape: readonly number[] | undefined;
+}
+
+const lookups = new WeakMap<ModelConfig, ConfigLookup>();
+
+function lookupOf(config: ModelConfig): ConfigLookup {
+  let lookup = lookups.get(config);
+  if (lookup === undefined) {
+    const inputs = new Map<string, InputLookup>();
+    for (const input of config.input) {
+      inputs.set(input.name, {
+        config: input,
+        datatype: configDatatype(input.dataType),
+        dims: input.dims.map(Number),
+        reshape: input.reshape ? input.reshape.shape.map(Number) : undefined,
+      });
+    }
+    lookup = { inputs, outputNames: new Set(config.output.map((output) => output.name)) };
+    lookups.set(config, lookup);
   }
+  return lookup;
+}
 
-  const requestedOutputs = (request.outputs ?? []).map((output) => output.name);
+/** The request's log prefix goes only into errors, so it is made only for them. */
+function invalid(request: InferRequest, message: string): TesseraError {
+  return TesseraError.invalidArg(requestPrefix(request.id) + message);
+}
+
+/** Past this many inputs a Set: nothing caps a request's input count, and a pairwise scan is quadratic. */
+const PAIRWISE_SCAN_MAX = 16;
+
+function hasDuplicateName(inputs: readonly Tensor[]): string | undefined {
+  if (inputs.length > PAIRWISE_SCAN_MAX) {
+    const seen = new Set<string>();
+    for (const input of inputs) {
+      if (seen.has(input.name)) return input.name;
+      seen.add(input.name);
+    }
+    return undefined;
+  }
+  for (let i = 1; i < inputs.length; i++) {
+    const name = (inputs[i] as Tensor).name;
+    for (let j = 0; j < i; j++) if ((inputs[j] as Tensor).name === name) return name;
+  }
+  return undefined;
+}
+
+export function validateInferRequest(request: InferRequest, config: ModelConfig, modelName: string): ValidatedRequest {
+  const lookup = lookupOf(config);
+
+  // Requests carry a handful of inputs: a pairwise scan allocates nothing (a Set for long lists).
+  const duplicate = hasDuplicateName(request.inputs);
+  if (duplicate !== undefined) throw invalid(request, `input '${duplicate}' already exists in request`);
+
+  const requestedOutputs = request.outputs === undefined ? [] : request.outputs.map((output) => output.name);
   for (const name of requestedOutputs) {
-    if (!outputNames.has(name)) {
+    if (!lookup.outputNames.has(name)) {
       throw TesseraError.invalidArg(`unexpected inference output '${name}' for model '${modelName}'`);
     }
   }
 
-  checkInputCount(request, config, modelName, log);
+  checkInputCount(request, config, modelName, lookup);
 
   const maxBatchSize = config.maxBatchSize;
-  const inputConfig = (name: string): ModelInput => {
-    const found = inputConfigs.get(name);
+  const inputLookup = (name: string): InputLookup => {
+    const found = lookup.inputs.get(name);
     if (!found) throw TesseraError.invalidArg(`unexpected inference input '${name}' for model '${modelName}'`);
     return found;
   };
@@ -60,52 +112,65 @@ export function validateInferRequest(request: InferRequest, config: ModelConfig,
   let batchSize = 0;
   if (maxBatchSize > 0) {
     for (const input of request.inputs) {
-      if (inputConfig(input.name).isShapeTensor) continue;
+      if (inputLookup(input.name).config.isShapeTensor) continue;
       if (input.shape.length === 0) {
-        throw invalid(`input '${input.name}' has no shape but model requires batch dimension for '${modelName}'`);
+        throw invalid(request, `input '${input.name}' has no shape but model requires batch dimension for '${modelName}'`);
       }
       const first = input.shape[0] as number;
       if (batchSize === 0) batchSize = first;
       else if (first !== batchSize) {
-        throw invalid(`input '${input.name}' batch size does not match other inputs for '${modelName}'`);
+        throw invalid(request, `input '${input.name}' batch size does not match other inputs for '${modelName}'`);
       }
     }
   }
   if (batchSize > maxBatchSize) {
-    throw invalid(`inference request batch-size must be <= ${maxBatchSize} for '${modelName}'`);
+    throw invalid(request, `inference request batch-size must be <= ${maxBatchSize} for '${modelName}'`);
   }
 
   const inputs: Tensor[] = [];
   for (const input of request.inputs) {
-    const cfg = inputConfig(input.name);
-    const expected = configDatatype(cfg.dataType);
+    const info = inputLookup(input.name);
+    const expected = info.datatype;
     if (input.datatype !== expected) {
       throw invalid(
+        request,
         `inference input '${input.name}' data-type is '${input.datatype}', but model '${modelName}' expects '${expected ?? 'INVALID'}'`,
       );
     }
-    const batched = maxBatchSize > 0 && !cfg.isShapeTensor;
-    if (input.shape.some((dim) => dim < 0)) {
+    const batched = maxBatchSize > 0 && !info.config.isShapeTensor;
+    const shape = input.shape;
+    if (shape.some((dim) => dim < 0)) {
       throw invalid(
-        `All input dimensions should be specified for input '${input.name}' for model '${modelName}', got ${formatShape(input.shape)}`,
+        request,
+        `All input dimensions should be specified for input '${input.name}' for model '${modelName}', got ${formatShape(shape)}`,
       );
     }
-    const dims = batched ? input.shape.slice(1) : [...input.shape];
-    const configDims = cfg.dims.map(Number);
-    const matches = configDims.length === dims.length && configDims.every((d, i) => d === -1 || d === dims[i]);
+    const configDims = info.dims;
+    const skip = batched ? 1 : 0;
+    let matches = configDims.length === shape.length - skip;
+    for (let i = 0; matches && i < configDims.length; i++) {
+      const d = configDims[i] as number;
+      matches = d === -1 || d === shape[i + skip];
+    }
     if (!matches) {
       const expectedDims = maxBatchSize > 0 ? [-1, ...configDims] : configDims;
       throw invalid(
+        request,
         `unexpected shape for input '${input.name}' for model '${modelName}'. Expected ${formatShape(expectedDims)}, ` +
-          `got ${formatShape(input.shape)}. ${maxBatchSize > 0 ? IMPLICIT_BATCH_NOTE : ''}`,
+          `got ${formatShape(shape)}. ${maxBatchSize > 0 ? IMPLICIT_BATCH_NOTE : ''}`,
       );
     }
-    const reshaped = cfg.reshape ? applyReshape(dims, configDims, cfg.reshape.shape.map(Number)) : dims;
-    const shape = batched ? [input.shape[0] as number, ...reshaped] : reshaped;
-    inputs.push(shape === input.shape ? input : { ...input, shape });
+    if (info.reshape === undefined) {
+      // The shape stands as given: the tensor is passed on as it is.
+      inputs.push(input);
+      continue;
+    }
+    const dims = batched ? shape.slice(1) : [...shape];
+    const reshaped = applyReshape(dims, configDims, info.reshape);
+    inputs.push({ ...input, shape: batched ? [shape[0] as number, ...reshaped] : reshaped });
   }
 
-  for (const input of inputs) checkByteSize(input, modelName, log);
+  for (const input of inputs) checkByteSize(input, modelName, request);
   markValidatedInputs(inputs);
 
   return {
@@ -114,9 +179,12 @@ export function validateInferRequest(request: InferRequest, config: ModelConfig,
   };
 }
 
-function checkInputCount(request: InferRequest, config: ModelConfig, modelName: string, log: string): void {
-  const required = config.input.filter((input) => !input.optional);
+function checkInputCount(request: InferRequest, config: ModelConfig, modelName: string, lookup: ConfigLookup): void {
+  // Every input of the config given once (names are distinct by now): nothing can be missing.
   const given = request.inputs.length;
+  if (given === config.input.length && request.inputs.every((input) => lookup.inputs.has(input.name))) return;
+  const log = requestPrefix(request.id);
+  const required = config.input.filter((input) => !input.optional);
   const names = new Set(request.inputs.map((input) => input.name));
   // The count alone is not enough once inputs are optional: an optional one must not stand in for a
   // required one. An unknown input is reported later, by its own message, as Triton orders them.
@@ -162,7 +230,7 @@ export function clientOutputShapes(outputs: readonly Tensor[], config: ModelConf
   });
 }
 
-function checkByteSize(input: Tensor, modelName: string, log: string): void {
+function checkByteSize(input: Tensor, modelName: string, request: InferRequest): void {
   let count = 1;
   for (const dim of input.shape) count *= dim;
   const elementSize = datatypeByteSize(input.datatype);
@@ -170,7 +238,7 @@ function checkByteSize(input: Tensor, modelName: string, log: string): void {
     const expected = count * elementSize;
     if (input.data.byteLength !== expected) {
       throw TesseraError.invalidArg(
-        `${log}input byte size mismatch for input '${input.name}' for model '${modelName}'. Expected ${expected}, got ${input.data.byteLength}`,
+        `${requestPrefix(request.id)}input byte size mismatch for input '${input.name}' for model '${modelName}'. Expected ${expected}, got ${input.data.byteLength}`,
       );
     }
     return;
@@ -184,7 +252,7 @@ function checkByteSize(input: Tensor, modelName: string, log: string): void {
     const left = data.byteLength - offset;
     if (left < 4) {
       throw TesseraError.invalidArg(
-        `${log}incomplete string length indicator for inference input '${input.name}' for model '${modelName}', ` +
+        `${requestPrefix(request.id)}incomplete string length indicator for inference input '${input.name}' for model '${modelName}', ` +
           `expecting 4 bytes but only ${left} bytes available. Please make sure the string length indicator is in one buffer.`,
       );
     }
@@ -192,7 +260,7 @@ function checkByteSize(input: Tensor, modelName: string, log: string): void {
     offset += 4;
     if (data.byteLength - offset < length) {
       throw TesseraError.invalidArg(
-        `${log}incomplete string data for inference input '${input.name}' for model '${modelName}', ` +
+        `${requestPrefix(request.id)}incomplete string data for inference input '${input.name}' for model '${modelName}', ` +
           `expecting string of length ${length} but only ${data.byteLength - offset} bytes available.`,
       );
     }
@@ -201,7 +269,7 @@ function checkByteSize(input: Tensor, modelName: string, log: string): void {
   }
   if (elements !== count) {
     throw TesseraError.invalidArg(
-      `${log}expected ${count} string elements for inference input '${input.name}' for model '${modelName}', got ${elements}`,
+      `${requestPrefix(request.id)}expected ${count} string elements for inference input '${input.name}' for model '${modelName}', got ${elements}`,
     );
   }
 }

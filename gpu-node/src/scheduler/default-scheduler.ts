@@ -17,6 +17,9 @@ import {
   type Scheduler,
 } from './scheduler.js';
 
+/** One options object for every listener rather than one per request. */
+const ONCE = { once: true } as const;
+
 interface Entry {
   readonly request: ScheduledRequest;
   readonly enqueuedAt: bigint;
@@ -58,7 +61,7 @@ export class DefaultScheduler implements Scheduler {
       notify(this.queueObserver, 'requestQueued', { id, level: 0 });
       if (request.signal) {
         entry.onAbort = () => this.abort(entry);
-        request.signal.addEventListener('abort', entry.onAbort, { once: true });
+        request.signal.addEventListener('abort', entry.onAbort, ONCE);
       }
       this.waiting.push(entry);
       this.dispatch();

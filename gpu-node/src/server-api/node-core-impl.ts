@@ -217,20 +217,33 @@ class NodeCoreImpl implements TesseraNodeCore {
   async infer(request: InferRequest, options: InferOptions = {}): Promise<InferResponse> {
     if (this.exiting) throw TesseraError.unavailable('Server is exiting');
     const tracer = this.options.tracer ?? noopTracer;
-    const span = tracer.startSpan('node.infer', {
-      parent: options.traceParent,
-      kind: 'server',
-      attributes: { 'tessera.model': request.modelName, 'tessera.request_id': request.id || undefined },
-    });
+    // Untraced (the default), the span's attributes would only be made to be dropped.
+    const traced = tracer.enabled;
+    const span = tracer.startSpan(
+      'node.infer',
+      traced
+        ? {
+            parent: options.traceParent,
+            kind: 'server',
+            attributes: { 'tessera.model': request.modelName, 'tessera.request_id': request.id || undefined },
+          }
+        : { parent: options.traceParent },
+    );
     try {
       const version = this.manager.resolve(request.modelName, request.modelVersion);
-      span.setAttribute('tessera.model_version', String(version.version));
+      if (traced) span.setAttribute('tessera.model_version', String(version.version));
       const validated = validateInferRequest(request, version.config, version.name);
-      span.setAttribute('tessera.batch_size', validated.batchSize);
-      return await version.infer(request, validated, options.signal, { tracer, parent: span.context() }, {
-        ...(options.onResponse === undefined ? {} : { onResponse: options.onResponse }),
-        ...(options.decoupledRefusal === undefined ? {} : { refusal: options.decoupledRefusal }),
-      });
+      if (traced) span.setAttribute('tessera.batch_size', validated.batchSize);
+      const { onResponse, decoupledRefusal: refusal } = options;
+      const stream =
+        onResponse === undefined
+          ? refusal === undefined
+            ? undefined
+            : { refusal }
+          : refusal === undefined
+            ? { onResponse }
+            : { onResponse, refusal };
+      return await version.infer(request, validated, options.signal, { tracer, parent: span.context() }, stream);
     } catch (error) {
       span.setError(error);
       throw error;

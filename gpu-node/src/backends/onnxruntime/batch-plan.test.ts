@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '../../../../shared/src/tensors/index.js';
 import { markValidatedInputs } from '../validated-inputs.js';
-import { planBatch, type ModelIo } from './batch-plan.js';
+import { planBatch, splitRunOutputs, type ModelIo } from './batch-plan.js';
 
 const io: ModelIo = {
   modelName: 'm',
@@ -41,5 +41,37 @@ describe('planBatch', () => {
     expect(plan.rejected.get(1)?.message).toBe("unexpected inference input 'OTHER' for model 'm'");
     expect(plan.rejected.get(2)?.message).toBe("model 'm' needs input 'INPUT0', which the request does not have");
     expect(plan.runs[0]?.batchSizes).toEqual([3]);
+  });
+
+  it('a batch of one sends a copy of its tensor, not the caller\'s buffer', () => {
+    const input = fp32(2);
+    input.data.set([1, 2, 3], 5);
+    const plan = planBatch([request([input], true)], io);
+    const wire = plan.runs[0]?.body.inputs[0];
+    expect(wire?.shape).toEqual([2, 4]);
+    expect(new Uint8Array(wire?.data as ArrayBuffer)).toEqual(input.data);
+    expect(wire?.data).not.toBe(input.data.buffer);
+  });
+});
+
+describe('splitRunOutputs', () => {
+  const output = (rows: number) => ({ name: 'OUTPUT0', datatype: 'FP32' as const, shape: [rows, 4], data: new Uint8Array(rows * 16).buffer });
+
+  it('gives a run of one request the whole output, and refuses one whose rows are not the batch\'s', () => {
+    const requests = [request([fp32(2)], true)];
+    const plan = planBatch(requests, io);
+    const run = plan.runs[0]!;
+    const [ok] = splitRunOutputs(run, [output(2)], requests, io);
+    expect(ok && 'outputs' in ok ? ok.outputs[0]?.shape : undefined).toEqual([2, 4]);
+    const [bad] = splitRunOutputs(run, [output(3)], requests, io);
+    expect(bad && 'error' in bad ? bad.error.code : undefined).toBe('INTERNAL');
+  });
+
+  it('refuses a one-request output whose bytes do not match its shape', () => {
+    const requests = [request([fp32(1)], true)];
+    const run = planBatch(requests, io).runs[0]!;
+    const short = { ...output(1), data: new Uint8Array(12).buffer };
+    const [bad] = splitRunOutputs(run, [short], requests, io);
+    expect(bad && 'error' in bad ? bad.error.code : undefined).toBe('INTERNAL');
   });
 });

@@ -97,33 +97,36 @@ function lookupOf(io: ModelIo): IoLookup {
  * inputs the request validator checked skips what it already did (duplicates, byte sizes); the
  * checks against the session itself (names, onnxruntime's datatypes, strings, batch rows) always run.
  */
+/** Made only where needed (an error, an unchecked tensor): not one string per input per request. */
+function inputLabel(input: Tensor, io: ModelIo): string {
+  return `input '${input.name}' for model '${io.modelName}'`;
+}
+
 function checkRequest(request: ExecutionRequest, io: ModelIo): number {
-  const model = `model '${io.modelName}'`;
   const lookup = lookupOf(io);
   const validated = inputsWereValidated(request.inputs);
   const seen = validated ? undefined : new Set<string>();
   let batchSize: number | undefined;
   for (const input of request.inputs) {
     const info = lookup.inputs.get(input.name);
-    if (info === undefined) throw TesseraError.invalidArg(`unexpected inference input '${input.name}' for ${model}`);
+    if (info === undefined) throw TesseraError.invalidArg(`unexpected inference input '${input.name}' for model '${io.modelName}'`);
     if (seen !== undefined) {
-      if (seen.has(input.name)) throw TesseraError.invalidArg(`input '${input.name}' appears twice in a request for ${model}`);
+      if (seen.has(input.name)) throw TesseraError.invalidArg(`input '${input.name}' appears twice in a request for model '${io.modelName}'`);
       seen.add(input.name);
     }
-    const what = `input '${input.name}' for ${model}`;
     if (info.datatype === undefined) throw TesseraError.unsupported(info.typeError);
     if (input.datatype !== info.datatype) {
-      throw TesseraError.invalidArg(`${what} has datatype ${input.datatype}, the model expects ${info.datatype}`);
+      throw TesseraError.invalidArg(`${inputLabel(input, io)} has datatype ${input.datatype}, the model expects ${info.datatype}`);
     }
-    if (!validated) validateTensorData(input, what);
-    if (input.datatype === 'BYTES') assertOrtStrings(input, what);
+    if (!validated) validateTensorData(input, inputLabel(input, io));
+    if (input.datatype === 'BYTES') assertOrtStrings(input, inputLabel(input, io));
     if (!io.batching) continue;
     const rows = input.shape[0];
     if (rows === undefined || rows < 1) {
-      throw TesseraError.invalidArg(`${what} has shape ${formatShape(input.shape)}, which has no batch dimension`);
+      throw TesseraError.invalidArg(`${inputLabel(input, io)} has shape ${formatShape(input.shape)}, which has no batch dimension`);
     }
     if (batchSize !== undefined && rows !== batchSize) {
-      throw TesseraError.invalidArg(`inputs for ${model} disagree on the batch size (${batchSize} and ${rows})`);
+      throw TesseraError.invalidArg(`inputs for model '${io.modelName}' disagree on the batch size (${batchSize} and ${rows})`);
     }
     batchSize = rows;
   }
@@ -131,11 +134,11 @@ function checkRequest(request: ExecutionRequest, io: ModelIo): number {
   if (request.inputs.length !== lookup.inputs.size) {
     const given = new Set(request.inputs.map((t) => t.name));
     for (const name of lookup.inputs.keys()) {
-      if (!given.has(name)) throw TesseraError.invalidArg(`${model} needs input '${name}', which the request does not have`);
+      if (!given.has(name)) throw TesseraError.invalidArg(`model '${io.modelName}' needs input '${name}', which the request does not have`);
     }
   }
   for (const name of request.requestedOutputs) {
-    if (!lookup.outputs.has(name)) throw TesseraError.invalidArg(`unexpected inference output '${name}' for ${model}`);
+    if (!lookup.outputs.has(name)) throw TesseraError.invalidArg(`unexpected inference output '${name}' for model '${io.modelName}'`);
   }
   return batchSize ?? 1;
 }
@@ -159,7 +162,8 @@ export function planBatch(requests: readonly ExecutionRequest[], io: ModelIo): B
   requests.forEach((request, index) => {
     try {
       const rows = checkRequest(request, io);
-      if (io.batching) {
+      // A batch of one has nothing to agree with (the usual case at low load: skip the shape strings).
+      if (io.batching && requests.length > 1) {
         for (const input of request.inputs) {
           const want = reference.get(input.name);
           if (want !== undefined && want !== innerShape(input)) {
@@ -187,7 +191,10 @@ export function planBatch(requests: readonly ExecutionRequest[], io: ModelIo): B
     return { runs, rejected };
   }
 
+  const only = accepted.length === 1 ? accepted[0] : undefined;
   const inputs: WireTensor[] = io.inputs.map((info) => {
+    // One request: its tensor is the batch; one copy, as the concatenation would make (its checks ran in checkRequest).
+    if (only !== undefined) return copiedTensorToWire(only.request.inputs.find((t) => t.name === info.name) as Tensor);
     const parts = accepted.map(({ request }) => request.inputs.find((t) => t.name === info.name) as Tensor);
     return ownedTensorToWire(concatBatch(parts));
   });
@@ -222,6 +229,11 @@ export function splitRunOutputs(
         throw new Error(
           `output '${output.name}' has shape ${formatShape(output.shape)}, but the batch holds ${total} rows along dimension 0`,
         );
+      }
+      // A run of one request: the whole output is its piece (still checked against its shape).
+      if (run.batchSizes.length === 1) {
+        validateTensorData(output);
+        return [output];
       }
       return splitBatch(output, run.batchSizes);
     });

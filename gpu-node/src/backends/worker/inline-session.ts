@@ -31,6 +31,16 @@ export async function openInlineSession<Init, Info, Req, Res>(
   let released = false;
   // The tail of the batches of this session: each starts once the one before it has settled.
   let queue: Promise<unknown> = Promise.resolve();
+  // Batches called and not yet settled; 0 means nothing runs and the tail has settled.
+  let pending = 0;
+  const settledOne = (): void => {
+    pending -= 1;
+  };
+  const track = (result: Promise<Res>): Promise<Res> => {
+    pending += 1;
+    queue = result.then(settledOne, settledOne);
+    return result;
+  };
 
   const run = async (body: Req, options: CallOptions): Promise<Res> => {
     if (released) throw TesseraError.unavailable(`instance ${instanceName} is closed`);
@@ -59,9 +69,11 @@ export async function openInlineSession<Init, Info, Req, Res>(
     info: opened.info,
     restartCount: 0,
     call(body: Req, _transfer?: readonly ArrayBuffer[], options: CallOptions = {}): Promise<Res> {
+      // Idle (the usual case: the scheduler gives an instance one batch at a time): run now, without
+      // chaining onto the tail, which costs two promises, a closure and a microtask per batch.
+      if (pending === 0) return track(run(body, options));
       const result = queue.then(() => run(body, options));
-      queue = result.catch(() => undefined);
-      return result;
+      return track(result);
     },
     async close(): Promise<void> {
       if (released) return;

@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Transform } from 'node:stream';
 import { createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import { collectIncomingBody, incomingHeader, joinChunks } from '../../../../shared/src/http/index.js';
+import { collectIncomingBody, incomingHeader, joinChunks, type IncomingBodyErrors } from '../../../../shared/src/http/index.js';
 
 /** The node's two body bounds (server-options.ts HttpLimits), declared here so this file needs no import of it. */
 interface HttpLimits {
@@ -103,13 +103,25 @@ export async function readIncomingBody(incoming: IncomingMessage, options: ReadB
   return decompress(raw, coding, options);
 }
 
+const incomingErrors = new WeakMap<ReadBodyOptions, IncomingBodyErrors>();
+
+/** The read errors for `options`, made once per set of limits rather than three closures per request. */
+function incomingErrorsOf(options: ReadBodyOptions): IncomingBodyErrors {
+  let errors = incomingErrors.get(options);
+  if (errors === undefined) {
+    errors = {
+      overLimit: () => tooLarge(options.limit, options, true),
+      // The client went away or sent a broken chunked encoding: its mistake, not ours.
+      failed: (error) => TesseraError.invalidArg(`failed to read the request body: ${describe(error)}`),
+      closedEarly: () => TesseraError.cancelled('the client closed the connection before sending the whole body'),
+    };
+    incomingErrors.set(options, errors);
+  }
+  return errors;
+}
+
 function readIncoming(incoming: IncomingMessage, options: ReadBodyOptions): Promise<Uint8Array> {
-  return collectIncomingBody(incoming, options.limit, {
-    overLimit: () => tooLarge(options.limit, options, true),
-    // The client went away or sent a broken chunked encoding: its mistake, not ours.
-    failed: (error) => TesseraError.invalidArg(`failed to read the request body: ${describe(error)}`),
-    closedEarly: () => TesseraError.cancelled('the client closed the connection before sending the whole body'),
-  });
+  return collectIncomingBody(incoming, options.limit, incomingErrorsOf(options));
 }
 
 function declaredLength(header: string | null): number | undefined {

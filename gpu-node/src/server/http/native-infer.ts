@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isTesseraError, TesseraError } from '../../../../shared/src/errors/index.js';
 import { incomingHeader, matchInferPath, type InferTarget } from '../../../../shared/src/http/index.js';
 import { allowedBy, type Restriction } from '../restricted-apis.js';
-import { readIncomingBody } from './body-reader.js';
+import { readIncomingBody, type ReadBodyOptions } from './body-reader.js';
 import { runInfer, type InferHttpInput, type InferRouteContext } from './infer-route.js';
 import { errorAnswer, type HttpLogger } from './responses.js';
 
@@ -47,12 +47,9 @@ async function serve(
   const onClose = (): void => {
     if (!outgoing.writableFinished) client.abort(TesseraError.cancelled('the client closed the connection'));
   };
-  outgoing.once('close', onClose);
-  const input: InferHttpInput = {
-    header: (name) => incomingHeader(incoming, name),
-    readBody: (options) => readIncomingBody(incoming, options),
-    clientSignal: client.signal,
-  };
+  // on/off rather than once: once wraps the listener in another closure per request.
+  outgoing.on('close', onClose);
+  const input = new IncomingInferInput(incoming, client.signal);
   try {
     const answer = await runInfer(context, input, target.model, target.version);
     answer.headers['Content-Length'] = String(answer.body.byteLength);
@@ -72,5 +69,21 @@ async function serve(
     if (unread) outgoing.once('finish', () => incoming.socket?.destroySoon());
   } finally {
     outgoing.off('close', onClose);
+  }
+}
+
+/** The request as infer-route.ts reads it: one object per request, its methods shared, not two closures. */
+class IncomingInferInput implements InferHttpInput {
+  constructor(
+    private readonly incoming: IncomingMessage,
+    readonly clientSignal: AbortSignal,
+  ) {}
+
+  header(name: string): string | null {
+    return incomingHeader(this.incoming, name);
+  }
+
+  readBody(options: ReadBodyOptions): Promise<Uint8Array> {
+    return readIncomingBody(this.incoming, options);
   }
 }

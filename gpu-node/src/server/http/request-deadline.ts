@@ -19,6 +19,10 @@ export interface RequestDeadline {
   readonly dispose: () => void;
 }
 
+// Shared by every request without a deadline (the common case): no closures made per request.
+const neverExpired = (): boolean => false;
+const nothingToDispose = (): void => undefined;
+
 /** Remaining ms from the header: undefined when absent; INVALID_ARG (400) naming the header when malformed. */
 export function parseDeadlineHeader(value: string | null): number | undefined {
   if (value === null) return undefined;
@@ -39,7 +43,7 @@ export function parseDeadlineHeader(value: string | null): number | undefined {
 export function requestDeadline(headerValue: string | null, clientSignal: AbortSignal): RequestDeadline {
   const remainingMs = parseDeadlineHeader(headerValue);
   if (remainingMs === undefined || remainingMs >= MAX_TIMER_MS) {
-    return { signal: clientSignal, expired: () => false, dispose: () => undefined };
+    return { signal: clientSignal, expired: neverExpired, dispose: nothingToDispose };
   }
   const controller = new AbortController();
   const expire = (): void => controller.abort(TesseraError.deadlineExceeded('the request deadline passed'));

@@ -34,6 +34,8 @@ export interface LaunchOptions {
   readonly pinCore?: number;
   /** Flags for node itself, before the script, e.g. `--cpu-prof`. */
   readonly nodeFlags?: readonly string[];
+  /** Receives the node's stdout line by line (e.g. `--trace-gc-nvp` output); ignored when absent. */
+  readonly onStdoutLine?: (line: string) => void;
 }
 
 /** The ports from a "started" log line, or undefined for any other line (including non-JSON ones). */
@@ -66,7 +68,8 @@ export function launchNode(options: LaunchOptions): Promise<RunningNode> {
   ];
   const [command, commandArgs] =
     options.pinCore === undefined ? [process.execPath, args] : pinnedCommand(options.pinCore, process.execPath, args);
-  const child = spawn(command, commandArgs, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(command, commandArgs, { stdio: ['ignore', options.onStdoutLine === undefined ? 'ignore' : 'pipe', 'pipe'] });
+  if (options.onStdoutLine !== undefined && child.stdout !== null) createInterface({ input: child.stdout }).on('line', options.onStdoutLine);
   const log: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
@@ -77,7 +80,7 @@ export function launchNode(options: LaunchOptions): Promise<RunningNode> {
       reject(new Error(`tessera-node did not start within ${options.startTimeoutMs ?? 120_000} ms:\n${log.join('\n')}`));
     }, options.startTimeoutMs ?? 120_000);
 
-    createInterface({ input: child.stderr }).on('line', (line) => {
+    createInterface({ input: child.stderr as NonNullable<typeof child.stderr> }).on('line', (line) => {
       log.push(line);
       if (log.length > 50) log.shift();
       const ports = started ? undefined : parseStartedLine(line);

@@ -1,0 +1,148 @@
+/**
+ * Bytes the node allocates per `simple` request, two builds A and B side by side: each node runs with
+ * `--trace-gc-nvp`, and the `allocated=` of every garbage collection during a fixed number of requests
+ * is summed. Unlike req/s or CPU per request on a shared box, this count does not move with the load
+ * of other processes, so it shows a cut in allocation where a few percent of CPU would be lost in noise.
+ * A small young generation (1 MiB semi-spaces) makes collections frequent, so the bytes allocated after
+ * the last one (not counted) are a small share. CPU per request (all threads) is taken in the same turns.
+ *
+ *   node --import tsx loadtests/src/scenarios/node-alloc-ab.ts A_BUNDLE_DIR B_BUNDLE_DIR [ROUNDS] [REQUESTS] [OUT.json]
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { InferRequest } from '../../../shared/src/tensors/index.js';
+import { writeExampleRepository } from '../../../gpu-node/src/example-models/index.js';
+import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
+import { createHttpInferClient } from '../lib/clients/http-client.js';
+import type { InferClient } from '../lib/clients/infer-client.js';
+import { perCoreSupport, pinProcess, readThreadCpu } from '../lib/per-core/index.js';
+import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
+import { int32Tensor } from './batching-requests.js';
+
+const CONCURRENCY = 16;
+const PROTOCOLS = ['http', 'grpc'] as const;
+type Protocol = (typeof PROTOCOLS)[number];
+
+const request: InferRequest = { id: '', modelName: 'simple', inputs: [int32Tensor('INPUT0', 16), int32Tensor('INPUT1', 16)], parameters: {} };
+
+interface Counted {
+  node: RunningNode;
+  allocated: number;
+  collections: number;
+}
+
+interface Turn {
+  readonly build: 'A' | 'B';
+  readonly protocol: Protocol;
+  readonly round: number;
+  readonly requests: number;
+  readonly bytesPerRequest: number;
+  readonly collectionsPer1000: number;
+  readonly cpuUsPerRequest: number;
+}
+
+async function drive(client: InferClient, count: number): Promise<void> {
+  let left = count;
+  const lane = async (): Promise<void> => {
+    while (left > 0) {
+      left -= 1;
+      const result = await client.infer(request);
+      if (result.response.outputs[0]?.data.length !== 64) throw new Error('unexpected answer');
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+}
+
+async function turn(counted: Counted, protocol: Protocol, count: number): Promise<Omit<Turn, 'build' | 'protocol' | 'round'>> {
+  const node = counted.node;
+  const client: InferClient = protocol === 'http' ? createHttpInferClient('127.0.0.1', node.httpPort, CONCURRENCY) : createGrpcInferClient('127.0.0.1', node.grpcPort);
+  try {
+    await drive(client, 500);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const bytes0 = counted.allocated;
+    const gcs0 = counted.collections;
+    const cpu0 = await readThreadCpu(node.pid);
+    await drive(client, count);
+    const cpu1 = await readThreadCpu(node.pid);
+    // The last collections' lines reach us a moment later.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const cpuSeconds = (threads: typeof cpu0): number => threads.reduce((sum, t) => sum + t.cpuSeconds, 0);
+    return {
+      requests: count,
+      bytesPerRequest: (counted.allocated - bytes0) / count,
+      collectionsPer1000: ((counted.collections - gcs0) * 1000) / count,
+      cpuUsPerRequest: ((cpuSeconds(cpu1) - cpuSeconds(cpu0)) * 1e6) / count,
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+async function main(): Promise<void> {
+  const [aDir, bDir, roundsText = '3', requestsText = '20000', out] = process.argv.slice(2);
+  if (aDir === undefined || bDir === undefined) throw new Error('usage: node-alloc-ab.ts A_BUNDLE_DIR B_BUNDLE_DIR [ROUNDS] [REQUESTS] [OUT.json]');
+  const pinned = perCoreSupport().ok;
+  const rounds = Number(roundsText);
+  const count = Number(requestsText);
+  const work = await mkdtemp(join(tmpdir(), 'tessera-alloc-ab-'));
+  const nodes: Partial<Record<'A' | 'B', Counted>> = {};
+  try {
+    await writeExampleRepository(work, { only: ['simple'] });
+    for (const [build, dir] of [['A', aDir], ['B', bDir]] as const) {
+      process.env.TESSERA_BUNDLE_DIR = dir;
+      const counted: Counted = { node: undefined as unknown as RunningNode, allocated: 0, collections: 0 };
+      counted.node = await launchNode({
+        modelRepository: work,
+        ...(pinned ? { pinCore: 0 } : {}),
+        nodeFlags: ['--trace-gc-nvp', '--max-semi-space-size=1', '--min-semi-space-size=1'],
+        onStdoutLine: (line) => {
+          const match = / allocated=(\d+) /.exec(line);
+          if (match === null) return;
+          counted.allocated += Number(match[1]);
+          counted.collections += 1;
+        },
+      });
+      await waitForModelReady(counted.node.httpBase, 'simple');
+      nodes[build] = counted;
+    }
+    if (pinned) pinProcess(process.pid, 1);
+    const turns: Turn[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      const order = round % 2 === 1 ? (['A', 'B'] as const) : (['B', 'A'] as const);
+      for (const protocol of PROTOCOLS) {
+        for (const build of order) {
+          const t = await turn(nodes[build]!, protocol, count);
+          turns.push({ build, protocol, round, ...t });
+          process.stderr.write(
+            `round ${round} ${protocol} ${build}: ${t.bytesPerRequest.toFixed(0)} B/req, ${t.collectionsPer1000.toFixed(1)} GCs/1000 req, ${t.cpuUsPerRequest.toFixed(0)} us/req\n`,
+          );
+        }
+      }
+    }
+    const lines = ['| proto | build | median bytes allocated/req | median GCs per 1000 req | median node CPU us/req | turns |', '| --- | --- | --- | --- | --- | --- |'];
+    for (const protocol of PROTOCOLS) {
+      for (const build of ['A', 'B'] as const) {
+        const mine = turns.filter((t) => t.build === build && t.protocol === protocol);
+        lines.push(
+          `| ${protocol} | ${build} | ${median(mine.map((t) => t.bytesPerRequest)).toFixed(0)} | ${median(mine.map((t) => t.collectionsPer1000)).toFixed(1)} | ` +
+            `${median(mine.map((t) => t.cpuUsPerRequest)).toFixed(0)} | ${mine.length} |`,
+        );
+      }
+    }
+    const table = lines.join('\n');
+    process.stdout.write(`A = ${aDir}\nB = ${bDir}\n${table}\n`);
+    if (out !== undefined) await writeFile(out, `${JSON.stringify({ command: process.argv.join(' '), a: aDir, b: bDir, rounds, requests: count, concurrency: CONCURRENCY, turns, table }, null, 2)}\n`);
+  } finally {
+    await Promise.all([nodes.A?.node.stop(), nodes.B?.node.stop()]);
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+await main();
