@@ -22,6 +22,7 @@ import { perCoreSupport, pinProcess, readThreadCpu, type ThreadCpu } from '../li
 import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
 import { int32Tensor } from './batching-requests.js';
 import { splitThreads, type ThreadSplit } from './batching-per-core.js';
+import { median } from '../lib/sampling/percentiles.js';
 
 const CONCURRENCY = 16;
 const PROTOCOLS = ['http', 'grpc'] as const;
@@ -70,12 +71,6 @@ async function window(node: RunningNode, protocol: Protocol, seconds: number): P
   } finally {
     await client.close();
   }
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 async function main(): Promise<void> {

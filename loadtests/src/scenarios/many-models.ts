@@ -25,7 +25,7 @@ import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/output/results-files.js'
 import { formatTable } from '../lib/output/text-table.js';
 import { perCoreSupport, pinnedCommand, readThreadCpu, threadCpuDelta } from '../lib/per-core/index.js';
 import { parseStartedLine } from '../lib/processes/node-process.js';
-import { summarizeLatencies } from '../lib/sampling/percentiles.js';
+import { median, summarizeLatencies } from '../lib/sampling/percentiles.js';
 
 const NODE_BIN = fileURLToPath(new URL('../../../bin/tessera-node.js', import.meta.url));
 const ANCHOR = fileURLToPath(new URL('./many-models-anchor.mjs', import.meta.url));
@@ -131,12 +131,6 @@ async function requestEach(port: number, names: readonly string[]): Promise<numb
 
 /** A fresh connection's first requests are not part of a window. */
 const WINDOW_WARMUP_S = 0.1;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 /** Closed loop, one caller, on `model`: warm-up, then the latencies (us) over the window. */
 async function latency(port: number, model: string, warmupS: number, durationS: number): Promise<number[]> {

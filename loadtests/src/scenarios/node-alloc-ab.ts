@@ -19,6 +19,7 @@ import type { InferClient } from '../lib/clients/infer-client.js';
 import { perCoreSupport, pinProcess, readThreadCpu } from '../lib/per-core/index.js';
 import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
 import { int32Tensor } from './batching-requests.js';
+import { median } from '../lib/sampling/percentiles.js';
 
 const CONCURRENCY = 16;
 const PROTOCOLS = ['http', 'grpc'] as const;
@@ -77,12 +78,6 @@ async function turn(counted: Counted, protocol: Protocol, count: number): Promis
   } finally {
     await client.close();
   }
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 async function main(): Promise<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { percentile, summarizeLatencies } from './percentiles.js';
+import { median, percentile, summarizeLatencies } from './percentiles.js';
 
 describe('percentile', () => {
   const hundred = Array.from({ length: 100 }, (_, i) => i + 1);
@@ -31,5 +31,13 @@ describe('summarizeLatencies', () => {
 
   it('handles no samples', () => {
     expect(summarizeLatencies([])).toMatchObject({ count: 0, p50Us: Number.NaN });
+  });
+});
+
+describe('median', () => {
+  it('takes the middle value, or the mean of the two middle ones, sorting numerically', () => {
+    expect(median([300, 5, 40])).toBe(40);
+    expect(median([1000, 2, 300, 5])).toBe(152.5);
+    expect(median([])).toBeNaN();
   });
 });

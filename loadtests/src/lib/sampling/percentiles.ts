@@ -39,3 +39,11 @@ export function summarizeLatencies(samplesUs: readonly number[]): LatencySummary
     maxUs: values.length > 0 ? (values[values.length - 1] as number) : Number.NaN,
   };
 }
+
+/** The middle value (the mean of the two middle ones for an even count); NaN for no values. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
