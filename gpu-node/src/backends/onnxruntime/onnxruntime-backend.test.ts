@@ -320,22 +320,6 @@ describe('onnxruntime backend: where instances run', () => {
     }
   });
 
-  it('describes a model whose instances run inline on the main thread too: loading it starts no pool thread', async () => {
-    const repo = await tempRepo();
-    const source = await repo.source(addSubConfig('add_sub_describe'), 'model.onnx', addSubOnnx());
-    const oneCore = createOnnxRuntimeBackend({ cores: 1 });
-    const twoCores = createOnnxRuntimeBackend({ cores: 2 });
-    try {
-      const described = [await oneCore.describe!(source), await twoCores.describe!(source)];
-      expect(described[0]).toEqual(described[1]);
-      expect(described[0]!.inputs.map((input) => input.name)).toEqual(['INPUT0', 'INPUT1']);
-      expect([oneCore.pool.stats().started, twoCores.pool.stats().started]).toEqual([0, 1]);
-    } finally {
-      await Promise.all([oneCore.pool.close(), twoCores.pool.close()]);
-      await repo.remove();
-    }
-  });
-
   it('counts the whole version directory: a small graph beside large external weights runs in the pool', async () => {
     const repo = await tempRepo();
     const source = await repo.source(addSubConfig('add_sub_weights'), 'model.onnx', addSubOnnx());

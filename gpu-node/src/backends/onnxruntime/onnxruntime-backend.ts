@@ -210,10 +210,11 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
   const gpuPool = new WorkerPool({ entry: WORKER_ENTRY, ...size });
 
   const inlineMax = options.inlineMaxModelBytes ?? ((options.cores ?? availableParallelism()) === 1 ? INLINE_MAX_MODEL_BYTES : 0);
-  const tinyModel = async (source: ModelSource): Promise<boolean> =>
+  const runsInline = async (source: ModelSource, spec: InstanceSpec): Promise<boolean> => {
+    if (spec.kind !== 'cpu' || inlineMax <= 0) return false;
     // The whole directory: a small graph file can name gigabytes of external weights beside it.
-    inlineMax > 0 && (await directoryBytesUpTo(source.versionDir, inlineMax)) <= inlineMax;
-  const runsInline = async (source: ModelSource, spec: InstanceSpec): Promise<boolean> => spec.kind === 'cpu' && (await tinyModel(source));
+    return (await directoryBytesUpTo(source.versionDir, inlineMax)) <= inlineMax;
+  };
   // onnxruntime-node is loaded on the main thread only once a model runs there.
   const startInline = async (init: OrtInit): Promise<OrtWorker> => {
     const { ortSessions } = await import('./onnxruntime-sessions.js');
@@ -232,19 +233,14 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
     gpuPool,
     defaultModelFilename: 'model.onnx',
 
-    /**
-     * Reads the graph's inputs and outputs in a short-lived CPU session (loading can take a while), in the
-     * pool; a model whose instances run inline is described inline too: with no session of its own left
-     * there, the pool would start a thread (a whole isolate) for each such model and end it again.
-     */
+    /** Reads the graph's inputs and outputs in a short-lived CPU worker (loading can take a while). */
     async describe(source): Promise<ModelIoMetadata> {
-      const init: OrtInit = {
+      const worker = await startWorker({
         instanceName: `${source.name}_describe`,
         modelPath: source.modelPath,
         cpuFallback: false,
         settings: { intraOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'disabled', configEntries: {} },
-      };
-      const worker = (await tinyModel(source)) ? await startInline(init) : await startWorker(init);
+      });
       try {
         const convert = (kind: string) => (io: OrtInfo['inputs'][number]) => ({
           name: io.name,

@@ -33,15 +33,12 @@ export interface WorkerPoolStats {
   readonly perThread: readonly { readonly threadId: number | undefined; readonly sessions: number }[];
   /** Thread crashes survived since the pool started. */
   readonly crashes: number;
-  /** Threads started since the pool started (each a whole isolate: a few ms to tens of ms of CPU). */
-  readonly started: number;
 }
 
 export class WorkerPool {
   readonly size: number;
   private readonly threads: PoolThread[] = [];
   private crashesOfEnded = 0;
-  private startedCount = 0;
 
   constructor(private readonly options: WorkerPoolOptions) {
     this.size = Math.max(1, options.size ?? availableParallelism());
@@ -54,7 +51,7 @@ export class WorkerPool {
   stats(): WorkerPoolStats {
     const perThread = this.threads.map((thread) => ({ threadId: thread.threadId, sessions: thread.sessionCount }));
     const crashes = this.threads.reduce((sum, thread) => sum + thread.crashCount, this.crashesOfEnded);
-    return { threads: perThread.length, perThread, crashes, started: this.startedCount };
+    return { threads: perThread.length, perThread, crashes };
   }
 
   /** Ends every thread at once, failing what they still host (tests, embedders). */
@@ -83,7 +80,6 @@ export class WorkerPool {
       },
     });
     this.threads.push(thread);
-    this.startedCount++;
     return thread;
   }
 }
