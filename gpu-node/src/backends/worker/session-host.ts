@@ -10,6 +10,7 @@ import { parentPort } from 'node:worker_threads';
 import { FairQueue } from './fair-queue.js';
 import type { PoolHostMessage, PoolWorkerMessage } from './protocol.js';
 import { wireError, type ExecuteContext, type WorkerReply } from './worker-runtime.js';
+import { BatchSignals } from './batch-signals.js';
 
 /** One open session as the backend's worker module sees it. */
 export interface HostedSession<Req, Res> {
@@ -30,21 +31,7 @@ export function serveSessions<Init, Info, Req, Res>(factory: SessionFactory<Init
 
   const sessions = new Map<number, HostedSession<Req, Res>>();
   const work = new FairQueue<number, () => Promise<void>>();
-  // Signals of the batches not yet answered, by batch id then request index (a cancel may come first).
-  const controllers = new Map<number, Map<number, AbortController>>();
-  const controllerFor = (id: number, index: number): AbortController => {
-    let batch = controllers.get(id);
-    if (batch === undefined) {
-      batch = new Map();
-      controllers.set(id, batch);
-    }
-    let controller = batch.get(index);
-    if (controller === undefined) {
-      controller = new AbortController();
-      batch.set(index, controller);
-    }
-    return controller;
-  };
+  const signals = new BatchSignals();
 
   // Before choosing a turn the thread goes back to its event loop once (a setImmediate: the same loop
   // iteration), so that every message that came in meanwhile is queued (and cancels are seen) first.
@@ -71,7 +58,7 @@ export function serveSessions<Init, Info, Req, Res>(factory: SessionFactory<Init
         if (done) throw new Error('the request is complete; no more responses can be sent');
         post({ type: 'partial', id, body: partialBody }, transfer);
       },
-      signal: (index) => controllerFor(id, index).signal,
+      signal: (index) => signals.signal(id, index),
     };
     try {
       const session = sessions.get(sessionId);
@@ -82,15 +69,14 @@ export function serveSessions<Init, Info, Req, Res>(factory: SessionFactory<Init
       post({ type: 'failed', id, error: wireError(error) });
     } finally {
       done = true;
-      controllers.delete(id);
+      signals.end(id);
     }
   };
 
   port.on('message', (message: PoolHostMessage) => {
     switch (message.type) {
       case 'cancel':
-        // Only batches still in flight: a late cancel must not leave an entry behind.
-        if (controllers.has(message.id)) controllerFor(message.id, message.index).abort();
+        signals.cancel(message.id, message.index);
         return;
       case 'open':
         work.push(message.session, async () => {
@@ -104,7 +90,7 @@ export function serveSessions<Init, Info, Req, Res>(factory: SessionFactory<Init
         });
         break;
       case 'execute':
-        controllers.set(message.id, new Map());
+        signals.begin(message.id);
         work.push(message.session, () => execute(message.session, message.id, message.body as Req));
         break;
       case 'release':

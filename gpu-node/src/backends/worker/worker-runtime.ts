@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { toTesseraError } from '../../../../shared/src/errors/index.js';
 import type { HostMessage, WireError, WorkerBoot, WorkerMessage } from './protocol.js';
+import { BatchSignals } from './batch-signals.js';
 
 export interface WorkerReply<Res> {
   readonly body: Res;
@@ -46,30 +47,14 @@ export function serveWorker<Init, Info, Req, Res>(handlers: WorkerHandlers<Init,
     (error: unknown) => post({ type: 'init-failed', error: wireError(error) }),
   );
 
-  // Signals of the batches not yet answered, by batch id then request index. A cancel may arrive
-  // before its batch starts (it waits in `queue`), so its controller is made on first use either way.
-  const controllers = new Map<number, Map<number, AbortController>>();
-  const controllerFor = (id: number, index: number): AbortController => {
-    let batch = controllers.get(id);
-    if (batch === undefined) {
-      batch = new Map();
-      controllers.set(id, batch);
-    }
-    let controller = batch.get(index);
-    if (controller === undefined) {
-      controller = new AbortController();
-      batch.set(index, controller);
-    }
-    return controller;
-  };
+  const signals = new BatchSignals();
 
   port.on('message', (message: HostMessage) => {
     if (message.type === 'cancel') {
-      // Only batches still in flight: a late cancel must not leave an entry behind.
-      if (controllers.has(message.id)) controllerFor(message.id, message.index).abort();
+      signals.cancel(message.id, message.index);
       return;
     }
-    if (message.type === 'execute') controllers.set(message.id, new Map());
+    if (message.type === 'execute') signals.begin(message.id);
     queue = queue.then(async () => {
       if (message.type === 'close') {
         // A failing finalize cannot stop an unload; the host terminates the thread either way.
@@ -86,7 +71,7 @@ export function serveWorker<Init, Info, Req, Res>(handlers: WorkerHandlers<Init,
           if (done) throw new Error('the request is complete; no more responses can be sent');
           post({ type: 'partial', id, body }, transfer);
         },
-        signal: (index) => controllerFor(id, index).signal,
+        signal: (index) => signals.signal(id, index),
       };
       try {
         const reply = await handlers.execute(message.body as Req, context);
@@ -95,7 +80,7 @@ export function serveWorker<Init, Info, Req, Res>(handlers: WorkerHandlers<Init,
         post({ type: 'failed', id, error: wireError(error) });
       } finally {
         done = true;
-        controllers.delete(id);
+        signals.end(id);
       }
     });
   });
