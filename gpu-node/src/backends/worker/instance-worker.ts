@@ -13,6 +13,7 @@ import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { workerScriptFor } from '../../../../shared/src/workers/index.js';
 import { deliverBatchAnswer, fromWire, type PendingBatch } from './batch-answers.js';
 import type { HostMessage, WorkerBoot, WorkerMessage } from './protocol.js';
+import { forwardCancels } from './forward-cancels.js';
 
 export interface InstanceWorkerOptions<Init> {
   /** Names the instance in every error message. */
@@ -82,22 +83,12 @@ export class InstanceWorker<Info, Req, Res> {
     }
     const id = this.nextId++;
     const worker = this.worker;
-    const cleanups: (() => void)[] = [];
-    (options.signals ?? []).forEach((signal, index) => {
-      if (signal === undefined) return;
-      const cancel = (): void => {
-        // The thread may have crashed or been replaced meanwhile; the call settles through that path.
-        if (this.worker === worker && this.pending.has(id)) {
-          const message: HostMessage = { type: 'cancel', id, index };
-          worker.postMessage(message);
-        }
-      };
-      if (signal.aborted) {
-        queueMicrotask(cancel);
-        return;
+    const stopForwarding = forwardCancels(options.signals, (index) => {
+      // The thread may have crashed or been replaced meanwhile; the call settles through that path.
+      if (this.worker === worker && this.pending.has(id)) {
+        const message: HostMessage = { type: 'cancel', id, index };
+        worker.postMessage(message);
       }
-      signal.addEventListener('abort', cancel, { once: true });
-      cleanups.push(() => signal.removeEventListener('abort', cancel));
     });
     const settled = new Promise<Res>((resolve, reject) => {
       this.pending.set(id, {
@@ -116,7 +107,7 @@ export class InstanceWorker<Info, Req, Res> {
     try {
       return await settled;
     } finally {
-      for (const cleanup of cleanups) cleanup();
+      stopForwarding();
     }
   }
 

@@ -16,6 +16,7 @@ import { workerScriptFor } from '../../../../shared/src/workers/index.js';
 import { deliverBatchAnswer, fromWire, type PendingBatch } from './batch-answers.js';
 import type { CallOptions } from './instance-worker.js';
 import type { PoolHostMessage, PoolWorkerMessage, WorkerBoot } from './protocol.js';
+import { forwardCancels } from './forward-cancels.js';
 
 interface Pending extends PendingBatch {
   readonly session: SessionRecord;
@@ -153,19 +154,9 @@ export class PoolThread {
     }
     const id = this.nextBatch++;
     const worker = this.worker;
-    const cleanups: (() => void)[] = [];
-    (options.signals ?? []).forEach((signal, index) => {
-      if (signal === undefined) return;
-      const cancel = (): void => {
-        // The thread may have crashed or been replaced meanwhile; the call settles through that path.
-        if (this.worker === worker && this.pending.has(id)) this.post({ type: 'cancel', id, index });
-      };
-      if (signal.aborted) {
-        queueMicrotask(cancel);
-        return;
-      }
-      signal.addEventListener('abort', cancel, { once: true });
-      cleanups.push(() => signal.removeEventListener('abort', cancel));
+    const stopForwarding = forwardCancels(options.signals, (index) => {
+      // The thread may have crashed or been replaced meanwhile; the call settles through that path.
+      if (this.worker === worker && this.pending.has(id)) this.post({ type: 'cancel', id, index });
     });
     const settled = new Promise<unknown>((resolve, reject) => {
       this.pending.set(id, { session: record, resolve, reject, ...(options.onPartial === undefined ? {} : { onPartial: options.onPartial }) });
@@ -179,7 +170,7 @@ export class PoolThread {
     try {
       return await settled;
     } finally {
-      for (const cleanup of cleanups) cleanup();
+      stopForwarding();
     }
   }
 
