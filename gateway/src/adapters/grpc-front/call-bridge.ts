@@ -6,6 +6,7 @@
  */
 import { Metadata, status as GrpcCode } from '@grpc/grpc-js';
 import type { Deadline, ServerErrorResponse } from '@grpc/grpc-js';
+import type { IncomingHttpHeaders } from 'node:http2';
 import { TesseraError, grpcStatusOf, toTesseraError } from '../../../../shared/src/errors/index.js';
 import { DEADLINE_HEADER } from '../../../../shared/src/fleet/index.js';
 import type { HeaderReader, HttpAnswer } from '../../core/http/index.js';
@@ -30,14 +31,43 @@ export function deadlineLeftMs(deadline: Deadline, now = Date.now()): number | u
  * the call's deadline as `x-tessera-deadline-ms` (never longer than one the client sent itself).
  */
 export function metadataHeaders(metadata: Metadata, deadline: Deadline, overrides: Record<string, string> = {}): Map<string, string> {
-  const headers = new Map<string, string>();
+  const entries: [string, string[]][] = [];
   for (const [key, value] of Object.entries(metadata.getMap())) {
-    const name = key.toLowerCase();
-    if (droppedKey(name) || typeof value !== 'string') continue;
-    const all = metadata.get(key).filter((v): v is string => typeof v === 'string');
-    headers.set(name, all.join(', '));
+    if (typeof value !== 'string') continue;
+    entries.push([key.toLowerCase(), metadata.get(key).filter((v): v is string => typeof v === 'string')]);
   }
-  const left = deadlineLeftMs(deadline);
+  return requestHeaders(entries, deadlineLeftMs(deadline), overrides);
+}
+
+/** What grpc-js's Metadata accepts as a text key and value; it drops (and logs) the rest. */
+const LEGAL_KEY = /^[0-9a-z_.-]+$/;
+const LEGAL_VALUE = /^[ -~]*$/;
+/** Headers grpc-js removes from a call's metadata besides `grpc-*`, `te` and `content-type`. */
+const REMOVED_BY_GRPC_JS = 'accept-encoding';
+
+/**
+ * The same headers from an HTTP/2 stream's request headers (the h2 fast path, h2-front-infer.ts), read
+ * as grpc-js reads them into Metadata first: pseudo-headers and keys or values it refuses are left
+ * out (of a repeated header, the values before the first refused one stay, as in grpc-js).
+ */
+export function h2StreamHeaders(headers: IncomingHttpHeaders, deadlineAt: number): Map<string, string> {
+  const entries: [string, string[]][] = [];
+  for (const key of Object.keys(headers)) {
+    if (key === REMOVED_BY_GRPC_JS || !LEGAL_KEY.test(key)) continue;
+    const value = headers[key];
+    const values: string[] = [];
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
+      if (!LEGAL_VALUE.test(v)) break;
+      values.push(v);
+    }
+    if (values.length > 0) entries.push([key, values]);
+  }
+  return requestHeaders(entries, deadlineLeftMs(deadlineAt));
+}
+
+function requestHeaders(entries: Iterable<readonly [string, readonly string[]]>, left: number | undefined, overrides: Record<string, string> = {}): Map<string, string> {
+  const headers = new Map<string, string>();
+  for (const [name, values] of entries) if (!droppedKey(name)) headers.set(name, values.join(', '));
   if (left !== undefined) {
     const sent = headers.get(DEADLINE_HEADER);
     const sentMs = sent !== undefined && /^[0-9]{1,10}$/.test(sent.trim()) ? Number(sent.trim()) : undefined;
@@ -86,9 +116,16 @@ const PASSED = /^(x-cache|age|retry-after|ratelimit-limit|ratelimit-remaining|ra
 
 export function answerMetadata(headers: Record<string, string> | Headers): Metadata {
   const md = new Metadata();
-  const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
-  for (const [name, value] of entries) if (PASSED.test(name)) md.set(name.toLowerCase(), value);
+  for (const [name, value] of Object.entries(answerMetadataValues(headers))) md.set(name, value);
   return md;
+}
+
+/** The same as plain lower-case keys and values (the h2 fast path writes them as headers itself). */
+export function answerMetadataValues(headers: Record<string, string> | Headers): Record<string, string> {
+  const values: Record<string, string> = {};
+  const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
+  for (const [name, value] of entries) if (PASSED.test(name)) values[name.toLowerCase()] = value;
+  return values;
 }
 
 /** The `error` of a KServe error body, or a fallback naming the status. */

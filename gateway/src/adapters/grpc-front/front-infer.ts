@@ -11,6 +11,7 @@ import type { Deadline, Metadata } from '@grpc/grpc-js';
 import type { ModelInferRequest, ModelInferResponse } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { checkForwardableFraming, inferRequestFromProto, inferResponseToProto } from '../../../../shared/src/grpc/index.js';
 import { decodeInferResponseBody, INFER_HEADER_LENGTH } from '../../../../shared/src/kserve/index.js';
+import type { InferResponse } from '../../../../shared/src/tensors/index.js';
 import type { DirectInfer } from '../../core/app/index.js';
 import { BodyOverLimitError, type HttpAnswer } from '../../core/http/index.js';
 import { headerReader, metadataHeaders, requireModelName, versionOf } from './call-bridge.js';
@@ -28,16 +29,32 @@ export async function frontInfer(
   signal: AbortSignal,
   path = MODEL_INFER_PATH,
 ): Promise<FrontInferResult> {
+  const answer = await frontInferAnswer(serveInfer, msg, receivedBytesOf(msg), metadataHeaders(call.metadata, call.getDeadline()), signal, path);
+  if (answer.status !== 200) return { ok: false, answer };
+  return { ok: true, response: inferResponseToProto(answerInferResponse(answer)), answer };
+}
+
+/**
+ * `msg` (which arrived as `received`, when known) through the pipeline with `headers` as its request
+ * headers: the pipeline's HTTP answer, a KServe binary body on success. Both front paths call this:
+ * grpc-js's handler (above) and the h2 fast path (h2-front-infer.ts).
+ */
+export async function frontInferAnswer(
+  serveInfer: DirectInfer,
+  msg: ModelInferRequest,
+  received: Uint8Array | undefined,
+  headers: Map<string, string>,
+  signal: AbortSignal,
+  path: string,
+): Promise<HttpAnswer> {
   const model = requireModelName(msg.modelName, 'ModelInfer');
   const version = versionOf(msg.modelVersion);
   // The version as routes know it ('007' is '7'), as the HTTP path takes it from the URL.
   const { modelVersion: _asSent, ...decoded } = inferRequestFromProto(msg);
   const request = version === undefined ? decoded : { ...decoded, modelVersion: version };
-  const received = receivedBytesOf(msg);
   // A message whose last field lies about its length would swallow what the transport appends.
   if (received !== undefined) checkForwardableFraming(received);
-  const headers = metadataHeaders(call.metadata, call.getDeadline());
-  const answer = await serveInfer(
+  return serveInfer(
     {
       path,
       headers: headerReader(headers),
@@ -57,10 +74,12 @@ export async function frontInfer(
     model,
     version,
   );
-  if (answer.status !== 200) return { ok: false, answer };
+}
+
+/** A successful answer's KServe binary body read back into the response (every output binary: bytes exact). */
+export function answerInferResponse(answer: HttpAnswer): InferResponse {
   const bytes = typeof answer.body === 'string' ? new TextEncoder().encode(answer.body) : (answer.body ?? new Uint8Array());
-  const response = inferResponseToProto(decodeInferResponseBody(bytes, headerValue(answer.headers, INFER_HEADER_LENGTH) ?? null));
-  return { ok: true, response, answer };
+  return decodeInferResponseBody(bytes, headerValue(answer.headers, INFER_HEADER_LENGTH) ?? null);
 }
 
 function headerValue(headers: Record<string, string>, name: string): string | undefined {

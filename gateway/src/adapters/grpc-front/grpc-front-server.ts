@@ -4,13 +4,15 @@
  * to the gateway as they talk to Triton. Definitions come from the shared protobuf-es schemas
  * (shared/src/grpc); undecodable requests reach the handlers as INVALID_ARGUMENT, never a crash.
  * Bounds as the node's: message size (the gateway's maxBodyBytes in, 64 MiB out), concurrent
- * streams per connection (1000), requests in flight per ModelStreamInfer stream (64).
+ * streams per connection (1000), requests in flight per ModelStreamInfer stream (64). ModelInfer's
+ * plain calls are served on the HTTP/2 stream ahead of grpc-js (h2-front-infer.ts).
  */
 import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { Health } from '../../../../shared/src/gen/health_pb.js';
-import { serverServiceDefinition } from '../../../../shared/src/grpc/index.js';
+import { serverServiceDefinition, takeStreamsAhead } from '../../../../shared/src/grpc/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
+import { frontInferFastPath } from './h2-front-infer.js';
 import { healthFrontImplementation, inferenceFrontImplementation, type FrontApp } from './inference-front.js';
 import { recordingReceivedBytes } from './received-bytes.js';
 
@@ -26,6 +28,11 @@ export interface GrpcFrontOptions {
   readonly maxConcurrentStreams?: number;
   readonly maxInflightPerStream?: number;
   readonly logger?: Logger;
+  /**
+   * Serve ModelInfer on the HTTP/2 stream ahead of grpc-js (h2-front-infer.ts; default true). false
+   * leaves every call to grpc-js.
+   */
+  readonly modelInferFastPath?: boolean;
   /** Extra grpc-js server options, applied last. */
   readonly channelOptions?: ChannelOptions;
 }
@@ -40,8 +47,13 @@ function bindAddress(host: string, port: number): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
+/** A grpc-js message size limit as a byte count (-1 is grpc-js's "no limit"). */
+function messageLimit(value: unknown): number {
+  return typeof value === 'number' && value >= 0 ? value : Number.POSITIVE_INFINITY;
+}
+
 export function createGrpcFront(app: FrontApp, options: GrpcFrontOptions = {}): GrpcFront {
-  const server = new Server({
+  const serverOptions: ChannelOptions = {
     'grpc.max_receive_message_length': options.maxReceiveBytes ?? DEFAULT_FRONT_MAX_MESSAGE_BYTES,
     'grpc.max_send_message_length': options.maxSendBytes ?? DEFAULT_FRONT_MAX_MESSAGE_BYTES,
     'grpc.max_concurrent_streams': options.maxConcurrentStreams ?? DEFAULT_FRONT_MAX_CONCURRENT_STREAMS,
@@ -51,6 +63,12 @@ export function createGrpcFront(app: FrontApp, options: GrpcFrontOptions = {}): 
     // reads here: off, each call skips that bookkeeping (issue 17: the front door cost more than HTTP).
     'grpc.enable_channelz': 0,
     ...options.channelOptions,
+  };
+  const server = new Server(serverOptions);
+  const fastPath = frontInferFastPath(app.serveInfer, {
+    maxReceiveBytes: messageLimit(serverOptions['grpc.max_receive_message_length']),
+    maxSendBytes: messageLimit(serverOptions['grpc.max_send_message_length']),
+    logger: options.logger,
   });
   server.addService(
     recordingReceivedBytes(serverServiceDefinition(GRPCInferenceService)),
@@ -65,8 +83,12 @@ export function createGrpcFront(app: FrontApp, options: GrpcFrontOptions = {}): 
     listen(port, host = '0.0.0.0') {
       return new Promise((resolve, reject) => {
         server.bindAsync(bindAddress(host, port), ServerCredentials.createInsecure(), (error, bound) => {
-          if (error) reject(error);
-          else resolve({ port: bound });
+          if (error) {
+            reject(error);
+            return;
+          }
+          if (options.modelInferFastPath !== false) takeStreamsAhead(server, fastPath);
+          resolve({ port: bound });
         });
       });
     },
