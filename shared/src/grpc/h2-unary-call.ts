@@ -124,9 +124,14 @@ export function serveH2Unary(stream: ServerHttp2Stream, options: H2UnaryOptions,
   let received = 0;
   const onData = (chunk: Buffer): void => {
     received += chunk.length;
-    if (received > options.maxReceiveBytes + GRPC_PREFIX_BYTES) {
+    // The prefix's declared length when it has arrived whole in the first chunk: grpc-js refuses on it, before the message comes.
+    const first = chunks.length === 0 ? chunk : chunks[0]!;
+    const declared = first.length >= GRPC_PREFIX_BYTES ? first.readUInt32BE(1) : received - GRPC_PREFIX_BYTES;
+    if (declared > options.maxReceiveBytes || received > options.maxReceiveBytes + GRPC_PREFIX_BYTES) {
       stream.off('data', onData);
-      call.fail(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${received - GRPC_PREFIX_BYTES} vs. ${options.maxReceiveBytes})`);
+      const size = declared > options.maxReceiveBytes ? declared : received - GRPC_PREFIX_BYTES;
+      // grpc-js's words, "vs" without a dot (its send-side message has one).
+      call.fail(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs ${options.maxReceiveBytes})`);
       // The rest of the body is read and dropped, so the stream closes cleanly.
       stream.resume();
       return;
