@@ -3,7 +3,9 @@
  * real node serving the stateful `silero_vad` (implicit LSTM state), the gateway with its gRPC
  * listener. Tenants A and B interleave one `sequence_id` (int64, then string) over gRPC with different
  * audio; each must get exactly what its own stream computes alone on the node. A ModelStreamInfer
- * stream carries a whole sequence too, in order.
+ * stream carries a whole sequence too, in order. ModelInfer's plain calls take the front door's h2
+ * fast path (h2-front-infer.ts); a second front door on the same gateway leaves every call to grpc-js,
+ * and one tenant on each, interleaving one id, must not meet either.
  */
 import { rm } from 'node:fs/promises';
 import { create } from '@bufbuild/protobuf';
@@ -20,6 +22,7 @@ import { startRedisServer, waitFor, type RedisServer } from '../../shared/test/s
 import { loadGatewayConfig } from '../../gateway/src/config/index.js';
 import { sha256Hex } from '../../gateway/src/core/auth/index.js';
 import { startGateway, type RunningGateway } from '../../gateway/src/entry-node.js';
+import { createGrpcFront, type GrpcFront } from '../../gateway/src/adapters/grpc-front/index.js';
 import { startSileroNode, writeSileroRepository, type SileroNode } from '../../gateway/test/sequences/silero-node.js';
 import { frontClient, param, type FrontClient } from '../../gateway/test/grpc-front/front-client.js';
 
@@ -67,10 +70,13 @@ describe('sequences per tenant through the gRPC front door (redis + silero_vad n
   let node: SileroNode;
   let gateway: RunningGateway;
   let client: FrontClient;
+  /** A front door on the same gateway with every call left to grpc-js (no h2 fast path). */
+  let grpcJsFront: GrpcFront;
+  let grpcJsClient: FrontClient;
   const expected: Record<'a' | 'b', string[]> = { a: [], b: [] };
 
-  const infer = async (key: string, request: ModelInferRequest): Promise<string> => {
-    const result = await client.unary<ModelInferResponse>('modelInfer', request, { key });
+  const infer = async (key: string, request: ModelInferRequest, through: FrontClient = client): Promise<string> => {
+    const result = await through.unary<ModelInferResponse>('modelInfer', request, { key });
     expect(result.error?.details).toBeUndefined();
     return probabilityOf(result.response!);
   };
@@ -91,6 +97,8 @@ describe('sequences per tenant through the gRPC front door (redis + silero_vad n
     gateway = await startGateway({ config, redisUrl: redis.url, port: 0, grpcPort: 0, host: '127.0.0.1', logger: silentLogger, fleet: { refreshMs: 200 } });
     await waitFor(() => gateway.directory.candidates('silero_vad').length === 1, { what: 'the node in the fleet view', timeoutMs: 30_000 });
     client = frontClient(gateway.grpcTarget!);
+    grpcJsFront = createGrpcFront(gateway.app, { logger: silentLogger, modelInferFastPath: false });
+    grpcJsClient = frontClient(`127.0.0.1:${(await grpcJsFront.listen(0, '127.0.0.1')).port}`);
     for (const [stream, id] of [['a', 910_001], ['b', 910_002]] as const) {
       for (let i = 0; i < CHUNKS; i++) {
         const res = await fetch(`${node.httpUrl}/v2/models/silero_vad/infer`, { method: 'POST', body: httpBody(id, stream, i) });
@@ -103,6 +111,8 @@ describe('sequences per tenant through the gRPC front door (redis + silero_vad n
 
   afterAll(async () => {
     client?.close();
+    grpcJsClient?.close();
+    await grpcJsFront?.close(1000);
     await gateway?.close({ graceMs: 1000 });
     await node?.stop();
     await redis?.stop();
@@ -120,6 +130,24 @@ describe('sequences per tenant through the gRPC front door (redis + silero_vad n
       expect(got.b).toEqual(expected.b);
     });
   }
+
+  it('two tenants interleaving one sequence_id, one through the h2 fast path and one through grpc-js, each get their own state', async () => {
+    const got: Record<'a' | 'b', string[]> = { a: [], b: [] };
+    for (let i = 0; i < CHUNKS; i++) {
+      got.a.push(await infer(KEYS.a, protoRequest(8n, 'a', i)));
+      got.b.push(await infer(KEYS.b, protoRequest(8n, 'b', i), grpcJsClient));
+    }
+    expect(got.a).toEqual(expected.a);
+    expect(got.b).toEqual(expected.b);
+    // And across the doors the other way: B cannot continue A's live sequence through grpc-js, nor A B's through the fast path.
+    await infer(KEYS.a, protoRequest(43n, 'a', 0));
+    await infer(KEYS.b, protoRequest(44n, 'b', 0), grpcJsClient);
+    for (const [through, key, id] of [[grpcJsClient, KEYS.b, 43n], [client, KEYS.a, 44n]] as const) {
+      const hijack = await through.unary('modelInfer', protoRequest(id, 'b', 1), { key });
+      expect(hijack.error?.code).toBe(status.INVALID_ARGUMENT);
+      expect(hijack.error?.details).toBe(`sequence ${id} of model 'silero_vad' is not known to the gateway: send sequence_start first`);
+    }
+  });
 
   it('a tenant cannot continue another tenant’s live sequence over gRPC', async () => {
     await infer(KEYS.a, protoRequest(42n, 'a', 0));
