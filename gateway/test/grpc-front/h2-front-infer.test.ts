@@ -137,6 +137,15 @@ describe('gateway ModelInfer on the h2 stream vs grpc-js (redis + node + gateway
     expect(hitA.headers['x-cache']).toBe('HIT');
     expectSame(hitA, hitB);
     expect(hitA.body).toEqual(hitB.body);
+    // Without an id the hit is the cached body itself, whose gRPC answer the fast path keeps: the same bytes each time.
+    await call(fast, framed(simpleProto(8)), auth(KEY.a));
+    const [first, plainHit] = await both(framed(simpleProto(8)), auth(KEY.a));
+    const again = await call(fast, framed(simpleProto(8)), auth(KEY.a));
+    for (const answer of [first, again]) {
+      expect(answer.trailers['x-cache']).toBe('HIT');
+      expectSame(answer, plainHit);
+      expect(answer.body).toEqual(plainHit.body);
+    }
   });
 
   it('answers no message and two messages UNIMPLEMENTED, naming the method as unary (grpc-js: "server streaming method")', async () => {

@@ -110,9 +110,25 @@ export function nginxAvailable(): boolean {
   return probe.error === undefined && probe.status === 0;
 }
 
-/** Debian's nginx as a plain reverse proxy: one worker, keep-alive upstream, access log on. */
+/** Ports nginx may take, from BENCH_PORT_BASE + 80. */
+const NGINX_PORT_TRIES = 10;
+
+/**
+ * Debian's nginx as a plain reverse proxy: one worker, keep-alive upstream, access log on. Its fixed
+ * port lies in the kernel's ephemeral range, where a busy box's own outgoing connections can hold it
+ * for a moment: on "Address already in use" the next port of the range is tried.
+ */
 export async function startNginx(work: string, upstreamPort: number): Promise<MeasuredServer> {
-  const NGINX_PORT = portBase() + 80;
+  for (let i = 0; ; i++) {
+    try {
+      return await startNginxOn(work, upstreamPort, portBase() + 80 + i);
+    } catch (error) {
+      if (i + 1 >= NGINX_PORT_TRIES || !String(error).includes('Address already in use')) throw error;
+    }
+  }
+}
+
+async function startNginxOn(work: string, upstreamPort: number, NGINX_PORT: number): Promise<MeasuredServer> {
   const dir = join(work, 'nginx');
   await mkdir(join(dir, 'tmp'), { recursive: true });
   const user = process.getuid?.() === 0 ? 'user root root;\n' : '';

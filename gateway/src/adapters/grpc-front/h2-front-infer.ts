@@ -28,11 +28,13 @@ import {
   grpcTimeoutMs,
   isPlainUnaryCall,
   serveH2Unary,
+  type EncodedInferResponse,
   type H2UnaryCall,
   type StreamTaker,
 } from '../../../../shared/src/grpc/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { DirectInfer } from '../../core/app/index.js';
+import type { HttpAnswer } from '../../core/http/index.js';
 import { answerMetadataValues, errorMessageOf, grpcCodeOfHttp, h2StreamHeaders } from './call-bridge.js';
 import { MODEL_INFER_PATH, answerInferResponse, frontInferAnswer } from './front-infer.js';
 
@@ -56,6 +58,25 @@ export function frontInferFastPath(serveInfer: DirectInfer, options: FrontInferF
   };
 }
 
+/**
+ * Cache hits' gRPC answers, by the KServe body they were encoded from. A hit hands back the cached body
+ * object itself (the in-process copy, for a request without an id of its own), so a repeated hit skips
+ * reading the body into tensors and encoding them again (the largest part of what a gRPC hit cost beyond
+ * an HTTP hit: docs/benchmarks.md, issue 17, 2026-11-26c). Weak: an entry lives as long as its body.
+ */
+const hitAnswers = new WeakMap<Uint8Array, EncodedInferResponse>();
+
+function encodedAnswer(answer: HttpAnswer, hit: boolean): EncodedInferResponse {
+  const body = answer.body;
+  if (!hit || !(body instanceof Uint8Array)) return encodeInferResponseFramed(answerInferResponse(answer));
+  let encoded = hitAnswers.get(body);
+  if (encoded === undefined) {
+    encoded = encodeInferResponseFramed(answerInferResponse(answer));
+    hitAnswers.set(body, encoded);
+  }
+  return encoded;
+}
+
 async function run(
   serveInfer: DirectInfer,
   options: FrontInferFastPathOptions,
@@ -73,7 +94,7 @@ async function run(
       call.fail(grpcCodeOfHttp(answer.status), errorMessageOf(answer.body, answer.status), metadata);
       return;
     }
-    const encoded = encodeInferResponseFramed(answerInferResponse(answer));
+    const encoded = encodedAnswer(answer, metadata['x-cache'] === 'HIT');
     if (encoded.messageBytes > options.maxSendBytes) {
       call.fail(GrpcStatus.RESOURCE_EXHAUSTED, `Sent message larger than max (${encoded.messageBytes} vs. ${options.maxSendBytes})`);
       return;
