@@ -15,7 +15,7 @@ import { elementCount, type InferRequest, type InferResponse } from '../../../..
 import { inSpan, noopTracer, type TraceContext } from '../../../../shared/src/tracing/index.js';
 import { requireModel, tenantScope, type AuthContext } from '../auth/index.js';
 import { withResponseId } from '../cache/index.js';
-import { readTierBody, type HeaderReader, type HttpAnswer } from '../http/index.js';
+import { readTierBody, type Cancellation, type HeaderReader, type HttpAnswer } from '../http/index.js';
 import { acceptJobAnswer, asyncPreference, isQueueTimeoutRejection, webhookGuardFor } from '../jobs/index.js';
 import type { CacheRunResult } from '../cache/index.js';
 import type { AnsweredResponse, GatewayAppDeps } from './gateway-deps.js';
@@ -28,8 +28,8 @@ export interface InferExchange {
   readonly headers: HeaderReader;
   /** The whole body (decompressed), or INVALID_ARG past `maxBytes`. */
   readBody(maxBytes: number): Promise<Uint8Array>;
-  /** Aborts when the client goes away. */
-  readonly signal: AbortSignal;
+  /** The client going away (its signal made only where it is handed on: never for a cache hit). */
+  readonly cancel: Cancellation;
   /** Set by authentication; undefined only when it did not run (a wiring bug: INTERNAL). */
   readonly auth: AuthContext | undefined;
   /** The request's root span, parent of the rate_limit, cache, admission and upstream spans. */
@@ -42,9 +42,9 @@ export interface InferExchange {
    * The request already decoded by its protocol adapter (the gRPC front door), whose `readBody` then
    * gives its message as received (for the size limits); undefined: `readBody` is a KServe HTTP body.
    */
-  readonly decoded?: DecodedInferRequest;
+  readonly decoded?: DecodedInferRequest | undefined;
   /** A decoupled model's request (gRPC front door): its responses as they arrive; never cached. */
-  readonly onResponse?: (response: InferResponse) => void;
+  readonly onResponse?: ((response: InferResponse) => void) | undefined;
 }
 
 export type InferRouteDeps = Pick<
@@ -94,7 +94,6 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
       },
     );
   if (preference?.always === true) return toJob(false);
-  const signal = exchange.signal;
   const scope = tenantScope(auth.tenant);
   const deadline = requestDeadline(headers, now(), auth.tier.queueTimeoutMs);
   const root = exchange.traceParent;
@@ -124,7 +123,7 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
       request: decoded.request,
       binaryOutputDefault: decoded.binaryOutputDefault,
       headers,
-      signal,
+      cancel: exchange.cancel,
       produce: produceUnder(parent),
     });
   let cached: CacheRunResult;
@@ -133,7 +132,7 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
     deps.stats?.record(auth.tenant.id, model, version ?? '', outcome, now() - started, now(), cache);
   try {
     if (deps.cache === undefined || exchange.onResponse !== undefined) {
-      cached = { ...(await produceUnder(root)(decoded.request, signal)), status: 'BYPASS' as const };
+      cached = { ...(await produceUnder(root)(decoded.request, exchange.cancel.signal)), status: 'BYPASS' as const };
     } else if (!tracer.enabled) {
       cached = await runCache(root);
     } else {
