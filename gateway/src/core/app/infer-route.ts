@@ -71,13 +71,15 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
     );
   }
   const decoded = exchange.decoded ?? decodeInferRequestBody({ body, headerLength, modelName: model, ...(version === undefined ? {} : { modelVersion: version }) });
-  const elements = decoded.request.inputs.reduce((n, t) => n + elementCount(t.shape), 0);
+  let elements = 0;
+  for (const tensor of decoded.request.inputs) elements += elementCount(tensor.shape);
   const auth = exchange.auth;
   if (auth === undefined) throw TesseraError.internal('auth middleware did not run');
   exchange.setModel(model);
   requireModel(auth, model);
-  const limit = (): Promise<void> => applyRateLimit(deps.rateLimiter, deps.metrics, auth, elements, (h) => exchange.addHeaders(h), body.length);
-  await (tracer.enabled ? inSpan(tracer, 'rate_limit', { parent: exchange.traceParent }, limit) : limit());
+  const setHeaders = (h: Record<string, string>): void => exchange.addHeaders(h);
+  if (!tracer.enabled) await applyRateLimit(deps.rateLimiter, deps.metrics, auth, elements, setHeaders, body.length);
+  else await inSpan(tracer, 'rate_limit', { parent: exchange.traceParent }, () => applyRateLimit(deps.rateLimiter, deps.metrics, auth, elements, setHeaders, body.length));
 
   // `Prefer: respond-async[, spill-over]` (core/jobs/prefer-header.ts); ignored without a job queue.
   // Jobs store a KServe body: only requests that came as one can become a job.
@@ -128,8 +130,6 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
     });
   let cached: CacheRunResult;
   const started = now();
-  const count = (outcome: 'success' | 'fail', cache?: CacheRunResult['status']): void =>
-    deps.stats?.record(auth.tenant.id, model, version ?? '', outcome, now() - started, now(), cache);
   try {
     if (deps.cache === undefined || exchange.onResponse !== undefined) {
       cached = { ...(await produceUnder(root)(decoded.request, exchange.cancel.signal)), status: 'BYPASS' as const };
@@ -144,12 +144,13 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
     }
   } catch (error) {
     if (preference?.spillOver === true && isQueueTimeoutRejection(error)) return toJob(true);
-    count('fail');
+    deps.stats?.record(auth.tenant.id, model, version ?? '', 'fail', now() - started, now());
     throw error;
   }
-  count('success', cached.status);
+  deps.stats?.record(auth.tenant.id, model, version ?? '', 'success', now() - started, now(), cached.status);
   const result = withResponseId(cached, decoded.request.id);
-  const extra: Record<string, string> = { 'x-cache': cached.status };
-  if ('ageMs' in cached && cached.ageMs !== undefined) extra.Age = String(Math.floor(cached.ageMs / 1000));
-  return { status: 200, headers: { ...result.headers, ...extra }, body: result.body };
+  // One copy of the entry's headers (it is shared with the cache), with x-cache and Age on it.
+  const answerHeaders: Record<string, string> = { ...result.headers, 'x-cache': cached.status };
+  if ('ageMs' in cached && cached.ageMs !== undefined) answerHeaders.Age = String(Math.floor(cached.ageMs / 1000));
+  return { status: 200, headers: answerHeaders, body: result.body };
 }
