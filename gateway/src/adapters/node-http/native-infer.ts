@@ -27,8 +27,9 @@ export type NativeListener = (incoming: IncomingMessage, outgoing: ServerRespons
 /**
  * One request on the fast path: what the core reads of it (path, headers, body, cancellation) and,
  * once known, its answer, in one object of a fixed shape. It is its own header reader and its own
- * Cancellation: its AbortSignal is made on first read, so a cache hit makes none (a tenth of a hit's
- * allocations, core/http/cancellation.ts), and whether the client left is known without one.
+ * Cancellation: its AbortSignal, and the 'close' listener that aborts it, are made on first read of
+ * `signal`, so a cache hit makes neither (core/http/cancellation.ts); `aborted` reads the response's
+ * state instead (node:http marks it destroyed when the connection closes).
  */
 class NativeRequest implements DirectInferRequest, Cancellation, HeaderReader {
   readonly headers: HeaderReader = this;
@@ -36,20 +37,13 @@ class NativeRequest implements DirectInferRequest, Cancellation, HeaderReader {
   /** Set when serveInfer answered; written at the end of the turn. */
   answer: HttpAnswer | undefined = undefined;
   private controller: AbortController | undefined = undefined;
-  private gone = false;
+  private onClose: (() => void) | undefined = undefined;
 
   constructor(
     private readonly incoming: IncomingMessage,
     readonly outgoing: ServerResponse,
     readonly path: string,
   ) {}
-
-  /** 'close' before the answer was written means the client went away: the request is cancelled. */
-  readonly onClose = (): void => {
-    if (this.outgoing.writableFinished) return;
-    this.gone = true;
-    this.controller?.abort();
-  };
 
   get(name: string): string | null {
     return incomingHeader(this.incoming, name);
@@ -59,16 +53,28 @@ class NativeRequest implements DirectInferRequest, Cancellation, HeaderReader {
     return readIncomingBody(this.incoming, maxBytes);
   }
 
+  /** The connection closed before the answer was written: the client went away. */
   get aborted(): boolean {
-    return this.gone;
+    return this.outgoing.destroyed && !this.outgoing.writableFinished;
   }
 
   get signal(): AbortSignal {
     if (this.controller === undefined) {
-      this.controller = new AbortController();
-      if (this.gone) this.controller.abort();
+      const controller = (this.controller = new AbortController());
+      if (this.aborted) controller.abort();
+      else {
+        this.onClose = () => {
+          if (!this.outgoing.writableFinished) controller.abort();
+        };
+        this.outgoing.once('close', this.onClose);
+      }
     }
     return this.controller.signal;
+  }
+
+  /** Once answered, a close no longer cancels anything. */
+  stopListening(): void {
+    if (this.onClose !== undefined) this.outgoing.off('close', this.onClose);
   }
 }
 
@@ -86,7 +92,6 @@ export function createNativeInferListener(serveInfer: DirectInfer, logger: Logge
 
 async function serve(serveInfer: DirectInfer, logger: Logger, replies: EndOfTurnWriter<NativeRequest>, request: NativeRequest, target: InferTarget): Promise<void> {
   const { outgoing } = request;
-  outgoing.on('close', request.onClose);
   try {
     request.answer = await serveInfer(request, target.model, target.version);
     replies.push(request);
@@ -95,7 +100,7 @@ async function serve(serveInfer: DirectInfer, logger: Logger, replies: EndOfTurn
     logger.error('the infer fast path failed', { error: String(error), stack: (error as Error)?.stack });
     write(outgoing, { status: 500, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ error: 'internal error' }) });
   } finally {
-    outgoing.off('close', request.onClose);
+    request.stopListening();
   }
   const incoming = outgoing.req;
   if (!incoming.readableEnded) outgoing.once('finish', () => discardUnreadBody(incoming));
