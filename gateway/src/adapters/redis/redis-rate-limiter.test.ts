@@ -281,25 +281,6 @@ describe('Redis token bucket', () => {
       expect((await scriptCalls()) - start).toBe(2);
     });
 
-    it('takes the next lease ahead of expiry, so a steady tenant never waits for Redis when a lease ends', async () => {
-      let now = 2_000_000;
-      // 100 ms leases of 10 tokens (100/s), far from the burst: no take is refused.
-      const limits: RateLimits = { requestsPerSecond: 100, burst: 100, elementsPerSecond: 0, elementsBurst: 0 };
-      const limiter = createRedisRateLimiter({ redis, logger: silentLogger, leaseMs: 100, now: () => now });
-      const start = await scriptCalls();
-      expect((await limiter.take('renewed', 0, limits)).allowed).toBe(true);
-      expect((await scriptCalls()) - start).toBe(1);
-      now += 40; // more than half its life left: no renewal yet
-      expect((await limiter.take('renewed', 0, limits)).allowed).toBe(true);
-      expect((await scriptCalls()) - start).toBe(1);
-      now += 20; // past half: decided from the lease, and the next lease is taken in the background
-      expect((await limiter.take('renewed', 0, limits)).allowed).toBe(true);
-      await waitFor(async () => (await scriptCalls()) - start === 2);
-      now += 60; // the first lease has expired; the renewed one (taken at +60 for 100 ms) serves
-      for (let i = 0; i < 3; i++) expect((await limiter.take('renewed', 0, limits)).allowed).toBe(true);
-      expect((await scriptCalls()) - start).toBe(2);
-    });
-
     it('does not lease a tier whose lease would be under two tokens: each request is decided in Redis', async () => {
       const limiter = createRedisRateLimiter({ redis, logger: silentLogger, leaseMs: 100 });
       const start = await scriptCalls();

@@ -12,10 +12,6 @@
  * the same requests one call each at that instant, so every request gets its own decision and
  * RateLimit figures. No timer: a lone request waits only for the code already running in its turn.
  *
- * Renewal: once a lease has less than half its life left, the next request decided from it also
- * starts the next script call in the background (see `renewAhead`), so a steady tenant's requests
- * never wait for Redis: at concurrency 1, one request per lease used to pay a round trip.
- *
  * Failure policy: FAIL OPEN. When Redis cannot answer (down, timeout), the request is allowed, a
  * warning is logged (at most once per `warnEveryMs`) and `onStoreError` is called (a metric). A dead
  * Redis must not stop paying traffic; limits resume by themselves when it is back. A failed batched
@@ -117,24 +113,6 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
   const batcher = new KeyedBatcher<Take, RateLimitDecision>(decide, { maxBatch: options.maxBatch ?? DEFAULT_MAX_BATCH });
   let lastWarning = -Infinity;
 
-  // Keys whose next lease is being taken ahead of expiry (one renewal at a time per key).
-  const renewing = new Set<string>();
-  /**
-   * Takes the next lease while the current one still serves: a take of one request token and no
-   * elements, whose token goes back into the holding, plus the lease the script adds to any call.
-   * A failure is left alone: the holding serves until it expires, then requests ask Redis as before.
-   */
-  const renewAhead = (key: string, limits: RateLimits): void => {
-    renewing.add(key);
-    batcher.submit(key, { elements: 0, limits }).then(
-      (decision) => {
-        renewing.delete(key);
-        if (decision.allowed && limits.requestsPerSecond > 0) leases.putBack(key, limits, 1);
-      },
-      () => renewing.delete(key),
-    );
-  };
-
   const failOpen = (error: unknown, limits: RateLimits): RateLimitDecision => {
     options.onStoreError?.();
     const now = Date.now();
@@ -149,10 +127,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
     async take(tenantId, elements, limits) {
       const key = rateLimitKey(prefix, tenantId);
       const local = leases.take(key, elements, limits);
-      if (local !== undefined) {
-        if (!renewing.has(key) && leases.dueForRenewal(key, limits)) renewAhead(key, limits);
-        return local;
-      }
+      if (local !== undefined) return local;
       try {
         return await batcher.submit(key, { elements, limits });
       } catch (error) {

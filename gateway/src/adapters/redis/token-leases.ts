@@ -98,22 +98,6 @@ export class TokenLeases {
     return { requests: Math.max(0, target.requests - (held?.requests ?? 0)), elements: Math.max(0, target.elements - (held?.elements ?? 0)) };
   }
 
-  /**
-   * True when the holding for `key` has less than half its life left: time to take the next lease in
-   * the background, so that no request waits for Redis when this one expires (the p99 at low
-   * concurrency: one request per lease paid a script call).
-   */
-  dueForRenewal(key: string, limits: RateLimits): boolean {
-    const held = this.valid(key, limits);
-    return held !== undefined && held.expiresAt - this.now() <= this.leaseMs / 2;
-  }
-
-  /** Puts back request tokens taken from Redis and not spent (a renewal's own take); none once expired. */
-  putBack(key: string, limits: RateLimits, requests: number): void {
-    const held = this.valid(key, limits);
-    if (held !== undefined) held.requests += requests;
-  }
-
   /** Adds what Redis leased; the holding lives `leaseMs` from now. */
   add(key: string, limits: RateLimits, grant: LeaseGrant): void {
     const now = this.now();
