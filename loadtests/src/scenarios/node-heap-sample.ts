@@ -66,16 +66,26 @@ await drive(client, count);
 const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: { head: ProfileNode } };
 session.disconnect();
 
+// Sites whose callers to list too (comma-separated function names), e.g. HEAP_CALLERS=Map,deprecate.
+const callersOf = new Set((process.env['HEAP_CALLERS'] ?? '').split(',').filter((name) => name !== ''));
 const bySite = new Map<string, number>();
+const callers = new Map<string, number>();
 let total = 0;
-const walk = (node: ProfileNode): void => {
+const siteOf = (node: ProfileNode): string => {
   const { functionName, url, lineNumber } = node.callFrame;
-  const site = `${functionName || '(anon)'} ${url.replace(/^file:\/\/.*?\/(gpu-node|shared|loadtests)\//, '$1/')}:${lineNumber + 1}`;
+  return `${functionName || '(anon)'} ${url.replace(/^file:\/\/.*?\/(gpu-node|shared|loadtests)\//, '$1/')}:${lineNumber + 1}`;
+};
+const walk = (node: ProfileNode, path: readonly string[]): void => {
+  const site = siteOf(node);
   bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
   total += node.selfSize;
-  for (const child of node.children) walk(child);
+  if (callersOf.has(node.callFrame.functionName) && node.selfSize > 0) {
+    const chain = `${site} <- ${path.slice(-4).reverse().join(' <- ')}`;
+    callers.set(chain, (callers.get(chain) ?? 0) + node.selfSize);
+  }
+  for (const child of node.children) walk(child, [...path, site]);
 };
-walk(profile.head);
+walk(profile.head, []);
 const lines = [
   `${protocol}, ${count} simple requests (concurrency ${CONCURRENCY}), node and client in one process, ${process.version}`,
   `total sampled ${total} bytes: ${Math.round(total / count)} B/req (client included)`,
@@ -83,6 +93,11 @@ const lines = [
     .sort((a, b) => b[1] - a[1])
     .slice(0, 40)
     .map(([site, bytes]) => `${String(Math.round(bytes / count)).padStart(7)} B/req  ${site}`),
+  ...(callers.size === 0 ? [] : ['', 'callers of the sites asked for (HEAP_CALLERS), top 25:']),
+  ...[...callers]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 25)
+    .map(([chain, bytes]) => `${String(Math.round(bytes / count)).padStart(7)} B/req  ${chain}`),
 ];
 console.log(lines.join('\n'));
 if (out !== undefined) await writeFile(out, `${lines.join('\n')}\n`);

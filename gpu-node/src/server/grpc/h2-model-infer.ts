@@ -34,6 +34,7 @@ import {
   type EncodedInferResponse,
   type UnaryFramingProblem,
 } from '../../../../shared/src/grpc/index.js';
+import { TRACEPARENT_HEADER } from '../../../../shared/src/tracing/index.js';
 import type { NodeCore } from '../../server-api/index.js';
 import type { StreamTaker } from './grpc-js-internals.js';
 import { allowedBy, type Restriction } from '../restricted-apis.js';
@@ -74,109 +75,152 @@ export function modelInferFastPath(core: NodeCore, options: ModelInferFastPathOp
 
 function serve(core: NodeCore, options: ModelInferFastPathOptions, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, timeout: number): void {
   // An 'error' with no listener would throw; every error is followed by 'close', which cancels.
-  stream.on('error', () => undefined);
-  const deadline = Date.now() + timeout;
-  const controller = new AbortController();
-  let model = '';
-  let answered = false;
-  let timer: NodeJS.Timeout | undefined;
-
-  const finish = (): void => {
-    answered = true;
-    if (timer !== undefined) clearTimeout(timer);
-  };
-  const fail = (code: number, details: string): void => {
-    if (answered) return;
-    finish();
-    if (stream.headersSent) return;
-    writeUnlessGone(stream, () =>
-      stream.respond(
-        { ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-status': String(code), 'grpc-message': grpcMessageHeader(details), ...loadTrailerValues(core, model) },
-        { endStream: true },
-      ),
-    );
-  };
-  const expire = (): void => {
-    controller.abort(TesseraError.deadlineExceeded('the request deadline passed'));
-    fail(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded');
-  };
+  stream.on('error', ignore);
+  const call = new ModelInferCall(core, options, stream, headers, Date.now() + timeout);
   if (timeout <= 0) {
-    expire();
+    call.expire();
     return;
   }
   // setTimeout fires at once for delays past 2^31-1 ms; a deadline weeks away needs no timer.
-  if (timeout < MAX_TIMER_MS) timer = setTimeout(expire, timeout).unref();
-  stream.once('close', () => {
-    if (answered) return;
-    finish();
-    controller.abort(
-      Date.now() >= deadline - DEADLINE_SLACK_MS
+  if (timeout < MAX_TIMER_MS) call.timer = setTimeout(() => call.expire(), timeout).unref();
+  stream.once('close', () => call.closed());
+  const onData = (chunk: Buffer): void => {
+    if (!call.received(chunk)) stream.off('data', onData);
+  };
+  stream.on('data', onData);
+  stream.once('end', () => call.ended());
+}
+
+const ignore = (): void => undefined;
+
+/** The answer's headers; http2 copies them on respond, so one object serves every call. */
+const ANSWER_HEADERS = Object.freeze({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-encoding': 'identity' });
+const ANSWER_OPTIONS = Object.freeze({ waitForTrailers: true });
+const FAILURE_OPTIONS = Object.freeze({ endStream: true });
+
+/**
+ * One ModelInfer on its stream: its state and steps as fields and methods, so a call costs one object
+ * and the four stream listeners rather than a closure per step.
+ */
+class ModelInferCall {
+  readonly controller = new AbortController();
+  timer: NodeJS.Timeout | undefined;
+  private model = '';
+  private answered = false;
+  private first: Buffer | undefined;
+  private more: Buffer[] | undefined;
+  private receivedBytes = 0;
+
+  constructor(
+    private readonly core: NodeCore,
+    private readonly options: ModelInferFastPathOptions,
+    private readonly stream: ServerHttp2Stream,
+    private readonly headers: IncomingHttpHeaders,
+    private readonly deadline: number,
+  ) {}
+
+  expire(): void {
+    this.controller.abort(TesseraError.deadlineExceeded('the request deadline passed'));
+    this.fail(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded');
+  }
+
+  closed(): void {
+    if (this.answered) return;
+    this.finish();
+    this.controller.abort(
+      Date.now() >= this.deadline - DEADLINE_SLACK_MS
         ? TesseraError.deadlineExceeded('the request deadline passed')
         : TesseraError.cancelled('the client cancelled the request'),
     );
-  });
+  }
 
-  const chunks: Buffer[] = [];
-  let received = 0;
-  const onData = (chunk: Buffer): void => {
-    received += chunk.length;
-    if (received > options.maxReceiveBytes + GRPC_PREFIX_BYTES) {
-      stream.off('data', onData);
-      fail(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${received - GRPC_PREFIX_BYTES} vs. ${options.maxReceiveBytes})`);
+  /** Keeps `chunk`; false once the message is over the limit (the call is failed, the rest is dropped). */
+  received(chunk: Buffer): boolean {
+    this.receivedBytes += chunk.length;
+    if (this.receivedBytes > this.options.maxReceiveBytes + GRPC_PREFIX_BYTES) {
+      this.first = undefined;
+      this.more = undefined;
+      this.fail(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${this.receivedBytes - GRPC_PREFIX_BYTES} vs. ${this.options.maxReceiveBytes})`);
       // The rest of the body is read and dropped, so the stream closes cleanly.
-      stream.resume();
-      return;
+      this.stream.resume();
+      return false;
     }
-    chunks.push(chunk);
-  };
-  stream.on('data', onData);
-  stream.once('end', () => {
-    if (answered) return;
-    const cut = cutUnaryMessage(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+    if (this.first === undefined) this.first = chunk;
+    else (this.more ??= [this.first]).push(chunk);
+    return true;
+  }
+
+  ended(): void {
+    if (this.answered) return;
+    const body = this.more !== undefined ? Buffer.concat(this.more, this.receivedBytes) : (this.first ?? EMPTY);
+    const cut = cutUnaryMessage(body);
     if ('problem' in cut) {
       const { code, details } = framingStatus(cut.problem);
-      fail(code, details);
+      this.fail(code, details);
       return;
     }
-    void run(cut.message);
-  });
+    void this.run(cut.message);
+  }
 
-  const run = async (message: Buffer): Promise<void> => {
+  private finish(): void {
+    this.answered = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+  }
+
+  private fail(code: number, details: string): void {
+    if (this.answered) return;
+    this.finish();
+    const stream = this.stream;
+    if (stream.headersSent) return;
+    const headers = { ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-status': String(code), 'grpc-message': grpcMessageHeader(details), ...loadTrailerValues(this.core, this.model) };
+    writeUnlessGone(stream, () => stream.respond(headers, FAILURE_OPTIONS));
+  }
+
+  private async run(message: Buffer): Promise<void> {
     let answer: EncodedInferResponse;
     try {
       const msg = decodeModelInferRequest(message);
-      model = msg.modelName;
-      const first = (name: string): string | undefined => {
-        const value = headers[name];
-        return Array.isArray(value) ? value[0] : value;
-      };
-      const response = await core.infer(inferRequestFromProto(msg), {
-        signal: controller.signal,
-        decoupledRefusal: GRPC_DECOUPLED_REFUSAL,
-        ...traceParentFrom(first),
-      });
+      this.model = msg.modelName;
+      // Trace headers are read only when a traceparent came: an untraced call makes no reader closure.
+      const traced = this.headers[TRACEPARENT_HEADER] === undefined ? undefined : traceParentFrom((name) => firstHeader(this.headers, name)).traceParent;
+      const signal = this.controller.signal;
+      const response = await this.core.infer(
+        inferRequestFromProto(msg),
+        traced === undefined ? { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL } : { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL, traceParent: traced },
+      );
       answer = encodeInferResponseFramed(response);
     } catch (error) {
       const tessera = toTesseraError(error);
-      fail(grpcStatusOf(tessera.code), tessera.message);
+      this.fail(grpcStatusOf(tessera.code), tessera.message);
       return;
     }
-    if (answer.messageBytes > options.maxSendBytes) {
-      fail(GrpcStatus.RESOURCE_EXHAUSTED, `Sent message larger than max (${answer.messageBytes} vs. ${options.maxSendBytes})`);
+    if (answer.messageBytes > this.options.maxSendBytes) {
+      this.fail(GrpcStatus.RESOURCE_EXHAUSTED, `Sent message larger than max (${answer.messageBytes} vs. ${this.options.maxSendBytes})`);
       return;
     }
-    if (answered) return;
-    finish();
-    const trailers = { 'grpc-status': '0', ...loadTrailerValues(core, model) };
-    writeUnlessGone(stream, () => {
-      stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-encoding': 'identity' }, { waitForTrailers: true });
+    if (this.answered) return;
+    this.finish();
+    const stream = this.stream;
+    if (stream.destroyed || stream.closed) return;
+    const trailers = { 'grpc-status': '0', ...loadTrailerValues(this.core, this.model) };
+    try {
+      stream.respond(ANSWER_HEADERS, ANSWER_OPTIONS);
       stream.once('wantTrailers', () => writeUnlessGone(stream, () => stream.sendTrailers(trailers)));
       // One write for a small answer; a large output goes uncopied after the bytes before it.
       const { chunks } = answer;
       for (let i = 0; i < chunks.length - 1; i++) stream.write(chunks[i]);
       stream.end(chunks[chunks.length - 1]);
-    });
-  };
+    } catch {
+      // The stream closed under us: see writeUnlessGone.
+    }
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function firstHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /**
