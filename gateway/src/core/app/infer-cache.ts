@@ -6,10 +6,11 @@
  * Version resolution, before the dispatch, so the key and the upstream call agree: the dispatcher's own
  * version chooser (core/routing/version-chooser.ts: the URL's, else the split, else the latest READY on
  * a node whose breaker is not open), else (a static fleet without reports) the version the nodes last
- * answered with for this model. The request is then dispatched pinned to that version. When none can be
- * found (the first request to a model in a static fleet, an unknown model) the request BYPASSes the cache.
- * Caveat of the last: after a new version is deployed on a static fleet, a request naming no version
- * stays pinned to the version answered before.
+ * answered with for this model. A chosen version pins the dispatch; a remembered one only keys the cache:
+ * the node still picks its own latest, and an answer from another version (a new one deployed on a
+ * static fleet) is served but not stored under the old key, and is remembered for the next request.
+ * When none can be found (the first request to a model in a static fleet, an unknown model) the
+ * request BYPASSes the cache.
  */
 import { cacheNamespace } from '../../../../shared/src/cache-key/cache-key-input.js';
 import { isCacheable } from '../../../../shared/src/cache-key/cacheable.js';
@@ -17,7 +18,6 @@ import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import { modelCacheSettings, type CacheSettings } from '../../config/index.js';
 import type { CacheLayer, CacheRunResult } from '../cache/index.js';
 import { parseCacheControl } from '../cache/index.js';
-import type { HeaderReader } from '../http/index.js';
 import type { CacheKeyFunction, Tier } from '../ports/index.js';
 import type { VersionChooser } from '../routing/index.js';
 import type { GatewayInferCache, InferCacheRequest } from './gateway-deps.js';
@@ -37,20 +37,20 @@ export function createInferCache(options: InferCacheOptions): GatewayInferCache 
   const { layer, settings, versions } = options;
   const answeredVersion = new Map<string, string>();
 
-  const resolveVersion = (request: InferRequest, headers: HeaderReader): string | undefined =>
-    versions.choose(request.modelName, request.modelVersion, headers) ?? answeredVersion.get(request.modelName);
-
   return {
     async run(input: InferCacheRequest): Promise<CacheRunResult> {
       const { request, tenantId, tier } = input;
       const model = request.modelName;
-      const version = resolveVersion(request, input.headers);
+      const chosen = versions.choose(model, request.modelVersion, input.headers);
+      const version = chosen ?? answeredVersion.get(model);
       const produce = async (signal: AbortSignal) => {
         // Pinned only when produced: the key takes the version on its own, so a hit copies nothing.
-        const pinned: InferRequest = version === undefined ? request : { ...request, modelVersion: version };
+        const pinned: InferRequest = chosen === undefined ? request : { ...request, modelVersion: chosen };
         const produced = await input.produce(pinned, signal);
-        if (produced.modelVersion !== '') answeredVersion.set(model, produced.modelVersion);
-        return produced;
+        if (produced.modelVersion === '') return produced;
+        answeredVersion.set(model, produced.modelVersion);
+        // Keyed by a remembered version the node no longer answers with: never stored under that key.
+        return version === undefined || produced.modelVersion === version ? produced : { ...produced, cacheable: false };
       };
       const modelSettings = modelCacheSettings(settings, model);
       if (version === undefined || !modelSettings.enabled || !isCacheable(request)) {
