@@ -128,7 +128,7 @@ describe('infer cache on a static fleet (no version reports)', () => {
         headers: { get: (name) => (name === 'cache-control' ? cacheControl : null) },
         cancel: cancellationOf(new AbortController().signal),
         produce: async (pinned) => {
-          askedFor.push(pinned.modelVersion);
+          askedFor.push(pinned.modelVersion ?? '');
           return { body: new TextEncoder().encode(`{"v":"${nodeLatest}"}`), headers: {}, computeUs: 1, modelVersion: nodeLatest };
         },
       });
