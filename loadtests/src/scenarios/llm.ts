@@ -20,7 +20,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startRedisServer } from '../../../shared/test/support/index.js';
 import { runStreamLoad, type StreamLoadResult } from '../lib/clients/sse-stream-client.js';
 import type { BenchOptions } from '../lib/options/bench-options.js';
@@ -30,11 +29,9 @@ import { perCoreSupport, perUnit, pinProcess, readThreadCpu, threadCpuDelta, typ
 import { launchEngineDouble, launchRelayAnchor, engineModelConfig } from '../lib/processes/llm-bench-servers.js';
 import { launchNode, waitForModelReady } from '../lib/processes/node-process.js';
 import { summarizeLatencies, type LatencySummary } from '../lib/sampling/percentiles.js';
-import { launchServer } from '../lib/processes/server-process.js';
 import { coreBusyShare, readCoreTicks } from './llm-core-busy.js';
-import { benchKey, ProcessStack, UNLIMITED_TIER, waitForFleetSize } from './fleet-launch.js';
-
-const GATEWAY_BIN = fileURLToPath(new URL('../../../bin/tessera-gateway.js', import.meta.url));
+import { benchKey, ProcessStack, waitForFleetSize } from './fleet-launch.js';
+import { launchLlmBenchGateway } from './llm-bench-gateway.js';
 
 const DEFAULT_CONCURRENCIES = [1, 16, 64];
 const TOKENS_PER_STREAM = 64;
@@ -146,25 +143,13 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
     const profileDir = process.env.LLM_BENCH_CPU_PROF_DIR;
     // LLM_BENCH_KEEP_WARM_MS=0: leases expire when idle (the gateway before renewal ahead of time).
     const keepWarm = process.env.LLM_BENCH_KEEP_WARM_MS;
-    const configFile = join(work, 'gateway.json');
-    await writeFile(configFile, `${JSON.stringify({
+    const gateway = await launchLlmBenchGateway({
+      work,
+      name: 'bench',
       redisUrl: redis.url,
-      ...(keepWarm === undefined ? {} : { rateLimitKeepWarmMs: Number(keepWarm) }),
-      metrics: { requireAdminKey: false },
-      tiers: {
-        'bench-llm': {
-          priority: 1, queueTimeoutMs: 30_000, queueShare: 1, cacheTtlSeconds: 0, allowedModels: ['*'], ...UNLIMITED_TIER,
-          // Token limits on (every prompt and every 16 completion tokens charged through Redis leases), never reached.
-          llm: { tokensPerMinute: 1_000_000_000 },
-        },
-      },
-      tenants: [{ id: 'bench', tier: 'bench-llm', keys: [{ id: 'bench-1', hash }] }],
-    }, null, 2)}\n`);
-    const gateway = await launchServer({
-      name: 'tessera-gateway',
-      args: [...(profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir]), GATEWAY_BIN, '--config', configFile, '--port', '0', '--host', '127.0.0.1'],
-      startedMsg: 'tessera-gateway started',
-      env: { REDIS_URL: '' },
+      keyHash: hash,
+      ...(keepWarm === undefined ? {} : { keepWarmMs: Number(keepWarm) }),
+      ...(profileDir === undefined ? {} : { profileDir }),
     });
     stack.push(gateway);
     await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);

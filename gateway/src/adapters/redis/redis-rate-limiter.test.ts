@@ -268,10 +268,10 @@ describe('Redis token bucket', () => {
       expect((await scriptCalls()) - start).toBe(20);
     });
 
-    it('lets a lease expire: after leaseMs the next request is decided in Redis again', async () => {
+    it('lets a lease expire when it is not kept warm: after leaseMs the next request is decided in Redis again', async () => {
       let now = 1_000_000;
       const limits: RateLimits = { requestsPerSecond: 100, burst: 100, elementsPerSecond: 0, elementsBurst: 0 };
-      const limiter = createRedisRateLimiter({ redis, logger: silentLogger, leaseMs: 100, now: () => now });
+      const limiter = createRedisRateLimiter({ redis, logger: silentLogger, leaseMs: 100, keepWarmMs: 0, now: () => now });
       const start = await scriptCalls();
       await limiter.take('expiring', 0, limits);
       await limiter.take('expiring', 0, limits);

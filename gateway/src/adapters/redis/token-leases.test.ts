@@ -122,14 +122,42 @@ describe('TokenLeases renewal ahead of time', () => {
     expect(warm.size).toBe(0);
   });
 
+  it('keeps a warm holding spendable past its expiry until a renewal comes back, down to zero, and renews it again after a failure', () => {
+    let now = 0;
+    const leases = new TokenLeases(100, () => now, 1000);
+    leases.add('k', l, grant(3));
+    now = 60;
+    expect(leases.dueForRenewal()).toHaveLength(1);
+    now = 500; // Redis is slow: the renewal has not come back
+    for (let i = 0; i < 3; i++) expect(leases.take('k', 0, l)).toMatchObject({ allowed: true });
+    expect(leases.take('k', 0, l)).toBeUndefined();
+    leases.endRenewal('k');
+    expect(leases.dueForRenewal()).toEqual([{ key: 'k', limits: l }]);
+    // Reconciled: the three spent come out of the fresh grant.
+    leases.renewed('k', l, { requests: 0, elements: 0 }, grant(100));
+    expect(leases.snapshot('k', l)).toEqual({ requests: 100, elements: 0 });
+  });
+
+  it('renews a warm holding whose tick came late (past its expiry) instead of dropping it; a cold one lapses', () => {
+    let now = 0;
+    const warm = new TokenLeases(100, () => now, 1000);
+    const cold = new TokenLeases(100, () => now, 0);
+    warm.add('k', l, grant(10));
+    cold.add('k', l, grant(10));
+    now = 300;
+    expect(cold.take('k', 0, l)).toBeUndefined();
+    expect(warm.take('k', 0, l)).toMatchObject({ allowed: true });
+    expect(warm.dueForRenewal()).toHaveLength(1);
+  });
+
   it('never holds more than a grant: a renewal that finds the holding gone keeps the grant less what it gave back', () => {
     let now = 0;
     const leases = new TokenLeases(100, () => now, 1000);
     leases.add('k', l, grant(100));
     now = 60;
     expect(leases.dueForRenewal()).toHaveLength(1);
-    now = 100; // expired while the renewal was out
-    expect(leases.take('k', 0, l)).toBeUndefined();
+    // Dropped while the renewal was out (the tier changed and back), having spent some of what it gave back.
+    expect(leases.take('k', 0, limits(2000, 5000))).toBeUndefined();
     leases.renewed('k', l, { requests: 100, elements: 0 }, grant(100));
     expect(leases.snapshot('k', l)).toEqual({ requests: 0, elements: 0 });
   });

@@ -28,7 +28,10 @@
  * was spent locally while it was in flight comes out of the new grant), so the tokens a gateway holds
  * were always counted in Redis within `leaseMs`, and a tenant back from idle finds a full bucket that
  * its given-back tokens could not overfill: its bound stays at most one lease per gateway beyond what the
- * bucket grants. The cost: about two script calls per `leaseMs` per warm bucket, for `keepWarmMs`.
+ * bucket grants. A warm holding stays spendable past its expiry until a renewal comes back (a late
+ * timer on a busy core, a Redis slow to answer: what renewal ahead of time is for), and only down to
+ * zero: it never grows before a grant is in, so what it spends was granted by Redis and not given back.
+ * The cost: about two script calls per `leaseMs` per warm bucket, for `keepWarmMs`.
  */
 import type { RateLimitDecision, RateLimits } from '../../core/ports/index.js';
 
@@ -158,11 +161,11 @@ export class TokenLeases {
     for (const [key, held] of this.holdings) {
       if (held.renewing) continue;
       // Swept here too: the tick stops once no holding is left.
-      if (now >= held.expiresAt) {
+      if (this.lapsed(held, now)) {
         this.holdings.delete(key);
         continue;
       }
-      if (now - held.lastUsedAt > this.keepWarmMs) continue;
+      if (!this.warm(held, now)) continue;
       if (held.expiresAt - now <= this.leaseMs / 2 || this.runningLow(held)) {
         held.renewing = true;
         due.push({ key, limits: held.limits });
@@ -221,6 +224,16 @@ export class TokenLeases {
     if (held !== undefined) held.renewing = false;
   }
 
+  /** Used within `keepWarmMs`: renewed, and not dropped at its expiry (a late tick renews it then). */
+  private warm(held: Holding, now: number): boolean {
+    return this.keepWarmMs > 0 && now - held.lastUsedAt <= this.keepWarmMs;
+  }
+
+  /** Past its expiry with no renewal coming: a cold holding, or one whose renewal is not out. */
+  private lapsed(held: Holding, now: number): boolean {
+    return now >= held.expiresAt && !held.renewing && !this.warm(held, now);
+  }
+
   private runningLow(held: Holding): boolean {
     const target = leaseTarget(held.limits, this.leaseMs);
     return held.requests * 2 < target.requests || held.elements * 2 < target.elements;
@@ -228,14 +241,18 @@ export class TokenLeases {
 
   private sweep(now: number): void {
     this.lastSweep = now;
-    for (const [key, held] of this.holdings) if (now >= held.expiresAt) this.holdings.delete(key);
+    for (const [key, held] of this.holdings) if (this.lapsed(held, now)) this.holdings.delete(key);
   }
 
-  /** The holding for `key` if it is still good for `limits`; an expired or stale one is dropped. */
+  /**
+   * The holding for `key` if it is still good for `limits`; a lapsed or stale one is dropped. A warm one
+   * outlives its expiry until a renewal reconciles it (what it spends meanwhile comes out of that
+   * renewal's grant, `renewed`), so a late timer or a slow Redis does not put requests back on its path.
+   */
   private valid(key: string, limits: RateLimits): Holding | undefined {
     const held = this.holdings.get(key);
     if (held === undefined) return undefined;
-    if (this.now() >= held.expiresAt || !sameLimits(held.limits, limits)) {
+    if (this.lapsed(held, this.now()) || !sameLimits(held.limits, limits)) {
       this.holdings.delete(key);
       return undefined;
     }

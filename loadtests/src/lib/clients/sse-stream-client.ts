@@ -21,6 +21,8 @@ export interface StreamLoadOptions {
   readonly durationMs: number;
   /** Spread the clients' first starts evenly over this long; default 0 (all at once). */
   readonly staggerMs?: number;
+  /** Each client stops after this many streams even inside the window; default no limit. */
+  readonly streamsPerClient?: number;
 }
 
 export interface StreamLoadResult {
@@ -88,7 +90,8 @@ export async function runStreamLoad(options: StreamLoadOptions): Promise<StreamL
       const delayMs = ((options.staggerMs ?? 0) * client) / options.concurrency;
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       let first = true;
-      while (performance.now() < end) {
+      let sent = 0;
+      while (performance.now() < end && sent++ < (options.streamsPerClient ?? Infinity)) {
         try {
           // Read after the await: `tokens += await ...` would add to a total read before it, losing updates.
           const streamed = await streamOnce(agent, options, samples, first);
