@@ -133,7 +133,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   }
   const rateLimiter =
     redis !== undefined
-      ? createRedisRateLimiter({ redis, prefix, logger, leaseMs: config.rateLimitLeaseMs, onStoreError: () => metrics.rateLimitStoreError() })
+      ? createRedisRateLimiter({ redis, prefix, logger, leaseMs: config.rateLimitLeaseMs, keepWarmMs: config.rateLimitKeepWarmMs, onStoreError: () => metrics.rateLimitStoreError() })
       : createMemoryRateLimiter();
 
   let directory;
