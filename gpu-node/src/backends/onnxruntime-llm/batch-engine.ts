@@ -1,19 +1,21 @@
 /**
  * Continuous batching for one model instance: every decode step runs over all active sequences, one
  * model run per length bucket (length-bucket.ts: sequences grouped by cached length, each bucket's cache
- * padded only to its own longest); a new request is prefilled on its own (so its cache is the same
- * whatever else runs), its first token goes out at once, and it joins the next step; requests that
- * arrive during a step are prefilled between its bucket runs, so a newcomer waits for one run, not a
- * whole step. A finished or cancelled sequence leaves right after the run that ends it and its cache row
- * goes back. Admission takes the waiting requests in priority order (then arrival) while fewer than
- * `maxNumSeqs` run and the KV budget holds each one's worst case (prompt + max_tokens), so a running
- * sequence never runs out of cache; a request that cannot wait (policy `reject`) or would never fit is
- * refused with the reason.
+ * padded only to its own longest). The requests waiting when the engine gets to them are prefilled
+ * together, one run per group of up to `maxBatchedTokens` padded tokens (prefill-batch.ts: right-padded
+ * rows, each computing what it would alone), their first tokens go out at once, and they join the next
+ * step; requests that arrive during a step are prefilled between its bucket runs, so a newcomer waits
+ * for one run, not a whole step. A finished or cancelled sequence leaves right after the run that ends
+ * it and its cache row goes back. Admission takes the waiting requests in priority order (then arrival)
+ * while fewer than `maxNumSeqs` run and the KV budget holds each one's worst case (prompt + max_tokens),
+ * so a running sequence never runs out of cache; a request that cannot wait (policy `reject`) or would
+ * never fit is refused with the reason.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { DecoderLayout } from './decoder-layout.js';
 import { KvCache, type CopyCounters } from './kv-cache.js';
 import { bucketIndexOf, bucketLimits } from './length-bucket.js';
+import { paddedTokens, prefillFeeds, presentRow } from './prefill-batch.js';
 import { sampleToken, seededRandom, type SamplingParameters } from './sampling.js';
 import { TextStream, type Detokenizer } from './text-stream.js';
 
@@ -49,6 +51,8 @@ export interface EngineOptions {
   readonly maxQueueSize: number;
   /** Cached-length bounds of the length buckets (length-bucket.ts); [] = one padded run per step. */
   readonly lengthBuckets: readonly number[];
+  /** Most padded prompt tokens (rows × longest prompt) of one prefill run; a longer prompt runs alone. */
+  readonly maxBatchedTokens: number;
 }
 
 export interface AddRequest {
@@ -91,6 +95,10 @@ export interface EngineStats {
   readonly prefillsBetweenRuns: number;
   /** Prefilled requests, the time they waited from arrival to their prefill (ns, summed: what a newcomer waits for) and their prefills' time (ns). */
   readonly prefills: number;
+  /** Model runs of prefills (a run prefills a group of requests), their prompt tokens and their padded tokens (rows × longest). */
+  readonly prefillRuns: number;
+  readonly prefillTokens: number;
+  readonly prefillPaddedTokens: number;
   readonly admissionWaitNs: number;
   readonly prefillNs: number;
 }
@@ -113,8 +121,8 @@ export class BatchEngine {
   private active = 0;
   /** Events not yet emitted (emitted after each admission round and each step). */
   private pending: SequenceEvent[] = [];
-  /** The request whose prefill is in flight (neither waiting nor in a bucket: a cancel must still find it). */
-  private prefilling: Sequence | undefined;
+  /** The requests whose prefill is in flight (neither waiting nor in a bucket: a cancel must still find them). */
+  private prefilling: Sequence[] = [];
   private reservedBytes = 0;
   private arrivals = 0;
   private running = false;
@@ -126,6 +134,9 @@ export class BatchEngine {
   private bucketMoves = 0;
   private prefillsBetweenRuns = 0;
   private prefills = 0;
+  private prefillRuns = 0;
+  private prefillTokens = 0;
+  private prefillPaddedTokens = 0;
   private admissionWaitNs = 0;
   private prefillNs = 0;
   readonly bytesPerToken: number;
@@ -204,7 +215,7 @@ export class BatchEngine {
       this.emit([{ id, text: '', tokens: 0, done: 'cancelled' }]);
       return;
     }
-    if (this.prefilling?.request.id === id) this.prefilling.cancelled = true;
+    for (const s of this.prefilling) if (s.request.id === id) s.cancelled = true;
     for (const bucket of this.buckets) {
       const sequence = bucket.rows.find((s) => s.request.id === id);
       if (sequence !== undefined) sequence.cancelled = true;
@@ -228,6 +239,9 @@ export class BatchEngine {
       bucketMoves: this.bucketMoves,
       prefillsBetweenRuns: this.prefillsBetweenRuns,
       prefills: this.prefills,
+      prefillRuns: this.prefillRuns,
+      prefillTokens: this.prefillTokens,
+      prefillPaddedTokens: this.prefillPaddedTokens,
       admissionWaitNs: this.admissionWaitNs,
       prefillNs: this.prefillNs,
     };
@@ -240,7 +254,8 @@ export class BatchEngine {
   private kick(): void {
     if (this.running) return;
     this.running = true;
-    void this.loop().finally(() => (this.running = false));
+    // From the next turn: requests that arrive together (one batch of messages) are prefilled together.
+    setImmediate(() => void this.loop().finally(() => (this.running = false)));
   }
 
   private async loop(): Promise<void> {
@@ -280,54 +295,99 @@ export class BatchEngine {
     return best;
   }
 
-  /** Prefills the waiting requests that fit, best priority first; stops at the first that does not. */
+  /**
+   * Prefills the waiting requests that fit, best priority first (stopping at the first that does not),
+   * in groups of up to `maxBatchedTokens` padded tokens, one model run per group; returns how many it admitted.
+   */
   private async admit(): Promise<number> {
-    const events = this.pending;
     let admitted = 0;
     for (;;) {
-      const next = this.nextWaiting();
-      if (next === undefined || !this.fits(next.reservedBytes)) return admitted;
-      admitted += 1;
-      this.waiting.splice(this.waiting.indexOf(next), 1);
-      if (next.maxTokens === 0) {
-        events.push({ id: next.request.id, text: '', tokens: 0, done: 'length' });
-        continue;
-      }
-      this.reservedBytes += next.reservedBytes;
-      const ids = next.request.promptIds;
-      const length = ids.length;
-      const feeds: Record<string, { data: Float32Array | BigInt64Array; dims: readonly number[] }> = {
-        input_ids: { data: BigInt64Array.from(ids, BigInt), dims: [1, length] },
-        position_ids: { data: BigInt64Array.from(ids, (_, i) => BigInt(i)), dims: [1, length] },
-        attention_mask: { data: new BigInt64Array(length).fill(1n), dims: [1, length] },
-      };
-      const empty = new Float32Array(0);
-      const bucket = this.buckets[bucketIndexOf(this.limits, length)] as Bucket;
-      for (const name of bucket.cache.pastNames) feeds[name] = { data: empty, dims: [1, this.layout.heads, 0, this.layout.headDim] };
-      let outputs;
-      const prefillStarted = process.hrtime.bigint();
-      this.prefills += 1;
-      this.admissionWaitNs += Number(prefillStarted - next.arrivedNs);
-      this.prefilling = next;
-      try {
-        outputs = await this.runner.run(feeds);
-        this.prefillNs += Number(process.hrtime.bigint() - prefillStarted);
-      } catch (error) {
-        this.reservedBytes -= next.reservedBytes;
-        events.push({ id: next.request.id, text: '', tokens: 0, error: TesseraError.internal(`prefill failed: ${message(error)}`) });
-        continue;
-      } finally {
-        this.prefilling = undefined;
-      }
-      const row = bucket.cache.addRow(
-        bucket.cache.presentNames.map((n) => (outputs[n] as { data: Float32Array }).data),
-        length,
-      );
-      bucket.rows[row] = next;
-      this.active += 1;
-      this.advance(next, outputs['logits']!.data, (length - 1) * this.vocab, events);
-      if (next.generated < 0) this.leave(bucket, row);
+      const group = this.takeGroup();
+      if (group === undefined) return admitted;
+      admitted += group.length;
+      if (group.length > 0) await this.prefill(group);
     }
+  }
+
+  /**
+   * Takes the next prefill group off the queue, in admission order, reserving each member's cache:
+   * members while they fit the budget and `maxNumSeqs`, padded tokens (rows × longest prompt) within
+   * `maxBatchedTokens` (a longer prompt alone is still taken: it runs by itself). Requests of
+   * max_tokens 0 end here. undefined when nothing can be admitted.
+   */
+  private takeGroup(): Sequence[] | undefined {
+    const group: Sequence[] = [];
+    let longest = 0;
+    let taken = 0;
+    for (;;) {
+      const next = this.nextWaiting();
+      if (next === undefined || !this.fits(next.reservedBytes)) break;
+      const length = next.request.promptIds.length;
+      if (group.length > 0 && paddedTokens(group.length + 1, Math.max(longest, length)) > this.options.maxBatchedTokens) break;
+      this.waiting.splice(this.waiting.indexOf(next), 1);
+      taken += 1;
+      if (next.maxTokens === 0) {
+        this.pending.push({ id: next.request.id, text: '', tokens: 0, done: 'length' });
+        continue;
+      }
+      // Counted as running from now, so `fits` sees the group's rows and cache.
+      this.reservedBytes += next.reservedBytes;
+      this.active += 1;
+      group.push(next);
+      longest = Math.max(longest, length);
+    }
+    return taken === 0 ? undefined : group;
+  }
+
+  /** One model run over a group's prompts; each member's cache joins its bucket and its first token goes out. */
+  private async prefill(group: Sequence[]): Promise<void> {
+    const events = this.pending;
+    const { feeds, longest } = prefillFeeds(group.map((s) => s.request.promptIds));
+    const rows = group.length;
+    const empty = new Float32Array(0);
+    for (const name of (this.buckets[0] as Bucket).cache.pastNames) feeds[name] = { data: empty, dims: [rows, this.layout.heads, 0, this.layout.headDim] };
+    const started = process.hrtime.bigint();
+    for (const s of group) this.admissionWaitNs += Number(started - s.arrivedNs);
+    this.prefills += rows;
+    this.prefillRuns += 1;
+    this.prefillTokens += group.reduce((sum, s) => sum + s.request.promptIds.length, 0);
+    this.prefillPaddedTokens += paddedTokens(rows, longest);
+    this.prefilling = group;
+    let outputs;
+    try {
+      outputs = await this.runner.run(feeds);
+      this.prefillNs += Number(process.hrtime.bigint() - started);
+    } catch (error) {
+      for (const s of group) {
+        this.free(s);
+        events.push({ id: s.request.id, text: '', tokens: 0, error: TesseraError.internal(`prefill failed: ${message(error)}`) });
+      }
+      this.flush();
+      return;
+    } finally {
+      this.prefilling = [];
+    }
+    const logits = outputs['logits']!.data;
+    group.forEach((s, r) => {
+      // Cancelled while its prefill ran: its cache is never copied in.
+      if (s.cancelled) {
+        this.free(s);
+        events.push({ id: s.request.id, text: '', tokens: 0, done: 'cancelled' });
+        return;
+      }
+      const length = s.request.promptIds.length;
+      const bucket = this.buckets[bucketIndexOf(this.limits, length)] as Bucket;
+      const row = bucket.cache.addRow(
+        bucket.cache.presentNames.map((n) => presentRow((outputs[n] as { data: Float32Array }).data, r, rows)),
+        length,
+        longest,
+      );
+      bucket.rows[row] = s;
+      this.advance(s, logits, (r * longest + length - 1) * this.vocab, events);
+      if (s.generated < 0) this.leave(bucket, row);
+    });
+    // This group's first tokens go out now, not after the groups behind it.
+    this.flush();
   }
 
   /**
@@ -432,10 +492,14 @@ export class BatchEngine {
   }
 
   private leave(bucket: Bucket, row: number): void {
-    const s = bucket.rows[row] as Sequence;
+    this.free(bucket.rows[row] as Sequence);
+    this.removeRow(bucket, row);
+  }
+
+  /** A sequence stops counting against the budget and `maxNumSeqs`. */
+  private free(s: Sequence): void {
     this.reservedBytes -= s.reservedBytes;
     this.active -= 1;
-    this.removeRow(bucket, row);
   }
 
   /** Takes a row out of a bucket; its last row moves into the hole (rows stay dense). */
