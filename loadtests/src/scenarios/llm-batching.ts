@@ -31,7 +31,8 @@ import { formatTable } from '../lib/output/text-table.js';
 import { perCoreSupport, pinnedCommand, pinProcess } from '../lib/per-core/index.js';
 import { readThreadCpu, threadCpuDelta } from '../lib/per-core/index.js';
 import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
-import { closedLoop, probes, wholeRequestBatches, windowFigures, type StreamRecord, type WindowFigures } from './llm-stream-client.js';
+import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
+import { closedLoop, probes, wholeRequestBatch, windowFigures, type StreamRecord, type WindowFigures } from './llm-stream-client.js';
 
 const RESULTS_ROOT = fileURLToPath(new URL('../../results', import.meta.url));
 const RESULTS_FOLDER = '2026-11-26c-prefill';
@@ -96,9 +97,12 @@ async function measure(
   })();
   const records = await load(toMs);
   await cpuWindow;
-  const figures = windowFigures(records, fromMs, toMs);
-  const cpu = threadCpuDelta(before, after, node.pid);
-  const tokens = figures.tokensPerSecond * options.durationS;
+  return summarize(node, label, concurrency, windowFigures(records, fromMs, toMs), threadCpuDelta(before, after, node.pid), options.durationS);
+}
+
+/** The window's figures with the node's CPU per token (and its busiest threads'), logged as they come. */
+function summarize(node: RunningNode, label: string, concurrency: number, figures: WindowFigures, cpu: ReturnType<typeof threadCpuDelta>, seconds: number): Measured {
+  const tokens = figures.tokensPerSecond * seconds;
   const busiest = Object.entries(cpu.byThread)
     .sort((a, b) => b[1] - a[1])
     .slice(0, 3)
@@ -108,6 +112,23 @@ async function measure(
     `llm-batching: ${label} c=${concurrency}: ${figures.tokensPerSecond.toFixed(0)} tok/s, TTFT p50 ${figures.ttftMs.p50.toFixed(1)} p99 ${figures.ttftMs.p99.toFixed(1)} ms, ITL p99 ${figures.itlMs.p99.toFixed(1)} ms, errors ${figures.errors}, CPU µs/token by thread ${JSON.stringify(measured.busiestThreadsUsPerToken)}\n`,
   );
   return measured;
+}
+
+/**
+ * Whole-request batches measured over whole batches (one batch of warm-up, then batches until the
+ * duration has passed, CPU read at batch boundaries): a batch's first steps carry all its rows and its
+ * last ones few useful rows, so a fixed window cut through a batch would flatter or punish the baseline.
+ */
+async function measureWholeBatches(node: RunningNode, model: string, label: string, size: number, options: BenchOptions, mode: 'static' | 'shrinking'): Promise<Measured> {
+  const random = mulberry32(3);
+  await wholeRequestBatch(node.httpBase, model, size, random, mode);
+  const before = await readThreadCpu(node.pid);
+  const fromMs = performance.now();
+  const records: StreamRecord[] = [];
+  while (performance.now() - fromMs < options.durationS * 1000) records.push(...(await wholeRequestBatch(node.httpBase, model, size, random, mode)));
+  const toMs = performance.now();
+  const after = await readThreadCpu(node.pid);
+  return summarize(node, label, size, windowFigures(records, fromMs, toMs + 1), threadCpuDelta(before, after, node.pid), (toMs + 1 - fromMs) / 1000);
 }
 
 const fmt = (v: number, digits = 1): string => (Number.isFinite(v) ? v.toFixed(digits) : '-');
@@ -150,12 +171,8 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
     for (const c of concurrencies) curve.push(await measure(node, 'continuous batching', c, options, (until) => closedLoop(node.httpBase, CONTINUOUS, c, until, c)));
     const top = Math.max(...concurrencies);
     const oneAtATime = await measure(node, 'one sequence at a time', top, options, (until) => closedLoop(node.httpBase, ONE_AT_A_TIME, top, until, top));
-    const wholeRequestStatic = await measure(node, 'whole-request batches, static (rows kept to the longest)', top, options, (until) =>
-      wholeRequestBatches(node.httpBase, CONTINUOUS, top, until, 3, 'static'),
-    );
-    const wholeRequestShrinking = await measure(node, 'whole-request batches, shrinking (finished rows leave)', top, options, (until) =>
-      wholeRequestBatches(node.httpBase, CONTINUOUS, top, until, 3, 'shrinking'),
-    );
+    const wholeRequestStatic = await measureWholeBatches(node, CONTINUOUS, 'whole-request batches, static (rows kept to the longest)', top, options, 'static');
+    const wholeRequestShrinking = await measureWholeBatches(node, CONTINUOUS, 'whole-request batches, shrinking (finished rows leave)', top, options, 'shrinking');
     // TTFT with long generations in flight: 31 streams of 256 tokens, and short probes beside them. The
     // streams start together, so they end and restart in waves of 31 arrivals (the target's figure); a
     // second window staggers their first lengths so restarts spread out (no waves), reported beside it.

@@ -98,7 +98,8 @@ export async function closedLoop(httpBase: string, model: string, clients: numbe
 }
 
 /**
- * Whole-request batching: `size` requests sent together; the next batch only when all of them ended.
+ * One whole-request batch: `size` requests sent together, resolved when all of them ended (the caller
+ * sends the next batch only then).
  * - `static` (the issue's baseline: "batch formed once, run to its longest member"): every row keeps
  *   computing until the longest member's last token, as HF generate or a dynamic batcher over a
  *   non-decoupled generate model do; each request asks for the batch's longest length and only its own
@@ -106,15 +107,10 @@ export async function closedLoop(httpBase: string, model: string, clients: numbe
  * - `shrinking`: each request asks for its own length, so on this engine a finished row leaves the
  *   batch and the later steps run over fewer rows: stronger than static batching.
  */
-export async function wholeRequestBatches(httpBase: string, model: string, size: number, untilMs: number, seed: number, mode: 'static' | 'shrinking'): Promise<StreamRecord[]> {
-  const records: StreamRecord[] = [];
-  const random = mulberry32(seed);
-  while (performance.now() < untilMs) {
-    const batch = Array.from({ length: size }, () => ({ prompt: promptFor(random), length: outputLength(random) }));
-    const longest = Math.max(...batch.map((r) => r.length));
-    records.push(...(await Promise.all(batch.map((r) => (mode === 'static' ? streamOnce(httpBase, model, r.prompt, longest, r.length) : streamOnce(httpBase, model, r.prompt, r.length))))));
-  }
-  return records;
+export async function wholeRequestBatch(httpBase: string, model: string, size: number, random: () => number, mode: 'static' | 'shrinking'): Promise<StreamRecord[]> {
+  const batch = Array.from({ length: size }, () => ({ prompt: promptFor(random), length: outputLength(random) }));
+  const longest = Math.max(...batch.map((r) => r.length));
+  return Promise.all(batch.map((r) => (mode === 'static' ? streamOnce(httpBase, model, r.prompt, longest, r.length) : streamOnce(httpBase, model, r.prompt, r.length))));
 }
 
 /** Short requests one after another (TTFT probes) until `untilMs`. */

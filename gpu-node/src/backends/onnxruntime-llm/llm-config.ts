@@ -13,7 +13,7 @@
  * - `num_heads`, `head_dim`: only for models whose KV inputs leave them symbolic;
  * - `length_buckets` (default `none`: one padded run over every sequence): cached-length bounds splitting
  *   a decode step into one run per bucket (length-bucket.ts), for models whose weights stay in cache;
- * - `max_num_batched_tokens` (default 2048, as vLLM's): most padded prompt tokens (rows × longest prompt)
+ * - `max_num_batched_tokens` (default 512): most padded prompt tokens (rows × longest prompt)
  *   one prefill run takes; the waiting requests are prefilled in groups within it (a longer prompt runs alone).
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
@@ -40,7 +40,12 @@ export interface LlmSettings {
 export const DEFAULT_MAX_NUM_SEQS = 32;
 export const DEFAULT_KV_CACHE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_CONTEXT_LENGTH = 512;
-export const DEFAULT_MAX_BATCHED_TOKENS = 2048;
+/**
+ * 512, not vLLM's 2048: prefill on a CPU core is compute-bound (a group costs about the sum of its
+ * members), and every member's first token waits for its whole run; 512 padded tokens still amortize a
+ * run's fixed cost over about ten typical prompts (docs/benchmarks.md, issue 21 third pass).
+ */
+export const DEFAULT_MAX_BATCHED_TOKENS = 512;
 
 export function llmSettingsOf(source: ModelSource): LlmSettings {
   const text = (key: string): string | undefined => {
