@@ -19,9 +19,11 @@ function standInRunner(log: string[], hold: () => Promise<void>, holdPrefill: ()
     async run(feeds, into?): Promise<Record<string, { data: Float32Array; dims: readonly number[] }>> {
       const [rows, seq] = feeds['input_ids']!.dims as [number, number];
       if (into === undefined) {
-        log.push(rows === 1 ? `prefill of ${seq}` : `prefill of ${rows} rows of ${seq}`);
+        const past = feeds['past_key_values.0.key']!.dims[2] as number;
+        log.push(`${rows === 1 ? `prefill of ${seq}` : `prefill of ${rows} rows of ${seq}`}${past > 0 ? ` after ${past}` : ''}`);
         await holdPrefill();
-        const present = { data: new Float32Array(rows * seq * LAYOUT.heads * LAYOUT.headDim), dims: [rows, LAYOUT.heads, seq, LAYOUT.headDim] };
+        const total = past + seq;
+        const present = { data: new Float32Array(rows * total * LAYOUT.heads * LAYOUT.headDim), dims: [rows, LAYOUT.heads, total, LAYOUT.headDim] };
         return { logits: { data: new Float32Array(rows * seq * VOCAB), dims: [rows, seq, VOCAB] }, 'present.0.key': present, 'present.0.value': present };
       }
       const capacity = feeds['past_key_values.0.key']!.dims[2] as number;
@@ -158,13 +160,59 @@ describe('BatchEngine order of work', () => {
     engine.add({ id: 3, promptIds: [1, 2], params: GREEDY, priority: 0 });
     // 2 rows × 3 = 6; a third row of 3 would make 9 > 8.
     engine.add({ id: 4, promptIds: [1, 2, 3], params: GREEDY, priority: 0 });
-    // Longer than the whole budget: it runs alone.
-    engine.add({ id: 5, promptIds: [1, 2, 3, 1, 2, 3, 1, 2, 3, 1], params: GREEDY, priority: 0 });
     release();
     await drain(engine);
-    // Three runs, in arrival order, all before the next decode step; each run's first tokens out at its end.
-    expect(log.slice(2, 10)).toEqual(['decode of 1 at capacity 4', 'emit 1', 'prefill of 2 rows of 3', 'emit 2,3', 'prefill of 3', 'emit 4', 'prefill of 10', 'emit 5']);
-    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 5, prefillRuns: 4 });
+    // Two runs, in arrival order, both before the next decode step; each run's first tokens out at its end.
+    expect(log.slice(2, 8)).toEqual(['decode of 1 at capacity 4', 'emit 1', 'prefill of 2 rows of 3', 'emit 2,3', 'prefill of 3', 'emit 4']);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 4, prefillRuns: 3, prefillChunks: 0 });
+  });
+
+  it('prefills a prompt longer than the budget in chunks, with the running sequences decoded between them', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    const { engine, holding, release } = heldEngine(log, events, 4);
+    engine.add({ id: 1, promptIds: [1], params: { ...GREEDY, maxTokens: 6 }, priority: 0 });
+    await holding;
+    // 10 tokens over a budget of 4: chunks of 4, 4 and 2, each attending to the chunks before it.
+    engine.add({ id: 2, promptIds: [1, 2, 3, 1, 2, 3, 1, 2, 3, 1], params: GREEDY, priority: 0 });
+    // Behind it in the queue: prefilled once the long prompt is.
+    engine.add({ id: 3, promptIds: [2, 2], params: GREEDY, priority: 0 });
+    release();
+    await drain(engine);
+    const prefills = log.filter((l) => l.startsWith('prefill'));
+    expect(prefills).toEqual(['prefill of 1', 'prefill of 4', 'prefill of 4 after 4', 'prefill of 2 after 8', 'prefill of 2']);
+    // Request 1 keeps decoding between the chunks.
+    const between = (a: string, b: string) => log.slice(log.indexOf(a) + 1, log.indexOf(b)).filter((l) => l.startsWith('decode')).length;
+    expect(log.slice(0, log.indexOf('prefill of 4')).filter((l) => l.startsWith('decode')).length).toBe(1);
+    expect(between('prefill of 4 after 4', 'prefill of 2 after 8')).toBe(1);
+    for (const id of [1, 2, 3]) expect(events.filter((e) => e.id === id).reduce((n, e) => n + e.tokens, 0)).toBe(id === 1 ? 6 : 3);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 3, prefillRuns: 5, prefillChunks: 3 });
+  });
+
+  it('a prompt cancelled during one of its chunks leaves as cancelled, runs no further chunk and frees its cache', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    let releaseChunk: () => void = () => {};
+    const chunkHeld = new Promise<void>((resolve) => (releaseChunk = resolve));
+    let markChunk: () => void = () => {};
+    const atChunk = new Promise<void>((resolve) => (markChunk = resolve));
+    // The second chunk's run is held until the cancel is in.
+    const { engine, holding, release } = heldEngine(log, events, 4, () => {
+      if (log[log.length - 1] !== 'prefill of 4 after 4') return Promise.resolve();
+      markChunk();
+      return chunkHeld;
+    });
+    engine.add({ id: 1, promptIds: [1], params: { ...GREEDY, maxTokens: 6 }, priority: 0 });
+    await holding;
+    engine.add({ id: 2, promptIds: [1, 2, 3, 1, 2, 3, 1, 2, 3, 1], params: GREEDY, priority: 0 });
+    release();
+    await atChunk;
+    engine.cancel(2);
+    releaseChunk();
+    await drain(engine);
+    expect(events.filter((e) => e.id === 2)).toEqual([{ id: 2, text: '', tokens: 0, done: 'cancelled' }]);
+    expect(log.filter((l) => l.includes('after 8'))).toEqual([]);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
   });
 
   it('a request cancelled during a batched prefill leaves as cancelled; the others of its run go on', async () => {

@@ -15,7 +15,7 @@ import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { DecoderLayout } from './decoder-layout.js';
 import { KvCache, type CopyCounters } from './kv-cache.js';
 import { bucketIndexOf, bucketLimits } from './length-bucket.js';
-import { paddedTokens, prefillFeeds, presentRow } from './prefill-batch.js';
+import { chunkFeeds, paddedTokens, prefillFeeds, presentRow } from './prefill-batch.js';
 import { sampleToken, seededRandom, type SamplingParameters } from './sampling.js';
 import { TextStream, type Detokenizer } from './text-stream.js';
 
@@ -51,7 +51,7 @@ export interface EngineOptions {
   readonly maxQueueSize: number;
   /** Cached-length bounds of the length buckets (length-bucket.ts); [] = one padded run per step. */
   readonly lengthBuckets: readonly number[];
-  /** Most padded prompt tokens (rows × longest prompt) of one prefill run; a longer prompt runs alone. */
+  /** Most padded prompt tokens (rows × longest prompt) of one prefill run; a longer prompt is prefilled alone, in chunks of this size. */
   readonly maxBatchedTokens: number;
 }
 
@@ -99,10 +99,19 @@ export interface EngineStats {
   readonly prefillRuns: number;
   readonly prefillTokens: number;
   readonly prefillPaddedTokens: number;
+  /** Prefill runs that were chunks of a prompt longer than the budget. */
+  readonly prefillChunks: number;
   readonly admissionWaitNs: number;
   readonly prefillNs: number;
   /** From arrival to the end of its prefill run (its first token sampled), summed over prefilled requests (ns): the engine's part of TTFT. */
   readonly firstTokenNs: number;
+}
+
+/** A prompt longer than a prefill run's budget, prefilled a chunk per admission round: its cache so far ([1, heads, done, head_dim] per past input). */
+interface Chunking {
+  readonly s: Sequence;
+  done: number;
+  past: Float32Array[];
 }
 
 /** The sequences of one length bucket and their cache (row r of the cache = rows[r]). */
@@ -139,6 +148,9 @@ export class BatchEngine {
   private prefillRuns = 0;
   private prefillTokens = 0;
   private prefillPaddedTokens = 0;
+  private prefillChunks = 0;
+  /** The long prompt being prefilled in chunks, if any (admitted: counted in `active`). */
+  private chunking: Chunking | undefined;
   private admissionWaitNs = 0;
   private prefillNs = 0;
   private firstTokenNs = 0;
@@ -219,6 +231,7 @@ export class BatchEngine {
       return;
     }
     for (const s of this.prefilling) if (s.request.id === id) s.cancelled = true;
+    if (this.chunking?.s.request.id === id) this.chunking.s.cancelled = true;
     for (const bucket of this.buckets) {
       const sequence = bucket.rows.find((s) => s.request.id === id);
       if (sequence !== undefined) sequence.cancelled = true;
@@ -245,6 +258,7 @@ export class BatchEngine {
       prefillRuns: this.prefillRuns,
       prefillTokens: this.prefillTokens,
       prefillPaddedTokens: this.prefillPaddedTokens,
+      prefillChunks: this.prefillChunks,
       admissionWaitNs: this.admissionWaitNs,
       prefillNs: this.prefillNs,
       firstTokenNs: this.firstTokenNs,
@@ -306,20 +320,25 @@ export class BatchEngine {
   private async admit(): Promise<number> {
     let admitted = 0;
     for (;;) {
-      const group = this.takeGroup();
-      if (group === undefined) return admitted;
-      admitted += group.length;
-      if (group.length > 0) await this.prefill(group);
+      // A long prompt goes a chunk per round, so the decode steps of the others run between its chunks.
+      if (this.chunking !== undefined) {
+        await this.prefillChunk(this.chunking);
+        if (this.chunking !== undefined) return admitted;
+      }
+      const taken = this.takeGroup();
+      if (taken === undefined) return admitted;
+      admitted += taken.count;
+      if (taken.group.length > 0) await this.prefill(taken.group);
     }
   }
 
   /**
    * Takes the next prefill group off the queue, in admission order, reserving each member's cache:
    * members while they fit the budget and `maxNumSeqs`, padded tokens (rows × longest prompt) within
-   * `maxBatchedTokens` (a longer prompt alone is still taken: it runs by itself). Requests of
-   * max_tokens 0 end here. undefined when nothing can be admitted.
+   * `maxBatchedTokens`; a longer prompt at the head of the queue is taken alone, to be prefilled in
+   * chunks (`chunking`). Requests of max_tokens 0 end here. undefined when nothing can be admitted.
    */
-  private takeGroup(): Sequence[] | undefined {
+  private takeGroup(): { group: Sequence[]; count: number } | undefined {
     const group: Sequence[] = [];
     let longest = 0;
     let taken = 0;
@@ -337,10 +356,73 @@ export class BatchEngine {
       // Counted as running from now, so `fits` sees the group's rows and cache.
       this.reservedBytes += next.reservedBytes;
       this.active += 1;
+      if (group.length === 0 && length > this.options.maxBatchedTokens) {
+        this.chunking = { s: next, done: 0, past: [] };
+        break;
+      }
       group.push(next);
       longest = Math.max(longest, length);
     }
-    return taken === 0 ? undefined : group;
+    return taken === 0 ? undefined : { group, count: taken };
+  }
+
+  /** One chunk of the long prompt being prefilled; after its last chunk it joins its bucket and its first token goes out. */
+  private async prefillChunk(c: Chunking): Promise<void> {
+    const { s } = c;
+    const events = this.pending;
+    const ids = s.request.promptIds;
+    if (s.cancelled) {
+      this.chunking = undefined;
+      this.free(s);
+      events.push({ id: s.request.id, text: '', tokens: 0, done: 'cancelled' });
+      this.flush();
+      return;
+    }
+    const to = Math.min(ids.length, c.done + this.options.maxBatchedTokens);
+    const feeds = chunkFeeds(ids, c.done, to);
+    const empty = new Float32Array(0);
+    const { pastNames, presentNames } = (this.buckets[0] as Bucket).cache;
+    pastNames.forEach((name, i) => (feeds[name] = { data: c.past[i] ?? empty, dims: [1, this.layout.heads, c.done, this.layout.headDim] }));
+    const started = process.hrtime.bigint();
+    if (c.done === 0) {
+      this.prefills += 1;
+      this.admissionWaitNs += Number(started - s.arrivedNs);
+    }
+    this.prefillRuns += 1;
+    this.prefillChunks += 1;
+    this.prefillTokens += to - c.done;
+    this.prefillPaddedTokens += to - c.done;
+    this.prefilling = [s];
+    let outputs;
+    try {
+      outputs = await this.runner.run(feeds);
+      this.prefillNs += Number(process.hrtime.bigint() - started);
+    } catch (error) {
+      this.chunking = undefined;
+      this.free(s);
+      events.push({ id: s.request.id, text: '', tokens: 0, error: TesseraError.internal(`prefill failed: ${message(error)}`) });
+      this.flush();
+      return;
+    } finally {
+      this.prefilling = [];
+    }
+    c.past = presentNames.map((n) => (outputs[n] as { data: Float32Array }).data);
+    const chunk = to - c.done;
+    c.done = to;
+    if (to < ids.length) return;
+    this.chunking = undefined;
+    this.firstTokenNs += Number(process.hrtime.bigint() - s.arrivedNs);
+    if (s.cancelled) {
+      this.free(s);
+      events.push({ id: s.request.id, text: '', tokens: 0, done: 'cancelled' });
+    } else {
+      const bucket = this.buckets[bucketIndexOf(this.limits, ids.length)] as Bucket;
+      const row = bucket.cache.addRow(c.past, ids.length);
+      bucket.rows[row] = s;
+      this.advance(s, outputs['logits']!.data, (chunk - 1) * this.vocab, events);
+      if (s.generated < 0) this.leave(bucket, row);
+    }
+    this.flush();
   }
 
   /** One model run over a group's prompts; each member's cache joins its bucket and its first token goes out. */
@@ -401,8 +483,10 @@ export class BatchEngine {
    * are prefilled between runs; then sequences that outgrew their bucket move to the next.
    */
   private async step(): Promise<void> {
+    let ran = false;
     for (const bucket of this.buckets) {
       if (bucket.rows.length === 0) continue;
+      ran = true;
       await this.stepBucket(bucket);
       // A sequence admitted here into a bucket not yet run this step is stepped with it: its prefill gave
       // it its next token, so that is its next step, not a second one.
@@ -413,6 +497,8 @@ export class BatchEngine {
         this.flush();
       }
     }
+    // Only a prompt being chunked was active: no step ran.
+    if (!ran) return;
     this.steps += 1;
     this.moveOutgrown();
   }
@@ -517,6 +603,11 @@ export class BatchEngine {
 
   private failAll(error: unknown): void {
     const failure = error instanceof TesseraError ? error : TesseraError.internal(`decode step failed: ${message(error)}`);
+    if (this.chunking !== undefined) {
+      this.free(this.chunking.s);
+      this.pending.push({ id: this.chunking.s.request.id, text: '', tokens: 0, error: failure });
+      this.chunking = undefined;
+    }
     for (const bucket of this.buckets) {
       for (let r = bucket.rows.length - 1; r >= 0; r--) {
         const s = bucket.rows[r] as Sequence;

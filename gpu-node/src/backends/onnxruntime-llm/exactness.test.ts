@@ -16,6 +16,8 @@ let instance: LlmInstance;
 let bucketed: LlmInstance;
 /** A prefill budget of 128 padded tokens: requests arriving together are prefilled in several padded runs. */
 let smallBudget: LlmInstance;
+/** A prefill budget of 16 tokens: most prompts are prefilled in chunks, decode steps of the others between them. */
+let chunked: LlmInstance;
 let reference: ReferenceDecoder;
 
 beforeAll(async () => {
@@ -24,6 +26,7 @@ beforeAll(async () => {
   instance = await startLlm(source);
   bucketed = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { length_buckets: '8,16,24,32,48,64' } }));
   smallBudget = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { max_num_batched_tokens: '128' } }));
+  chunked = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { max_num_batched_tokens: '16' } }));
   reference = await referenceDecoder(source.versionDir);
 }, 60_000);
 
@@ -31,6 +34,7 @@ afterAll(async () => {
   await instance?.close();
   await bucketed?.close();
   await smallBudget?.close();
+  await chunked?.close();
   await reference?.release();
   await repo?.remove();
 });
@@ -111,5 +115,12 @@ describe('continuous batching is exact under greedy decoding', () => {
     // Runs of several rows, padded (mixed lengths), each within the budget of 128 padded tokens unless alone.
     expect(stats.prefillRuns).toBeLessThan(stats.prefills / 2);
     expect(stats.prefillPaddedTokens).toBeGreaterThan(stats.prefillTokens);
+  }, 120_000);
+
+  it('16 at once with prompts longer than the prefill budget: chunked prefills keep their tokens', async () => {
+    await runConcurrently(16, 6, 5, chunked);
+    const stats = await chunked.engineStats();
+    expect(stats).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
+    expect(stats.prefillChunks).toBeGreaterThan(16);
   }, 120_000);
 });

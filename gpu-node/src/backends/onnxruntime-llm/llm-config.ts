@@ -14,7 +14,7 @@
  * - `length_buckets` (default `none`: one padded run over every sequence): cached-length bounds splitting
  *   a decode step into one run per bucket (length-bucket.ts), for models whose weights stay in cache;
  * - `max_num_batched_tokens` (default 512): most padded prompt tokens (rows × longest prompt)
- *   one prefill run takes; the waiting requests are prefilled in groups within it (a longer prompt runs alone).
+ *   one prefill run takes; the waiting requests are prefilled in groups within it, a longer prompt alone in chunks.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { ModelSource } from '../backend.js';

@@ -4,7 +4,8 @@
  * already keeps real tokens from seeing it, and the attention mask marks it unreal as well; each row's
  * real positions therefore compute what they would alone. Its presents ([rows, kv_heads, longest,
  * head_dim]) hold each row's cache in the first `length` positions, and its logits row at position
- * length - 1 gives the first token.
+ * length - 1 gives the first token. A prompt longer than a run's budget is prefilled alone in chunks
+ * instead (`chunkFeeds`): each chunk's queries attend to the earlier chunks' cache, fed back as the past.
  */
 
 export type PrefillFeeds = Record<string, { data: Float32Array | BigInt64Array; dims: readonly number[] }>;
@@ -40,4 +41,14 @@ export function prefillFeeds(prompts: readonly (readonly number[])[]): { feeds: 
 export function presentRow(present: Float32Array, row: number, rows: number): Float32Array {
   const rowFloats = present.length / rows;
   return present.subarray(row * rowFloats, (row + 1) * rowFloats);
+}
+
+/** input_ids, position_ids and attention_mask of one chunk (positions from..to-1) of a prompt whose first `from` positions are cached. */
+export function chunkFeeds(prompt: readonly number[], from: number, to: number): PrefillFeeds {
+  const length = to - from;
+  return {
+    input_ids: { data: BigInt64Array.from(prompt.slice(from, to), BigInt), dims: [1, length] },
+    position_ids: { data: BigInt64Array.from({ length }, (_, i) => BigInt(from + i)), dims: [1, length] },
+    attention_mask: { data: new BigInt64Array(to).fill(1n), dims: [1, to] },
+  };
 }
