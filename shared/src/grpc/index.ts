@@ -13,3 +13,5 @@ export * from './forwardable-framing.js';
 export * from './unsent-budget.js';
 export * from './infer-response-encoder.js';
 export * from './infer-request-scan.js';
+export * from './grpc-js-internals.js';
+export * from './h2-unary-call.js';

@@ -9,6 +9,7 @@ import { silentLogger } from '../../../../shared/src/logging/logger-interface.js
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import { DEFAULT_TIERS, loadGatewayConfig } from '../../config/index.js';
 import { createCacheLayer } from '../cache/index.js';
+import { cancellationOf } from '../http/index.js';
 import type { CachedResponse, NodeDirectory, ResponseCache, StoredResponse } from '../ports/index.js';
 import type { InferCacheRequest } from './gateway-deps.js';
 import { createInferCache } from './infer-cache.js';
@@ -63,7 +64,7 @@ function setup(shared: boolean) {
       request,
       binaryOutputDefault: false,
       headers: { get: (name) => (name === 'cache-control' ? cacheControl : null) },
-      signal: new AbortController().signal,
+      cancel: cancellationOf(new AbortController().signal),
       produce: async () => {
         produced.push(tenantId);
         return { body: new TextEncoder().encode(`{"for":"${tenantId}"}`), headers: {}, computeUs: 1, modelVersion: '1' };

@@ -75,15 +75,16 @@ export function createInferCache(options: InferCacheOptions): GatewayInferCache 
       const { request, tenantId, tier } = input;
       const model = request.modelName;
       const version = resolveVersion(request, input.headers);
-      const pinned: InferRequest = version === undefined ? request : { ...request, modelVersion: version };
       const produce = async (signal: AbortSignal) => {
+        // Pinned only when produced: the key takes the version on its own, so a hit copies nothing.
+        const pinned: InferRequest = version === undefined ? request : { ...request, modelVersion: version };
         const produced = await input.produce(pinned, signal);
         if (produced.modelVersion !== '') answeredVersion.set(model, produced.modelVersion);
         return produced;
       };
       const modelSettings = modelCacheSettings(settings, model);
       if (version === undefined || !modelSettings.enabled || !isCacheable(request)) {
-        return { ...(await produce(input.signal)), status: 'BYPASS' };
+        return { ...(await produce(input.cancel.signal)), status: 'BYPASS' };
       }
       // Computed by the layer only when it reads or writes the store: a no-store miss hashes nothing.
       const key = (): string =>
@@ -91,12 +92,13 @@ export function createInferCache(options: InferCacheOptions): GatewayInferCache 
           namespace: cacheNamespace(input.tenantScope ?? tenantId, modelSettings.shared),
           model,
           version,
-          request: pinned,
+          request,
           binaryOutputDefault: input.binaryOutputDefault,
           ...(options.keyPrefix === undefined ? {} : { prefix: options.keyPrefix }),
         });
       const policy = { ttlSeconds: ttlOf(tier), directive: parseCacheControl(input.headers.get('cache-control'), input.headers.get('pragma')) };
-      return layer.run(key, policy, { tenant: tenantId, model, version }, produce, { signal: input.signal });
+      // `input` is the run's options as it is: its `cancel` makes the signal only where one is handed on.
+      return layer.run(key, policy, { tenant: tenantId, model, version }, produce, input);
     },
   };
 }

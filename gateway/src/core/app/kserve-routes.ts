@@ -18,7 +18,7 @@ import type { Context, Hono } from 'hono';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { inSpan, noopTracer } from '../../../../shared/src/tracing/index.js';
 import { mayUseModel, requireModel, type AuthContext } from '../auth/index.js';
-import { answerToResponse, emptyResponse, jsonResponse, readBodyLimited } from '../http/index.js';
+import { answerToResponse, cancellationOf, emptyResponse, jsonResponse, readBodyLimited } from '../http/index.js';
 import type { GatewayRoute } from '../ports/index.js';
 import type { AppEnv } from './app-env.js';
 import type { GatewayAppDeps } from './gateway-deps.js';
@@ -135,7 +135,7 @@ export function registerKserveRoutes(app: Hono<AppEnv>, deps: KserveRoutesContex
     const exchange: InferExchange = {
       headers: c.req.raw.headers,
       readBody: (maxBytes) => readBodyLimited(c.req.raw, maxBytes),
-      signal: c.req.raw.signal,
+      cancel: cancellationOf(c.req.raw.signal),
       auth: c.get('auth'),
       traceParent: c.get('telemetry').span.context(),
       setModel: (name) => c.set('model', name),

@@ -9,13 +9,13 @@
  * go before the rest waits. gRPC's C++ server (Triton's) sizes its windows by bandwidth-delay probing,
  * to megabytes.
  *
- * We reach grpc-js's http2 servers (grpc-js-internals.ts; flow-control.test.ts fails if they move) and
+ * We reach grpc-js's http2 servers (shared/src/grpc/grpc-js-internals.ts; flow-control.test.ts fails if they move) and
  * use Node's public API on them: `updateSettings` for the per-stream window every new connection is
  * offered, and `setLocalWindowSize` for each connection's own window.
  */
 import type { ServerHttp2Session } from 'node:http2';
 import type { Server } from '@grpc/grpc-js';
-import { http2ServersOf } from './grpc-js-internals.js';
+import { http2ServersOf } from '../../../../shared/src/grpc/index.js';
 
 /** Default receive window, per stream and per connection: 8 MiB (memory is only used by data in flight). */
 export const DEFAULT_FLOW_CONTROL_WINDOW = 8 * 1024 * 1024;

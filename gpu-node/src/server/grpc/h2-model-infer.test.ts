@@ -10,10 +10,9 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Server, ServerCredentials, status } from '@grpc/grpc-js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ModelInferRequestSchema, ModelInferResponseSchema } from '../../../../shared/src/gen/grpc_service_pb.js';
-import { decodeGrpcMessage, frameGrpcMessage, grpcMessagePrefix } from '../../../../shared/src/grpc/index.js';
+import { decodeGrpcMessage, frameGrpcMessage, grpcMessageHeader, grpcMessagePrefix, takeStreamsAhead } from '../../../../shared/src/grpc/index.js';
 import { FakeNodeCore, IDENTITY_MODEL } from '../../../test/support/fake-node-core.js';
-import { takeStreamsAhead } from './grpc-js-internals.js';
-import { MODEL_INFER_PATH, grpcMessageHeader } from './h2-model-infer.js';
+import { MODEL_INFER_PATH } from './h2-model-infer.js';
 import { createGrpcServer, type GrpcServer } from './index.js';
 
 const MAX_MESSAGE_BYTES = 64 * 1024;

@@ -1,6 +1,6 @@
 /**
- * ModelInfer served straight on the HTTP/2 stream, ahead of grpc-js (grpc-js-internals.ts routes the
- * stream here first). Same decoding, same `core.infer`, same answer and trailing load headers as the
+ * ModelInfer served straight on the HTTP/2 stream, ahead of grpc-js (shared/src/grpc/grpc-js-internals.ts
+ * routes the stream here first; shared/src/grpc/h2-unary-call.ts reads the call and writes its answer). Same decoding, same `core.infer`, same answer and trailing load headers as the
  * grpc-js handler (infer-handlers.ts), without grpc-js's per-call machinery: interceptor chain,
  * Metadata objects, message decoder and call objects, and its headers, message and trailers written
  * in separate turns.
@@ -21,29 +21,26 @@
  * Left out: grpc-js's per-stream idle tracking (`grpc.max_connection_idle_ms`, which the node does
  * not set) and channelz call counts (channelz is off).
  */
-import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import { GrpcStatus, TesseraError, grpcStatusOf, toTesseraError } from '../../../../shared/src/errors/index.js';
+import type { IncomingHttpHeaders } from 'node:http2';
+import { GrpcStatus, grpcStatusOf, toTesseraError } from '../../../../shared/src/errors/index.js';
 import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb.js';
 import {
-  GRPC_PREFIX_BYTES,
-  cutUnaryMessage,
   decodeModelInferRequest,
   encodeInferResponseFramed,
   grpcTimeoutMs,
   inferRequestFromProto,
+  isPlainUnaryCall,
+  serveH2Unary,
   type EncodedInferResponse,
-  type UnaryFramingProblem,
+  type H2UnaryCall,
+  type StreamTaker,
 } from '../../../../shared/src/grpc/index.js';
+import { TRACEPARENT_HEADER } from '../../../../shared/src/tracing/index.js';
 import type { NodeCore } from '../../server-api/index.js';
-import type { StreamTaker } from './grpc-js-internals.js';
 import { allowedBy, type Restriction } from '../restricted-apis.js';
 import { GRPC_DECOUPLED_REFUSAL, loadTrailerValues, traceParentFrom } from './infer-handlers.js';
 
 export const MODEL_INFER_PATH = `/${GRPCInferenceService.typeName}/${GRPCInferenceService.method.modelInfer.name}`;
-
-const MAX_TIMER_MS = 2 ** 31 - 1;
-/** As callSignal (call-status.ts): a reset this close to the deadline is the client's deadline. */
-const DEADLINE_SLACK_MS = 100;
 
 export interface ModelInferFastPathOptions {
   readonly maxReceiveBytes: number;
@@ -52,168 +49,59 @@ export interface ModelInferFastPathOptions {
   readonly restriction?: Restriction | undefined;
 }
 
-function isGrpcContentType(value: string | undefined): boolean {
-  return value === 'application/grpc' || value === 'application/grpc+proto';
-}
-
-function isIdentityEncoding(value: string | string[] | undefined): boolean {
-  return value === undefined || value === 'identity';
-}
-
 export function modelInferFastPath(core: NodeCore, options: ModelInferFastPathOptions): StreamTaker {
   return (stream, headers) => {
-    if (headers[':path'] !== MODEL_INFER_PATH || headers[':method'] !== 'POST') return false;
-    if (!isGrpcContentType(headers['content-type']) || !isIdentityEncoding(headers['grpc-encoding'])) return false;
+    if (!isPlainUnaryCall(headers, MODEL_INFER_PATH)) return false;
     if (options.restriction !== undefined && !allowedBy(options.restriction, headers[options.restriction.header])) return false;
-    const timeout = grpcTimeoutMs(headers['grpc-timeout']);
-    if (timeout === undefined) return false;
-    serve(core, options, stream, headers, timeout);
+    const timeoutMs = grpcTimeoutMs(headers['grpc-timeout']);
+    if (timeoutMs === undefined) return false;
+    let model = '';
+    serveH2Unary(
+      stream,
+      { path: MODEL_INFER_PATH, maxReceiveBytes: options.maxReceiveBytes, timeoutMs, failureMetadata: () => loadTrailerValues(core, model) },
+      (message, call) => {
+        void run(core, options, headers, message, call, (name) => (model = name));
+      },
+    );
     return true;
   };
 }
 
-function serve(core: NodeCore, options: ModelInferFastPathOptions, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, timeout: number): void {
-  // An 'error' with no listener would throw; every error is followed by 'close', which cancels.
-  stream.on('error', () => undefined);
-  const deadline = Date.now() + timeout;
-  const controller = new AbortController();
+async function run(
+  core: NodeCore,
+  options: ModelInferFastPathOptions,
+  headers: IncomingHttpHeaders,
+  message: Buffer,
+  call: H2UnaryCall,
+  setModel: (name: string) => void,
+): Promise<void> {
+  let answer: EncodedInferResponse;
   let model = '';
-  let answered = false;
-  let timer: NodeJS.Timeout | undefined;
-
-  const finish = (): void => {
-    answered = true;
-    if (timer !== undefined) clearTimeout(timer);
-  };
-  const fail = (code: number, details: string): void => {
-    if (answered) return;
-    finish();
-    if (stream.headersSent) return;
-    writeUnlessGone(stream, () =>
-      stream.respond(
-        { ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-status': String(code), 'grpc-message': grpcMessageHeader(details), ...loadTrailerValues(core, model) },
-        { endStream: true },
-      ),
+  try {
+    const msg = decodeModelInferRequest(message);
+    model = msg.modelName;
+    setModel(model);
+    // Trace headers are read only when a traceparent came: an untraced call makes no reader closure.
+    const traced = headers[TRACEPARENT_HEADER] === undefined ? undefined : traceParentFrom((name) => firstHeader(headers, name)).traceParent;
+    const signal = call.signal;
+    const response = await core.infer(
+      inferRequestFromProto(msg),
+      traced === undefined ? { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL } : { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL, traceParent: traced },
     );
-  };
-  const expire = (): void => {
-    controller.abort(TesseraError.deadlineExceeded('the request deadline passed'));
-    fail(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded');
-  };
-  if (timeout <= 0) {
-    expire();
+    answer = encodeInferResponseFramed(response);
+  } catch (error) {
+    const tessera = toTesseraError(error);
+    call.fail(grpcStatusOf(tessera.code), tessera.message);
     return;
   }
-  // setTimeout fires at once for delays past 2^31-1 ms; a deadline weeks away needs no timer.
-  if (timeout < MAX_TIMER_MS) timer = setTimeout(expire, timeout).unref();
-  stream.once('close', () => {
-    if (answered) return;
-    finish();
-    controller.abort(
-      Date.now() >= deadline - DEADLINE_SLACK_MS
-        ? TesseraError.deadlineExceeded('the request deadline passed')
-        : TesseraError.cancelled('the client cancelled the request'),
-    );
-  });
-
-  const chunks: Buffer[] = [];
-  let received = 0;
-  const onData = (chunk: Buffer): void => {
-    received += chunk.length;
-    if (received > options.maxReceiveBytes + GRPC_PREFIX_BYTES) {
-      stream.off('data', onData);
-      fail(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${received - GRPC_PREFIX_BYTES} vs. ${options.maxReceiveBytes})`);
-      // The rest of the body is read and dropped, so the stream closes cleanly.
-      stream.resume();
-      return;
-    }
-    chunks.push(chunk);
-  };
-  stream.on('data', onData);
-  stream.once('end', () => {
-    if (answered) return;
-    const cut = cutUnaryMessage(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
-    if ('problem' in cut) {
-      const { code, details } = framingStatus(cut.problem);
-      fail(code, details);
-      return;
-    }
-    void run(cut.message);
-  });
-
-  const run = async (message: Buffer): Promise<void> => {
-    let answer: EncodedInferResponse;
-    try {
-      const msg = decodeModelInferRequest(message);
-      model = msg.modelName;
-      const first = (name: string): string | undefined => {
-        const value = headers[name];
-        return Array.isArray(value) ? value[0] : value;
-      };
-      const response = await core.infer(inferRequestFromProto(msg), {
-        signal: controller.signal,
-        decoupledRefusal: GRPC_DECOUPLED_REFUSAL,
-        ...traceParentFrom(first),
-      });
-      answer = encodeInferResponseFramed(response);
-    } catch (error) {
-      const tessera = toTesseraError(error);
-      fail(grpcStatusOf(tessera.code), tessera.message);
-      return;
-    }
-    if (answer.messageBytes > options.maxSendBytes) {
-      fail(GrpcStatus.RESOURCE_EXHAUSTED, `Sent message larger than max (${answer.messageBytes} vs. ${options.maxSendBytes})`);
-      return;
-    }
-    if (answered) return;
-    finish();
-    const trailers = { 'grpc-status': '0', ...loadTrailerValues(core, model) };
-    writeUnlessGone(stream, () => {
-      stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-encoding': 'identity' }, { waitForTrailers: true });
-      stream.once('wantTrailers', () => writeUnlessGone(stream, () => stream.sendTrailers(trailers)));
-      // One write for a small answer; a large output goes uncopied after the bytes before it.
-      const { chunks } = answer;
-      for (let i = 0; i < chunks.length - 1; i++) stream.write(chunks[i]);
-      stream.end(chunks[chunks.length - 1]);
-    });
-  };
+  if (answer.messageBytes > options.maxSendBytes) {
+    call.fail(GrpcStatus.RESOURCE_EXHAUSTED, `Sent message larger than max (${answer.messageBytes} vs. ${options.maxSendBytes})`);
+    return;
+  }
+  call.reply(answer.chunks, {}, loadTrailerValues(core, model));
 }
 
-/**
- * Runs `write` unless the stream is gone. A client can reset the stream after our last look and before
- * its 'close' event: http2 then throws (ERR_HTTP2_INVALID_STREAM), from a timer or a promise callback
- * where it would end the process. Nobody is left to answer, so the throw is dropped.
- */
-function writeUnlessGone(stream: ServerHttp2Stream, write: () => void): void {
-  if (stream.destroyed || stream.closed) return;
-  try {
-    write();
-  } catch {
-    // The stream closed under us: see above.
-  }
-}
-
-/** `grpc-message` is percent-encoded (gRPC over HTTP/2); encodeURI throws on a lone surrogate, so those become U+FFFD first. */
-export function grpcMessageHeader(details: string): string {
-  try {
-    return encodeURI(details);
-  } catch {
-    return encodeURI(details.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
-  }
-}
-
-/** A request's framing problem as a status: grpc-js's code and words where grpc-js has them. */
-function framingStatus(problem: UnaryFramingProblem): { code: number; details: string } {
-  switch (problem.kind) {
-    case 'no-message':
-      return { code: GrpcStatus.UNIMPLEMENTED, details: `Received no request message for unary method ${MODEL_INFER_PATH}` };
-    case 'short-prefix':
-      return { code: GrpcStatus.INTERNAL, details: `The request ends inside a message prefix (${problem.bytes} bytes)` };
-    case 'compressed':
-      return { code: GrpcStatus.INTERNAL, details: 'Received a compressed message without a grpc-encoding header' };
-    case 'truncated':
-      return { code: GrpcStatus.INTERNAL, details: `The request message is truncated: ${problem.received} of ${problem.declared} bytes` };
-    case 'extra-message':
-      return { code: GrpcStatus.UNIMPLEMENTED, details: `Received a second request message for unary method ${MODEL_INFER_PATH}` };
-  }
+function firstHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }

@@ -1,11 +1,13 @@
 /**
- * The two places where the node reaches past grpc-js's public API, kept in one file.
+ * The two places where the node and the gateway reach past grpc-js's public API, kept in one file.
  *
  * grpc-js creates its http2 servers inside `bindAsync` and keeps them in a private `http2Servers` map;
  * on each it listens to 'stream' with the handler that turns an HTTP/2 stream into a call. We use
- * Node's public http2 API on those servers: to widen flow-control windows (flow-control.ts) and to
- * serve ModelInfer ahead of grpc-js (h2-model-infer.ts). grpc-js is pinned in package.json; flow-control.test.ts and
- * h2-model-infer.test.ts fail if either field moves.
+ * Node's public http2 API on those servers: to widen the node's flow-control windows
+ * (gpu-node/.../flow-control.ts) and to serve ModelInfer ahead of grpc-js (the node's h2-model-infer.ts,
+ * the gateway's grpc-front/h2-front-infer.ts). grpc-js is pinned in package.json; the node's
+ * flow-control.test.ts and h2-model-infer.test.ts and the gateway's h2-front-infer.test.ts fail if
+ * either field moves.
  */
 import type { Http2Server, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Server } from '@grpc/grpc-js';

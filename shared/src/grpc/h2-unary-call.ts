@@ -1,0 +1,186 @@
+/**
+ * One unary gRPC call served straight on its HTTP/2 stream, ahead of grpc-js (grpc-js-internals.ts):
+ * the request body read within the receive limit, the one message cut out of it, the deadline from
+ * `grpc-timeout` kept with a timer, a client reset turned into an abort, and the answer written as
+ * grpc-js writes it (a trailers-only status, or headers, the message and trailers). The node's and the
+ * gateway's ModelInfer fast paths are built on it; each decides which streams it takes and what the
+ * message means.
+ *
+ * Statuses are grpc-js's where grpc-js has them (no message, two messages, too large, deadline). Two
+ * framings differ, both on the gRPC spec's side: a truncated message is INTERNAL (grpc-js: UNIMPLEMENTED,
+ * "no request message"), and a message flagged compressed without a `grpc-encoding` is refused INTERNAL
+ * (grpc-js reads it as uncompressed).
+ */
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import { GrpcStatus, TesseraError } from '../errors/index.js';
+import { GRPC_PREFIX_BYTES, cutUnaryMessage, type UnaryFramingProblem } from './grpc-frame.js';
+
+/** Metadata written as HTTP/2 headers or trailers (lower-case text keys). */
+export type H2Metadata = Readonly<Record<string, string>>;
+
+export interface H2UnaryOptions {
+  /** The method's path, named in grpc-js's framing messages. */
+  readonly path: string;
+  readonly maxReceiveBytes: number;
+  /** What `grpc-timeout` grants (grpcTimeoutMs): Infinity without one. */
+  readonly timeoutMs: number;
+  /** Metadata every failed status carries (the node's load figures), read when the status is written. */
+  readonly failureMetadata?: () => H2Metadata;
+}
+
+export interface H2UnaryCall {
+  /** Aborts when the deadline passes (DEADLINE_EXCEEDED) or the client resets the stream (CANCELLED). */
+  readonly signal: AbortSignal;
+  /** Whether a status was written or the stream went away: nothing more will be sent. */
+  readonly answered: boolean;
+  /** Ends the call with a trailers-only status (unless it already ended). */
+  fail(code: number, details: string, metadata?: H2Metadata): void;
+  /** Ends the call with one framed message (`chunks`, written in order) and status OK. */
+  reply(chunks: readonly Uint8Array[], headers: H2Metadata, trailers: H2Metadata): void;
+}
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** A reset this close to the deadline is the client's deadline, not a cancel (as the node's callSignal reads it). */
+const DEADLINE_SLACK_MS = 100;
+const CONTENT_TYPE = 'application/grpc+proto';
+
+/** Whether grpc-js would take `headers` as a gRPC call (its content types). */
+export function isGrpcContentType(value: string | undefined): boolean {
+  return value === 'application/grpc' || value === 'application/grpc+proto';
+}
+
+/** No compression asked for: the fast paths leave compressed requests to grpc-js. */
+export function isIdentityEncoding(value: string | string[] | undefined): boolean {
+  return value === undefined || value === 'identity';
+}
+
+/** A POST of a gRPC content type without compression to `path`: what the fast paths may take. */
+export function isPlainUnaryCall(headers: IncomingHttpHeaders, path: string): boolean {
+  return headers[':path'] === path && headers[':method'] === 'POST' && isGrpcContentType(headers['content-type']) && isIdentityEncoding(headers['grpc-encoding']);
+}
+
+/**
+ * Serves `stream` as a unary call: `onMessage` gets the one request message and the call, and must end
+ * it with `fail` or `reply`. Framing problems, an oversized body and the deadline are answered here.
+ */
+export function serveH2Unary(stream: ServerHttp2Stream, options: H2UnaryOptions, onMessage: (message: Buffer, call: H2UnaryCall) => void): void {
+  // An 'error' with no listener would throw; every error is followed by 'close', which cancels.
+  stream.on('error', () => undefined);
+  const { timeoutMs } = options;
+  const deadline = Date.now() + timeoutMs;
+  const controller = new AbortController();
+  let answered = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const finish = (): void => {
+    answered = true;
+    if (timer !== undefined) clearTimeout(timer);
+  };
+  const call: H2UnaryCall = {
+    signal: controller.signal,
+    get answered() {
+      return answered;
+    },
+    fail(code, details, metadata) {
+      if (answered) return;
+      finish();
+      if (stream.headersSent) return;
+      const status = { ':status': 200, 'content-type': CONTENT_TYPE, 'grpc-status': String(code), 'grpc-message': grpcMessageHeader(details) };
+      writeUnlessGone(stream, () => stream.respond({ ...options.failureMetadata?.(), ...metadata, ...status }, { endStream: true }));
+    },
+    reply(chunks, headers, trailers) {
+      if (answered) return;
+      finish();
+      writeUnlessGone(stream, () => {
+        stream.respond({ ...headers, ':status': 200, 'content-type': CONTENT_TYPE, 'grpc-encoding': 'identity' }, { waitForTrailers: true });
+        stream.once('wantTrailers', () => writeUnlessGone(stream, () => stream.sendTrailers({ ...trailers, 'grpc-status': '0' })));
+        // One write for a small answer; a large output goes uncopied after the bytes before it.
+        for (let i = 0; i < chunks.length - 1; i++) stream.write(chunks[i]);
+        stream.end(chunks[chunks.length - 1]);
+      });
+    },
+  };
+  const expire = (): void => {
+    controller.abort(TesseraError.deadlineExceeded('the request deadline passed'));
+    call.fail(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded');
+  };
+  if (timeoutMs <= 0) {
+    expire();
+    return;
+  }
+  // setTimeout fires at once for delays past 2^31-1 ms; a deadline weeks away needs no timer.
+  if (timeoutMs < MAX_TIMER_MS) timer = setTimeout(expire, timeoutMs).unref();
+  stream.once('close', () => {
+    if (answered) return;
+    finish();
+    controller.abort(
+      Date.now() >= deadline - DEADLINE_SLACK_MS
+        ? TesseraError.deadlineExceeded('the request deadline passed')
+        : TesseraError.cancelled('the client cancelled the request'),
+    );
+  });
+
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const onData = (chunk: Buffer): void => {
+    received += chunk.length;
+    if (received > options.maxReceiveBytes + GRPC_PREFIX_BYTES) {
+      stream.off('data', onData);
+      call.fail(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${received - GRPC_PREFIX_BYTES} vs. ${options.maxReceiveBytes})`);
+      // The rest of the body is read and dropped, so the stream closes cleanly.
+      stream.resume();
+      return;
+    }
+    chunks.push(chunk);
+  };
+  stream.on('data', onData);
+  stream.once('end', () => {
+    if (answered) return;
+    const cut = cutUnaryMessage(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+    if ('problem' in cut) {
+      const { code, details } = framingStatus(cut.problem, options.path);
+      call.fail(code, details);
+      return;
+    }
+    onMessage(cut.message, call);
+  });
+}
+
+/**
+ * Runs `write` unless the stream is gone. A client can reset the stream after our last look and before
+ * its 'close' event: http2 then throws (ERR_HTTP2_INVALID_STREAM), from a timer or a promise callback
+ * where it would end the process. Nobody is left to answer, so the throw is dropped.
+ */
+function writeUnlessGone(stream: ServerHttp2Stream, write: () => void): void {
+  if (stream.destroyed || stream.closed) return;
+  try {
+    write();
+  } catch {
+    // The stream closed under us: see above.
+  }
+}
+
+/** `grpc-message` is percent-encoded (gRPC over HTTP/2); encodeURI throws on a lone surrogate, so those become U+FFFD first. */
+export function grpcMessageHeader(details: string): string {
+  try {
+    return encodeURI(details);
+  } catch {
+    return encodeURI(details.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
+  }
+}
+
+/** A request's framing problem as a status: grpc-js's code and words where grpc-js has them. */
+function framingStatus(problem: UnaryFramingProblem, path: string): { code: number; details: string } {
+  switch (problem.kind) {
+    case 'no-message':
+      return { code: GrpcStatus.UNIMPLEMENTED, details: `Received no request message for unary method ${path}` };
+    case 'short-prefix':
+      return { code: GrpcStatus.INTERNAL, details: `The request ends inside a message prefix (${problem.bytes} bytes)` };
+    case 'compressed':
+      return { code: GrpcStatus.INTERNAL, details: 'Received a compressed message without a grpc-encoding header' };
+    case 'truncated':
+      return { code: GrpcStatus.INTERNAL, details: `The request message is truncated: ${problem.received} of ${problem.declared} bytes` };
+    case 'extra-message':
+      return { code: GrpcStatus.UNIMPLEMENTED, details: `Received a second request message for unary method ${path}` };
+  }
+}
