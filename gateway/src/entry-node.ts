@@ -174,7 +174,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       : undefined;
   const layer = createCacheLayer({ store, maxEntryBytes: config.cache.maxEntryBytes, observer: metrics, logger, ...(local === undefined ? {} : { local }) });
   metrics.setLocalCache(() => layer.local);
-  const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing, computeKey: computeCacheKey, keyPrefix: prefix });
+  const cache = createInferCache({ layer, settings: config.cache, versions: dispatcher.versions, computeKey: computeCacheKey, keyPrefix: prefix });
   metrics.setFleetSize(() => directory.all().length);
   metrics.setModelFilter(servedModels(directory));
   metrics.setQueueDepth(() => {

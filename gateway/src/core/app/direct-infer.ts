@@ -1,14 +1,13 @@
 /**
- * One infer request served from start to end without Hono: the same steps, in the same order, as the
- * Hono middlewares, the infer route and the error handler of create-gateway-app.ts (request id and
- * root span → authentication → infer-route.ts → extra headers → metric, span end, access line), built
- * from the same functions (request-cycle.ts, request-telemetry.ts, infer-route.ts).
+ * One infer request from start to end, the one pipeline every front door drives: request id and root
+ * span → authentication → infer-route.ts (model check, body, rate limit, jobs, cache, dispatch) → extra
+ * headers → metric, span end, access line; failures answered as the app's error handler does, from the
+ * same functions (request-cycle.ts, request-telemetry.ts).
  *
- * Why it exists: on Node, building a Web Request (headers, AbortSignal, body stream) and a Web
- * Response per call, plus Hono's dispatch, cost about a quarter of a cache hit's CPU. The Node entry
- * serves the infer route through this (adapters/node-http/native-infer.ts) and everything else through
- * the Hono app. It is runtime-agnostic: the adapter turns its server's request into a
- * `DirectInferRequest` and writes the `HttpAnswer` back.
+ * Its adapters translate protocol and nothing else: the Hono route (hono-infer-route.ts: Workers and
+ * `app.fetch`), the Node fast path (adapters/node-http/native-infer.ts, which spares each call the Web
+ * Request/Response objects and Hono's dispatch: about a quarter of a cache hit's CPU), and the gRPC
+ * front door. Each turns its request into a `DirectInferRequest` and writes the `HttpAnswer` back.
  */
 import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import { noopTracer, type TraceContext } from '../../../../shared/src/tracing/index.js';

@@ -13,6 +13,7 @@ import { cancellationOf } from '../http/index.js';
 import type { CachedResponse, NodeDirectory, ResponseCache, StoredResponse } from '../ports/index.js';
 import type { InferCacheRequest } from './gateway-deps.js';
 import { createInferCache } from './infer-cache.js';
+import { createVersionChooser } from '../routing/index.js';
 
 /** A shared store (Redis, as it were) that counts its reads. */
 class CountingStore implements ResponseCache {
@@ -54,7 +55,7 @@ function setup(shared: boolean) {
     keys.push(key);
     return key;
   };
-  const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing, computeKey });
+  const cache = createInferCache({ layer, settings: config.cache, versions: createVersionChooser({ directory, routing: config.routing }), computeKey });
   const produced: string[] = [];
   /** One request of `tenant`; the node's answer names the tenant it was computed for. */
   const run = async (tenantId: string, cacheControl: string | null = null) => {

@@ -3,15 +3,13 @@
  * key needs the resolved version, never "latest"), the key itself (shared/src/cache-key, through the CacheKeyFunction port), and the
  * policy (per-model switch and sharing from the config, TTL from the tier, the client's Cache-Control).
  *
- * Version resolution, before the dispatch, so the key and the upstream call agree:
- * 1. the version in the URL;
- * 2. else the model's traffic split (the same `selectVersion` the dispatcher uses);
- * 3. else the highest version READY in the fleet (Triton's default "latest" policy);
- * 4. else (a static fleet without reports) the version the nodes last answered with for this model.
- * The request is then dispatched pinned to that version. When none can be found (the first request
- * to a model in a static fleet, an unknown model) the request BYPASSes the cache.
- * Caveat of 4: after a new version is deployed on a static fleet, a request naming no version may get
- * an entry of the previous version until its TTL ends.
+ * Version resolution, before the dispatch, so the key and the upstream call agree: the dispatcher's own
+ * version chooser (core/routing/version-chooser.ts: the URL's, else the split, else the latest READY on
+ * a node whose breaker is not open), else (a static fleet without reports) the version the nodes last
+ * answered with for this model. The request is then dispatched pinned to that version. When none can be
+ * found (the first request to a model in a static fleet, an unknown model) the request BYPASSes the cache.
+ * Caveat of the last: after a new version is deployed on a static fleet, a request naming no version
+ * stays pinned to the version answered before.
  */
 import { cacheNamespace } from '../../../../shared/src/cache-key/cache-key-input.js';
 import { isCacheable } from '../../../../shared/src/cache-key/cacheable.js';
@@ -20,55 +18,27 @@ import { modelCacheSettings, type CacheSettings } from '../../config/index.js';
 import type { CacheLayer, CacheRunResult } from '../cache/index.js';
 import { parseCacheControl } from '../cache/index.js';
 import type { HeaderReader } from '../http/index.js';
-import type { CacheKeyFunction, NodeDirectory, Tier } from '../ports/index.js';
-import { selectVersion, type RoutingConfig } from '../routing/index.js';
+import type { CacheKeyFunction, Tier } from '../ports/index.js';
+import type { VersionChooser } from '../routing/index.js';
 import type { GatewayInferCache, InferCacheRequest } from './gateway-deps.js';
 
 export interface InferCacheOptions {
   readonly layer: CacheLayer;
   readonly settings: CacheSettings;
-  readonly directory: NodeDirectory;
-  readonly routing: RoutingConfig;
+  /** The dispatcher's chooser (Dispatcher.versions), or one over the same directory and routing. */
+  readonly versions: VersionChooser;
   /** shared/src/cache-key's computeCacheKey. */
   readonly computeKey: CacheKeyFunction;
   /** Redis key prefix of cache entries; default "tessera:". */
   readonly keyPrefix?: string;
-  /** For unsticky splits; default Math.random. */
-  readonly random?: () => number;
-}
-
-function compareVersions(a: string, b: string): number {
-  const x = BigInt(a);
-  const y = BigInt(b);
-  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 export function createInferCache(options: InferCacheOptions): GatewayInferCache {
-  const { layer, settings, directory, routing } = options;
-  const random = options.random ?? Math.random;
+  const { layer, settings, versions } = options;
   const answeredVersion = new Map<string, string>();
 
-  function latestReady(model: string): string | undefined {
-    let best: string | undefined;
-    for (const node of directory.candidates(model)) {
-      for (const v of node.models.get(model)?.versions ?? []) {
-        if (/^[0-9]+$/.test(v) && (best === undefined || compareVersions(v, best) > 0)) best = v;
-      }
-    }
-    return best;
-  }
-
-  function resolveVersion(request: InferRequest, headers: HeaderReader): string | undefined {
-    const model = request.modelName;
-    if (request.modelVersion !== undefined && request.modelVersion !== '') return request.modelVersion;
-    const modelRouting = routing.models?.[model];
-    if (modelRouting?.splits !== undefined && modelRouting.splits.length > 0) {
-      const sticky = modelRouting.stickyHeader !== undefined ? (headers.get(modelRouting.stickyHeader) ?? undefined) : undefined;
-      const chosen = selectVersion(model, modelRouting, sticky, (v) => directory.candidates(model, v).length > 0, random);
-      if (chosen !== undefined) return chosen;
-    }
-    return latestReady(model) ?? answeredVersion.get(model);
-  }
+  const resolveVersion = (request: InferRequest, headers: HeaderReader): string | undefined =>
+    versions.choose(request.modelName, request.modelVersion, headers) ?? answeredVersion.get(request.modelName);
 
   return {
     async run(input: InferCacheRequest): Promise<CacheRunResult> {

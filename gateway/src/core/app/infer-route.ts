@@ -3,9 +3,8 @@
  * rate limit, async jobs (`Prefer: respond-async`), the cache and the dispatch, and the answer with
  * `x-cache` (and `Age` on a stored hit).
  *
- * Written once against `InferExchange` and served two ways: by the Hono route (kserve-routes.ts, for
- * Workers and `app.fetch`) and by the Node fast path outside Hono (direct-infer.ts), which spares each
- * call the Web Request/Response objects. The order of checks is part of the contract:
+ * Written against `InferExchange` and run by DirectInfer (direct-infer.ts), whatever front door the
+ * request came through. The order of checks is part of the contract:
  * model permission before the body is read (a forbidden model costs no decoding), decoding before the
  * rate limit (it takes the tensor elements), the rate limit before any queue or cache.
  */
