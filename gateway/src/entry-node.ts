@@ -133,7 +133,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   }
   const rateLimiter =
     redis !== undefined
-      ? createRedisRateLimiter({ redis, prefix, logger, leaseMs: config.rateLimitLeaseMs, onStoreError: () => metrics.rateLimitStoreError() })
+      ? createRedisRateLimiter({ redis, prefix, logger, leaseMs: config.rateLimitLeaseMs, keepWarmMs: config.rateLimitKeepWarmMs, onStoreError: () => metrics.rateLimitStoreError() })
       : createMemoryRateLimiter();
 
   let directory;
@@ -174,7 +174,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       : undefined;
   const layer = createCacheLayer({ store, maxEntryBytes: config.cache.maxEntryBytes, observer: metrics, logger, ...(local === undefined ? {} : { local }) });
   metrics.setLocalCache(() => layer.local);
-  const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing, computeKey: computeCacheKey, keyPrefix: prefix });
+  const cache = createInferCache({ layer, settings: config.cache, versions: dispatcher.versions, computeKey: computeCacheKey, keyPrefix: prefix });
   metrics.setFleetSize(() => directory.all().length);
   metrics.setModelFilter(servedModels(directory));
   metrics.setQueueDepth(() => {

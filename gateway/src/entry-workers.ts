@@ -49,6 +49,7 @@ import {
   type FleetClient,
   type SnapshotDirectory,
 } from './adapters/workers/index.js';
+import { createVersionChooser } from './core/routing/index.js';
 
 export { AdmissionDO, FleetDO, RateLimiterDO } from './adapters/workers/index.js';
 
@@ -84,8 +85,8 @@ async function build(env: EdgeEnv): Promise<Isolate> {
       : createInferCache({
           layer: createCacheLayer({ store: createKvResponseCache(env.CACHE), maxEntryBytes: config.cache.maxEntryBytes, logger }),
           settings: config.cache,
-          directory,
-          routing: config.routing,
+          // The Worker's dispatch chooses in the AdmissionDO; it gets the request pinned to this choice.
+          versions: createVersionChooser({ directory, routing: config.routing }),
           computeKey: computeCacheKey,
           keyPrefix: config.keyPrefix,
         });

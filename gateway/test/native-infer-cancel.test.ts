@@ -20,6 +20,7 @@ import { seedTenants, sha256Hex } from '../src/core/auth/index.js';
 import { createCacheLayer } from '../src/core/cache/index.js';
 import type { DispatchContext } from '../src/core/ports/index.js';
 import { RecordingMetrics } from './app-fixtures.js';
+import { createVersionChooser } from '../src/core/routing/index.js';
 
 const KEY = 'tsk_native-cancel';
 
@@ -71,7 +72,7 @@ beforeAll(async () => {
     tenants,
     rateLimiter: createMemoryRateLimiter({}),
     dispatcher,
-    cache: createInferCache({ layer, settings: config.cache, directory: createStaticNodeDirectory([{ id: 'n1', grpcAddress: '127.0.0.1:1' }]), routing: config.routing, computeKey: computeCacheKey }),
+    cache: createInferCache({ layer, settings: config.cache, versions: createVersionChooser({ directory: createStaticNodeDirectory([{ id: 'n1', grpcAddress: '127.0.0.1:1' }]), routing: config.routing }), computeKey: computeCacheKey }),
     metrics: new RecordingMetrics(),
     logger: silentLogger,
   });

@@ -24,6 +24,7 @@ import { createGatewayApp, createInferCache, matchInferPath, type GatewayDispatc
 import { seedTenants, sha256Hex } from '../src/core/auth/index.js';
 import { createCacheLayer } from '../src/core/cache/index.js';
 import { RecordingMetrics } from './app-fixtures.js';
+import { createVersionChooser } from '../src/core/routing/index.js';
 
 const KEY = { a: 'tsk_native-a', b: 'tsk_native-b', tiny: 'tsk_native-tiny' };
 const MAX_BODY = 4096;
@@ -70,7 +71,7 @@ async function serve(config: GatewayConfig, native: boolean): Promise<Served> {
     tenants,
     rateLimiter: createMemoryRateLimiter({ now: () => 1_000_000 }),
     dispatcher: new EchoDispatcher(),
-    cache: createInferCache({ layer, settings: config.cache, directory, routing: config.routing, computeKey: computeCacheKey }),
+    cache: createInferCache({ layer, settings: config.cache, versions: createVersionChooser({ directory, routing: config.routing }), computeKey: computeCacheKey }),
     metrics,
     logger,
   });

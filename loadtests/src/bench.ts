@@ -10,6 +10,7 @@ import { runCacheRatioScenario } from './scenarios/cache-ratio.js';
 import { runGatewayScenario } from './scenarios/gateway.js';
 import { runLlmScenario } from './scenarios/llm.js';
 import { runLlmBatchingScenario } from './scenarios/llm-batching.js';
+import { runLlmIdleBurstScenario } from './scenarios/llm-idle-burst.js';
 import { runNodeKillScenario } from './scenarios/node-kill.js';
 import { runRedisStopScenario } from './scenarios/redis-stop.js';
 import { runSoakScenario } from './scenarios/soak.js';
@@ -22,6 +23,7 @@ const SCENARIOS: Readonly<Record<string, (options: BenchOptions) => Promise<numb
   'cache-ratio': runCacheRatioScenario,
   llm: runLlmScenario,
   'llm-batching': runLlmBatchingScenario,
+  'llm-idle': runLlmIdleBurstScenario,
   models: async (options) => (await import('./scenarios/many-models.js')).runManyModelsScenario(options),
   'node-kill': runNodeKillScenario,
   'redis-stop': runRedisStopScenario,

@@ -22,6 +22,7 @@ import { seedTenants, sha256Hex } from '../../gateway/src/core/auth/index.js';
 import { createCacheLayer } from '../../gateway/src/core/cache/index.js';
 import { RecordingMetrics } from '../../gateway/test/app-fixtures.js';
 import { withinMs } from './support/timing.js';
+import { createVersionChooser } from '../../gateway/src/core/routing/index.js';
 
 const KEY = { a: 'tsk_fuzz-a', b: 'tsk_fuzz-b', admin: 'fuzz-admin' };
 const MAX_BODY = 32 * 1024;
@@ -78,7 +79,7 @@ beforeAll(async () => {
     tenants,
     rateLimiter: createMemoryRateLimiter(),
     dispatcher,
-    cache: createInferCache({ layer, settings: config.cache, directory, routing: config.routing, computeKey: computeCacheKey }),
+    cache: createInferCache({ layer, settings: config.cache, versions: createVersionChooser({ directory, routing: config.routing }), computeKey: computeCacheKey }),
     metrics: new RecordingMetrics(),
     logger,
   });

@@ -78,6 +78,8 @@ describe('onnxruntime_llm refuses broken models at load', () => {
     expect((await loadError({ parameters: { admission: 'maybe' } })).message).toMatch(/'admission' must be 'wait' or 'reject'/);
     expect((await loadError({ parameters: { length_buckets: '64,32' } })).message).toMatch(/'length_buckets' must be ascending/);
     expect((await loadError({ parameters: { length_buckets: '64,,128' } })).message).toMatch(/'length_buckets' must be 'none' or ascending integers/);
+    expect((await loadError({ parameters: { max_num_batched_tokens: '0' } })).message).toMatch(/'max_num_batched_tokens' must be an integer >= 1/);
+    expect((await loadError({ parameters: { max_num_batched_tokens: '1e9x' } })).message).toMatch(/'max_num_batched_tokens' must be an integer >= 1/);
     expect((await loadError({ parameters: { length_buckets: Array.from({ length: 17 }, (_, i) => 2 + i).join(',') } })).message).toMatch(/at most 16 bounds/);
   });
 });

@@ -22,6 +22,9 @@
  *                                    //   the tenant's rate to this gateway, whose next requests are decided
  *                                    //   in memory; 0 = every request decided in Redis. What it bounds:
  *                                    //   adapters/redis/token-leases.ts
+ *   "rateLimitKeepWarmMs": 60000,    // [60000] a lease used within this long is renewed before it expires, in
+ *                                    //   the background, so a tenant's first request after idle does not wait for
+ *                                    //   Redis (about two script calls per lease per warm tenant); 0 = off
  *   "metrics": { "requireAdminKey": true },   // [true] whether /metrics needs the admin key (Bearer). false only
  *                                    //   where the gateway's port is reachable from a private Prometheus
  *                                    //   network alone: the metrics name tenants, models and nodes
@@ -133,6 +136,8 @@ export interface GatewayConfig {
   readonly maxBodyBytes: number;
   readonly maxPipelinedRequests: number;
   readonly rateLimitLeaseMs: number;
+  /** Renew leases used within this long ahead of time (0: let them expire); absent: the default. */
+  readonly rateLimitKeepWarmMs?: number;
   readonly metrics: { readonly requireAdminKey: boolean };
   /** Which webhook targets jobs may name (core/jobs/webhook-policy.ts). */
   readonly webhooks: WebhookPolicy;

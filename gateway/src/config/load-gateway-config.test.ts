@@ -29,6 +29,8 @@ describe('loadGatewayConfig', () => {
     expect(config.maxPipelinedRequests).toBe(32);
     expect(config.rateLimitLeaseMs).toBe(100);
     expect(loadGatewayConfig('{"rateLimitLeaseMs": 0}').rateLimitLeaseMs).toBe(0);
+    expect(loadGatewayConfig('{"rateLimitKeepWarmMs": 0}').rateLimitKeepWarmMs).toBe(0);
+    expect(() => loadGatewayConfig('{"rateLimitKeepWarmMs": -1}')).toThrow(/rateLimitKeepWarmMs: must be >= 0/);
     expect(config.grpcTransport).toBe('http2');
     // The grpc-js transport is retired (issue 17): naming it is a config error, not a silent switch.
     expect(() => loadGatewayConfig('{"grpcTransport": "grpc-js"}')).toThrow(/grpcTransport: must be one of http2, got "grpc-js"/);

@@ -108,7 +108,7 @@ function describe(value: unknown): string {
 
 const TOP_KEYS = [
   'port', 'grpcPort', 'host', 'adminKeyHash', 'redisUrl', 'keyPrefix', 'requestTimeoutMs', 'maxBodyBytes', 'maxPipelinedRequests',
-  'rateLimitLeaseMs', 'metrics', 'webhooks', 'tiers', 'tenants', 'nodes', 'grpcTransport', 'routing', 'cache', 'serverName', 'llm',
+  'rateLimitLeaseMs', 'rateLimitKeepWarmMs', 'metrics', 'webhooks', 'tiers', 'tenants', 'nodes', 'grpcTransport', 'routing', 'cache', 'serverName', 'llm',
 ] as const;
 const TIER_KEYS = ['priority', 'queueTimeoutMs', 'queueShare', 'rateLimits', 'cacheTtlSeconds', 'allowedModels', 'maxRequestBytes', 'jobs', 'llm'] as const;
 const RATE_KEYS = ['requestsPerSecond', 'burst', 'elementsPerSecond', 'elementsBurst'] as const;
@@ -144,6 +144,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
     c.number(root.maxPipelinedRequests, '$.maxPipelinedRequests', { min: 1, integer: true }) ?? DEFAULT_MAX_PIPELINED_REQUESTS;
   const rateLimitLeaseMs =
     c.number(root.rateLimitLeaseMs, '$.rateLimitLeaseMs', { min: 0, max: 10_000, integer: true }) ?? DEFAULT_RATE_LIMIT_LEASE_MS;
+  const rateLimitKeepWarmMs = c.number(root.rateLimitKeepWarmMs, '$.rateLimitKeepWarmMs', { min: 0, max: 3_600_000, integer: true });
 
   const metricsObj = c.object(root.metrics, '$.metrics') ?? {};
   c.unknownKeys(metricsObj, ['requireAdminKey'], '$.metrics');
@@ -165,6 +166,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
   }
   return deepFreeze({
     port, grpcPort, host, serverName, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, rateLimitLeaseMs, metrics,
+    ...(rateLimitKeepWarmMs === undefined ? {} : { rateLimitKeepWarmMs }),
     webhooks, tiers, tenants, nodes, grpcTransport, routing, cache, llm,
   });
 }

@@ -70,14 +70,18 @@ export function backendNameOf(config: ModelConfig): string {
 
 /**
  * A registry with Tessera's own backends; pass the node's logger so CPU fallbacks are reported, and
- * `threadPoolSize` (`--backend-thread-pool-size`) to size the onnxruntime backend's worker pool.
+ * `threadPoolSize` (`--backend-thread-pool-size`) to size the onnxruntime backend's worker pool and
+ * `threadIdleGraceMs` (`--backend-thread-idle-ms`) for how long its idle threads linger.
  */
-export function createDefaultBackendRegistry(options: { readonly logger?: Logger; readonly threadPoolSize?: number } = {}): BackendRegistry {
+export function createDefaultBackendRegistry(
+  options: { readonly logger?: Logger; readonly threadPoolSize?: number; readonly threadIdleGraceMs?: number } = {},
+): BackendRegistry {
   const registry = new BackendRegistry();
   registry.register(
     createOnnxRuntimeBackend({
       ...(options.logger !== undefined ? { logger: options.logger } : {}),
       ...(options.threadPoolSize !== undefined ? { threadPoolSize: options.threadPoolSize } : {}),
+      ...(options.threadIdleGraceMs !== undefined ? { threadIdleGraceMs: options.threadIdleGraceMs } : {}),
     }),
   );
   registry.register(createTypescriptBackend());

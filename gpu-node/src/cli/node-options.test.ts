@@ -22,16 +22,18 @@ describe('tessera-node command line', () => {
       rateLimit: 'off',
       modelLoadThreadCount: 4,
       backendThreadPoolSize: availableParallelism(),
+      backendThreadIdleMs: 2000,
     });
   });
 
   it('sizes model loading and the backend thread pool, refusing counts below 1', () => {
-    const good = parseNodeArgs(['--model-repository=/m', '--model-load-thread-count=8', '--backend-thread-pool-size', '3']);
-    expect(good.kind === 'options' && [good.options.modelLoadThreadCount, good.options.backendThreadPoolSize]).toEqual([8, 3]);
-    const bad = parseNodeArgs(['--model-repository=/m', '--model-load-thread-count=0', '--backend-thread-pool-size=x']);
+    const good = parseNodeArgs(['--model-repository=/m', '--model-load-thread-count=8', '--backend-thread-pool-size', '3', '--backend-thread-idle-ms=0']);
+    expect(good.kind === 'options' && [good.options.modelLoadThreadCount, good.options.backendThreadPoolSize, good.options.backendThreadIdleMs]).toEqual([8, 3, 0]);
+    const bad = parseNodeArgs(['--model-repository=/m', '--model-load-thread-count=0', '--backend-thread-pool-size=x', '--backend-thread-idle-ms=-1']);
     expect(bad.kind === 'error' && bad.problems).toEqual([
       "--model-load-thread-count must be an integer in [1, 1024], got '0'",
       "--backend-thread-pool-size must be an integer in [1, 1024], got 'x'",
+      "--backend-thread-idle-ms must be an integer in [0, 600000], got '-1'",
     ]);
   });
 

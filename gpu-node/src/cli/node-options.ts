@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { modelNameProblem } from '../../../shared/src/names/index.js';
 import { fleetPushUrls } from '../load-report/http-report-pusher.js';
 import { parseRestrictions, type Restrictions } from '../server/restricted-apis.js';
+import { DEFAULT_IDLE_GRACE_MS } from '../backends/worker/index.js';
 
 export type ModelControlMode = 'none' | 'poll' | 'explicit';
 export type RateLimitMode = 'off' | 'execution_count';
@@ -39,6 +40,8 @@ export interface NodeOptions {
   readonly modelLoadThreadCount: number;
   /** --backend-thread-pool-size: worker threads hosting onnxruntime instances; default os.availableParallelism(). */
   readonly backendThreadPoolSize: number;
+  /** --backend-thread-idle-ms: how long a pool thread hosting nothing lingers before it ends; default 2000. */
+  readonly backendThreadIdleMs: number;
   /** --exit-timeout-secs; default 30. */
   readonly exitTimeoutSecs: number;
   /** --log-verbose; default 0. */
@@ -87,6 +90,8 @@ Model repository
   --model-load-thread-count N   models loaded at the same time (default 4)
   --backend-thread-pool-size N  worker threads that host the onnxruntime instances, many each
                                 (default: the number of cores)
+  --backend-thread-idle-ms N    how long such a thread lingers, hosting nothing, before it ends,
+                                so a burst of loads reuses it (default 2000; 0 ends it at once)
 
 Endpoints
   --http-port N                 KServe v2 HTTP port (default 8000; 0 picks a free one)
@@ -155,6 +160,7 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
         'strict-model-config': { type: 'string' },
         'model-load-thread-count': { type: 'string' },
         'backend-thread-pool-size': { type: 'string' },
+        'backend-thread-idle-ms': { type: 'string' },
         'http-port': { type: 'string' },
         'grpc-port': { type: 'string' },
         'metrics-port': { type: 'string' },
@@ -251,6 +257,7 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     strictModelConfig: bool('strict-model-config', v['strict-model-config'], false),
     modelLoadThreadCount: int('model-load-thread-count', v['model-load-thread-count'], 4, 1, 1024),
     backendThreadPoolSize: int('backend-thread-pool-size', v['backend-thread-pool-size'], availableParallelism(), 1, 1024),
+    backendThreadIdleMs: int('backend-thread-idle-ms', v['backend-thread-idle-ms'], DEFAULT_IDLE_GRACE_MS, 0, 600_000),
     httpPort: int('http-port', v['http-port'], 8000, 0, 65_535),
     grpcPort: int('grpc-port', v['grpc-port'], 8001, 0, 65_535),
     metricsPort: int('metrics-port', v['metrics-port'], 8002, 0, 65_535),

@@ -53,7 +53,11 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
   // One start time for every sink's reports: the node's process identity (`startedAt`) at the edge and in Redis.
   const startedAt = Date.now();
   // Our own registry (not the process-wide one) so the onnxruntime backend logs KIND_AUTO fallbacks here.
-  const registry = createDefaultBackendRegistry({ logger, threadPoolSize: options.backendThreadPoolSize });
+  const registry = createDefaultBackendRegistry({
+    logger,
+    threadPoolSize: options.backendThreadPoolSize,
+    threadIdleGraceMs: options.backendThreadIdleMs,
+  });
   // An s3:// repository is mirrored into a local folder first; a failure fails the start, naming the URL.
   // Off (noop) without --otlp-endpoint / OTEL_EXPORTER_OTLP_ENDPOINT; a bad URL fails the start.
   const tracing = createTracing({

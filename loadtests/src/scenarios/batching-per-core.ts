@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
 import type { BenchOptions } from '../lib/options/bench-options.js';
 import { runClosedLoop } from '../lib/load/closed-loop.js';
+import { checkedInferCall } from '../lib/load/checked-infer.js';
 import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import type { InferClient } from '../lib/clients/infer-client.js';
@@ -199,12 +200,7 @@ async function measure(c: Case, options: BenchOptions): Promise<Omit<PerCorePoin
       concurrency: c.concurrency,
       warmupMs: options.warmupS * 1000,
       measureMs: options.durationS * 1000,
-      call: async () => {
-        const result = await client.infer(c.request);
-        const bytes = result.response.outputs[0]?.data.length;
-        if (bytes !== c.outputBytes) throw new Error(`expected ${c.outputBytes} output bytes, got ${bytes}`);
-        return result;
-      },
+      call: checkedInferCall(client, c.request, c.outputBytes),
       onWindowStart: async () => {
         threads = [await readThreadCpu(c.node.pid)];
         clientCpu = [process.cpuUsage()];

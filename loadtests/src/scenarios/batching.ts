@@ -24,6 +24,7 @@ import { fp32Tensor, int32Tensor } from './batching-requests.js';
 import { runPerCore, type PerCoreReport } from './batching-per-core.js';
 import type { BenchOptions } from '../lib/options/bench-options.js';
 import { runClosedLoop } from '../lib/load/closed-loop.js';
+import { checkedInferCall } from '../lib/load/checked-infer.js';
 import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import type { InferClient } from '../lib/clients/infer-client.js';
@@ -151,12 +152,7 @@ async function measureLoad(load: Load): Promise<LoadPoint> {
       concurrency: load.concurrency,
       warmupMs: load.warmupS * 1000,
       measureMs: load.durationS * 1000,
-      call: async () => {
-        const result = await client.infer(load.request);
-        const bytes = result.response.outputs[0]?.data.length;
-        if (bytes !== load.outputBytes) throw new Error(`expected ${load.outputBytes} output bytes, got ${bytes}`);
-        return result;
-      },
+      call: checkedInferCall(client, load.request, load.outputBytes),
       onWindowStart: async () => {
         cpuBefore = await readCpu(load.node);
         before = await fetchModelStats(load.node.httpBase, model);

@@ -5,6 +5,11 @@
  *   engine, no node (one intra-op thread): tokens/s.
  * - `copy`: the engine itself (no HTTP) running 32 streams of 8..256 tokens: what its steps copy and how
  *   long that takes beside the model's own time.
+ * - `prefill`: bare onnxruntime (one thread): CPU per prefill run of B prompts of L tokens (best of 5
+ *   rounds of 3), i.e. what batching prompts into one run saves per prompt.
+ * - `ttft`: the engine itself (no HTTP, no main-thread work of other streams): time to first token of
+ *   short probes sent one after another, alone and then beside 31 closed-loop generations of 256 tokens
+ *   (which end and restart together, in waves of 31 arrivals), p50/p99 of each.
  */
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
@@ -14,6 +19,7 @@ import { LlmInstance } from '../../../gpu-node/src/backends/onnxruntime-llm/inde
 import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
 import { readFile } from 'node:fs/promises';
 import { readThreadCpu, type ThreadCpu } from '../lib/per-core/index.js';
+import { MIN_TOKENS, promptFor } from './llm-stream-client.js';
 
 /** CPU seconds of the busiest thread between two readings: the engine thread, here. */
 function busiestThreadCpuS(before: readonly ThreadCpu[], after: readonly ThreadCpu[]): number {
@@ -109,6 +115,11 @@ async function copy(): Promise<object> {
     // What a newcomer waits for before its prefill starts (the run in flight), and the prefill itself.
     meanAdmissionWaitMs: stats.admissionWaitNs / stats.prefills / 1e6,
     meanPrefillMs: stats.prefillNs / stats.prefills / 1e6,
+    // Arrival to first token inside the engine (a batched group's members all wait for its whole run).
+    meanFirstTokenMs: stats.firstTokenNs / stats.prefills / 1e6,
+    // Batched prefill: requests per prefill run, and the share of its tokens that were padding.
+    meanRequestsPerPrefillRun: stats.prefills / stats.prefillRuns,
+    prefillPaddingShare: 1 - stats.prefillTokens / stats.prefillPaddedTokens,
     bucketMoves: stats.bucketMoves,
     steps: stats.steps,
     meanSequencesPerStep: stats.stepSequences / stats.steps,
@@ -125,6 +136,93 @@ async function copy(): Promise<object> {
   };
 }
 
-const result = mode === 'anchor' ? await anchor() : await copy();
+async function startInstance(): Promise<LlmInstance> {
+  const config = parseModelConfigText(await readFile(join(modelDir, 'config.pbtxt'), 'utf8'), 'config.pbtxt');
+  const versionDir = join(modelDir, '1');
+  return LlmInstance.start(
+    { name: config.name, version: 1, modelDir, versionDir, modelPath: join(versionDir, 'model.onnx'), config },
+    { name: `${config.name}_0`, groupName: config.name, kind: 'cpu', device: -1, auto: false },
+  );
+}
+
+/** One greedy request through the engine; resolves with its time to first token (ms) once it ended. */
+async function timedRequest(instance: LlmInstance, prompt: string, maxTokens: number): Promise<number> {
+  const text = (s: string) => ({ name: 'text_input', datatype: 'BYTES' as const, shape: [1], data: encodeBytesElements([s]) });
+  const start = performance.now();
+  let first = Number.NaN;
+  await instance.execute([
+    {
+      inputs: [text(prompt), { name: 'sampling_parameters', datatype: 'BYTES', shape: [1], data: encodeBytesElements([JSON.stringify({ max_tokens: maxTokens, ignore_eos: true })]) }],
+      requestedOutputs: [],
+      parameters: {},
+      onResponse: () => {
+        if (Number.isNaN(first)) first = performance.now();
+      },
+    },
+  ]);
+  return first - start;
+}
+
+function percentiles(values: number[]): { p50: number; p99: number; max: number; count: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+  return { p50: at(50), p99: at(99), max: sorted[sorted.length - 1] as number, count: sorted.length };
+}
+
+async function ttft(): Promise<object> {
+  const instance = await startInstance();
+  const random = mulberry32(23);
+  const probeFor = async (ms: number): Promise<number[]> => {
+    const times: number[] = [];
+    const until = performance.now() + ms;
+    while (performance.now() < until) times.push(await timedRequest(instance, promptFor(random), MIN_TOKENS));
+    return times;
+  };
+  await probeFor(500);
+  const idle = await probeFor(4000);
+  let stop = false;
+  const background = Array.from({ length: 31 }, async (_, c) => {
+    const own = mulberry32(100 + c);
+    while (!stop) await timedRequest(instance, promptFor(own), 256);
+  });
+  await new Promise((r) => setTimeout(r, 1000));
+  const busy = await probeFor(8000);
+  stop = true;
+  await Promise.all(background);
+  const stats = await instance.engineStats();
+  await instance.close();
+  const idleP = percentiles(idle);
+  const busyP = percentiles(busy);
+  return { idleMs: idleP, busyMs: busyP, busyVsIdleP99: busyP.p99 / idleP.p99, busyVsIdleP50: busyP.p50 / idleP.p50, engine: stats };
+}
+
+async function prefillCost(): Promise<object> {
+  const session = await ort.InferenceSession.create(join(modelDir, '1', 'model.onnx'), { intraOpNumThreads: 1, interOpNumThreads: 1 });
+  const pasts = session.inputNames.filter((n) => n.startsWith('past_key_values.'));
+  const meta = session.inputMetadata.find((m) => m.name === pasts[0]);
+  const [, heads, , headDim] = meta?.isTensor === true ? (meta.shape as number[]) : [];
+  const run = async (rows: number, length: number): Promise<void> => {
+    const int64 = (f: (i: number) => bigint) => new ort.Tensor('int64', BigInt64Array.from({ length: rows * length }, (_, i) => f(i)), [rows, length]);
+    const feeds: Record<string, ort.Tensor> = { input_ids: int64(() => 65n), position_ids: int64((i) => BigInt(i % length)), attention_mask: int64(() => 1n) };
+    for (const name of pasts) feeds[name] = new ort.Tensor('float32', new Float32Array(0), [rows, heads as number, 0, headDim as number]);
+    await session.run(feeds);
+  };
+  const runs: object[] = [];
+  for (const [rows, length] of [[1, 16], [1, 45], [1, 80], [4, 45], [8, 45], [16, 45], [31, 45], [8, 80], [31, 80]] as const) {
+    await run(rows, length);
+    let best = Number.POSITIVE_INFINITY;
+    for (let round = 0; round < 5; round++) {
+      const before = process.cpuUsage();
+      for (let i = 0; i < 3; i++) await run(rows, length);
+      const used = process.cpuUsage(before);
+      best = Math.min(best, (used.user + used.system) / 1000 / 3);
+    }
+    runs.push({ rows, length, cpuMsPerRun: best, cpuMsPerPrompt: best / rows, cpuUsPerToken: (best * 1000) / (rows * length) });
+  }
+  await session.release();
+  return { runs };
+}
+
+const result = mode === 'anchor' ? await anchor() : mode === 'ttft' ? await ttft() : mode === 'prefill' ? await prefillCost() : await copy();
 process.stdout.write(`${JSON.stringify(result)}\n`);
 process.exit(0);

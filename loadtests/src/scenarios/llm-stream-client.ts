@@ -3,7 +3,7 @@
  * with time to first token, inter-token gaps and token counts recorded, and the three ways of offering
  * load it compares: closed loop (each client sends its next request when the last ends), whole-request
  * batches (a batch of requests sent together, the next only once its longest member ended: Triton's
- * dynamic batcher for generation, implemented here), and a lone probe measuring TTFT.
+ * dynamic batcher for generation, implemented here, static or shrinking), and a lone probe measuring TTFT.
  */
 import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
 
@@ -20,8 +20,13 @@ export interface StreamRecord {
 export const MIN_TOKENS = 8;
 export const MAX_TOKENS = 256;
 
-/** One streamed request of exactly `maxTokens` tokens (ignore_eos), read to its end. */
-export async function streamOnce(httpBase: string, model: string, prompt: string, maxTokens: number): Promise<StreamRecord> {
+/**
+ * One streamed request of exactly `maxTokens` tokens (ignore_eos), read to its end. With `usefulTokens`
+ * below maxTokens the row computes maxTokens tokens but the caller wants only the first usefulTokens
+ * (a static batch's row kept to its longest member): the record keeps the events up to that share of
+ * the stream (its last useful token's time is its end) and counts only those tokens.
+ */
+export async function streamOnce(httpBase: string, model: string, prompt: string, maxTokens: number, usefulTokens = maxTokens): Promise<StreamRecord> {
   const startMs = performance.now();
   const res = await fetch(`${httpBase}/v2/models/${model}/generate_stream`, {
     method: 'POST',
@@ -51,8 +56,15 @@ export async function streamOnce(httpBase: string, model: string, prompt: string
       events += 1;
     }
   }
+  const endMs = performance.now();
+  if (usefulTokens < maxTokens && ok) {
+    // An event is one token but for a character split across bytes (held until whole): keep the useful share of events.
+    const keep = Math.max(1, Math.round((events * usefulTokens) / maxTokens));
+    const kept = eventMs.slice(0, keep - 1);
+    return { startMs, firstMs, endMs: kept[kept.length - 1] ?? firstMs, eventMs: kept, tokens: usefulTokens, ok };
+  }
   // A piece may hold more than one token (a character split across bytes); the request asked for exactly maxTokens.
-  return { startMs, firstMs, endMs: performance.now(), eventMs, tokens: ok ? maxTokens : 0, ok };
+  return { startMs, firstMs, endMs, eventMs, tokens: ok ? maxTokens : 0, ok };
 }
 
 export function promptFor(random: () => number): string {
@@ -64,27 +76,41 @@ export function outputLength(random: () => number): number {
   return MIN_TOKENS + Math.floor(random() * (MAX_TOKENS - MIN_TOKENS + 1));
 }
 
-/** `clients` closed loops until `untilMs`; every record, to be cut to a window by the caller. */
-export async function closedLoop(httpBase: string, model: string, clients: number, untilMs: number, seed: number, fixedLength?: number): Promise<StreamRecord[]> {
+/**
+ * `clients` closed loops until `untilMs`; every record, to be cut to a window by the caller. With a
+ * `fixedLength`, `staggered` gives each client's first request a drawn length, so the clients' restarts
+ * spread out instead of coming in waves of `clients` arrivals.
+ */
+export async function closedLoop(httpBase: string, model: string, clients: number, untilMs: number, seed: number, fixedLength?: number, staggered = false): Promise<StreamRecord[]> {
   const records: StreamRecord[] = [];
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
       const random = mulberry32(seed * 1000 + c);
-      while (performance.now() < untilMs) records.push(await streamOnce(httpBase, model, promptFor(random), fixedLength ?? outputLength(random)));
+      let first = staggered;
+      while (performance.now() < untilMs) {
+        const length = first ? outputLength(random) : (fixedLength ?? outputLength(random));
+        first = false;
+        records.push(await streamOnce(httpBase, model, promptFor(random), length));
+      }
     }),
   );
   return records;
 }
 
-/** Whole-request batching: `size` requests sent together; the next batch only when all of them ended. */
-export async function wholeRequestBatches(httpBase: string, model: string, size: number, untilMs: number, seed: number): Promise<StreamRecord[]> {
-  const records: StreamRecord[] = [];
-  const random = mulberry32(seed);
-  while (performance.now() < untilMs) {
-    const batch = Array.from({ length: size }, () => ({ prompt: promptFor(random), length: outputLength(random) }));
-    records.push(...(await Promise.all(batch.map((r) => streamOnce(httpBase, model, r.prompt, r.length)))));
-  }
-  return records;
+/**
+ * One whole-request batch: `size` requests sent together, resolved when all of them ended (the caller
+ * sends the next batch only then).
+ * - `static` (the issue's baseline: "batch formed once, run to its longest member"): every row keeps
+ *   computing until the longest member's last token, as HF generate or a dynamic batcher over a
+ *   non-decoupled generate model do; each request asks for the batch's longest length and only its own
+ *   first tokens count (streamOnce's usefulTokens).
+ * - `shrinking`: each request asks for its own length, so on this engine a finished row leaves the
+ *   batch and the later steps run over fewer rows: stronger than static batching.
+ */
+export async function wholeRequestBatch(httpBase: string, model: string, size: number, random: () => number, mode: 'static' | 'shrinking'): Promise<StreamRecord[]> {
+  const batch = Array.from({ length: size }, () => ({ prompt: promptFor(random), length: outputLength(random) }));
+  const longest = Math.max(...batch.map((r) => r.length));
+  return Promise.all(batch.map((r) => (mode === 'static' ? streamOnce(httpBase, model, r.prompt, longest, r.length) : streamOnce(httpBase, model, r.prompt, r.length))));
 }
 
 /** Short requests one after another (TTFT probes) until `untilMs`. */

@@ -11,11 +11,15 @@
  * first token and inter-token latency p50/p99, tokens/s, and CPU per streamed token of the process on
  * core 0 from /proc/PID/task/*\/stat. Targets: gateway CPU per token <= 20 µs; first-token latency the
  * gateway adds over direct, p50, <= 1 ms.
+ *
+ * The closed loop's streams are all as long, so its clients start together and restart together: its
+ * TTFT is a burst's. At 16 and 64 streams, direct and the gateway run once more with starts staggered
+ * over one stream's length (`-staggered`), and each point records how busy core 1 was: the added
+ * first-token latency of a burst on a saturated core 1 is mostly queueing there, not the gateway.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startRedisServer } from '../../../shared/test/support/index.js';
 import { runStreamLoad, type StreamLoadResult } from '../lib/clients/sse-stream-client.js';
 import type { BenchOptions } from '../lib/options/bench-options.js';
@@ -25,10 +29,9 @@ import { perCoreSupport, perUnit, pinProcess, readThreadCpu, threadCpuDelta, typ
 import { launchEngineDouble, launchRelayAnchor, engineModelConfig } from '../lib/processes/llm-bench-servers.js';
 import { launchNode, waitForModelReady } from '../lib/processes/node-process.js';
 import { summarizeLatencies, type LatencySummary } from '../lib/sampling/percentiles.js';
-import { launchServer } from '../lib/processes/server-process.js';
-import { benchKey, ProcessStack, UNLIMITED_TIER, waitForFleetSize } from './fleet-launch.js';
-
-const GATEWAY_BIN = fileURLToPath(new URL('../../../bin/tessera-gateway.js', import.meta.url));
+import { coreBusyShare, readCoreTicks } from './llm-core-busy.js';
+import { benchKey, ProcessStack, waitForFleetSize } from './fleet-launch.js';
+import { launchLlmBenchGateway } from './llm-bench-gateway.js';
 
 const DEFAULT_CONCURRENCIES = [1, 16, 64];
 const TOKENS_PER_STREAM = 64;
@@ -38,7 +41,7 @@ const TTFT_TARGET_MS = 1;
 
 const log = (message: string): void => void process.stderr.write(`[bench llm] ${message}\n`);
 
-type Target = 'direct' | 'anchor-before' | 'gateway' | 'anchor-after';
+type Target = 'direct' | 'anchor-before' | 'gateway' | 'anchor-after' | 'direct-staggered' | 'gateway-staggered';
 
 interface Point {
   readonly concurrency: number;
@@ -47,13 +50,18 @@ interface Point {
   readonly failedStreams: number;
   readonly tokensPerSec: number;
   readonly ttft: LatencySummary;
+  /** TTFT of the first stream of each client: a burst of starts after an idle spell (leases cold or kept warm). */
+  readonly firstTtft: LatencySummary;
   readonly itl: LatencySummary;
   /** CPU of the process on core 0 per streamed token (not for `direct`). */
   readonly cpuPerToken?: CpuSplit;
+  /** Share of the window core 1 (node, engine, Redis, load generator) was busy, where known. */
+  readonly core1Busy?: number;
 }
 
 async function measure(target: Target, concurrency: number, port: number, headers: Record<string, string>, durationMs: number, pid?: number): Promise<Point> {
   const before = pid === undefined ? [] : await readThreadCpu(pid);
+  const core1Before = readCoreTicks(1);
   const result: StreamLoadResult = await runStreamLoad({
     port,
     path: '/v1/completions',
@@ -61,7 +69,9 @@ async function measure(target: Target, concurrency: number, port: number, header
     headers,
     concurrency,
     durationMs,
+    staggerMs: target.endsWith('-staggered') ? TOKENS_PER_STREAM * ITL_MS : 0,
   });
+  const core1Busy = coreBusyShare(core1Before, readCoreTicks(1));
   const cpu = pid === undefined ? undefined : perUnit(threadCpuDelta(before, await readThreadCpu(pid), pid), result.tokens);
   const point: Point = {
     concurrency,
@@ -70,13 +80,16 @@ async function measure(target: Target, concurrency: number, port: number, header
     failedStreams: result.failedStreams,
     tokensPerSec: (result.tokens / result.elapsedMs) * 1000,
     ttft: summarizeLatencies(result.ttftUs),
+    firstTtft: summarizeLatencies(result.firstTtftUs),
     itl: summarizeLatencies(result.itlUs),
     ...(cpu === undefined ? {} : { cpuPerToken: cpu }),
+    ...(core1Busy === undefined ? {} : { core1Busy }),
   };
   log(
     `c=${concurrency} ${target}: ${point.streams} streams (${point.failedStreams} failed), ${point.tokensPerSec.toFixed(0)} tok/s, ` +
       `TTFT p50 ${(point.ttft.p50Us / 1000).toFixed(2)} ms, ITL p50 ${(point.itl.p50Us / 1000).toFixed(2)} ms` +
-      (cpu === undefined ? '' : `, CPU ${cpu.totalUs.toFixed(1)} µs/token`),
+      (cpu === undefined ? '' : `, CPU ${cpu.totalUs.toFixed(1)} µs/token`) +
+      (core1Busy === undefined ? '' : `, core 1 ${(core1Busy * 100).toFixed(0)}% busy`),
   );
   return point;
 }
@@ -85,7 +98,7 @@ const ms = (us: number): string => (Number.isFinite(us) ? (us / 1000).toFixed(2)
 
 function table(points: readonly Point[]): string {
   return formatTable(
-    ['conc', 'target', 'streams', 'failed', 'tok/s', 'TTFT p50 ms', 'TTFT p99 ms', 'ITL p50 ms', 'ITL p99 ms', 'CPU µs/token', 'event loop µs/token'],
+    ['conc', 'target', 'streams', 'failed', 'tok/s', 'TTFT p50 ms', 'TTFT p99 ms', 'first starts TTFT p50 / max ms', 'ITL p50 ms', 'ITL p99 ms', 'CPU µs/token', 'event loop µs/token', 'core 1 busy'],
     points.map((p) => [
       String(p.concurrency),
       p.target,
@@ -94,10 +107,12 @@ function table(points: readonly Point[]): string {
       p.tokensPerSec.toFixed(0),
       ms(p.ttft.p50Us),
       ms(p.ttft.p99Us),
+      `${ms(p.firstTtft.p50Us)} / ${ms(p.firstTtft.maxUs)}`,
       ms(p.itl.p50Us),
       ms(p.itl.p99Us),
       p.cpuPerToken === undefined ? '-' : p.cpuPerToken.totalUs.toFixed(1),
       p.cpuPerToken === undefined ? '-' : p.cpuPerToken.eventLoopUs.toFixed(1),
+      p.core1Busy === undefined ? '-' : `${(p.core1Busy * 100).toFixed(0)}%`,
     ]),
   );
 }
@@ -126,24 +141,15 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
     const { key, hash } = benchKey('llm');
     // LLM_BENCH_CPU_PROF_DIR=<dir>: the gateway runs with --cpu-prof (a .cpuprofile there when it stops).
     const profileDir = process.env.LLM_BENCH_CPU_PROF_DIR;
-    const configFile = join(work, 'gateway.json');
-    await writeFile(configFile, `${JSON.stringify({
+    // LLM_BENCH_KEEP_WARM_MS=0: leases expire when idle (the gateway before renewal ahead of time).
+    const keepWarm = process.env.LLM_BENCH_KEEP_WARM_MS;
+    const gateway = await launchLlmBenchGateway({
+      work,
+      name: 'bench',
       redisUrl: redis.url,
-      metrics: { requireAdminKey: false },
-      tiers: {
-        'bench-llm': {
-          priority: 1, queueTimeoutMs: 30_000, queueShare: 1, cacheTtlSeconds: 0, allowedModels: ['*'], ...UNLIMITED_TIER,
-          // Token limits on (every prompt and every 16 completion tokens charged through Redis leases), never reached.
-          llm: { tokensPerMinute: 1_000_000_000 },
-        },
-      },
-      tenants: [{ id: 'bench', tier: 'bench-llm', keys: [{ id: 'bench-1', hash }] }],
-    }, null, 2)}\n`);
-    const gateway = await launchServer({
-      name: 'tessera-gateway',
-      args: [...(profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir]), GATEWAY_BIN, '--config', configFile, '--port', '0', '--host', '127.0.0.1'],
-      startedMsg: 'tessera-gateway started',
-      env: { REDIS_URL: '' },
+      keyHash: hash,
+      ...(keepWarm === undefined ? {} : { keepWarmMs: Number(keepWarm) }),
+      ...(profileDir === undefined ? {} : { profileDir }),
     });
     stack.push(gateway);
     await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);
@@ -171,10 +177,15 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
       points.push(await measure('anchor-before', c, anchor.port, {}, durationMs, anchor.pid));
       points.push(await measure('gateway', c, gateway.port, auth, durationMs, gateway.pid));
       points.push(await measure('anchor-after', c, anchor.port, {}, durationMs, anchor.pid));
+      if (c > 1) {
+        points.push(await measure('direct-staggered', c, node.httpPort, {}, durationMs));
+        points.push(await measure('gateway-staggered', c, gateway.port, auth, durationMs, gateway.pid));
+      }
     }
 
     const summary = concurrencies.map((c) => {
       const at = (t: Target) => points.find((p) => p.concurrency === c && p.target === t)!;
+      const staggered = c > 1 ? (at('gateway-staggered').ttft.p50Us - at('direct-staggered').ttft.p50Us) / 1000 : undefined;
       const gw = at('gateway');
       const anchorCpu = ((at('anchor-before').cpuPerToken?.totalUs ?? NaN) + (at('anchor-after').cpuPerToken?.totalUs ?? NaN)) / 2;
       const netCpu = (gw.cpuPerToken?.totalUs ?? NaN) - idleUsPerSec / gw.tokensPerSec;
@@ -187,6 +198,11 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
         addedTtftP50Ms: (gw.ttft.p50Us - at('direct').ttft.p50Us) / 1000,
         cpuTargetMet: netCpu <= CPU_TARGET_US,
         ttftTargetMet: (gw.ttft.p50Us - at('direct').ttft.p50Us) / 1000 <= TTFT_TARGET_MS,
+        /** The same with starts staggered over a stream's length (not a burst); undefined at 1 stream. */
+        addedTtftP50StaggeredMs: staggered,
+        /** The first starts of the phase (after the idle spell the other targets' runs make): gateway less direct, p50. */
+        addedFirstStartsTtftP50Ms: (gw.firstTtft.p50Us - at('direct').firstTtft.p50Us) / 1000,
+        core1BusyBurst: gw.core1Busy,
       };
     });
     const text = [
@@ -197,18 +213,30 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
       table(points),
       '',
       formatTable(
-        ['conc', 'gateway CPU µs/token', 'net of idle', 'anchor CPU µs/token', 'ratio', `target <= ${CPU_TARGET_US} (net)`, 'added TTFT p50 ms', `target <= ${TTFT_TARGET_MS}`],
-        summary.map((s) => [String(s.concurrency), s.gatewayCpuUsPerToken.toFixed(1), s.gatewayCpuUsPerTokenNetOfIdle.toFixed(1), s.anchorCpuUsPerToken.toFixed(1), s.cpuRatioToAnchor.toFixed(2), s.cpuTargetMet ? 'met' : 'MISSED', s.addedTtftP50Ms.toFixed(2), s.ttftTargetMet ? 'met' : 'MISSED']),
+        ['conc', 'gateway CPU µs/token', 'net of idle', 'anchor CPU µs/token', 'ratio', `target <= ${CPU_TARGET_US} (net)`, 'added TTFT p50 ms (burst)', `target <= ${TTFT_TARGET_MS}`, 'added TTFT p50 ms (staggered)', 'first starts after idle: added p50 ms', 'core 1 busy (burst)'],
+        summary.map((s) => [
+          String(s.concurrency),
+          s.gatewayCpuUsPerToken.toFixed(1),
+          s.gatewayCpuUsPerTokenNetOfIdle.toFixed(1),
+          s.anchorCpuUsPerToken.toFixed(1),
+          s.cpuRatioToAnchor.toFixed(2),
+          s.cpuTargetMet ? 'met' : 'MISSED',
+          s.addedTtftP50Ms.toFixed(2),
+          s.ttftTargetMet ? 'met' : 'MISSED',
+          s.addedTtftP50StaggeredMs === undefined ? '-' : s.addedTtftP50StaggeredMs.toFixed(2),
+          s.addedFirstStartsTtftP50Ms.toFixed(2),
+          s.core1BusyBurst === undefined ? '-' : `${(s.core1BusyBurst * 100).toFixed(0)}%`,
+        ]),
       ),
       '',
     ].join('\n');
     process.stdout.write(text);
     const dir = join(options.outRoot ?? DEFAULT_RESULTS_ROOT, localDate(started));
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'llm.json'), `${JSON.stringify({ started: started.toISOString(), command: `npm run bench -- llm ${process.argv.slice(3).join(' ')}`.trim(), pinned: support.ok, gatewayIdleCpuUsPerSec: idleUsPerSec, tokensPerStream: TOKENS_PER_STREAM, itlMs: ITL_MS, points, summary }, null, 2)}\n`);
+    await writeFile(join(dir, 'llm.json'), `${JSON.stringify({ started: started.toISOString(), command: `${keepWarm === undefined ? '' : `LLM_BENCH_KEEP_WARM_MS=${keepWarm} `}npm run bench -- llm ${process.argv.slice(3).join(' ')}`.trim(), pinned: support.ok, gatewayIdleCpuUsPerSec: idleUsPerSec, tokensPerStream: TOKENS_PER_STREAM, itlMs: ITL_MS, points, summary }, null, 2)}\n`);
     await writeFile(join(dir, 'llm.txt'), text);
     log(`results in ${dir}/llm.{json,txt}`);
-    return points.some((p) => p.target === 'gateway' && p.failedStreams > 0) ? 1 : 0;
+    return points.some((p) => p.target.startsWith('gateway') && p.failedStreams > 0) ? 1 : 0;
   } finally {
     await stack.close();
     await rm(work, { recursive: true, force: true });

@@ -27,6 +27,8 @@ import { perCoreSupport, pinnedCommand, readThreadCpu, threadCpuDelta } from '..
 import { parseStartedLine } from '../lib/processes/node-process.js';
 import { median, summarizeLatencies } from '../lib/sampling/percentiles.js';
 
+/** Linux's USER_HZ, the unit of /proc/PID/stat's CPU times, is 100 on every architecture Node runs on. */
+const CLOCK_TICKS_PER_S = 100;
 const NODE_BIN = fileURLToPath(new URL('../../../bin/tessera-node.js', import.meta.url));
 const ANCHOR = fileURLToPath(new URL('./many-models-anchor.mjs', import.meta.url));
 const COLLECT = fileURLToPath(new URL('./many-models-collect.mjs', import.meta.url));
@@ -41,6 +43,8 @@ interface StartedNode {
 interface Footprint {
   readonly rssBytes: number;
   readonly threads: number;
+  /** The process's CPU so far, every thread's, ended ones included: on a shared box a steadier load cost than wall time. */
+  readonly cpuMs: number;
 }
 
 /** `count` copies of `simple` named simple_0..simple_<count-1>. */
@@ -91,7 +95,10 @@ function startNode(repository: string, extra: readonly string[], nodeFlags: read
 async function footprint(pid: number): Promise<Footprint> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
-  return { rssBytes: rssKb * 1024, threads: (await readdir(`/proc/${pid}/task`)).length };
+  // utime and stime (fields 14 and 15) count the threads that have ended too, unlike /proc/PID/task.
+  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
+  const cpuMs = ((Number(stat[11]) + Number(stat[12])) * 1000) / CLOCK_TICKS_PER_S;
+  return { rssBytes: rssKb * 1024, threads: (await readdir(`/proc/${pid}/task`)).length, cpuMs };
 }
 
 function simpleRequest(model: string): InferRequest {
@@ -222,11 +229,11 @@ export async function runManyModelsScenario(options: BenchOptions): Promise<numb
   // Both in poll mode, so that the comparison is of the number of models alone.
   const one = await startNode(repo1, ['--model-control-mode', 'poll']);
   const oneFoot = await footprint(one.pid);
-  say(`1 model: ready ${one.readyMs.toFixed(0)} ms, ${mb(oneFoot.rssBytes)} MB, ${oneFoot.threads} threads`);
+  say(`1 model: ready ${one.readyMs.toFixed(0)} ms (${oneFoot.cpuMs.toFixed(0)} ms of CPU), ${mb(oneFoot.rssBytes)} MB, ${oneFoot.threads} threads`);
   const hundred = await startNode(repo100, ['--model-control-mode', 'poll']);
   const hundredFoot = await footprint(hundred.pid);
   const answered = await requestEach(hundred.httpPort, names100);
-  say(`100 models: ready ${hundred.readyMs.toFixed(0)} ms, ${mb(hundredFoot.rssBytes)} MB, ${hundredFoot.threads} threads, ${answered}/100 answered`);
+  say(`100 models: ready ${hundred.readyMs.toFixed(0)} ms (${hundredFoot.cpuMs.toFixed(0)} ms of CPU), ${mb(hundredFoot.rssBytes)} MB, ${hundredFoot.threads} threads, ${answered}/100 answered`);
   // One warm-up each, then short windows in turns. A busy spell of the box then falls on both alike, and
   // the median of the windows' p99 is not decided by one spell, as the pooled p99 of a few windows is.
   const rounds = quick ? 4 : 16;
@@ -237,9 +244,18 @@ export async function runManyModelsScenario(options: BenchOptions): Promise<numb
   const samplesHundred: number[] = [];
   const windowP99One: number[] = [];
   const windowP99Hundred: number[] = [];
+  // Node CPU per request over the windows (warm-ups included in both): what the tails cannot show on a shared box.
+  const cpuPerRequest = { one: { cpuMs: 0, requests: 0 }, hundred: { cpuMs: 0, requests: 0 } };
+  const timedWindow = async (node: StartedNode, into: { cpuMs: number; requests: number }): Promise<number[]> => {
+    const before = (await footprint(node.pid)).cpuMs;
+    const samples = await latency(node.httpPort, 'simple_0', WINDOW_WARMUP_S, windowS);
+    into.cpuMs += (await footprint(node.pid)).cpuMs - before;
+    into.requests += samples.length;
+    return samples;
+  };
   for (let round = 0; round < rounds; round++) {
-    const windowOne = await latency(one.httpPort, 'simple_0', WINDOW_WARMUP_S, windowS);
-    const windowHundred = await latency(hundred.httpPort, 'simple_0', WINDOW_WARMUP_S, windowS);
+    const windowOne = await timedWindow(one, cpuPerRequest.one);
+    const windowHundred = await timedWindow(hundred, cpuPerRequest.hundred);
     samplesOne.push(...windowOne);
     samplesHundred.push(...windowHundred);
     windowP99One.push(summarizeLatencies(windowOne).p99Us);
@@ -252,14 +268,21 @@ export async function runManyModelsScenario(options: BenchOptions): Promise<numb
   await one.stop();
   const idleShare = await idleCpuShare(hundred.pid, idleS);
   await hundred.stop();
+  const cpuUsOne = (cpuPerRequest.one.cpuMs * 1000) / cpuPerRequest.one.requests;
+  const cpuUsHundred = (cpuPerRequest.hundred.cpuMs * 1000) / cpuPerRequest.hundred.requests;
   say(`p99 of simple_0: ${p99One.p99Us.toFixed(0)} us with 1 model, ${p99Hundred.p99Us.toFixed(0)} us with 100 (median of ${rounds} windows' p99: ${medianP99One.toFixed(0)} and ${medianP99Hundred.toFixed(0)} us); idle poll CPU with 100 models ${(idleShare * 100).toFixed(2)}% of a core`);
+  say(`node CPU per request over the windows: ${cpuUsOne.toFixed(0)} us with 1 model, ${cpuUsHundred.toFixed(0)} us with 100`);
 
   const many = await startNode(repoBig, []);
   const manyFoot = await footprint(many.pid);
   await many.stop();
   const slopeMs = (many.readyMs - hundred.readyMs) / (big - 100);
   const slopeBytes = (manyFoot.rssBytes - hundredFoot.rssBytes) / (big - 100);
-  say(`${big} models: ready ${many.readyMs.toFixed(0)} ms, ${mb(manyFoot.rssBytes)} MB, ${manyFoot.threads} threads; per model ${slopeMs.toFixed(1)} ms, ${mb(slopeBytes)} MB`);
+  const slopeCpuMs = (manyFoot.cpuMs - hundredFoot.cpuMs) / (big - 100);
+  say(
+    `${big} models: ready ${many.readyMs.toFixed(0)} ms (${manyFoot.cpuMs.toFixed(0)} ms of CPU), ${mb(manyFoot.rssBytes)} MB, ${manyFoot.threads} threads; ` +
+      `per model ${slopeMs.toFixed(1)} ms (${slopeCpuMs.toFixed(1)} ms of CPU), ${mb(slopeBytes)} MB`,
+  );
 
   const explicit = await startNode(repo100, ['--model-control-mode', 'explicit', '--load-model', '*']);
   const firstRss = (await footprint(explicit.pid)).rssBytes;
@@ -282,11 +305,21 @@ export async function runManyModelsScenario(options: BenchOptions): Promise<numb
     pinned: pinning.ok ? 'node and anchor on core 0, bench on core 1' : pinning.why,
     note: 'a 2-core box shared with other helpers running tests and builds',
     anchor: { before: anchorBefore, after: anchorAfter },
-    oneModel: { readyMs: one.readyMs, ...oneFoot, latency: p99One, windowP99Us: windowP99One, medianWindowP99Us: medianP99One },
+    oneModel: { readyMs: one.readyMs, ...oneFoot, latency: p99One, windowP99Us: windowP99One, medianWindowP99Us: medianP99One, windowCpuUsPerRequest: cpuUsOne },
     // Threads the 100 models add to a node with one (the pool's and onnxruntime's per-session threads).
     threadsAddedBy99Models: hundredFoot.threads - oneFoot.threads,
-    hundredModels: { readyMs: hundred.readyMs, ...hundredFoot, answered, latency: p99Hundred, windowP99Us: windowP99Hundred, medianWindowP99Us: medianP99Hundred, idlePollCpuShareOfCore: idleShare, idleWindowS: idleS },
-    manyModels: { models: big, readyMs: many.readyMs, ...manyFoot, slopeMsPerModel: slopeMs, slopeBytesPerModel: slopeBytes },
+    hundredModels: {
+      readyMs: hundred.readyMs,
+      ...hundredFoot,
+      answered,
+      latency: p99Hundred,
+      windowP99Us: windowP99Hundred,
+      medianWindowP99Us: medianP99Hundred,
+      windowCpuUsPerRequest: cpuUsHundred,
+      idlePollCpuShareOfCore: idleShare,
+      idleWindowS: idleS,
+    },
+    manyModels: { models: big, readyMs: many.readyMs, ...manyFoot, slopeMsPerModel: slopeMs, slopeCpuMsPerModel: slopeCpuMs, slopeBytesPerModel: slopeBytes },
     unloadReload: {
       cycles,
       rssAfterStartBytes: firstRss,
@@ -298,12 +331,12 @@ export async function runManyModelsScenario(options: BenchOptions): Promise<numb
     medianWindowP99Ratio: medianP99Hundred / medianP99One,
   };
   const table = formatTable(
-    ['', 'ready ms', 'RSS MB', 'threads', 'p99 us (median of windows)'],
+    ['', 'ready ms (CPU ms)', 'RSS MB', 'threads', 'p99 us (median of windows)'],
     [
       ['onnxruntime alone, 100 sessions (before)', anchorBefore.readyMs.toFixed(0), mb(anchorBefore.rssBytes), String(anchorBefore.threads), '-'],
-      ['tessera-node, 1 model', one.readyMs.toFixed(0), mb(oneFoot.rssBytes), String(oneFoot.threads), `${p99One.p99Us.toFixed(0)} (${medianP99One.toFixed(0)})`],
-      ['tessera-node, 100 models', hundred.readyMs.toFixed(0), mb(hundredFoot.rssBytes), String(hundredFoot.threads), `${p99Hundred.p99Us.toFixed(0)} (${medianP99Hundred.toFixed(0)})`],
-      [`tessera-node, ${big} models`, many.readyMs.toFixed(0), mb(manyFoot.rssBytes), String(manyFoot.threads), '-'],
+      ['tessera-node, 1 model', `${one.readyMs.toFixed(0)} (${oneFoot.cpuMs.toFixed(0)})`, mb(oneFoot.rssBytes), String(oneFoot.threads), `${p99One.p99Us.toFixed(0)} (${medianP99One.toFixed(0)})`],
+      ['tessera-node, 100 models', `${hundred.readyMs.toFixed(0)} (${hundredFoot.cpuMs.toFixed(0)})`, mb(hundredFoot.rssBytes), String(hundredFoot.threads), `${p99Hundred.p99Us.toFixed(0)} (${medianP99Hundred.toFixed(0)})`],
+      [`tessera-node, ${big} models`, `${many.readyMs.toFixed(0)} (${manyFoot.cpuMs.toFixed(0)})`, mb(manyFoot.rssBytes), String(manyFoot.threads), '-'],
       ['onnxruntime alone, 100 sessions (after)', anchorAfter.readyMs.toFixed(0), mb(anchorAfter.rssBytes), String(anchorAfter.threads), '-'],
     ],
   );

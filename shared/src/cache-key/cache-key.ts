@@ -53,7 +53,7 @@ const IGNORED = new Set(CACHE_KEY_IGNORED_PARAMETERS);
  */
 export function computeCacheKey(input: CacheKeyInput): string {
   const prefix = input.prefix ?? DEFAULT_KEY_PREFIX;
-  if (FORBIDDEN_PREFIX_CHARS.test(prefix)) {
+  if (prefix !== DEFAULT_KEY_PREFIX && FORBIDDEN_PREFIX_CHARS.test(prefix)) {
     throw TesseraError.invalidArg(
       `invalid cache key prefix ${JSON.stringify(prefix)}: braces, glob characters and whitespace are not allowed`,
     );
@@ -71,7 +71,7 @@ export function computeCacheKey(input: CacheKeyInput): string {
   h.string(model).string(version);
 
   // Code-unit order, not localeCompare: the key must not depend on the process's locale.
-  const inputs = [...request.inputs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const inputs = inNameOrder(request.inputs) ? request.inputs : [...request.inputs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   h.count(inputs.length);
   for (const tensor of inputs) {
     h.string(tensor.name).string(tensor.datatype).count(tensor.shape.length);
@@ -118,7 +118,17 @@ function hashParameter(h: FramedHash, value: ParameterValue): void {
   }
 }
 
+/** Inputs usually come sorted (clients list INPUT0, INPUT1): then no sorted copy is made. */
+function inNameOrder(inputs: CacheKeyInput['request']['inputs']): boolean {
+  for (let i = 1; i < inputs.length; i++) if (!(inputs[i - 1]!.name < inputs[i]!.name)) return false;
+  return true;
+}
+
+/** Names that encodeURIComponent leaves alone, and `*` is not among them: returned as they are. */
+const UNESCAPED_SEGMENT = /^[A-Za-z0-9_.~-]*$/;
+
 /** Percent-escapes everything but letters, digits and `-_.!~'()`, plus `*` (a SCAN glob character). */
 function escapeSegment(text: string): string {
+  if (UNESCAPED_SEGMENT.test(text)) return text;
   return encodeURIComponent(text).replace(/\*/g, '%2A');
 }

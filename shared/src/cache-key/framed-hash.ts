@@ -9,7 +9,16 @@
  * force the key computation to be async and the whole input into one buffer).
  */
 import { Buffer } from 'node:buffer';
-import { createHash, type Hash } from 'node:crypto';
+import * as nodeCrypto from 'node:crypto';
+import type { Hash } from 'node:crypto';
+
+/**
+ * Node's one-shot digest (20.12+): for a key whose fields all fit the buffer (the usual small request)
+ * it spares the Hash object, its update and digest calls. Absent (older Node, a Workers runtime
+ * without it): the streaming Hash is used for everything. Same digest either way.
+ */
+const hashOnce: ((algorithm: string, data: Uint8Array, encoding: 'hex') => string) | undefined =
+  typeof (nodeCrypto as { hash?: unknown }).hash === 'function' ? (nodeCrypto as unknown as { hash: (a: string, d: Uint8Array, e: 'hex') => string }).hash : undefined;
 
 const TAG_STRING = 0x73; // 's'
 const TAG_BYTES = 0x62; // 'b'
@@ -32,14 +41,19 @@ const HEAD_BYTES = 9;
  * native code, which cost more than the hashing itself for a key made of a few dozen short fields.
  */
 export class FramedHash {
-  private readonly hash: Hash = createHash('sha256');
+  /** Made when the fields outgrow the buffer (or there is no one-shot digest); until then none. */
+  private hash: Hash | undefined;
   // allocUnsafe: a slice of Node's shared pool, cheap; every byte hashed is written first.
   private readonly pending = Buffer.allocUnsafe(PENDING_BYTES);
   private used = 0;
 
+  private stream(): Hash {
+    return (this.hash ??= nodeCrypto.createHash('sha256'));
+  }
+
   private flush(): void {
     if (this.used === 0) return;
-    this.hash.update(this.pending.subarray(0, this.used));
+    this.stream().update(this.pending.subarray(0, this.used));
     this.used = 0;
   }
 
@@ -69,7 +83,7 @@ export class FramedHash {
       this.used += this.pending.write(value, this.used, 'utf8');
     } else {
       this.flush();
-      this.hash.update(value, 'utf8');
+      this.stream().update(value, 'utf8');
     }
     return this;
   }
@@ -96,7 +110,7 @@ export class FramedHash {
       this.used += value.byteLength;
     } else {
       this.flush();
-      this.hash.update(value);
+      this.stream().update(value);
     }
     return this;
   }
@@ -119,7 +133,7 @@ export class FramedHash {
       this.used += this.pending.write(text, this.used, 'latin1');
     } else {
       this.flush();
-      this.hash.update(text, 'latin1');
+      this.stream().update(text, 'latin1');
     }
     return this;
   }
@@ -131,7 +145,8 @@ export class FramedHash {
   }
 
   hex(): string {
+    if (this.hash === undefined && hashOnce !== undefined) return hashOnce('sha256', this.pending.subarray(0, this.used), 'hex');
     this.flush();
-    return this.hash.digest('hex');
+    return this.stream().digest('hex');
   }
 }

@@ -111,16 +111,20 @@ export function decodeInferRequestBody(options: DecodeInferRequestOptions): Deco
   }
   const binary = body.subarray(jsonLength);
   let cursor = 0;
-  const seen = new Set<string>();
+  // Names already taken: a scan of the inputs so far for the usual few, a Set past that (a stranger may send thousands).
+  const seen = rawInputs.length > SCAN_NAMES_UP_TO ? new Set<string>() : undefined;
   const inputs: Tensor[] = [];
-  for (const [index, entry] of rawInputs.entries()) {
+  for (let index = 0; index < rawInputs.length; index++) {
+    const entry: unknown = rawInputs[index];
     if (!isJsonObject(entry)) {
       throw TesseraError.invalidArg(`input #${index} must be a JSON object, got ${describeJson(entry)}`);
     }
     const name = requireString(entry, 'name', `input #${index}`);
     const what = `input '${name}' for model '${modelName}'`;
-    if (seen.has(name)) throw TesseraError.invalidArg(`input '${name}' appears more than once in the request`);
-    seen.add(name);
+    if (seen === undefined ? named(inputs, name) : seen.has(name)) {
+      throw TesseraError.invalidArg(`input '${name}' appears more than once in the request`);
+    }
+    seen?.add(name);
     const datatype = parseDatatype(own(entry, 'datatype'), `input '${name}'`);
     const shape = parseShape(own(entry, 'shape'), `input '${name}'`);
     elementCount(shape, what);
@@ -154,23 +158,29 @@ export function decodeInferRequestBody(options: DecodeInferRequestOptions): Deco
   }
 
   const { outputs, outputBinary } = parseOutputs(own(json, 'outputs'));
-  const request: InferRequest = {
-    id,
-    modelName,
-    modelVersion: options.modelVersion,
-    inputs,
-    parameters,
-    ...(outputs === undefined ? {} : { outputs }),
-  };
+  const request: InferRequest =
+    outputs === undefined
+      ? { id, modelName, modelVersion: options.modelVersion, inputs, parameters }
+      : { id, modelName, modelVersion: options.modelVersion, inputs, parameters, outputs };
   return { request, binaryOutputDefault: binaryDataOutput ?? false, outputBinary };
 }
 
+function named(tensors: readonly Tensor[], name: string): boolean {
+  for (const tensor of tensors) if (tensor.name === name) return true;
+  return false;
+}
+
+/** Input names are checked for repeats by a scan up to this many inputs, by a Set beyond. */
+const SCAN_NAMES_UP_TO = 16;
+/** The choices of a request that names no outputs: none, shared (never written to). */
+const NO_OUTPUT_CHOICES: ReadonlyMap<string, boolean> = new Map();
+
 function parseOutputs(value: unknown): {
   outputs: RequestedOutput[] | undefined;
-  outputBinary: Map<string, boolean>;
+  outputBinary: ReadonlyMap<string, boolean>;
 } {
+  if (value === undefined) return { outputs: undefined, outputBinary: NO_OUTPUT_CHOICES };
   const outputBinary = new Map<string, boolean>();
-  if (value === undefined) return { outputs: undefined, outputBinary };
   if (!Array.isArray(value)) {
     throw TesseraError.invalidArg(`'outputs' must be an array, got ${describeJson(value)}`);
   }

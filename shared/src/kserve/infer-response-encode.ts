@@ -68,20 +68,29 @@ export function encodeInferResponse(response: InferResponse, options: ResponseEn
   const parameters = response.parameters;
   if (parameters !== undefined && Object.keys(parameters).length > 0) text += `,"parameters":${writeJson(parameters)}`;
   text += ',"outputs":[';
-  response.outputs.forEach((tensor, i) => {
+  const outputs = response.outputs;
+  for (let i = 0; i < outputs.length; i++) {
+    const tensor = outputs[i]!;
     try {
       validateTensorData(tensor, `output '${tensor.name}' of model '${response.modelName}'`);
     } catch (err) {
       throw TesseraError.internal(`inconsistent inference output: ${(err as Error).message}`, err);
     }
     const binary = options.outputBinary?.get(tensor.name) ?? options.binaryOutputDefault;
-    text += `${i > 0 ? ',' : ''}{"name":${JSON.stringify(tensor.name)},"datatype":${JSON.stringify(tensor.datatype)},"shape":${writeJson(tensor.shape)}`;
+    text += `${i > 0 ? ',' : ''}{"name":${JSON.stringify(tensor.name)},"datatype":${JSON.stringify(tensor.datatype)},"shape":${shapeJson(tensor.shape)}`;
     if (binary) {
       sections.push(tensor.data);
       text += `,"parameters":{"binary_data_size":${tensor.data.length}}}`;
     } else {
       text += `,"data":${writeJson(tensorBytesToJsonData(tensor))}}`;
     }
-  });
+  }
   return assembleBody(`${text}]}`, sections);
+}
+
+/** A shape as writeJson writes it, without its intermediate array of strings. */
+function shapeJson(shape: readonly number[]): string {
+  let text = '[';
+  for (let i = 0; i < shape.length; i++) text += i === 0 ? writeJson(shape[i]) : `,${writeJson(shape[i])}`;
+  return `${text}]`;
 }

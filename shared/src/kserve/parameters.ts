@@ -47,26 +47,26 @@ export function parseRequestParameters(value: unknown): RequestParameters {
   const obj = objectOrEmpty(value, 'the request');
   const entries: [string, ParameterValue][] = [];
   let binaryDataOutput: boolean | undefined;
-  for (const [key, v] of Object.entries(obj)) {
-    const bad = (expected: string): TesseraError =>
-      TesseraError.invalidArg(`request parameter '${key}' must be ${expected}, got ${describeJson(v)}`);
+  for (const key in obj) {
+    if (!Object.hasOwn(obj, key)) continue;
+    const v = obj[key];
     switch (key) {
       case 'sequence_id':
-        if (!isUint(v) && typeof v !== 'string') throw bad('an unsigned integer or a string');
+        if (!isUint(v) && typeof v !== 'string') throw badRequestParameter(key, v, 'an unsigned integer or a string');
         entries.push([key, v]);
         break;
       case 'sequence_start':
       case 'sequence_end':
-        if (typeof v !== 'boolean') throw bad('a boolean');
+        if (typeof v !== 'boolean') throw badRequestParameter(key, v, 'a boolean');
         entries.push([key, v]);
         break;
       case 'priority':
       case 'timeout':
-        if (!isUint(v)) throw bad('an unsigned integer');
+        if (!isUint(v)) throw badRequestParameter(key, v, 'an unsigned integer');
         entries.push([key, v]);
         break;
       case 'binary_data_output':
-        if (typeof v !== 'boolean') throw bad('a boolean');
+        if (typeof v !== 'boolean') throw badRequestParameter(key, v, 'a boolean');
         binaryDataOutput = v;
         break;
       default:
@@ -78,12 +78,16 @@ export function parseRequestParameters(value: unknown): RequestParameters {
         if (typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) {
           entries.push([key, v]);
         } else {
-          throw bad('a string, a number or a boolean');
+          throw badRequestParameter(key, v, 'a string, a number or a boolean');
         }
     }
   }
   // fromEntries defines own properties, so a key such as "__proto__" stays a plain key.
-  return { parameters: Object.fromEntries(entries), binaryDataOutput };
+  return { parameters: entries.length === 0 ? {} : Object.fromEntries(entries), binaryDataOutput };
+}
+
+function badRequestParameter(key: string, value: unknown, expected: string): TesseraError {
+  return TesseraError.invalidArg(`request parameter '${key}' must be ${expected}, got ${describeJson(value)}`);
 }
 
 export type InputDataSource =
@@ -92,17 +96,24 @@ export type InputDataSource =
   | { readonly kind: 'shared_memory' };
 
 /** How an input carries its data: exactly one of `data`, `binary_data_size`, `shared_memory_region`. */
+const JSON_SOURCE: InputDataSource = Object.freeze({ kind: 'json' });
+
+/** How an input carries its data: exactly one of `data`, `binary_data_size`, `shared_memory_region`. */
 export function parseInputDataSource(input: JsonObject, name: string): InputDataSource {
-  const params = objectOrEmpty(own(input, 'parameters'), `input '${name}'`);
+  const params = own(input, 'parameters');
+  if (params !== undefined && !isJsonObject(params)) {
+    throw TesseraError.invalidArg(`'parameters' of input '${name}' must be a JSON object, got ${describeJson(params)}`);
+  }
   const hasData = own(input, 'data') !== undefined;
-  const binarySize = own(params, 'binary_data_size');
-  const region = own(params, 'shared_memory_region');
-  const set = [
-    hasData ? "'data'" : null,
-    binarySize !== undefined ? "'binary_data_size'" : null,
-    region !== undefined ? "'shared_memory_region'" : null,
-  ].filter((s) => s !== null);
-  if (set.length !== 1) {
+  const binarySize = params === undefined ? undefined : own(params, 'binary_data_size');
+  const region = params === undefined ? undefined : own(params, 'shared_memory_region');
+  const setCount = (hasData ? 1 : 0) + (binarySize !== undefined ? 1 : 0) + (region !== undefined ? 1 : 0);
+  if (setCount !== 1) {
+    const set = [
+      hasData ? "'data'" : null,
+      binarySize !== undefined ? "'binary_data_size'" : null,
+      region !== undefined ? "'shared_memory_region'" : null,
+    ].filter((s) => s !== null);
     throw TesseraError.invalidArg(
       `input '${name}' must set exactly one of 'data', 'binary_data_size' in 'parameters' or ` +
         `'shared_memory_region' in 'parameters', but it sets ${set.length === 0 ? 'none of them' : set.join(' and ')}`,
@@ -117,7 +128,7 @@ export function parseInputDataSource(input: JsonObject, name: string): InputData
     }
     return { kind: 'binary', byteSize: binarySize };
   }
-  return { kind: 'json' };
+  return JSON_SOURCE;
 }
 
 export interface OutputParameters {

@@ -51,6 +51,28 @@ describe('prom metrics', () => {
     ]);
   });
 
+  it('counts each series right when consecutive calls alternate, and when the fleet starts listing a model', async () => {
+    const metrics = createPromMetrics({ processMetrics: false });
+    const a = { route: 'infer', tenant: 'a', tier: 'premium', model: 'simple', status: 200, seconds: 0.001 } as const;
+    for (const o of [a, { ...a, status: 429 }, a, { ...a, tenant: 'b' }, a]) metrics.request(o);
+    expect(await samples(metrics, 'tessera_gateway_requests_total')).toEqual([
+      'tessera_gateway_requests_total{route="infer",tenant="a",tier="premium",model="simple",status="200"} 3',
+      'tessera_gateway_requests_total{route="infer",tenant="a",tier="premium",model="simple",status="429"} 1',
+      'tessera_gateway_requests_total{route="infer",tenant="b",tier="premium",model="simple",status="200"} 1',
+    ]);
+    let listed = false;
+    metrics.setModelFilter(() => listed);
+    metrics.miss({ tenant: 't1', model: 'fresh', version: '1' });
+    listed = true;
+    metrics.miss({ tenant: 't1', model: 'fresh', version: '1' });
+    metrics.miss({ tenant: 't1', model: 'fresh', version: '2' });
+    expect(await samples(metrics, 'tessera_gateway_cache_requests_total')).toEqual([
+      'tessera_gateway_cache_requests_total{tenant="t1",model="unknown",version="1",result="miss"} 1',
+      'tessera_gateway_cache_requests_total{tenant="t1",model="fresh",version="1",result="miss"} 1',
+      'tessera_gateway_cache_requests_total{tenant="t1",model="fresh",version="2",result="miss"} 1',
+    ]);
+  });
+
   it('counts requests per label set and observes their latency', async () => {
     const metrics = createPromMetrics({ processMetrics: false });
     for (let i = 0; i < 3; i++) metrics.request({ route: 'infer', tenant: 'a', tier: 'premium', model: 'simple', status: 200, seconds: 0.002 });

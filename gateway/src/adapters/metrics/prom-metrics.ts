@@ -138,9 +138,21 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
 
   const cacheLabels = (l: CacheLabels) => ({ tenant: tenantOf(l.tenant), model: modelOf(l.model), version: bound('version', l.version) });
   const rememberCacheSeries = rememberer<CacheSeries>();
-  const cacheSeries = (l: CacheLabels): CacheSeries =>
-    rememberCacheSeries(`${isServed(l.model) ? 1 : 0}\u0000${l.tenant}\u0000${l.model}\u0000${l.version}`, () => ({ labels: cacheLabels(l), sources: {}, bypassReasons: {} }));
-  const rememberRequestSeries = rememberer<{ readonly count: CounterCell; readonly latency: HistogramCell }>();
+  // The series of the previous call, compared field by field before building a key: a steady stream
+  // of one tenant's requests then never concatenates and hashes a key string per request.
+  let lastCache: { served: boolean; tenant: string; model: string; version: string; series: CacheSeries } | undefined;
+  const cacheSeries = (l: CacheLabels): CacheSeries => {
+    const served = isServed(l.model);
+    const last = lastCache;
+    if (last !== undefined && last.served === served && last.tenant === l.tenant && last.model === l.model && last.version === l.version) return last.series;
+    const series = rememberCacheSeries(`${served ? 1 : 0}\u0000${l.tenant}\u0000${l.model}\u0000${l.version}`, () => ({ labels: cacheLabels(l), sources: {}, bypassReasons: {} }));
+    lastCache = { served, tenant: l.tenant, model: l.model, version: l.version, series };
+    return series;
+  };
+  type RequestSeries = { readonly count: CounterCell; readonly latency: HistogramCell };
+  const rememberRequestSeries = rememberer<RequestSeries>();
+  // As lastCache: the previous request's series, matched on the fields of its key.
+  let lastRequest: { route: string; tenant: string; tier: string; model: string; status: number; series: RequestSeries } | undefined;
   const rememberQueueWait = rememberer<HistogramCell>();
   const rememberUpstream = rememberer<HistogramCell>();
 
@@ -151,13 +163,20 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
       // answer proves the model served (made-up names never succeed), even before the fleet view lists it.
       const known = o.model === '' || (o.status >= 200 && o.status < 300) || isServed(o.model);
       const raw = known ? o.model : UNKNOWN_MODEL;
-      const series = rememberRequestSeries(`${o.route}\u0000${o.tenant}\u0000${o.tier}\u0000${raw}\u0000${o.status}`, () => {
-        const model = raw === UNKNOWN_MODEL || raw === '' ? raw : bound('model', raw);
-        return {
-          count: requests.cell({ route: o.route, tenant: tenantOf(o.tenant), tier: o.tier, model, status: String(o.status) }),
-          latency: latency.cell({ route: o.route, tier: o.tier, model }),
-        };
-      });
+      const last = lastRequest;
+      let series: RequestSeries;
+      if (last !== undefined && last.route === o.route && last.tenant === o.tenant && last.tier === o.tier && last.model === raw && last.status === o.status) {
+        series = last.series;
+      } else {
+        series = rememberRequestSeries(`${o.route}\u0000${o.tenant}\u0000${o.tier}\u0000${raw}\u0000${o.status}`, () => {
+          const model = raw === UNKNOWN_MODEL || raw === '' ? raw : bound('model', raw);
+          return {
+            count: requests.cell({ route: o.route, tenant: tenantOf(o.tenant), tier: o.tier, model, status: String(o.status) }),
+            latency: latency.cell({ route: o.route, tier: o.tier, model }),
+          };
+        });
+        lastRequest = { route: o.route, tenant: o.tenant, tier: o.tier, model: raw, status: o.status, series };
+      }
       series.count.value += 1;
       series.latency.observe(o.seconds);
     },

@@ -14,8 +14,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../../../shared/src/logging/index.js';
-import { matchInferPath, type DirectInfer, type InferTarget } from '../../core/app/index.js';
-import type { HeaderReader, HttpAnswer } from '../../core/http/index.js';
+import { matchInferPath, type DirectInfer, type DirectInferRequest, type InferTarget } from '../../core/app/index.js';
+import type { Cancellation, HeaderReader, HttpAnswer } from '../../core/http/index.js';
 import { incomingHeader } from '../../../../shared/src/http/index.js';
 import { EndOfTurnWriter } from './end-of-turn-writer.js';
 import { discardUnreadBody, readIncomingBody } from './incoming-body.js';
@@ -24,64 +24,94 @@ import { hasRepeatedAuthorization, isCompressed } from './request-shape.js';
 /** Serves the request and answers true, or answers false and leaves it untouched. */
 export type NativeListener = (incoming: IncomingMessage, outgoing: ServerResponse) => boolean;
 
-interface Reply {
-  readonly outgoing: ServerResponse;
-  readonly answer: HttpAnswer;
+/**
+ * One request on the fast path: what the core reads of it (path, headers, body, cancellation) and,
+ * once known, its answer, in one object of a fixed shape. It is its own header reader and its own
+ * Cancellation: its AbortSignal, and the 'close' listener that aborts it, are made on first read of
+ * `signal`, so a cache hit makes neither (core/http/cancellation.ts); `aborted` reads the response's
+ * state instead (node:http marks it destroyed when the connection closes).
+ */
+class NativeRequest implements DirectInferRequest, Cancellation, HeaderReader {
+  readonly headers: HeaderReader = this;
+  readonly cancel: Cancellation = this;
+  /** Set when serveInfer answered; written at the end of the turn. */
+  answer: HttpAnswer | undefined = undefined;
+  private controller: AbortController | undefined = undefined;
+  private onClose: (() => void) | undefined = undefined;
+
+  constructor(
+    private readonly incoming: IncomingMessage,
+    readonly outgoing: ServerResponse,
+    readonly path: string,
+  ) {}
+
+  get(name: string): string | null {
+    return incomingHeader(this.incoming, name);
+  }
+
+  readBody(maxBytes: number): Promise<Uint8Array> {
+    return readIncomingBody(this.incoming, maxBytes);
+  }
+
+  /** The connection closed before the answer was written: the client went away. */
+  get aborted(): boolean {
+    return this.outgoing.destroyed && !this.outgoing.writableFinished;
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      const controller = (this.controller = new AbortController());
+      if (this.aborted) controller.abort();
+      else {
+        this.onClose = () => {
+          if (!this.outgoing.writableFinished) controller.abort();
+        };
+        this.outgoing.once('close', this.onClose);
+      }
+    }
+    return this.controller.signal;
+  }
+
+  /** Once answered, a close no longer cancels anything. */
+  stopListening(): void {
+    if (this.onClose !== undefined) this.outgoing.off('close', this.onClose);
+  }
 }
 
 export function createNativeInferListener(serveInfer: DirectInfer, logger: Logger): NativeListener {
   // Answers go out together at the end of each event-loop turn (end-of-turn-writer.ts says why).
-  const replies = new EndOfTurnWriter<Reply>(({ outgoing, answer }) => write(outgoing, answer));
+  const replies = new EndOfTurnWriter<NativeRequest>((request) => write(request.outgoing, request.answer!));
   return (incoming, outgoing) => {
     if (incoming.method !== 'POST' || incoming.url === undefined) return false;
     const target = matchInferPath(incoming.url);
     if (target === undefined || isCompressed(incoming) || hasRepeatedAuthorization(incoming)) return false;
-    void serve(serveInfer, logger, replies, incoming, outgoing, target);
+    void serve(serveInfer, logger, replies, new NativeRequest(incoming, outgoing, target.path), target);
     return true;
   };
 }
 
-async function serve(
-  serveInfer: DirectInfer,
-  logger: Logger,
-  replies: EndOfTurnWriter<Reply>,
-  incoming: IncomingMessage,
-  outgoing: ServerResponse,
-  target: InferTarget,
-): Promise<void> {
-  const client = new AbortController();
-  // 'close' before the answer was written means the client went away: the request is cancelled.
-  const onClose = (): void => {
-    if (!outgoing.writableFinished) client.abort();
-  };
-  outgoing.once('close', onClose);
+async function serve(serveInfer: DirectInfer, logger: Logger, replies: EndOfTurnWriter<NativeRequest>, request: NativeRequest, target: InferTarget): Promise<void> {
+  const { outgoing } = request;
   try {
-    const answer = await serveInfer(
-      { path: target.path, headers: headerReader(incoming), readBody: (maxBytes) => readIncomingBody(incoming, maxBytes), signal: client.signal },
-      target.model,
-      target.version,
-    );
-    replies.push({ outgoing, answer });
+    request.answer = await serveInfer(request, target.model, target.version);
+    replies.push(request);
   } catch (error) {
     // serveInfer turns failures into answers: reaching this is our bug.
     logger.error('the infer fast path failed', { error: String(error), stack: (error as Error)?.stack });
     write(outgoing, { status: 500, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ error: 'internal error' }) });
   } finally {
-    outgoing.off('close', onClose);
+    request.stopListening();
   }
+  const incoming = outgoing.req;
   if (!incoming.readableEnded) outgoing.once('finish', () => discardUnreadBody(incoming));
 }
 
+/** `answer.headers` is this answer's own (DirectInfer's contract): Content-Length is added in place. */
 function write(outgoing: ServerResponse, answer: HttpAnswer): void {
   if (outgoing.headersSent || outgoing.destroyed) return;
   const body = answer.body ?? '';
-  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-  outgoing.writeHead(answer.status, { ...answer.headers, 'Content-Length': String(length) });
+  const headers = answer.headers;
+  headers['Content-Length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  outgoing.writeHead(answer.status, headers);
   outgoing.end(body);
 }
-
-/** Headers by lower-case name, read as Web Headers would give them. */
-function headerReader(incoming: IncomingMessage): HeaderReader {
-  return { get: (name) => incomingHeader(incoming, name) };
-}
-

@@ -268,10 +268,10 @@ describe('Redis token bucket', () => {
       expect((await scriptCalls()) - start).toBe(20);
     });
 
-    it('lets a lease expire: after leaseMs the next request is decided in Redis again', async () => {
+    it('lets a lease expire when it is not kept warm: after leaseMs the next request is decided in Redis again', async () => {
       let now = 1_000_000;
       const limits: RateLimits = { requestsPerSecond: 100, burst: 100, elementsPerSecond: 0, elementsBurst: 0 };
-      const limiter = createRedisRateLimiter({ redis, logger: silentLogger, leaseMs: 100, now: () => now });
+      const limiter = createRedisRateLimiter({ redis, logger: silentLogger, leaseMs: 100, keepWarmMs: 0, now: () => now });
       const start = await scriptCalls();
       await limiter.take('expiring', 0, limits);
       await limiter.take('expiring', 0, limits);
@@ -279,6 +279,107 @@ describe('Redis token bucket', () => {
       now += 100;
       await limiter.take('expiring', 0, limits);
       expect((await scriptCalls()) - start).toBe(2);
+    });
+
+    describe('renewal ahead of time', () => {
+      /** A limiter on a clock the test moves, with its renewal tick in the test's hands. */
+      function steered(keepWarmMs: number, client: Redis = redis) {
+        const clock = { now: 5_000_000 };
+        let tick = (): void => undefined;
+        const limiter = createRedisRateLimiter({
+          redis: client,
+          logger: silentLogger,
+          leaseMs: 100,
+          keepWarmMs,
+          now: () => clock.now,
+          renewalTicks: (run) => {
+            tick = run;
+            return { start: () => undefined, stop: () => undefined };
+          },
+        });
+        return { limiter, clock, client, tick: () => tick() };
+      }
+
+      /** Runs the tick and waits until what it sent has been answered (one connection answers in order). */
+      async function tickAndSettle(steering: ReturnType<typeof steered>): Promise<void> {
+        steering.tick();
+        await new Promise((resolve) => setImmediate(resolve));
+        await steering.client.ping();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+
+      /** Moves the clock by `ms` in quarter-lease steps, with a tick at each. */
+      async function idle(steering: ReturnType<typeof steered>, ms: number): Promise<void> {
+        for (let t = 0; t < ms; t += 25) {
+          steering.clock.now += 25;
+          await tickAndSettle(steering);
+        }
+      }
+
+      async function redisPid(): Promise<number> {
+        return Number(/process_id:(\d+)/.exec(await redis.info('server'))![1]);
+      }
+
+      /** Whether `take` settles before Redis could answer anything (Redis is stopped). */
+      async function settlesWithoutRedis(limiter: ReturnType<typeof createRedisRateLimiter>, key: string, limits: RateLimits): Promise<{ settled: boolean; done: Promise<unknown> }> {
+        let settled = false;
+        const done = limiter.take(key, 0, limits).then((decision) => {
+          settled = true;
+          return decision;
+        });
+        await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return { settled, done };
+      }
+
+      it('decides the first request after an idle spell locally: it does not wait for Redis (paused with SIGSTOP)', async () => {
+        const limits: RateLimits = { requestsPerSecond: 1000, burst: 1000, elementsPerSecond: 0, elementsBurst: 0 };
+        const warm = steered(60_000);
+        const cold = steered(0);
+        expect((await warm.limiter.take('idle-warm', 0, limits)).allowed).toBe(true);
+        expect((await cold.limiter.take('idle-cold', 0, limits)).allowed).toBe(true);
+        // Ten leases long with no request: the warm holding is renewed, the cold one expires.
+        await idle(warm, 1000);
+        cold.clock.now += 1000;
+        const pid = await redisPid();
+        process.kill(pid, 'SIGSTOP');
+        let warmTake: { settled: boolean; done: Promise<unknown> };
+        let coldTake: { settled: boolean; done: Promise<unknown> };
+        try {
+          warmTake = await settlesWithoutRedis(warm.limiter, 'idle-warm', limits);
+          coldTake = await settlesWithoutRedis(cold.limiter, 'idle-cold', limits);
+        } finally {
+          process.kill(pid, 'SIGCONT');
+        }
+        expect(warmTake.settled).toBe(true);
+        expect(await warmTake.done).toMatchObject({ allowed: true });
+        // Without renewal the same request waits for Redis (and is answered once it runs again).
+        expect(coldTake.settled).toBe(false);
+        expect(await coldTake.done).toMatchObject({ allowed: true });
+      });
+
+      it('keeps the bucket exact with renewals: two gateways never allow more than it grants', async () => {
+        // 20 tokens/s into a bucket of 40: 100 ms leases of 2 tokens, renewed between bursts of takes.
+        const limits: RateLimits = { requestsPerSecond: 20, burst: 40, elementsPerSecond: 0, elementsBurst: 0 };
+        const other = new Redis(server.url, { lazyConnect: true });
+        await other.connect();
+        const gateways = [steered(60_000), steered(60_000, other)];
+        const started = Date.now();
+        let allowed = 0;
+        for (let round = 0; round < 12; round++) {
+          const decisions = await Promise.all(Array.from({ length: 12 }, (_, i) => gateways[i % 2]!.limiter.take('renewed-crowd', 0, limits)));
+          allowed += decisions.filter((d) => d.allowed).length;
+          for (const g of gateways) {
+            g.clock.now += 60;
+            await tickAndSettle(g);
+          }
+        }
+        const refilled = Math.ceil(((Date.now() - started) / 1000) * limits.requestsPerSecond);
+        // Every token allowed was counted in Redis: given-back tokens return to the bucket, never twice.
+        expect(allowed).toBeGreaterThanOrEqual(40);
+        expect(allowed).toBeLessThanOrEqual(40 + refilled);
+        other.disconnect();
+      });
     });
 
     it('does not lease a tier whose lease would be under two tokens: each request is decided in Redis', async () => {

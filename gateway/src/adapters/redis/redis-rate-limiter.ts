@@ -12,6 +12,11 @@
  * the same requests one call each at that instant, so every request gets its own decision and
  * RateLimit figures. No timer: a lone request waits only for the code already running in its turn.
  *
+ * Renewal ahead of time (`keepWarmMs`, default 60 s when leasing): a tenant's holding is renewed in
+ * the background before it expires or runs low (token-leases.ts), through the same per-key batcher, so
+ * the first request after an idle spell is decided locally instead of waiting for Redis. A timer ticks
+ * every quarter lease while holdings are warm, and stops when none is.
+ *
  * Failure policy: FAIL OPEN. When Redis cannot answer (down, timeout), the request is allowed, a
  * warning is logged (at most once per `warnEveryMs`) and `onStoreError` is called (a metric). A dead
  * Redis must not stop paying traffic; limits resume by themselves when it is back. A failed batched
@@ -41,12 +46,20 @@ export interface RedisRateLimiterOptions {
   readonly leaseMs?: number;
   /** Clock for lease expiry; default Date.now. */
   readonly now?: () => number;
+  /** Renew a holding ahead of time while it was used within this long; default 60000 ms, 0: never. */
+  readonly keepWarmMs?: number;
+  /** Runs the renewal tick; default a timer every quarter lease (tests call the tick themselves). */
+  readonly renewalTicks?: (tick: () => void) => { start(): void; stop(): void };
 }
 
+/** A request to decide, or (`renew`) the renewal of the key's holding, which decides nothing. */
 interface Take {
   readonly elements: number;
   readonly limits: RateLimits;
+  readonly renew?: true;
 }
+
+export const DEFAULT_KEEP_WARM_MS = 60_000;
 
 /** Values per request in the script's ARGV, and per decision in its reply. */
 const ARGS_PER_TAKE = 5;
@@ -93,6 +106,15 @@ export async function runTokenBucket(redis: Redis, key: string, takes: readonly 
   return { decisions, lease: { requests: reply[at]!, elements: reply[at + 1]!, remainingAfter: reply[at + 2]!, resetSeconds } };
 }
 
+/** The renewal of a holding: gives `gaveBack` back to the bucket and leases up to `lease`, in one script call. */
+export async function renewLease(redis: Redis, key: string, limits: RateLimits, lease: LeaseSize, gaveBack: LeaseSize): Promise<LeaseGrant> {
+  const args = [0, limits.requestsPerSecond, limits.burst, limits.elementsPerSecond, limits.elementsBurst, 0, lease.requests, lease.elements, gaveBack.requests, gaveBack.elements];
+  const reply = (await runLua(redis, 'token-bucket', [key], args)) as number[];
+  if (!Array.isArray(reply) || reply.length !== REPLY_LEASE) throw new Error(`token-bucket answered ${Array.isArray(reply) ? reply.length : typeof reply} values for a lease renewal`);
+  const resetSeconds = limits.requestsPerSecond > 0 ? Math.ceil((limits.burst - reply[2]!) / limits.requestsPerSecond) : 0;
+  return { requests: reply[0]!, elements: reply[1]!, remainingAfter: reply[2]!, resetSeconds };
+}
+
 /** One script call for a batch of one tenant's takes, without a lease; one decision per take, in order. */
 export async function takeBatch(redis: Redis, key: string, takes: readonly Take[]): Promise<RateLimitDecision[]> {
   return (await runTokenBucket(redis, key, takes)).decisions;
@@ -102,15 +124,40 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
   const { redis, logger } = options;
   const prefix = options.prefix ?? DEFAULT_KEY_PREFIX;
   const warnEveryMs = options.warnEveryMs ?? 10_000;
-  const leases = new TokenLeases(options.leaseMs ?? 0, options.now);
-  const decide = async (key: string, takes: readonly Take[]): Promise<RateLimitDecision[]> => {
-    const limits = takes[takes.length - 1]!.limits;
+  const leaseMs = options.leaseMs ?? 0;
+  const leases = new TokenLeases(leaseMs, options.now, leaseMs > 0 ? (options.keepWarmMs ?? DEFAULT_KEEP_WARM_MS) : 0);
+  const decide = async (key: string, items: readonly Take[]): Promise<RateLimitDecision[]> => {
+    const takes = items.filter((item) => item.renew !== true);
+    const limits = items[items.length - 1]!.limits;
+    if (takes.length === 0) {
+      // Renewals alone: give back what is held now, lease the full target afresh.
+      const gaveBack = leases.snapshot(key, limits);
+      try {
+        leases.renewed(key, limits, gaveBack, await renewLease(redis, key, limits, leases.target(limits), gaveBack));
+      } catch (error) {
+        leases.endRenewal(key);
+        throw error;
+      }
+      return items.map(() => RENEWED);
+    }
+    // A renewal that shares a call with takes is their lease top-up.
+    if (takes.length < items.length) leases.endRenewal(key);
     const wanted = leases.wanted(key, limits);
     const result = await runTokenBucket(redis, key, takes, wanted);
     if (result.lease !== undefined) leases.add(key, limits, result.lease);
-    return result.decisions;
+    if (takes.length === items.length) return result.decisions;
+    let next = 0;
+    return items.map((item) => (item.renew === true ? RENEWED : result.decisions[next++]!));
   };
   const batcher = new KeyedBatcher<Take, RateLimitDecision>(decide, { maxBatch: options.maxBatch ?? DEFAULT_MAX_BATCH });
+  const renew = (key: string, limits: RateLimits): void => {
+    batcher.submit(key, { elements: 0, limits, renew: true }).catch(() => leases.endRenewal(key));
+  };
+  const tick = (): void => {
+    for (const due of leases.dueForRenewal()) renew(due.key, due.limits);
+    if (leases.size === 0) ticks.stop();
+  };
+  const ticks = options.renewalTicks?.(tick) ?? intervalTicks(tick, Math.max(5, leaseMs / 4));
   let lastWarning = -Infinity;
 
   const failOpen = (error: unknown, limits: RateLimits): RateLimitDecision => {
@@ -127,12 +174,36 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
     async take(tenantId, elements, limits) {
       const key = rateLimitKey(prefix, tenantId);
       const local = leases.take(key, elements, limits);
-      if (local !== undefined) return local;
+      if (local !== undefined) {
+        if (leases.lowAndWarm(key) && leases.markRenewing(key)) renew(key, limits);
+        return local;
+      }
       try {
         return await batcher.submit(key, { elements, limits });
       } catch (error) {
         return failOpen(error, limits);
+      } finally {
+        if (leases.size > 0) ticks.start();
       }
+    },
+  };
+}
+
+/** What a renewal item of a batch answers (nobody reads it). */
+const RENEWED: RateLimitDecision = { allowed: true, retryAfterMs: 0, remaining: 0, limit: 0, resetSeconds: 0 };
+
+/** A timer that runs `tick` every `everyMs` while started; unref'd, so it never holds the process open. */
+function intervalTicks(tick: () => void, everyMs: number): { start(): void; stop(): void } {
+  let timer: ReturnType<typeof setInterval> | undefined;
+  return {
+    start() {
+      if (timer !== undefined) return;
+      timer = setInterval(tick, everyMs);
+      timer.unref();
+    },
+    stop() {
+      if (timer !== undefined) clearInterval(timer);
+      timer = undefined;
     },
   };
 }

@@ -20,6 +20,18 @@
  *
  * RateLimit-Remaining for a request decided locally is the bucket's remainder after the lease plus
  * what this gateway still holds: the tenant's tokens as this gateway knows them.
+ *
+ * Renewal ahead of time (`keepWarmMs` > 0): a holding used in the last `keepWarmMs` is renewed before it
+ * runs out, in the background (`dueForRenewal`, `renewed`), so a tenant's first request after an idle
+ * spell, or after its holding ran low, does not wait for Redis. A renewal gives back to the bucket what
+ * the holding has when the call leaves and leases the full target afresh in the same script call (what
+ * was spent locally while it was in flight comes out of the new grant), so the tokens a gateway holds
+ * were always counted in Redis within `leaseMs`, and a tenant back from idle finds a full bucket that
+ * its given-back tokens could not overfill: its bound stays at most one lease per gateway beyond what the
+ * bucket grants. A warm holding stays spendable past its expiry until a renewal comes back (a late
+ * timer on a busy core, a Redis slow to answer: what renewal ahead of time is for), and only down to
+ * zero: it never grows before a grant is in, so what it spends was granted by Redis and not given back.
+ * The cost: about two script calls per `leaseMs` per warm bucket, for `keepWarmMs`.
  */
 import type { RateLimitDecision, RateLimits } from '../../core/ports/index.js';
 
@@ -57,6 +69,16 @@ interface Holding {
   resetSeconds: number;
   /** The limits the lease was taken under: a tier change drops the holding. */
   readonly limits: RateLimits;
+  /** When a request last spent from it (or leased it): renewals stop `keepWarmMs` after. */
+  lastUsedAt: number;
+  /** A renewal for it is in flight. */
+  renewing: boolean;
+}
+
+/** A holding due for renewal: what to lease afresh under which limits. */
+export interface RenewalDue {
+  readonly key: string;
+  readonly limits: RateLimits;
 }
 
 /** Expired holdings of tenants that went quiet are swept at most this often. */
@@ -69,6 +91,8 @@ export class TokenLeases {
   constructor(
     private readonly leaseMs: number,
     private readonly now: () => number = Date.now,
+    /** How long after its last use a holding is renewed ahead of time; 0: never (it expires). */
+    private readonly keepWarmMs = 0,
   ) {
     this.lastSweep = now();
   }
@@ -87,6 +111,7 @@ export class TokenLeases {
     if (held.requests < requests || held.elements < tensorElements) return undefined;
     held.requests -= requests;
     held.elements -= tensorElements;
+    held.lastUsedAt = this.now();
     return { allowed: true, retryAfterMs: 0, remaining: held.remainingAfter + held.requests, limit: limits.burst, resetSeconds: held.resetSeconds };
   }
 
@@ -106,7 +131,16 @@ export class TokenLeases {
     const held = this.valid(key, limits);
     if (held === undefined) {
       if (grant.requests === 0 && grant.elements === 0) return;
-      this.holdings.set(key, { requests: grant.requests, elements: grant.elements, expiresAt, remainingAfter: grant.remainingAfter, resetSeconds: grant.resetSeconds, limits });
+      this.holdings.set(key, {
+        requests: grant.requests,
+        elements: grant.elements,
+        expiresAt,
+        remainingAfter: grant.remainingAfter,
+        resetSeconds: grant.resetSeconds,
+        limits,
+        lastUsedAt: now,
+        renewing: false,
+      });
       return;
     }
     held.requests += grant.requests;
@@ -116,16 +150,109 @@ export class TokenLeases {
     held.resetSeconds = grant.resetSeconds;
   }
 
-  private sweep(now: number): void {
-    this.lastSweep = now;
-    for (const [key, held] of this.holdings) if (now >= held.expiresAt) this.holdings.delete(key);
+  /**
+   * Holdings to renew now: used within `keepWarmMs`, no renewal in flight, and past half their life or
+   * under half their target. Each is marked renewing until `renewed` or `renewFailed`.
+   */
+  dueForRenewal(): RenewalDue[] {
+    if (this.keepWarmMs <= 0) return [];
+    const now = this.now();
+    const due: RenewalDue[] = [];
+    for (const [key, held] of this.holdings) {
+      if (held.renewing) continue;
+      // Swept here too: the tick stops once no holding is left.
+      if (this.lapsed(held, now)) {
+        this.holdings.delete(key);
+        continue;
+      }
+      if (!this.warm(held, now)) continue;
+      if (held.expiresAt - now <= this.leaseMs / 2 || this.runningLow(held)) {
+        held.renewing = true;
+        due.push({ key, limits: held.limits });
+      }
+    }
+    return due;
   }
 
-  /** The holding for `key` if it is still good for `limits`; an expired or stale one is dropped. */
+  /** Whether the holding of `key` fell under half its target (a take may kick its renewal at once). */
+  lowAndWarm(key: string): boolean {
+    const held = this.holdings.get(key);
+    return this.keepWarmMs > 0 && held !== undefined && !held.renewing && this.runningLow(held);
+  }
+
+  /** Marks `key` renewing (a renewal kicked by a take); false when it cannot be (gone, or already). */
+  markRenewing(key: string): boolean {
+    const held = this.holdings.get(key);
+    if (held === undefined || held.renewing) return false;
+    held.renewing = true;
+    return true;
+  }
+
+  /** What a renewal leaving now gives back: the holding's tokens as they are (zero when none). */
+  snapshot(key: string, limits: RateLimits): LeaseSize {
+    const held = this.valid(key, limits);
+    return { requests: held?.requests ?? 0, elements: held?.elements ?? 0 };
+  }
+
+  /** The full lease for `limits` (what a renewal asks for). */
+  target(limits: RateLimits): LeaseSize {
+    return leaseTarget(limits, this.leaseMs);
+  }
+
+  /**
+   * A renewal came back: `gaveBack` went back to the bucket and `grant` was leased, so the holding is
+   * the grant less what was spent while the call was out (never below zero); it lives `leaseMs` again.
+   */
+  renewed(key: string, limits: RateLimits, gaveBack: LeaseSize, grant: LeaseGrant): void {
+    const held = this.valid(key, limits);
+    if (held === undefined) {
+      // Expired or dropped meanwhile: what it spent is unknown but at most what it gave back.
+      this.add(key, limits, { ...grant, requests: Math.max(0, grant.requests - gaveBack.requests), elements: Math.max(0, grant.elements - gaveBack.elements) });
+      return;
+    }
+    held.requests = Math.max(0, held.requests + grant.requests - gaveBack.requests);
+    held.elements = Math.max(0, held.elements + grant.elements - gaveBack.elements);
+    held.expiresAt = this.now() + this.leaseMs;
+    held.remainingAfter = grant.remainingAfter;
+    held.resetSeconds = grant.resetSeconds;
+    held.renewing = false;
+  }
+
+  /** A renewal failed (Redis down) or went into a take's own lease call: the holding keeps what it has. */
+  endRenewal(key: string): void {
+    const held = this.holdings.get(key);
+    if (held !== undefined) held.renewing = false;
+  }
+
+  /** Used within `keepWarmMs`: renewed, and not dropped at its expiry (a late tick renews it then). */
+  private warm(held: Holding, now: number): boolean {
+    return this.keepWarmMs > 0 && now - held.lastUsedAt <= this.keepWarmMs;
+  }
+
+  /** Past its expiry with no renewal coming: a cold holding, or one whose renewal is not out. */
+  private lapsed(held: Holding, now: number): boolean {
+    return now >= held.expiresAt && !held.renewing && !this.warm(held, now);
+  }
+
+  private runningLow(held: Holding): boolean {
+    const target = leaseTarget(held.limits, this.leaseMs);
+    return held.requests * 2 < target.requests || held.elements * 2 < target.elements;
+  }
+
+  private sweep(now: number): void {
+    this.lastSweep = now;
+    for (const [key, held] of this.holdings) if (this.lapsed(held, now)) this.holdings.delete(key);
+  }
+
+  /**
+   * The holding for `key` if it is still good for `limits`; a lapsed or stale one is dropped. A warm one
+   * outlives its expiry until a renewal reconciles it (what it spends meanwhile comes out of that
+   * renewal's grant, `renewed`), so a late timer or a slow Redis does not put requests back on its path.
+   */
   private valid(key: string, limits: RateLimits): Holding | undefined {
     const held = this.holdings.get(key);
     if (held === undefined) return undefined;
-    if (this.now() >= held.expiresAt || !sameLimits(held.limits, limits)) {
+    if (this.lapsed(held, this.now()) || !sameLimits(held.limits, limits)) {
       this.holdings.delete(key);
       return undefined;
     }

@@ -5,7 +5,9 @@
  * Order of work for a tenant request: metrics timer → auth (API key → tenant, tier; 401/403) →
  * model permission (403) → body decode → rate limit (429) → cache → dispatcher (admission, routing,
  * upstream). Errors of every layer become Triton-style `{"error": "..."}` JSON with the one status
- * mapping (shared/src/errors); RateLimit-* headers ride on errors too.
+ * mapping (shared/src/errors); RateLimit-* headers ride on errors too. The infer route runs these steps
+ * in DirectInfer (direct-infer.ts), shared with the other front doors; the other routes in the
+ * middlewares below, built from the same functions (request-cycle.ts).
  */
 import { Hono } from 'hono';
 import { noopTracer } from '../../../../shared/src/tracing/index.js';
@@ -15,6 +17,7 @@ import { registerJobRoutes, webhookGuardFor } from '../jobs/index.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import type { AppEnv } from './app-env.js';
 import { createDirectInfer, type DirectInfer } from './direct-infer.js';
+import { registerInferRoute } from './hono-infer-route.js';
 import { createDecoupledCheck, type DecoupledCheck } from './decoupled-models.js';
 import type { GatewayAppDeps } from './gateway-deps.js';
 import { registerKserveRoutes } from './kserve-routes.js';
@@ -28,8 +31,8 @@ export interface GatewayApp {
   /** `app.fetch`, bound. */
   readonly fetch: (request: Request) => Promise<Response>;
   /**
-   * The infer route outside Hono, for servers that can skip Web Request/Response (direct-infer.ts);
-   * paths come from `matchInferPath`. It answers exactly as `fetch` would.
+   * The infer route's pipeline (direct-infer.ts), which `fetch` serves it by too, for servers that can
+   * skip Web Request/Response; paths come from `matchInferPath`.
    */
   readonly serveInfer: DirectInfer;
   /** Whether a model is decoupled (decoupled-models.ts), for the gRPC front door's streams. */
@@ -45,6 +48,9 @@ export function createGatewayApp(given: GatewayAppDeps): GatewayApp {
   const tracer = deps.tracer ?? noopTracer;
   let draining = false;
   const app = new Hono<AppEnv>();
+  const serveInfer = createDirectInfer({ ...deps, now });
+  // First, so the middlewares below never run for it: DirectInfer runs their steps (hono-infer-route.ts).
+  registerInferRoute(app, serveInfer);
 
   app.use('*', async (c, next) => {
     const started = now();
@@ -111,7 +117,7 @@ export function createGatewayApp(given: GatewayAppDeps): GatewayApp {
   return {
     app,
     fetch: async (request) => app.fetch(request),
-    serveInfer: createDirectInfer({ ...deps, now }),
+    serveInfer,
     isDecoupled: createDecoupledCheck(deps.dispatcher, now),
     startDraining: () => {
       draining = true;

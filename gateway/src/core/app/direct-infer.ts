@@ -1,19 +1,18 @@
 /**
- * One infer request served from start to end without Hono: the same steps, in the same order, as the
- * Hono middlewares, the infer route and the error handler of create-gateway-app.ts (request id and
- * root span → authentication → infer-route.ts → extra headers → metric, span end, access line), built
- * from the same functions (request-cycle.ts, request-telemetry.ts, infer-route.ts).
+ * One infer request from start to end, the one pipeline every front door drives: request id and root
+ * span → authentication → infer-route.ts (model check, body, rate limit, jobs, cache, dispatch) → extra
+ * headers → metric, span end, access line; failures answered as the app's error handler does, from the
+ * same functions (request-cycle.ts, request-telemetry.ts).
  *
- * Why it exists: on Node, building a Web Request (headers, AbortSignal, body stream) and a Web
- * Response per call, plus Hono's dispatch, cost about a quarter of a cache hit's CPU. The Node entry
- * serves the infer route through this (adapters/node-http/native-infer.ts) and everything else through
- * the Hono app. It is runtime-agnostic: the adapter turns its server's request into a
- * `DirectInferRequest` and writes the `HttpAnswer` back.
+ * Its adapters translate protocol and nothing else: the Hono route (hono-infer-route.ts: Workers and
+ * `app.fetch`), the Node fast path (adapters/node-http/native-infer.ts, which spares each call the Web
+ * Request/Response objects and Hono's dispatch: about a quarter of a cache hit's CPU), and the gRPC
+ * front door. Each turns its request into a `DirectInferRequest` and writes the `HttpAnswer` back.
  */
 import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
-import { noopTracer } from '../../../../shared/src/tracing/index.js';
+import { noopTracer, type TraceContext } from '../../../../shared/src/tracing/index.js';
 import type { AuthContext } from '../auth/index.js';
-import type { HeaderReader, HttpAnswer } from '../http/index.js';
+import { cancellationOf, type Cancellation, type HeaderReader, type HttpAnswer } from '../http/index.js';
 import type { GatewayRoute } from '../ports/index.js';
 import type { GatewayAppDeps } from './gateway-deps.js';
 import { runInfer, type InferExchange } from './infer-route.js';
@@ -27,15 +26,72 @@ export interface DirectInferRequest {
   readonly headers: HeaderReader;
   /** The whole body, or INVALID_ARG past `maxBytes`. */
   readBody(maxBytes: number): Promise<Uint8Array>;
-  /** Aborts when the client goes away. */
+  /** Aborts when the client goes away. Not read when `cancel` is given. */
   readonly signal: AbortSignal;
+  /**
+   * Set by an adapter that can tell the client left without a signal (its `signal` then made on
+   * first read): a cache hit never makes one (http/cancellation.ts says why).
+   */
+  readonly cancel?: Cancellation;
   /** Set by an adapter that decoded the request itself (infer-route.ts's InferExchange.decoded). */
   readonly decoded?: InferExchange['decoded'];
   /** A decoupled model's request: its responses as they arrive (InferExchange.onResponse). */
   readonly onResponse?: InferExchange['onResponse'];
 }
 
+/** The answer's `headers` object is made for it: the adapter may add its own (Content-Length) in place. */
 export type DirectInfer = (request: DirectInferRequest, model: string, version: string | undefined) => Promise<HttpAnswer>;
+
+/**
+ * One request's state on the fast path, in one object of a fixed shape: the exchange the infer route
+ * works on and the facts its metric and access line report. Why a class: the literal with closures
+ * (setModel, addHeaders, readBody, the facts) and spreads it replaces cost a hit several allocations.
+ */
+class DirectExchange implements InferExchange, RequestFacts {
+  readonly headers: HeaderReader;
+  readonly cancel: Cancellation;
+  readonly decoded: InferExchange['decoded'];
+  readonly onResponse: InferExchange['onResponse'];
+  /** Set once authentication accepted the key. */
+  auth: AuthContext | undefined = undefined;
+  /** As in the Hono app: the route is 'other' until authentication let the request reach the route. */
+  route: GatewayRoute = 'other';
+  model = '';
+  /** The answer's extra headers (the request id, RateLimit-*), errors included. */
+  readonly extra: Record<string, string>;
+
+  constructor(
+    private readonly request: DirectInferRequest,
+    readonly traceParent: TraceContext | undefined,
+    requestId: string,
+  ) {
+    this.headers = request.headers;
+    this.cancel = request.cancel ?? cancellationOf(request.signal);
+    this.decoded = request.decoded;
+    this.onResponse = request.onResponse;
+    this.extra = { [REQUEST_ID_HEADER]: requestId };
+  }
+
+  get tenant(): string {
+    return this.auth?.tenant.id ?? '';
+  }
+
+  get tier(): string {
+    return this.auth?.tier.name ?? '';
+  }
+
+  readBody(maxBytes: number): Promise<Uint8Array> {
+    return this.request.readBody(maxBytes);
+  }
+
+  setModel(name: string): void {
+    this.model = name;
+  }
+
+  addHeaders(headers: Record<string, string>): void {
+    Object.assign(this.extra, headers);
+  }
+}
 
 export function createDirectInfer(deps: GatewayAppDeps & { readonly now: () => number; readonly logger: Logger }): DirectInfer {
   const { config, metrics, logger, now } = deps;
@@ -43,36 +99,17 @@ export function createDirectInfer(deps: GatewayAppDeps & { readonly now: () => n
   return async (request, model, version) => {
     const started = now();
     const telemetry = beginRequest(tracer, 'POST', request.path, request.headers);
-    const parent = telemetry.span.context();
-    const extra: Record<string, string> = { [REQUEST_ID_HEADER]: telemetry.requestId };
-    // As in the Hono app: the route is 'other' until authentication let the request reach the route.
-    let route: GatewayRoute = 'other';
-    let modelName = '';
-    let auth: AuthContext | undefined;
-    const facts = (): RequestFacts => ({ tenant: auth?.tenant.id ?? '', tier: auth?.tier.name ?? '', model: modelName, route });
+    const exchange = new DirectExchange(request, telemetry.span.context(), telemetry.requestId);
     let answer: HttpAnswer;
     try {
-      auth = await authenticateRequest(deps.tenants, config.tiers, tracer, parent, request.headers);
-      route = 'infer';
-      const exchange: InferExchange = {
-        headers: request.headers,
-        readBody: (maxBytes) => request.readBody(maxBytes),
-        signal: request.signal,
-        auth,
-        traceParent: parent,
-        setModel: (name) => {
-          modelName = name;
-        },
-        addHeaders: (h) => Object.assign(extra, h),
-        ...(request.decoded === undefined ? {} : { decoded: request.decoded }),
-        ...(request.onResponse === undefined ? {} : { onResponse: request.onResponse }),
-      };
+      exchange.auth = await authenticateRequest(deps.tenants, config.tiers, tracer, exchange.traceParent, request.headers);
+      exchange.route = 'infer';
       answer = await runInfer(deps, exchange, model, version);
     } catch (error) {
-      answer = failureAnswer(error, metrics, logger, telemetry, facts(), request.signal.aborted);
+      answer = failureAnswer(error, metrics, logger, telemetry, exchange, exchange.cancel.aborted);
     }
-    const headers = withHeaders(answer.headers, extra);
-    finishRequest(metrics, logger, telemetry, { method: 'POST', path: request.path }, facts(), answer.status, now() - started);
+    const headers = withHeaders(answer.headers, exchange.extra);
+    finishRequest(metrics, logger, telemetry, { method: 'POST', path: request.path }, exchange, answer.status, now() - started);
     return { status: answer.status, headers, body: answer.body };
   };
 }

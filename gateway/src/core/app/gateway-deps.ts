@@ -8,7 +8,7 @@ import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { Tracer } from '../../../../shared/src/tracing/index.js';
 import type { GatewayConfig } from '../../config/index.js';
 import type { CacheRunResult, ProducedResponse } from '../cache/index.js';
-import type { HeaderReader } from '../http/index.js';
+import type { Cancellation, HeaderReader } from '../http/index.js';
 import type { TenantStats } from './tenant-stats.js';
 import type { HostResolver } from '../jobs/webhook-policy.js';
 import type { LlmDeps } from '../llm/llm-deps.js';
@@ -52,8 +52,8 @@ export interface InferCacheRequest {
   readonly binaryOutputDefault: boolean;
   /** The client's headers (Cache-Control, a sticky-version header). */
   readonly headers: HeaderReader;
-  /** The client's disconnect. */
-  readonly signal: AbortSignal;
+  /** The client's disconnect; its signal is made only where it is handed on (never for a hit). */
+  readonly cancel: Cancellation;
   /**
    * Runs the request upstream (pinned to the resolved version) and encodes the answer without its id.
    * `signal` is the one to cancel the upstream call with (shared work aborts only when all waiters left).

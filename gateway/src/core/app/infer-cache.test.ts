@@ -9,9 +9,11 @@ import { silentLogger } from '../../../../shared/src/logging/logger-interface.js
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import { DEFAULT_TIERS, loadGatewayConfig } from '../../config/index.js';
 import { createCacheLayer } from '../cache/index.js';
+import { cancellationOf } from '../http/index.js';
 import type { CachedResponse, NodeDirectory, ResponseCache, StoredResponse } from '../ports/index.js';
 import type { InferCacheRequest } from './gateway-deps.js';
 import { createInferCache } from './infer-cache.js';
+import { createVersionChooser } from '../routing/index.js';
 
 /** A shared store (Redis, as it were) that counts its reads. */
 class CountingStore implements ResponseCache {
@@ -53,7 +55,7 @@ function setup(shared: boolean) {
     keys.push(key);
     return key;
   };
-  const cache = createInferCache({ layer, settings: config.cache, directory, routing: config.routing, computeKey });
+  const cache = createInferCache({ layer, settings: config.cache, versions: createVersionChooser({ directory, routing: config.routing }), computeKey });
   const produced: string[] = [];
   /** One request of `tenant`; the node's answer names the tenant it was computed for. */
   const run = async (tenantId: string, cacheControl: string | null = null) => {
@@ -63,7 +65,7 @@ function setup(shared: boolean) {
       request,
       binaryOutputDefault: false,
       headers: { get: (name) => (name === 'cache-control' ? cacheControl : null) },
-      signal: new AbortController().signal,
+      cancel: cancellationOf(new AbortController().signal),
       produce: async () => {
         produced.push(tenantId);
         return { body: new TextEncoder().encode(`{"for":"${tenantId}"}`), headers: {}, computeUs: 1, modelVersion: '1' };
@@ -107,5 +109,39 @@ describe('infer cache with the in-process copy', () => {
     expect(keys).toHaveLength(3);
     expect(new Set(keys).size).toBe(1);
     expect(produced).toEqual(['a', 'a', 'a']);
+  });
+});
+
+describe('infer cache on a static fleet (no version reports)', () => {
+  it('follows a newly deployed version: the remembered one keys the cache but never pins the node, and a newer answer is not stored under it', async () => {
+    const config = loadGatewayConfig(JSON.stringify({ cache: { models: { simple: { shared: false } } } }));
+    const layer = createCacheLayer({ store: new CountingStore(), logger: silentLogger });
+    const cache = createInferCache({ layer, settings: config.cache, versions: createVersionChooser({ directory, routing: config.routing }), computeKey: computeCacheKey });
+    let nodeLatest = '1';
+    const askedFor: string[] = [];
+    const run = async (cacheControl: string | null = null) => {
+      const result = await cache.run({
+        tenantId: 't',
+        tier: DEFAULT_TIERS.standard,
+        request: { ...request, modelVersion: '' },
+        binaryOutputDefault: false,
+        headers: { get: (name) => (name === 'cache-control' ? cacheControl : null) },
+        cancel: cancellationOf(new AbortController().signal),
+        produce: async (pinned) => {
+          askedFor.push(pinned.modelVersion ?? '');
+          return { body: new TextEncoder().encode(`{"v":"${nodeLatest}"}`), headers: {}, computeUs: 1, modelVersion: nodeLatest };
+        },
+      });
+      return `${result.status} ${new TextDecoder().decode(result.body)}`;
+    };
+    expect(await run()).toBe('BYPASS {"v":"1"}'); // no version known yet
+    expect(await run()).toBe('MISS {"v":"1"}'); // keyed by the answered version
+    expect(await run()).toBe('HIT {"v":"1"}');
+    nodeLatest = '2'; // a new version deployed: the cached answer of 1 is served until it expires or is refreshed
+    expect(await run()).toBe('HIT {"v":"1"}');
+    expect(await run('no-cache')).toBe('MISS {"v":"2"}'); // answered by 2, not stored under 1's key
+    expect(await run()).toBe('MISS {"v":"2"}'); // now keyed by 2
+    expect(await run()).toBe('HIT {"v":"2"}');
+    expect(askedFor).toEqual(['', '', '', '']); // the node always chose its own latest
   });
 });

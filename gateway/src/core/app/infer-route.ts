@@ -3,9 +3,8 @@
  * rate limit, async jobs (`Prefer: respond-async`), the cache and the dispatch, and the answer with
  * `x-cache` (and `Age` on a stored hit).
  *
- * Written once against `InferExchange` and served two ways: by the Hono route (kserve-routes.ts, for
- * Workers and `app.fetch`) and by the Node fast path outside Hono (direct-infer.ts), which spares each
- * call the Web Request/Response objects. The order of checks is part of the contract:
+ * Written against `InferExchange` and run by DirectInfer (direct-infer.ts), whatever front door the
+ * request came through. The order of checks is part of the contract:
  * model permission before the body is read (a forbidden model costs no decoding), decoding before the
  * rate limit (it takes the tensor elements), the rate limit before any queue or cache.
  */
@@ -15,7 +14,7 @@ import { elementCount, type InferRequest, type InferResponse } from '../../../..
 import { inSpan, noopTracer, type TraceContext } from '../../../../shared/src/tracing/index.js';
 import { requireModel, tenantScope, type AuthContext } from '../auth/index.js';
 import { withResponseId } from '../cache/index.js';
-import { readTierBody, type HeaderReader, type HttpAnswer } from '../http/index.js';
+import { readTierBody, type Cancellation, type HeaderReader, type HttpAnswer } from '../http/index.js';
 import { acceptJobAnswer, asyncPreference, isQueueTimeoutRejection, webhookGuardFor } from '../jobs/index.js';
 import type { CacheRunResult } from '../cache/index.js';
 import type { AnsweredResponse, GatewayAppDeps } from './gateway-deps.js';
@@ -28,8 +27,8 @@ export interface InferExchange {
   readonly headers: HeaderReader;
   /** The whole body (decompressed), or INVALID_ARG past `maxBytes`. */
   readBody(maxBytes: number): Promise<Uint8Array>;
-  /** Aborts when the client goes away. */
-  readonly signal: AbortSignal;
+  /** The client going away (its signal made only where it is handed on: never for a cache hit). */
+  readonly cancel: Cancellation;
   /** Set by authentication; undefined only when it did not run (a wiring bug: INTERNAL). */
   readonly auth: AuthContext | undefined;
   /** The request's root span, parent of the rate_limit, cache, admission and upstream spans. */
@@ -42,9 +41,9 @@ export interface InferExchange {
    * The request already decoded by its protocol adapter (the gRPC front door), whose `readBody` then
    * gives its message as received (for the size limits); undefined: `readBody` is a KServe HTTP body.
    */
-  readonly decoded?: DecodedInferRequest;
+  readonly decoded?: DecodedInferRequest | undefined;
   /** A decoupled model's request (gRPC front door): its responses as they arrive; never cached. */
-  readonly onResponse?: (response: InferResponse) => void;
+  readonly onResponse?: ((response: InferResponse) => void) | undefined;
 }
 
 export type InferRouteDeps = Pick<
@@ -71,13 +70,15 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
     );
   }
   const decoded = exchange.decoded ?? decodeInferRequestBody({ body, headerLength, modelName: model, ...(version === undefined ? {} : { modelVersion: version }) });
-  const elements = decoded.request.inputs.reduce((n, t) => n + elementCount(t.shape), 0);
+  let elements = 0;
+  for (const tensor of decoded.request.inputs) elements += elementCount(tensor.shape);
   const auth = exchange.auth;
   if (auth === undefined) throw TesseraError.internal('auth middleware did not run');
   exchange.setModel(model);
   requireModel(auth, model);
-  const limit = (): Promise<void> => applyRateLimit(deps.rateLimiter, deps.metrics, auth, elements, (h) => exchange.addHeaders(h), body.length);
-  await (tracer.enabled ? inSpan(tracer, 'rate_limit', { parent: exchange.traceParent }, limit) : limit());
+  const setHeaders = (h: Record<string, string>): void => exchange.addHeaders(h);
+  if (!tracer.enabled) await applyRateLimit(deps.rateLimiter, deps.metrics, auth, elements, setHeaders, body.length);
+  else await inSpan(tracer, 'rate_limit', { parent: exchange.traceParent }, () => applyRateLimit(deps.rateLimiter, deps.metrics, auth, elements, setHeaders, body.length));
 
   // `Prefer: respond-async[, spill-over]` (core/jobs/prefer-header.ts); ignored without a job queue.
   // Jobs store a KServe body: only requests that came as one can become a job.
@@ -94,7 +95,6 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
       },
     );
   if (preference?.always === true) return toJob(false);
-  const signal = exchange.signal;
   const scope = tenantScope(auth.tenant);
   const deadline = requestDeadline(headers, now(), auth.tier.queueTimeoutMs);
   const root = exchange.traceParent;
@@ -124,16 +124,14 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
       request: decoded.request,
       binaryOutputDefault: decoded.binaryOutputDefault,
       headers,
-      signal,
+      cancel: exchange.cancel,
       produce: produceUnder(parent),
     });
   let cached: CacheRunResult;
   const started = now();
-  const count = (outcome: 'success' | 'fail', cache?: CacheRunResult['status']): void =>
-    deps.stats?.record(auth.tenant.id, model, version ?? '', outcome, now() - started, now(), cache);
   try {
     if (deps.cache === undefined || exchange.onResponse !== undefined) {
-      cached = { ...(await produceUnder(root)(decoded.request, signal)), status: 'BYPASS' as const };
+      cached = { ...(await produceUnder(root)(decoded.request, exchange.cancel.signal)), status: 'BYPASS' as const };
     } else if (!tracer.enabled) {
       cached = await runCache(root);
     } else {
@@ -145,12 +143,13 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
     }
   } catch (error) {
     if (preference?.spillOver === true && isQueueTimeoutRejection(error)) return toJob(true);
-    count('fail');
+    deps.stats?.record(auth.tenant.id, model, version ?? '', 'fail', now() - started, now());
     throw error;
   }
-  count('success', cached.status);
+  deps.stats?.record(auth.tenant.id, model, version ?? '', 'success', now() - started, now(), cached.status);
   const result = withResponseId(cached, decoded.request.id);
-  const extra: Record<string, string> = { 'x-cache': cached.status };
-  if ('ageMs' in cached && cached.ageMs !== undefined) extra.Age = String(Math.floor(cached.ageMs / 1000));
-  return { status: 200, headers: { ...result.headers, ...extra }, body: result.body };
+  // One copy of the entry's headers (it is shared with the cache), with x-cache and Age on it.
+  const answerHeaders: Record<string, string> = { ...result.headers, 'x-cache': cached.status };
+  if ('ageMs' in cached && cached.ageMs !== undefined) answerHeaders.Age = String(Math.floor(cached.ageMs / 1000));
+  return { status: 200, headers: answerHeaders, body: result.body };
 }

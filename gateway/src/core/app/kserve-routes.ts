@@ -12,17 +12,18 @@
  * - POST /v2/repository/index                      the models the tenant may use that the fleet knows
  *        (read-only: the repository's load/unload routes are not served through the gateway)
  * Every route but health needs an API key; model routes need a key whose tier and tenant allow the model.
- * The infer logic itself is infer-route.ts, shared with the Node fast path (direct-infer.ts).
+ * The infer route's POST is not here: hono-infer-route.ts serves it through DirectInfer, ahead of the
+ * app's middlewares; this file answers its other methods (405).
  */
 import type { Context, Hono } from 'hono';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { inSpan, noopTracer } from '../../../../shared/src/tracing/index.js';
 import { mayUseModel, requireModel, type AuthContext } from '../auth/index.js';
-import { answerToResponse, emptyResponse, jsonResponse, readBodyLimited } from '../http/index.js';
+import { emptyResponse, jsonResponse, readBodyLimited } from '../http/index.js';
 import type { GatewayRoute } from '../ports/index.js';
 import type { AppEnv } from './app-env.js';
 import type { GatewayAppDeps } from './gateway-deps.js';
-import { runInfer, type InferExchange } from './infer-route.js';
+import { INFER_PATHS } from './hono-infer-route.js';
 import { TenantStats } from './tenant-stats.js';
 import { applyRateLimit, requestDeadline } from './rate-limit.js';
 
@@ -130,19 +131,7 @@ export function registerKserveRoutes(app: Hono<AppEnv>, deps: KserveRoutesContex
     await guard(c, model, 0);
     return jsonResponse(await dispatcher.modelConfig(model, version, metadataContext(c)));
   });
-  modelRoute('/infer', 'POST', 'infer', async (c) => {
-    const [model, version] = modelOf(c);
-    const exchange: InferExchange = {
-      headers: c.req.raw.headers,
-      readBody: (maxBytes) => readBodyLimited(c.req.raw, maxBytes),
-      signal: c.req.raw.signal,
-      auth: c.get('auth'),
-      traceParent: c.get('telemetry').span.context(),
-      setModel: (name) => c.set('model', name),
-      addHeaders: (h) => Object.assign(c.get('extraHeaders'), h),
-    };
-    return answerToResponse(await runInfer({ ...deps, now }, exchange, model, version));
-  });
+  for (const path of INFER_PATHS) app.all(path, methodNotAllowed);
 }
 
 /** The model name and optional version; a version keeps its value but not its leading zeros. */

@@ -4,6 +4,7 @@ import type { LogFields, Logger } from '../../../../shared/src/logging/logger-in
 import type { CachedResponse, ResponseCache, StoredResponse } from '../ports/index.js';
 import { createCacheLayer, type CacheLayerOptions } from './cache-layer.js';
 import type { CacheHitSource, CacheLabels, CacheObserver, CachePolicy, Produce, ProducedResponse } from './cache-types.js';
+import type { Cancellation } from '../http/index.js';
 
 // ---- fakes --------------------------------------------------------------------------------------
 
@@ -511,5 +512,68 @@ describe('cache layer: in-process copy (L1)', () => {
     expect(setup().layer.local).toBeUndefined();
     expect(() => withLocal({ maxBytes: -1 })).toThrow(/local.maxBytes/);
     expect(() => withLocal({ maxBytes: 10, maxAgeMs: 0 })).toThrow(/local.maxAgeMs/);
+  });
+});
+
+describe('cache layer: a Cancellation instead of a signal', () => {
+  /** A Cancellation that counts how often its signal was made, as the node:http fast path's does. */
+  const lazyCancellation = () => {
+    const controller = new AbortController();
+    const state = { made: 0, gone: false };
+    const cancel: Cancellation = {
+      get aborted() {
+        return state.gone;
+      },
+      get signal() {
+        state.made++;
+        if (state.gone) controller.abort();
+        return controller.signal;
+      },
+    };
+    return { cancel, state, leave: () => ((state.gone = true), controller.abort()) };
+  };
+
+  it('answers a hit on the in-process copy without making the signal', async () => {
+    const { layer } = setup({ local: { maxBytes: 1 << 20 } });
+    await layer.run('k', policy, labels, counting('x'));
+    const { cancel, state } = lazyCancellation();
+    const hit = await layer.run('k', policy, labels, counting('y'), { cancel });
+    expect([hit.status, text(hit.body), state.made]).toEqual(['HIT', 'x', 0]);
+  });
+
+  it('refuses a copy to a request whose client already left, as it would without the copy', async () => {
+    const { layer } = setup({ local: { maxBytes: 1 << 20 } });
+    await layer.run('k', policy, labels, counting('x'));
+    const { cancel, leave } = lazyCancellation();
+    leave();
+    await expect(layer.run('k', policy, labels, counting('y'), { cancel })).rejects.toMatchObject({ code: 'CANCELLED' });
+  });
+
+  it('hands its signal to the work of a miss, and the client leaving cancels it', async () => {
+    const { layer } = setup();
+    const { cancel, state, leave } = lazyCancellation();
+    const started = deferred<AbortSignal>();
+    const produce: Produce = (signal) => {
+      started.resolve(signal);
+      return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
+    };
+    const run = layer.run('k', policy, labels, produce, { cancel });
+    const workSignal = await started.promise;
+    expect(state.made).toBeGreaterThan(0);
+    leave();
+    expect(workSignal.aborted).toBe(true);
+    await expect(run).rejects.toMatchObject({ code: 'CANCELLED' });
+  });
+
+  it('gives a no-store request the signal itself', async () => {
+    const { layer } = setup();
+    const { cancel, state } = lazyCancellation();
+    let given: AbortSignal | undefined;
+    await layer.run('k', { ttlSeconds: 5, directive: 'no-store' }, labels, async (signal) => {
+      given = signal;
+      return response('z');
+    }, { cancel });
+    expect(state.made).toBe(1);
+    expect(given).toBe(cancel.signal);
   });
 });

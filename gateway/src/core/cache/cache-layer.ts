@@ -266,18 +266,17 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
       return local === undefined ? undefined : { entries: local.size, bytes: local.bytes };
     },
     async run(keySource, policy, labels, produce, runOptions) {
-      const signal = runOptions?.signal;
-      if (policy.directive === 'no-store') return bypass('no-store', labels, produce, signal);
-      if (!(policy.ttlSeconds > 0) || !Number.isFinite(policy.ttlSeconds)) return bypass('ttl-zero', labels, produce, signal);
+      if (policy.directive === 'no-store') return bypass('no-store', labels, produce, signalOf(runOptions));
+      if (!(policy.ttlSeconds > 0) || !Number.isFinite(policy.ttlSeconds)) return bypass('ttl-zero', labels, produce, signalOf(runOptions));
       const key = typeof keySource === 'string' ? keySource : keySource();
       if (policy.directive === 'no-cache') {
-        const produced = await produce(signal ?? NEVER_ABORTED());
+        const produced = await produce(signalOf(runOptions) ?? NEVER_ABORTED());
         const stored = await tryStore(key, policy.ttlSeconds, labels, produced);
         const outcome = fromProduced(produced, stored);
         return finish(outcome, labels, outcome.status, 'store');
       }
       // A request already cancelled fails as it would in the flight, copy or not.
-      if (local !== undefined && signal?.aborted !== true) {
+      if (local !== undefined && !abortedOf(runOptions)) {
         const now = clock.now();
         const copy = local.get(key, now);
         if (copy !== undefined) {
@@ -285,9 +284,21 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
           return finish(outcome, labels, 'HIT', 'local');
         }
       }
-      return coalesced(key, policy.ttlSeconds, labels, produce, signal, true);
+      return coalesced(key, policy.ttlSeconds, labels, produce, signalOf(runOptions), true);
     },
   };
+}
+
+/** The request's signal, made now if it is a Cancellation's. */
+function signalOf(options: CacheRunOptions | undefined): AbortSignal | undefined {
+  if (options === undefined) return undefined;
+  return options.cancel !== undefined ? options.cancel.signal : options.signal;
+}
+
+/** Whether the request was cancelled, without making its signal. */
+function abortedOf(options: CacheRunOptions | undefined): boolean {
+  if (options === undefined) return false;
+  return options.cancel !== undefined ? options.cancel.aborted : options.signal?.aborted === true;
 }
 
 function createLocal(options: LocalLayerOptions | undefined): LocalCache | undefined {

@@ -1,4 +1,5 @@
 /** The vocabulary of the gateway's response cache layer: policies, outcomes and the metrics observer. */
+import type { Cancellation } from '../http/cancellation.js';
 
 /** What the client's `Cache-Control` asks for (see `parseCacheControl`). */
 export type CacheDirective = 'default' | 'no-cache' | 'no-store';
@@ -44,6 +45,11 @@ export type Produce = (signal: AbortSignal) => Promise<ProducedResponse>;
 export interface CacheRunOptions {
   /** The request's own cancellation: aborting it makes this request's `run` reject with CANCELLED. */
   readonly signal?: AbortSignal;
+  /**
+   * The same as a Cancellation (core/http/cancellation.ts), used instead of `signal` when set: its
+   * signal is read only on the paths that hand it on, never for a hit on the in-process copy.
+   */
+  readonly cancel?: Cancellation;
 }
 
 export interface CacheRunResult {

@@ -24,7 +24,7 @@ export interface ReplayableBody {
 export function withResponseId(entry: ReplayableBody, id: string): ReplayableBody {
   const { body } = entry;
   if (body[0] !== 0x7b /* { */) return entry;
-  const headerName = Object.keys(entry.headers).find((name) => name.toLowerCase() === INFER_HEADER_LENGTH);
+  const headerName = headerNamed(entry.headers, INFER_HEADER_LENGTH);
   const jsonLength = headerName === undefined ? body.length : Number(entry.headers[headerName]);
   if (!Number.isSafeInteger(jsonLength) || jsonLength < 1 || jsonLength > body.length) return entry;
 
@@ -60,4 +60,10 @@ function endOfJsonString(body: Uint8Array, from: number, limit: number): number 
     else if (byte === 0x22 /* " */) return i;
   }
   return -1;
+}
+
+/** The spelling `headers` uses for `lowerCaseName`; undefined when absent. A loop: no key array per call. */
+function headerNamed(headers: Readonly<Record<string, string>>, lowerCaseName: string): string | undefined {
+  for (const name in headers) if (name.toLowerCase() === lowerCaseName) return name;
+  return undefined;
 }

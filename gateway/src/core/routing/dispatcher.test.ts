@@ -215,9 +215,10 @@ describe('Dispatcher', () => {
     await pending;
     open.add('b');
     expect(t.dispatcher.modelReady('m')).toBe(false);
+    // Every breaker open: the version chosen is still the fleet's latest (version-chooser.ts).
     await expect(t.dispatcher.dispatch(request, t.ctx())).rejects.toMatchObject({
       code: 'UNAVAILABLE',
-      message: expect.stringMatching(/no node is ready to serve model 'm'/),
+      message: expect.stringMatching(/no node is ready to serve model 'm@2'/),
     });
   });
 

@@ -2,7 +2,8 @@
  * The Dispatcher: admission, version choice, node choice and the upstream call of one request.
  *
  *   dispatch(request, ctx)
- *     → version: the request's own, else the model's traffic split (version-splits.ts), else the node's latest
+ *     → version: version-chooser.ts (the request's own, else the split, else the fleet's latest READY), the
+ *       same chooser the cache keys with, so the version cached is the version served
  *     → unknown model (no node in the fleet has it): NOT_FOUND, the caller's mistake
  *     → admission queue of (model, version): priority = tier, deadline = ctx.deadline (admission-queue.ts)
  *     → when the queue releases it: a node among the candidates (READY, not draining, not stale, breaker
@@ -48,7 +49,8 @@ import { DEFAULT_OVERCOMMIT, expectedWaitMs, reportedExecTimeMs, room } from './
 import { createPicker } from './pickers.js';
 import { createSequenceDispatch, type SequencePin } from './sequence-dispatch.js';
 import { createUpstreamCaller } from './upstream-call.js';
-import { normalizeRoutingConfig, selectVersion } from './version-splits.js';
+import { createVersionChooser, type VersionChooser } from './version-chooser.js';
+import { normalizeRoutingConfig } from './version-splits.js';
 import type { RoutingConfig } from './version-splits.js';
 
 export type { DispatchContext, MetadataContext } from '../ports/index.js';
@@ -92,6 +94,8 @@ export interface DispatcherOptions {
 }
 
 export interface Dispatcher {
+  /** The version chooser this dispatcher serves by; give it to the cache (createInferCache) so both agree. */
+  readonly versions: VersionChooser;
   dispatch(request: InferRequest, ctx: DispatchContext): Promise<UpstreamInferResult>;
   /** Triton's `/config` JSON of the model, from one node that serves it. */
   modelConfig(model: string, version: string | undefined, ctx: MetadataContext): Promise<unknown>;
@@ -126,8 +130,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const nodeSequenceIds = new NodeSequenceIds(options.sequences?.idKey ?? options.sequenceIdKey);
   let closed = false;
 
-  const eligible = (model: string, version: string | undefined): NodeView[] =>
-    directory.candidates(model, version).filter((node) => !breakers?.isOpen(node.id));
+  const versions = createVersionChooser({ directory, routing, random, ...(breakers === undefined ? {} : { breakers }) });
+  const eligible = versions.eligible;
 
   /** Every model (and its versions) any node has reported since the gateway started, or routing names. */
   const seen = new Map<string, Set<string>>(Object.keys(routing.models ?? {}).map((model) => [model, new Set<string>()]));
@@ -220,12 +224,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const model = request.modelName;
     const own = request.modelVersion === undefined || request.modelVersion === '' ? undefined : request.modelVersion;
     // A sequence's follow-ups keep the version that answered its START, whatever the traffic split says.
-    const asked = own ?? pin?.binding?.version;
-    const modelRouting = routing.models?.[model];
-    const header = modelRouting?.stickyHeader;
-    const sticky = header !== undefined ? (ctx.headers?.get(header) ?? undefined) : undefined;
-    const version =
-      asked ?? selectVersion(model, modelRouting, sticky, (v) => eligible(model, v).length > 0, random);
+    const version = versions.choose(model, own ?? pin?.binding?.version, ctx.headers);
     if (!known(model, version)) return Promise.reject(notFound(model, version));
     const routed: InferRequest = version === own ? request : { ...request, modelVersion: version };
     const { queue } = queues.queueFor(model, version);
@@ -269,6 +268,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const dispatchAsTenantSequence = createSequenceDispatch({ router: sequences, nodeSequenceIds, transport, clock, admit, holder });
 
   return {
+    versions,
+
     dispatch(request, ctx) {
       if (closed) return Promise.reject(TesseraError.unavailable('the gateway is shutting down'));
       const scope = ctx.tenantScope ?? ctx.tenantId;

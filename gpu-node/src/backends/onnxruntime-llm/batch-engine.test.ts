@@ -19,10 +19,12 @@ function standInRunner(log: string[], hold: () => Promise<void>, holdPrefill: ()
     async run(feeds, into?): Promise<Record<string, { data: Float32Array; dims: readonly number[] }>> {
       const [rows, seq] = feeds['input_ids']!.dims as [number, number];
       if (into === undefined) {
-        log.push(`prefill of ${seq}`);
+        const past = feeds['past_key_values.0.key']!.dims[2] as number;
+        log.push(`${rows === 1 ? `prefill of ${seq}` : `prefill of ${rows} rows of ${seq}`}${past > 0 ? ` after ${past}` : ''}`);
         await holdPrefill();
-        const present = { data: new Float32Array(seq * LAYOUT.heads * LAYOUT.headDim), dims: [1, LAYOUT.heads, seq, LAYOUT.headDim] };
-        return { logits: { data: new Float32Array(seq * VOCAB), dims: [1, seq, VOCAB] }, 'present.0.key': present, 'present.0.value': present };
+        const total = past + seq;
+        const present = { data: new Float32Array(rows * total * LAYOUT.heads * LAYOUT.headDim), dims: [rows, LAYOUT.heads, total, LAYOUT.headDim] };
+        return { logits: { data: new Float32Array(rows * seq * VOCAB), dims: [rows, seq, VOCAB] }, 'present.0.key': present, 'present.0.value': present };
       }
       const capacity = feeds['past_key_values.0.key']!.dims[2] as number;
       log.push(`decode of ${rows} at capacity ${capacity}`);
@@ -33,13 +35,13 @@ function standInRunner(log: string[], hold: () => Promise<void>, holdPrefill: ()
   };
 }
 
-function engineWith(log: string[], hold: () => Promise<void>, events: SequenceEvent[], holdPrefill?: () => Promise<void>): BatchEngine {
+function engineWith(log: string[], hold: () => Promise<void>, events: SequenceEvent[], holdPrefill?: () => Promise<void>, maxBatchedTokens = 2048): BatchEngine {
   return new BatchEngine(
     standInRunner(log, hold, holdPrefill),
     LAYOUT,
     VOCAB,
     { decode: (ids) => ids.map((i) => 'abcd'[i]).join('') },
-    { maxNumSeqs: 8, kvCacheBytes: 1 << 20, contextLength: 64, eosId: undefined, admission: 'wait', maxQueueSize: 0, lengthBuckets: [4, 8] },
+    { maxNumSeqs: 8, kvCacheBytes: 1 << 20, contextLength: 64, eosId: undefined, admission: 'wait', maxQueueSize: 0, lengthBuckets: [4, 8], maxBatchedTokens },
     (batch) => {
       log.push(`emit ${batch.map((e) => `${e.id}${e.done === undefined ? '' : `:${e.done}`}`).join(',')}`);
       events.push(...batch);
@@ -76,10 +78,10 @@ describe('BatchEngine order of work', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     while (engine.stats().active > 0) await new Promise((resolve) => setTimeout(resolve, 10));
 
-    expect(log.slice(0, 8)).toEqual([
-      'prefill of 2',
-      'prefill of 5',
-      // Both first tokens out before any decode step.
+    expect(log.slice(0, 7)).toEqual([
+      // Both waiting requests prefilled in one run, padded to the longer prompt; both first tokens out
+      // before any decode step.
+      'prefill of 2 rows of 5',
       'emit 1,2',
       'decode of 1 at capacity 4',
       // The first bucket's news out, then request 3 prefilled and its first token out, all before the
@@ -92,7 +94,149 @@ describe('BatchEngine order of work', () => {
     const done = events.filter((e) => e.done !== undefined).map((e) => `${e.id}:${e.done}`);
     expect(done.sort()).toEqual(['1:length', '2:length', '3:length']);
     for (const id of [1, 2, 3]) expect(events.filter((e) => e.id === id).reduce((n, e) => n + e.tokens, 0)).toBe(3);
-    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 3, prefillsBetweenRuns: 1 });
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 3, prefillRuns: 2, prefillTokens: 9, prefillPaddedTokens: 12, prefillsBetweenRuns: 1 });
+  });
+
+  /** An engine whose first decode run is held until `release`; `holding` resolves once it is in flight. */
+  function heldEngine(log: string[], events: SequenceEvent[], maxBatchedTokens = 2048, holdPrefill?: () => Promise<void>) {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let markHeld: () => void = () => {};
+    const holding = new Promise<void>((resolve) => (markHeld = resolve));
+    let first = true;
+    const engine = engineWith(
+      log,
+      () => {
+        if (!first) return Promise.resolve();
+        first = false;
+        markHeld();
+        return held;
+      },
+      events,
+      holdPrefill,
+      maxBatchedTokens,
+    );
+    return { engine, holding, release: () => release() };
+  }
+
+  async function drain(engine: BatchEngine): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    while (engine.stats().active > 0 || engine.stats().waiting > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+
+  it('prefills every request that arrived during a run in one run before the next decode step, in priority order', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    const { engine, holding, release } = heldEngine(log, events);
+    engine.add({ id: 1, promptIds: [1, 2], params: GREEDY, priority: 0 });
+    await holding;
+    // Four arrivals while the decode run is in flight, of mixed lengths and priorities.
+    engine.add({ id: 2, promptIds: [1, 2, 3], params: GREEDY, priority: 0 });
+    engine.add({ id: 3, promptIds: [3], params: GREEDY, priority: 0 });
+    engine.add({ id: 4, promptIds: [2, 2, 2, 2, 2, 2], params: GREEDY, priority: 0 });
+    engine.add({ id: 5, promptIds: [1, 1], params: GREEDY, priority: 1 });
+    release();
+    await drain(engine);
+    expect(log.slice(0, 6)).toEqual([
+      'prefill of 2',
+      'emit 1',
+      'decode of 1 at capacity 4',
+      'emit 1',
+      // One run for all four, padded to the longest (6); request 5 (priority 1) first.
+      'prefill of 4 rows of 6',
+      'emit 5,2,3,4',
+    ]);
+    for (const id of [1, 2, 3, 4, 5]) expect(events.filter((e) => e.id === id).reduce((n, e) => n + e.tokens, 0)).toBe(3);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 5, prefillRuns: 2, prefillTokens: 14, prefillPaddedTokens: 26 });
+  });
+
+  it('splits the waiting requests into runs of at most max_num_batched_tokens padded tokens, in order', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    const { engine, holding, release } = heldEngine(log, events, 8);
+    engine.add({ id: 1, promptIds: [1], params: GREEDY, priority: 0 });
+    await holding;
+    engine.add({ id: 2, promptIds: [1, 2, 3], params: GREEDY, priority: 0 });
+    engine.add({ id: 3, promptIds: [1, 2], params: GREEDY, priority: 0 });
+    // 2 rows × 3 = 6; a third row of 3 would make 9 > 8.
+    engine.add({ id: 4, promptIds: [1, 2, 3], params: GREEDY, priority: 0 });
+    release();
+    await drain(engine);
+    // Two runs, in arrival order, both before the next decode step; each run's first tokens out at its end.
+    expect(log.slice(2, 8)).toEqual(['decode of 1 at capacity 4', 'emit 1', 'prefill of 2 rows of 3', 'emit 2,3', 'prefill of 3', 'emit 4']);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 4, prefillRuns: 3, prefillChunks: 0 });
+  });
+
+  it('prefills a prompt longer than the budget in chunks, with the running sequences decoded between them', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    const { engine, holding, release } = heldEngine(log, events, 4);
+    engine.add({ id: 1, promptIds: [1], params: { ...GREEDY, maxTokens: 6 }, priority: 0 });
+    await holding;
+    // 10 tokens over a budget of 4: chunks of 4, 4 and 2, each attending to the chunks before it.
+    engine.add({ id: 2, promptIds: [1, 2, 3, 1, 2, 3, 1, 2, 3, 1], params: GREEDY, priority: 0 });
+    // Behind it in the queue: prefilled once the long prompt is.
+    engine.add({ id: 3, promptIds: [2, 2], params: GREEDY, priority: 0 });
+    release();
+    await drain(engine);
+    const prefills = log.filter((l) => l.startsWith('prefill'));
+    expect(prefills).toEqual(['prefill of 1', 'prefill of 4', 'prefill of 4 after 4', 'prefill of 2 after 8', 'prefill of 2']);
+    // Request 1 keeps decoding between the chunks.
+    const between = (a: string, b: string) => log.slice(log.indexOf(a) + 1, log.indexOf(b)).filter((l) => l.startsWith('decode')).length;
+    expect(log.slice(0, log.indexOf('prefill of 4')).filter((l) => l.startsWith('decode')).length).toBe(1);
+    expect(between('prefill of 4 after 4', 'prefill of 2 after 8')).toBe(1);
+    for (const id of [1, 2, 3]) expect(events.filter((e) => e.id === id).reduce((n, e) => n + e.tokens, 0)).toBe(id === 1 ? 6 : 3);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 3, prefillRuns: 5, prefillChunks: 3 });
+  });
+
+  it('a prompt cancelled during one of its chunks leaves as cancelled, runs no further chunk and frees its cache', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    let releaseChunk: () => void = () => {};
+    const chunkHeld = new Promise<void>((resolve) => (releaseChunk = resolve));
+    let markChunk: () => void = () => {};
+    const atChunk = new Promise<void>((resolve) => (markChunk = resolve));
+    // The second chunk's run is held until the cancel is in.
+    const { engine, holding, release } = heldEngine(log, events, 4, () => {
+      if (log[log.length - 1] !== 'prefill of 4 after 4') return Promise.resolve();
+      markChunk();
+      return chunkHeld;
+    });
+    engine.add({ id: 1, promptIds: [1], params: { ...GREEDY, maxTokens: 6 }, priority: 0 });
+    await holding;
+    engine.add({ id: 2, promptIds: [1, 2, 3, 1, 2, 3, 1, 2, 3, 1], params: GREEDY, priority: 0 });
+    release();
+    await atChunk;
+    engine.cancel(2);
+    releaseChunk();
+    await drain(engine);
+    expect(events.filter((e) => e.id === 2)).toEqual([{ id: 2, text: '', tokens: 0, done: 'cancelled' }]);
+    expect(log.filter((l) => l.includes('after 8'))).toEqual([]);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
+  });
+
+  it('a request cancelled during a batched prefill leaves as cancelled; the others of its run go on', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    let releasePrefill: () => void = () => {};
+    const prefillHeld = new Promise<void>((resolve) => (releasePrefill = resolve));
+    let markPrefill: () => void = () => {};
+    const prefilling = new Promise<void>((resolve) => (markPrefill = resolve));
+    const engine = engineWith(log, () => Promise.resolve(), events, () => {
+      markPrefill();
+      return prefillHeld;
+    });
+    engine.add({ id: 1, promptIds: [1, 2], params: GREEDY, priority: 0 });
+    engine.add({ id: 2, promptIds: [1, 2, 3], params: GREEDY, priority: 0 });
+    engine.add({ id: 3, promptIds: [3], params: GREEDY, priority: 0 });
+    await prefilling;
+    engine.cancel(2);
+    releasePrefill();
+    await drain(engine);
+    expect(log[0]).toBe('prefill of 3 rows of 3');
+    expect(events.filter((e) => e.id === 2)).toEqual([{ id: 2, text: '', tokens: 0, done: 'cancelled' }]);
+    for (const id of [1, 3]) expect(events.filter((e) => e.id === id).reduce((n, e) => n + e.tokens, 0)).toBe(3);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 3, prefillRuns: 1 });
   });
 
   it('a request cancelled while its prefill is in flight leaves as cancelled and frees its cache', async () => {

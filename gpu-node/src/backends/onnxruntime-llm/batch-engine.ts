@@ -1,19 +1,21 @@
 /**
  * Continuous batching for one model instance: every decode step runs over all active sequences, one
  * model run per length bucket (length-bucket.ts: sequences grouped by cached length, each bucket's cache
- * padded only to its own longest); a new request is prefilled on its own (so its cache is the same
- * whatever else runs), its first token goes out at once, and it joins the next step; requests that
- * arrive during a step are prefilled between its bucket runs, so a newcomer waits for one run, not a
- * whole step. A finished or cancelled sequence leaves right after the run that ends it and its cache row
- * goes back. Admission takes the waiting requests in priority order (then arrival) while fewer than
- * `maxNumSeqs` run and the KV budget holds each one's worst case (prompt + max_tokens), so a running
- * sequence never runs out of cache; a request that cannot wait (policy `reject`) or would never fit is
- * refused with the reason.
+ * padded only to its own longest). The requests waiting when the engine gets to them are prefilled
+ * together, one run per group of up to `maxBatchedTokens` padded tokens (prefill-batch.ts: right-padded
+ * rows, each computing what it would alone), their first tokens go out at once, and they join the next
+ * step; requests that arrive during a step are prefilled between its bucket runs, so a newcomer waits
+ * for one run, not a whole step. A finished or cancelled sequence leaves right after the run that ends
+ * it and its cache row goes back. Admission takes the waiting requests in priority order (then arrival)
+ * while fewer than `maxNumSeqs` run and the KV budget holds each one's worst case (prompt + max_tokens),
+ * so a running sequence never runs out of cache; a request that cannot wait (policy `reject`) or would
+ * never fit is refused with the reason.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { DecoderLayout } from './decoder-layout.js';
 import { KvCache, type CopyCounters } from './kv-cache.js';
 import { bucketIndexOf, bucketLimits } from './length-bucket.js';
+import { chunkFeeds, paddedTokens, prefillFeeds, presentRow } from './prefill-batch.js';
 import { sampleToken, seededRandom, type SamplingParameters } from './sampling.js';
 import { TextStream, type Detokenizer } from './text-stream.js';
 
@@ -49,6 +51,8 @@ export interface EngineOptions {
   readonly maxQueueSize: number;
   /** Cached-length bounds of the length buckets (length-bucket.ts); [] = one padded run per step. */
   readonly lengthBuckets: readonly number[];
+  /** Most padded prompt tokens (rows × longest prompt) of one prefill run; a longer prompt is prefilled alone, in chunks of this size. */
+  readonly maxBatchedTokens: number;
 }
 
 export interface AddRequest {
@@ -91,8 +95,23 @@ export interface EngineStats {
   readonly prefillsBetweenRuns: number;
   /** Prefilled requests, the time they waited from arrival to their prefill (ns, summed: what a newcomer waits for) and their prefills' time (ns). */
   readonly prefills: number;
+  /** Model runs of prefills (a run prefills a group of requests), their prompt tokens and their padded tokens (rows × longest). */
+  readonly prefillRuns: number;
+  readonly prefillTokens: number;
+  readonly prefillPaddedTokens: number;
+  /** Prefill runs that were chunks of a prompt longer than the budget. */
+  readonly prefillChunks: number;
   readonly admissionWaitNs: number;
   readonly prefillNs: number;
+  /** From arrival to the end of its prefill run (its first token sampled), summed over prefilled requests (ns): the engine's part of TTFT. */
+  readonly firstTokenNs: number;
+}
+
+/** A prompt longer than a prefill run's budget, prefilled a chunk per admission round: its cache so far ([1, heads, done, head_dim] per past input). */
+interface Chunking {
+  readonly s: Sequence;
+  done: number;
+  past: Float32Array[];
 }
 
 /** The sequences of one length bucket and their cache (row r of the cache = rows[r]). */
@@ -113,8 +132,8 @@ export class BatchEngine {
   private active = 0;
   /** Events not yet emitted (emitted after each admission round and each step). */
   private pending: SequenceEvent[] = [];
-  /** The request whose prefill is in flight (neither waiting nor in a bucket: a cancel must still find it). */
-  private prefilling: Sequence | undefined;
+  /** The requests whose prefill is in flight (neither waiting nor in a bucket: a cancel must still find them). */
+  private prefilling: Sequence[] = [];
   private reservedBytes = 0;
   private arrivals = 0;
   private running = false;
@@ -126,8 +145,15 @@ export class BatchEngine {
   private bucketMoves = 0;
   private prefillsBetweenRuns = 0;
   private prefills = 0;
+  private prefillRuns = 0;
+  private prefillTokens = 0;
+  private prefillPaddedTokens = 0;
+  private prefillChunks = 0;
+  /** The long prompt being prefilled in chunks, if any (admitted: counted in `active`). */
+  private chunking: Chunking | undefined;
   private admissionWaitNs = 0;
   private prefillNs = 0;
+  private firstTokenNs = 0;
   readonly bytesPerToken: number;
   /** A step's logits ([rows, 1, vocab]) are written here. */
   private readonly logits: Float32Array;
@@ -204,7 +230,8 @@ export class BatchEngine {
       this.emit([{ id, text: '', tokens: 0, done: 'cancelled' }]);
       return;
     }
-    if (this.prefilling?.request.id === id) this.prefilling.cancelled = true;
+    for (const s of this.prefilling) if (s.request.id === id) s.cancelled = true;
+    if (this.chunking?.s.request.id === id) this.chunking.s.cancelled = true;
     for (const bucket of this.buckets) {
       const sequence = bucket.rows.find((s) => s.request.id === id);
       if (sequence !== undefined) sequence.cancelled = true;
@@ -228,8 +255,13 @@ export class BatchEngine {
       bucketMoves: this.bucketMoves,
       prefillsBetweenRuns: this.prefillsBetweenRuns,
       prefills: this.prefills,
+      prefillRuns: this.prefillRuns,
+      prefillTokens: this.prefillTokens,
+      prefillPaddedTokens: this.prefillPaddedTokens,
+      prefillChunks: this.prefillChunks,
       admissionWaitNs: this.admissionWaitNs,
       prefillNs: this.prefillNs,
+      firstTokenNs: this.firstTokenNs,
     };
   }
 
@@ -240,7 +272,8 @@ export class BatchEngine {
   private kick(): void {
     if (this.running) return;
     this.running = true;
-    void this.loop().finally(() => (this.running = false));
+    // From the next turn: requests that arrive together (one batch of messages) are prefilled together.
+    setImmediate(() => void this.loop().finally(() => (this.running = false)));
   }
 
   private async loop(): Promise<void> {
@@ -280,54 +313,169 @@ export class BatchEngine {
     return best;
   }
 
-  /** Prefills the waiting requests that fit, best priority first; stops at the first that does not. */
+  /**
+   * Prefills the waiting requests that fit, best priority first (stopping at the first that does not),
+   * in groups of up to `maxBatchedTokens` padded tokens, one model run per group; returns how many it admitted.
+   */
   private async admit(): Promise<number> {
-    const events = this.pending;
     let admitted = 0;
     for (;;) {
-      const next = this.nextWaiting();
-      if (next === undefined || !this.fits(next.reservedBytes)) return admitted;
-      admitted += 1;
-      this.waiting.splice(this.waiting.indexOf(next), 1);
-      if (next.maxTokens === 0) {
-        events.push({ id: next.request.id, text: '', tokens: 0, done: 'length' });
-        continue;
+      // A long prompt goes a chunk per round, so the decode steps of the others run between its chunks.
+      if (this.chunking !== undefined) {
+        await this.prefillChunk(this.chunking);
+        if (this.chunking !== undefined) return admitted;
       }
-      this.reservedBytes += next.reservedBytes;
-      const ids = next.request.promptIds;
-      const length = ids.length;
-      const feeds: Record<string, { data: Float32Array | BigInt64Array; dims: readonly number[] }> = {
-        input_ids: { data: BigInt64Array.from(ids, BigInt), dims: [1, length] },
-        position_ids: { data: BigInt64Array.from(ids, (_, i) => BigInt(i)), dims: [1, length] },
-        attention_mask: { data: new BigInt64Array(length).fill(1n), dims: [1, length] },
-      };
-      const empty = new Float32Array(0);
-      const bucket = this.buckets[bucketIndexOf(this.limits, length)] as Bucket;
-      for (const name of bucket.cache.pastNames) feeds[name] = { data: empty, dims: [1, this.layout.heads, 0, this.layout.headDim] };
-      let outputs;
-      const prefillStarted = process.hrtime.bigint();
-      this.prefills += 1;
-      this.admissionWaitNs += Number(prefillStarted - next.arrivedNs);
-      this.prefilling = next;
-      try {
-        outputs = await this.runner.run(feeds);
-        this.prefillNs += Number(process.hrtime.bigint() - prefillStarted);
-      } catch (error) {
-        this.reservedBytes -= next.reservedBytes;
-        events.push({ id: next.request.id, text: '', tokens: 0, error: TesseraError.internal(`prefill failed: ${message(error)}`) });
-        continue;
-      } finally {
-        this.prefilling = undefined;
-      }
-      const row = bucket.cache.addRow(
-        bucket.cache.presentNames.map((n) => (outputs[n] as { data: Float32Array }).data),
-        length,
-      );
-      bucket.rows[row] = next;
-      this.active += 1;
-      this.advance(next, outputs['logits']!.data, (length - 1) * this.vocab, events);
-      if (next.generated < 0) this.leave(bucket, row);
+      const taken = this.takeGroup();
+      if (taken === undefined) return admitted;
+      admitted += taken.count;
+      if (taken.group.length > 0) await this.prefill(taken.group);
     }
+  }
+
+  /**
+   * Takes the next prefill group off the queue, in admission order, reserving each member's cache:
+   * members while they fit the budget and `maxNumSeqs`, padded tokens (rows × longest prompt) within
+   * `maxBatchedTokens`; a longer prompt at the head of the queue is taken alone, to be prefilled in
+   * chunks (`chunking`). Requests of max_tokens 0 end here. undefined when nothing can be admitted.
+   */
+  private takeGroup(): { group: Sequence[]; count: number } | undefined {
+    const group: Sequence[] = [];
+    let longest = 0;
+    let taken = 0;
+    for (;;) {
+      const next = this.nextWaiting();
+      if (next === undefined || !this.fits(next.reservedBytes)) break;
+      const length = next.request.promptIds.length;
+      if (group.length > 0 && paddedTokens(group.length + 1, Math.max(longest, length)) > this.options.maxBatchedTokens) break;
+      this.waiting.splice(this.waiting.indexOf(next), 1);
+      taken += 1;
+      if (next.maxTokens === 0) {
+        this.pending.push({ id: next.request.id, text: '', tokens: 0, done: 'length' });
+        continue;
+      }
+      // Counted as running from now, so `fits` sees the group's rows and cache.
+      this.reservedBytes += next.reservedBytes;
+      this.active += 1;
+      if (group.length === 0 && length > this.options.maxBatchedTokens) {
+        this.chunking = { s: next, done: 0, past: [] };
+        break;
+      }
+      group.push(next);
+      longest = Math.max(longest, length);
+    }
+    return taken === 0 ? undefined : { group, count: taken };
+  }
+
+  /** One chunk of the long prompt being prefilled; after its last chunk it joins its bucket and its first token goes out. */
+  private async prefillChunk(c: Chunking): Promise<void> {
+    const { s } = c;
+    const events = this.pending;
+    const ids = s.request.promptIds;
+    if (s.cancelled) {
+      this.chunking = undefined;
+      this.free(s);
+      events.push({ id: s.request.id, text: '', tokens: 0, done: 'cancelled' });
+      this.flush();
+      return;
+    }
+    const to = Math.min(ids.length, c.done + this.options.maxBatchedTokens);
+    const feeds = chunkFeeds(ids, c.done, to);
+    const empty = new Float32Array(0);
+    const { pastNames, presentNames } = (this.buckets[0] as Bucket).cache;
+    pastNames.forEach((name, i) => (feeds[name] = { data: c.past[i] ?? empty, dims: [1, this.layout.heads, c.done, this.layout.headDim] }));
+    const started = process.hrtime.bigint();
+    if (c.done === 0) {
+      this.prefills += 1;
+      this.admissionWaitNs += Number(started - s.arrivedNs);
+    }
+    this.prefillRuns += 1;
+    this.prefillChunks += 1;
+    this.prefillTokens += to - c.done;
+    this.prefillPaddedTokens += to - c.done;
+    this.prefilling = [s];
+    let outputs;
+    try {
+      outputs = await this.runner.run(feeds);
+      this.prefillNs += Number(process.hrtime.bigint() - started);
+    } catch (error) {
+      this.chunking = undefined;
+      this.free(s);
+      events.push({ id: s.request.id, text: '', tokens: 0, error: TesseraError.internal(`prefill failed: ${message(error)}`) });
+      this.flush();
+      return;
+    } finally {
+      this.prefilling = [];
+    }
+    c.past = presentNames.map((n) => (outputs[n] as { data: Float32Array }).data);
+    const chunk = to - c.done;
+    c.done = to;
+    if (to < ids.length) return;
+    this.chunking = undefined;
+    this.firstTokenNs += Number(process.hrtime.bigint() - s.arrivedNs);
+    if (s.cancelled) {
+      this.free(s);
+      events.push({ id: s.request.id, text: '', tokens: 0, done: 'cancelled' });
+    } else {
+      const bucket = this.buckets[bucketIndexOf(this.limits, ids.length)] as Bucket;
+      const row = bucket.cache.addRow(c.past, ids.length);
+      bucket.rows[row] = s;
+      this.advance(s, outputs['logits']!.data, (chunk - 1) * this.vocab, events);
+      if (s.generated < 0) this.leave(bucket, row);
+    }
+    this.flush();
+  }
+
+  /** One model run over a group's prompts; each member's cache joins its bucket and its first token goes out. */
+  private async prefill(group: Sequence[]): Promise<void> {
+    const events = this.pending;
+    const { feeds, longest } = prefillFeeds(group.map((s) => s.request.promptIds));
+    const rows = group.length;
+    const empty = new Float32Array(0);
+    for (const name of (this.buckets[0] as Bucket).cache.pastNames) feeds[name] = { data: empty, dims: [rows, this.layout.heads, 0, this.layout.headDim] };
+    const started = process.hrtime.bigint();
+    for (const s of group) this.admissionWaitNs += Number(started - s.arrivedNs);
+    this.prefills += rows;
+    this.prefillRuns += 1;
+    this.prefillTokens += group.reduce((sum, s) => sum + s.request.promptIds.length, 0);
+    this.prefillPaddedTokens += paddedTokens(rows, longest);
+    this.prefilling = group;
+    let outputs;
+    try {
+      outputs = await this.runner.run(feeds);
+      const ended = process.hrtime.bigint();
+      this.prefillNs += Number(ended - started);
+      for (const s of group) this.firstTokenNs += Number(ended - s.arrivedNs);
+    } catch (error) {
+      for (const s of group) {
+        this.free(s);
+        events.push({ id: s.request.id, text: '', tokens: 0, error: TesseraError.internal(`prefill failed: ${message(error)}`) });
+      }
+      this.flush();
+      return;
+    } finally {
+      this.prefilling = [];
+    }
+    const logits = outputs['logits']!.data;
+    group.forEach((s, r) => {
+      // Cancelled while its prefill ran: its cache is never copied in.
+      if (s.cancelled) {
+        this.free(s);
+        events.push({ id: s.request.id, text: '', tokens: 0, done: 'cancelled' });
+        return;
+      }
+      const length = s.request.promptIds.length;
+      const bucket = this.buckets[bucketIndexOf(this.limits, length)] as Bucket;
+      const row = bucket.cache.addRow(
+        bucket.cache.presentNames.map((n) => presentRow((outputs[n] as { data: Float32Array }).data, r, rows)),
+        length,
+        longest,
+      );
+      bucket.rows[row] = s;
+      this.advance(s, logits, (r * longest + length - 1) * this.vocab, events);
+      if (s.generated < 0) this.leave(bucket, row);
+    });
+    // This group's first tokens go out now, not after the groups behind it.
+    this.flush();
   }
 
   /**
@@ -335,8 +483,10 @@ export class BatchEngine {
    * are prefilled between runs; then sequences that outgrew their bucket move to the next.
    */
   private async step(): Promise<void> {
+    let ran = false;
     for (const bucket of this.buckets) {
       if (bucket.rows.length === 0) continue;
+      ran = true;
       await this.stepBucket(bucket);
       // A sequence admitted here into a bucket not yet run this step is stepped with it: its prefill gave
       // it its next token, so that is its next step, not a second one.
@@ -347,6 +497,8 @@ export class BatchEngine {
         this.flush();
       }
     }
+    // Only a prompt being chunked was active: no step ran.
+    if (!ran) return;
     this.steps += 1;
     this.moveOutgrown();
   }
@@ -432,10 +584,14 @@ export class BatchEngine {
   }
 
   private leave(bucket: Bucket, row: number): void {
-    const s = bucket.rows[row] as Sequence;
+    this.free(bucket.rows[row] as Sequence);
+    this.removeRow(bucket, row);
+  }
+
+  /** A sequence stops counting against the budget and `maxNumSeqs`. */
+  private free(s: Sequence): void {
     this.reservedBytes -= s.reservedBytes;
     this.active -= 1;
-    this.removeRow(bucket, row);
   }
 
   /** Takes a row out of a bucket; its last row moves into the hole (rows stay dense). */
@@ -447,6 +603,11 @@ export class BatchEngine {
 
   private failAll(error: unknown): void {
     const failure = error instanceof TesseraError ? error : TesseraError.internal(`decode step failed: ${message(error)}`);
+    if (this.chunking !== undefined) {
+      this.free(this.chunking.s);
+      this.pending.push({ id: this.chunking.s.request.id, text: '', tokens: 0, error: failure });
+      this.chunking = undefined;
+    }
     for (const bucket of this.buckets) {
       for (let r = bucket.rows.length - 1; r >= 0; r--) {
         const s = bucket.rows[r] as Sequence;

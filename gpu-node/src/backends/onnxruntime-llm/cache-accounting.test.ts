@@ -49,7 +49,9 @@ async function expectEmpty(instance: LlmInstance): Promise<void> {
 describe('cache accounting', () => {
   it('is back to empty after a soak of finished, cancelled and refused requests', async () => {
     // Room for about three sequences of 100 tokens, at most 4 running and 6 waiting.
-    const instance = await instanceWith({ maxNumSeqs: 4, kvCacheBytes: 300 * BYTES_PER_TOKEN, maxQueueSize: 6 });
+    // A prefill budget of two typical prompts: requests admitted together are prefilled in padded runs of 1-2 rows,
+    // and the long prompts of every fourth request (over the budget) in chunks.
+    const instance = await instanceWith({ maxNumSeqs: 4, kvCacheBytes: 300 * BYTES_PER_TOKEN, maxQueueSize: 6, parameters: { max_num_batched_tokens: '48' } });
     const random = mulberry32(99);
     const outcomes = { finished: 0, cancelled: 0, refused: 0 };
     for (let round = 0; round < 6; round++) {
@@ -59,7 +61,8 @@ describe('cache accounting', () => {
         const sampling =
           kind === 4 ? { max_tokens: 5000 } : { max_tokens: 10 + Math.floor(random() * 80), temperature: random() < 0.5 ? 0 : 0.8, seed: i };
         if (kind === 3) setTimeout(() => controller.abort(), Math.floor(random() * 30));
-        const got = await generate(instance, `round ${round} request ${i}`, sampling, {
+        const prompt = i % 4 === 0 ? `round ${round} request ${i} `.repeat(4) : `round ${round} request ${i}${' x'.repeat(i % 3)}`;
+        const got = await generate(instance, prompt, sampling, {
           signal: controller.signal,
           onPiece: (n) => {
             if (kind === 2 && n >= 3) controller.abort();
@@ -78,6 +81,9 @@ describe('cache accounting', () => {
     const stats = await instance.engineStats();
     expect(stats.steps).toBeGreaterThan(0);
     expect(stats.copies.stepFloats).toBeGreaterThan(0);
+    // Some prefill runs held more than one request of different lengths (padded), some were chunks of long prompts.
+    expect(stats.prefillPaddedTokens).toBeGreaterThan(stats.prefillTokens);
+    expect(stats.prefillChunks).toBeGreaterThan(0);
     // Sequences crossed the default length buckets' first bound (64) and were accounted for there too.
     expect(stats.bucketMoves).toBeGreaterThan(0);
   }, 180_000);

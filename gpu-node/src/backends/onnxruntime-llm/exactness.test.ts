@@ -14,6 +14,10 @@ let repo: TinyDecoderRepo;
 let instance: LlmInstance;
 /** Narrow length buckets: most sequences move between buckets several times. */
 let bucketed: LlmInstance;
+/** A prefill budget of 128 padded tokens: requests arriving together are prefilled in several padded runs. */
+let smallBudget: LlmInstance;
+/** A prefill budget of 16 tokens: most prompts are prefilled in chunks, decode steps of the others between them. */
+let chunked: LlmInstance;
 let reference: ReferenceDecoder;
 
 beforeAll(async () => {
@@ -21,12 +25,16 @@ beforeAll(async () => {
   const source = await repo.source({ maxNumSeqs: 32 });
   instance = await startLlm(source);
   bucketed = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { length_buckets: '8,16,24,32,48,64' } }));
+  smallBudget = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { max_num_batched_tokens: '128' } }));
+  chunked = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { max_num_batched_tokens: '16' } }));
   reference = await referenceDecoder(source.versionDir);
 }, 60_000);
 
 afterAll(async () => {
   await instance?.close();
   await bucketed?.close();
+  await smallBudget?.close();
+  await chunked?.close();
   await reference?.release();
   await repo?.remove();
 });
@@ -42,14 +50,15 @@ function prompts(count: number, seed: number): { prompt: string; maxTokens: numb
   });
 }
 
-async function runConcurrently(count: number, seed: number, cancelEvery: number, engine: LlmInstance = instance): Promise<void> {
+/** `staggerMs` 0: every request sent in the same turn (so they arrive, and are prefilled, together). */
+async function runConcurrently(count: number, seed: number, cancelEvery: number, engine: LlmInstance = instance, staggerMs = 5): Promise<void> {
   const cases = prompts(count, seed);
   const expected = await Promise.all(cases.map((c) => reference.generate(c.prompt, c.maxTokens)));
   const random = mulberry32(seed + 1);
   const order = cases.map((_, i) => i).sort(() => random() - 0.5);
   const runs = order.map(async (index, position) => {
     const c = cases[index] as { prompt: string; maxTokens: number };
-    await new Promise((resolve) => setTimeout(resolve, position * random() * 5));
+    if (staggerMs > 0) await new Promise((resolve) => setTimeout(resolve, position * random() * staggerMs));
     const cancel = cancelEvery > 0 && index % cancelEvery === 0;
     const controller = new AbortController();
     const cancelAfter = 1 + (index % 5);
@@ -97,5 +106,21 @@ describe('continuous batching is exact under greedy decoding', () => {
     expect(stats.bucketMoves).toBeGreaterThan(32);
     expect(stats.copies.bucketFloats).toBeGreaterThan(0);
     expect(stats.stepRuns).toBeGreaterThan(stats.steps);
+  }, 120_000);
+
+  it('32 arriving together, prefilled in padded groups of mixed prompt lengths, some cancelled mid-way', async () => {
+    await runConcurrently(32, 5, 4, smallBudget, 0);
+    const stats = await smallBudget.engineStats();
+    expect(stats).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
+    // Runs of several rows, padded (mixed lengths), each within the budget of 128 padded tokens unless alone.
+    expect(stats.prefillRuns).toBeLessThan(stats.prefills / 2);
+    expect(stats.prefillPaddedTokens).toBeGreaterThan(stats.prefillTokens);
+  }, 120_000);
+
+  it('16 at once with prompts longer than the prefill budget: chunked prefills keep their tokens', async () => {
+    await runConcurrently(16, 6, 5, chunked);
+    const stats = await chunked.engineStats();
+    expect(stats).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
+    expect(stats.prefillChunks).toBeGreaterThan(16);
   }, 120_000);
 });

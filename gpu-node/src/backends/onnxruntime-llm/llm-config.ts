@@ -12,7 +12,9 @@
  * - `intra_op_thread_count` (default 1): onnxruntime threads per step;
  * - `num_heads`, `head_dim`: only for models whose KV inputs leave them symbolic;
  * - `length_buckets` (default `none`: one padded run over every sequence): cached-length bounds splitting
- *   a decode step into one run per bucket (length-bucket.ts), for models whose weights stay in cache.
+ *   a decode step into one run per bucket (length-bucket.ts), for models whose weights stay in cache;
+ * - `max_num_batched_tokens` (default 512): most padded prompt tokens (rows × longest prompt)
+ *   one prefill run takes; the waiting requests are prefilled in groups within it, a longer prompt alone in chunks.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { ModelSource } from '../backend.js';
@@ -31,11 +33,19 @@ export interface LlmSettings {
   readonly headDim: number | undefined;
   /** Upper bounds (exclusive) of cached length per bucket, ascending, below the context; [] = one bucket. */
   readonly lengthBuckets: readonly number[];
+  /** Most padded prompt tokens of one prefill run. */
+  readonly maxBatchedTokens: number;
 }
 
 export const DEFAULT_MAX_NUM_SEQS = 32;
 export const DEFAULT_KV_CACHE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_CONTEXT_LENGTH = 512;
+/**
+ * 512, not vLLM's 2048: prefill on a CPU core is compute-bound (a group costs about the sum of its
+ * members), and every member's first token waits for its whole run; 512 padded tokens still amortize a
+ * run's fixed cost over about ten typical prompts (docs/benchmarks.md, issue 21 third pass).
+ */
+export const DEFAULT_MAX_BATCHED_TOKENS = 512;
 
 export function llmSettingsOf(source: ModelSource): LlmSettings {
   const text = (key: string): string | undefined => {
@@ -83,5 +93,6 @@ export function llmSettingsOf(source: ModelSource): LlmSettings {
     heads,
     headDim,
     lengthBuckets: parseLengthBuckets(source.name, text('length_buckets') ?? DEFAULT_LENGTH_BUCKETS, contextLength),
+    maxBatchedTokens: integer('max_num_batched_tokens', DEFAULT_MAX_BATCHED_TOKENS, 1),
   };
 }

@@ -344,7 +344,7 @@ describe('onnxruntime backend: where instances run', () => {
     const repo = await tempRepo();
     const source = await repo.source(addSubConfig('add_sub_large'), 'model.onnx', addSubOnnx());
     // Two INT32 [1, 4] inputs are 32 bytes: inline. Two [2, 4] are 64: the pool.
-    const backend = createOnnxRuntimeBackend({ inlineMaxModelBytes: INLINE_MAX_MODEL_BYTES, inlineMaxBatchBytes: 32 });
+    const backend = createOnnxRuntimeBackend({ inlineMaxModelBytes: INLINE_MAX_MODEL_BYTES, inlineMaxBatchBytes: 32, threadIdleGraceMs: 0 });
     const inst = await backend.createInstance(source, cpuSpec('large_0'));
     const add = async (rows: number, k: number): Promise<number[]> => {
       const values = new Array(rows * 4).fill(k);
@@ -369,7 +369,7 @@ describe('onnxruntime backend: where instances run', () => {
 
   it('serves eight sessions of four models from one thread, each with its own answers', async () => {
     const repo = await tempRepo();
-    const backend = createOnnxRuntimeBackend({ threadPoolSize: 1, inlineMaxModelBytes: 0 });
+    const backend = createOnnxRuntimeBackend({ threadPoolSize: 1, inlineMaxModelBytes: 0, threadIdleGraceMs: 0 });
     try {
       const sources = await Promise.all([0, 1, 2, 3].map((m) => repo.source(addSubConfig(`add_sub_${m}`), 'model.onnx', addSubOnnx())));
       const instances = await Promise.all(
@@ -387,6 +387,33 @@ describe('onnxruntime backend: where instances run', () => {
       expect(backend.pool.stats().threads).toBe(0);
     } finally {
       await backend.pool.close();
+      await repo.remove();
+    }
+  });
+
+  it('describes a burst of tiny models in one lingering pool thread, not a thread each', async () => {
+    const repo = await tempRepo();
+    const sources = await Promise.all([0, 1, 2, 3, 4, 5].map((m) => repo.source(addSubConfig(`add_sub_burst_${m}`), 'model.onnx', addSubOnnx())));
+    // The one-core case: the instances run inline, so the describes are all the pool ever hosts.
+    const lingering = createOnnxRuntimeBackend({ threadPoolSize: 1, inlineMaxModelBytes: INLINE_MAX_MODEL_BYTES, threadIdleGraceMs: 60_000 });
+    const ending = createOnnxRuntimeBackend({ threadPoolSize: 1, inlineMaxModelBytes: INLINE_MAX_MODEL_BYTES, threadIdleGraceMs: 0 });
+    try {
+      for (const backend of [lingering, ending]) {
+        // As the repository loads them: a few at a time, each describe before its instances.
+        for (const pair of [sources.slice(0, 2), sources.slice(2, 4), sources.slice(4)]) {
+          await Promise.all(
+            pair.map(async (source) => {
+              expect((await backend.describe?.(source))?.inputs.map((io) => io.name)).toEqual(['INPUT0', 'INPUT1']);
+              await (await backend.createInstance(source, cpuSpec(`${source.name}_0`))).close();
+            }),
+          );
+        }
+      }
+      expect(lingering.pool.stats()).toMatchObject({ started: 1, threads: 1, perThread: [{ sessions: 0 }] });
+      // Without the grace each describe that finds the pool empty starts an isolate of its own.
+      expect(ending.pool.stats()).toMatchObject({ started: 3, threads: 0 });
+    } finally {
+      await Promise.all([lingering.pool.close(), ending.pool.close()]);
       await repo.remove();
     }
   });

@@ -46,6 +46,8 @@ export interface OnnxRuntimeBackendOptions {
   readonly cudaInstalled?: () => boolean;
   /** Worker threads hosting the CPU instances (`--backend-thread-pool-size`); default os.availableParallelism(). */
   readonly threadPoolSize?: number;
+  /** How long a pool thread hosting nothing waits before it ends (`--backend-thread-idle-ms`); default DEFAULT_IDLE_GRACE_MS. */
+  readonly threadIdleGraceMs?: number;
   /**
    * CPU instances of models whose version directory (the graph and any external weights) holds at most
    * this many bytes run on the main thread; 0 keeps every instance in the pool. Default: INLINE_MAX_MODEL_BYTES
@@ -203,7 +205,10 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
   const logger = options.logger ?? silentLogger;
   const cudaInstalled = options.cudaInstalled ?? cudaProviderInstalled;
   let fallbackLogged = false;
-  const size = options.threadPoolSize === undefined ? {} : { size: options.threadPoolSize };
+  const size = {
+    ...(options.threadPoolSize === undefined ? {} : { size: options.threadPoolSize }),
+    ...(options.threadIdleGraceMs === undefined ? {} : { idleGraceMs: options.threadIdleGraceMs }),
+  };
   const pool = new WorkerPool({ entry: WORKER_ENTRY, ...size });
   // GPU instances take turns on threads of their own: a GPU run, or a wait for the WebGPU lock, must
   // not hold up CPU models (and a thread never waits for the lock while one of its own tasks holds it).
@@ -233,7 +238,12 @@ export function createOnnxRuntimeBackend(options: OnnxRuntimeBackendOptions = {}
     gpuPool,
     defaultModelFilename: 'model.onnx',
 
-    /** Reads the graph's inputs and outputs in a short-lived CPU worker (loading can take a while). */
+    /**
+     * Reads the graph's inputs and outputs from a session in a pool thread (loading can take a while). With
+     * tiny models inline the pool hosts nothing else: the thread's idle grace lets a burst of describes share
+     * it, and it still ends afterwards (sessions opened and released on the main thread grew RSS instead).
+     * onnxruntime-node 1.30 has no way to read a graph's inputs and outputs without a session.
+     */
     async describe(source): Promise<ModelIoMetadata> {
       const worker = await startWorker({
         instanceName: `${source.name}_describe`,

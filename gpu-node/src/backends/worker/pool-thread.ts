@@ -9,6 +9,10 @@
  * the order they were first opened. Batches that arrive meanwhile wait for their session. A session that
  * cannot be opened again (or whose open was under way when the thread died) is failed for good: its
  * batches fail with INTERNAL saying why, and its model has to be reloaded. The other sessions serve on.
+ *
+ * Idle grace: a thread whose last session is released lingers `idleGraceMs` before it ends, so a burst
+ * of short-lived sessions (a describe per model while 1,000 models load) reuses one thread instead of
+ * starting an isolate for each; it still ends once idle, so an unloaded model's memory leaves with it.
  */
 import { Worker } from 'node:worker_threads';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
@@ -57,6 +61,8 @@ export interface PoolThreadOptions {
   readonly entry: URL;
   /** How long a release waits for the thread to answer before the session is dropped anyway. */
   readonly closeTimeoutMs: number;
+  /** How long the thread waits, hosting nothing, before it ends; 0 ends it with its last session. */
+  readonly idleGraceMs: number;
   /** Told when the thread hosts nothing more and has ended (the pool forgets it). */
   readonly onEmpty: (thread: PoolThread) => void;
 }
@@ -72,6 +78,8 @@ export class PoolThread {
   /** Set once the last session was released: no new sessions come here. */
   private retired = false;
   private crashes = 0;
+  /** Runs while the thread hosts nothing and waits out its idle grace. */
+  private lingering: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: PoolThreadOptions) {
     this.spawn();
@@ -99,6 +107,7 @@ export class PoolThread {
 
   /** Opens a session here; rejects with the worker's load error (the session is then gone). */
   async open<Info, Req, Res>(instanceName: string, group: string | undefined, init: unknown): Promise<PooledSession<Info, Req, Res>> {
+    this.stopLingering();
     const record: SessionRecord = {
       id: this.nextSession++,
       instanceName,
@@ -196,9 +205,30 @@ export class PoolThread {
     await this.retireIfEmpty();
   }
 
-  /** Ends the thread once it hosts nothing. */
+  /** Ends the thread once it hosts nothing: after the idle grace, or now when there is none. */
   private async retireIfEmpty(): Promise<void> {
     if (this.sessions.size > 0 || this.retired) return;
+    if (this.options.idleGraceMs <= 0 || this.worker === undefined) return this.retire();
+    if (this.lingering !== undefined) return;
+    this.lingering = setTimeout(() => {
+      this.lingering = undefined;
+      if (this.sessions.size === 0) void this.retire();
+    }, this.options.idleGraceMs);
+    // An idle thread, and its grace, never keep the process alive.
+    this.lingering.unref();
+    this.worker.unref();
+  }
+
+  private stopLingering(): void {
+    if (this.lingering === undefined) return;
+    clearTimeout(this.lingering);
+    this.lingering = undefined;
+    this.worker?.ref();
+  }
+
+  private async retire(): Promise<void> {
+    if (this.retired) return;
+    this.stopLingering();
     this.retired = true;
     const worker = this.worker;
     this.worker = undefined;
@@ -208,6 +238,7 @@ export class PoolThread {
 
   /** Ends the thread now, failing whatever it still hosts (the pool's close). */
   async terminate(): Promise<void> {
+    this.stopLingering();
     this.retired = true;
     const worker = this.worker;
     this.worker = undefined;

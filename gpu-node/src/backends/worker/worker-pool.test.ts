@@ -1,10 +1,13 @@
+import { spawn } from 'node:child_process';
 import { getEventListeners } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TestBatch, TestReply, TestSessionInit } from '../../../test/support/pool-test-worker.js';
 import type { PooledSession } from './pool-thread.js';
 import { WorkerPool } from './worker-pool.js';
 
 const ENTRY = new URL('../../../test/support/pool-test-worker.ts', import.meta.url);
+const LINGERING_EXIT = fileURLToPath(new URL('../../../test/support/lingering-pool-exit.ts', import.meta.url));
 type Session = PooledSession<{ threadId: number }, TestBatch, TestReply>;
 
 const pools: WorkerPool[] = [];
@@ -12,8 +15,12 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((pool) => pool.close()));
 });
 
-function testPool(size: number): { pool: WorkerPool; open: (name: string, extra?: Partial<TestSessionInit> & { group?: string }) => Promise<Session> } {
-  const pool = new WorkerPool({ entry: ENTRY, size });
+/** A pool whose threads end with their last session unless `idleGraceMs` says otherwise. */
+function testPool(
+  size: number,
+  idleGraceMs = 0,
+): { pool: WorkerPool; open: (name: string, extra?: Partial<TestSessionInit> & { group?: string }) => Promise<Session> } {
+  const pool = new WorkerPool({ entry: ENTRY, size, idleGraceMs });
   pools.push(pool);
   const opens = new SharedArrayBuffer(4);
   const open = (name: string, { group, ...extra }: Partial<TestSessionInit> & { group?: string } = {}) =>
@@ -138,4 +145,80 @@ describe('worker pool', () => {
       expect(pool.stats()).toMatchObject({ threads: 0, perThread: [] });
     }
   });
+
+  it('an idle thread lingers through its grace: a burst of short sessions reuses it instead of starting threads', async () => {
+    const { pool, open } = testPool(2, 60_000);
+    const first = await open('describe_0');
+    const threadId = first.info.threadId;
+    await first.close();
+    expect(pool.stats()).toMatchObject({ threads: 1, perThread: [{ threadId, sessions: 0 }] });
+    // One at a time, then four at once, as a repository's loads describe their models.
+    for (let i = 1; i < 6; i++) {
+      const session = await open(`describe_${i}`);
+      expect(session.info.threadId).toBe(threadId);
+      await session.close();
+    }
+    const burst = await Promise.all([6, 7, 8, 9].map((i) => open(`describe_${i}`)));
+    // The idle thread is taken first; the pool's second thread only for what overlaps with it.
+    expect(burst[0]?.info.threadId).toBe(threadId);
+    await Promise.all(burst.map((s) => s.close()));
+    expect(pool.stats().started).toBe(2);
+  });
+
+  it('a lingering thread ends once its grace has passed with no session; a session in the grace keeps it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const grace = 5_000;
+      const { pool, open } = testPool(1, grace);
+      const a = await open('a_0');
+      await a.close();
+      vi.advanceTimersByTime(grace - 1);
+      expect(pool.stats().threads).toBe(1);
+      // A session opened in the grace cancels it: the thread hosts it past the old deadline.
+      const b = await open('b_0');
+      expect(b.info.threadId).toBe(a.info.threadId);
+      vi.advanceTimersByTime(grace * 2);
+      expect(pool.stats()).toMatchObject({ threads: 1, perThread: [{ sessions: 1 }] });
+      await b.close();
+      vi.advanceTimersByTime(grace - 1);
+      expect(pool.stats().threads).toBe(1);
+      vi.advanceTimersByTime(1);
+      // Unloading everything leaves no thread behind once the grace is over.
+      expect(pool.stats()).toMatchObject({ threads: 0, perThread: [], started: 1 });
+      const c = await open('c_0');
+      expect(c.info.threadId).not.toBe(a.info.threadId);
+      expect(pool.stats().started).toBe(2);
+      await c.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a thread taken from its grace crashes like any other; its replacement lingers in turn', async () => {
+    const { pool, open } = testPool(1, 60_000);
+    const a = await open('a_0');
+    await a.close();
+    const crasher = await open('crasher_0');
+    expect(crasher.info.threadId).toBe(a.info.threadId);
+    await expect(crasher.call({ op: 'crash', code: 9 })).rejects.toMatchObject({ code: 'INTERNAL' });
+    await expect(crasher.call({ op: 'echo' })).resolves.toMatchObject({ session: 'crasher_0' });
+    const replacement = crasher.info.threadId;
+    expect(replacement).not.toBe(a.info.threadId);
+    await crasher.close();
+    expect(pool.stats()).toMatchObject({ threads: 1, crashes: 1, perThread: [{ threadId: replacement, sessions: 0 }] });
+    const b = await open('b_0');
+    await expect(b.call({ op: 'echo' })).resolves.toMatchObject({ session: 'b_0', threadId: replacement });
+    await b.close();
+  });
+
+  it('a lingering thread does not keep the process alive: a process with nothing else to do ends in its grace', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', LINGERING_EXIT], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // It reports the idle thread, still there, and ends anyway (with a ref'd thread it would wait 10 minutes).
+    expect({ code, out, err }).toEqual({ code: 0, out: '1\n', err: '' });
+  }, 60_000);
 });

@@ -5,7 +5,8 @@
  *   instances can run at the same time, as their instance_group count promises;
  * - among those, the one hosting the fewest sessions; a new thread is started while there are fewer
  *   than `size` and every running one already hosts something.
- * A thread ends when its last session is released. Crashes are handled per thread (pool-thread.ts).
+ * A thread ends `idleGraceMs` after its last session is released, unless a session comes first (an idle
+ * thread is picked before a new one is started). Crashes are handled per thread (pool-thread.ts).
  */
 import { availableParallelism } from 'node:os';
 import { PoolThread, type PooledSession } from './pool-thread.js';
@@ -17,7 +18,15 @@ export interface WorkerPoolOptions {
   readonly size?: number;
   /** How long a release waits for its thread; default 10 s. */
   readonly closeTimeoutMs?: number;
+  /** How long a thread hosting nothing waits for a session before it ends; default DEFAULT_IDLE_GRACE_MS, 0 ends it at once. */
+  readonly idleGraceMs?: number;
 }
+
+/**
+ * Long enough for the next describe or instance of a loading burst (1,000 models at 4 loads at a time
+ * come well inside it), short enough that an unload gives its memory back within seconds.
+ */
+export const DEFAULT_IDLE_GRACE_MS = 2000;
 
 export interface SessionPlacement {
   /** Names the instance in every error message. */
@@ -33,12 +42,15 @@ export interface WorkerPoolStats {
   readonly perThread: readonly { readonly threadId: number | undefined; readonly sessions: number }[];
   /** Thread crashes survived since the pool started. */
   readonly crashes: number;
+  /** Threads started since the pool started (crash replacements not counted): reuse shows as fewer. */
+  readonly started: number;
 }
 
 export class WorkerPool {
   readonly size: number;
   private readonly threads: PoolThread[] = [];
   private crashesOfEnded = 0;
+  private started = 0;
 
   constructor(private readonly options: WorkerPoolOptions) {
     this.size = Math.max(1, options.size ?? availableParallelism());
@@ -51,7 +63,7 @@ export class WorkerPool {
   stats(): WorkerPoolStats {
     const perThread = this.threads.map((thread) => ({ threadId: thread.threadId, sessions: thread.sessionCount }));
     const crashes = this.threads.reduce((sum, thread) => sum + thread.crashCount, this.crashesOfEnded);
-    return { threads: perThread.length, perThread, crashes };
+    return { threads: perThread.length, perThread, crashes, started: this.started };
   }
 
   /** Ends every thread at once, failing what they still host (tests, embedders). */
@@ -73,6 +85,7 @@ export class WorkerPool {
     const thread = new PoolThread({
       entry: this.options.entry,
       closeTimeoutMs: this.options.closeTimeoutMs ?? 10_000,
+      idleGraceMs: this.options.idleGraceMs ?? DEFAULT_IDLE_GRACE_MS,
       onEmpty: (ended) => {
         this.crashesOfEnded += ended.crashCount;
         const index = this.threads.indexOf(ended);
@@ -80,6 +93,7 @@ export class WorkerPool {
       },
     });
     this.threads.push(thread);
+    this.started++;
     return thread;
   }
 }

@@ -35,6 +35,7 @@ import {
   type H2UnaryCall,
   type StreamTaker,
 } from '../../../../shared/src/grpc/index.js';
+import { TRACEPARENT_HEADER } from '../../../../shared/src/tracing/index.js';
 import type { NodeCore } from '../../server-api/index.js';
 import { allowedBy, type Restriction } from '../restricted-apis.js';
 import { GRPC_DECOUPLED_REFUSAL, loadTrailerValues, traceParentFrom } from './infer-handlers.js';
@@ -80,15 +81,13 @@ async function run(
     const msg = decodeModelInferRequest(message);
     model = msg.modelName;
     setModel(model);
-    const first = (name: string): string | undefined => {
-      const value = headers[name];
-      return Array.isArray(value) ? value[0] : value;
-    };
-    const response = await core.infer(inferRequestFromProto(msg), {
-      signal: call.signal,
-      decoupledRefusal: GRPC_DECOUPLED_REFUSAL,
-      ...traceParentFrom(first),
-    });
+    // Trace headers are read only when a traceparent came: an untraced call makes no reader closure.
+    const traced = headers[TRACEPARENT_HEADER] === undefined ? undefined : traceParentFrom((name) => firstHeader(headers, name)).traceParent;
+    const signal = call.signal;
+    const response = await core.infer(
+      inferRequestFromProto(msg),
+      traced === undefined ? { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL } : { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL, traceParent: traced },
+    );
     answer = encodeInferResponseFramed(response);
   } catch (error) {
     const tessera = toTesseraError(error);
@@ -100,4 +99,9 @@ async function run(
     return;
   }
   call.reply(answer.chunks, {}, loadTrailerValues(core, model));
+}
+
+function firstHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }

@@ -94,13 +94,20 @@ export async function readBody(request: Request, options: ReadBodyOptions): Prom
  * (native-infer.ts) uses it so that no Web stream is built per request. On a refusal the request is
  * paused, not drained; the caller closes the connection after answering.
  */
-export async function readIncomingBody(incoming: IncomingMessage, options: ReadBodyOptions): Promise<Uint8Array> {
-  const coding = requestContentCoding(incomingHeader(incoming, 'content-encoding'));
-  const declared = declaredLength(incomingHeader(incoming, 'content-length'));
-  if (declared !== undefined && declared > options.limit) throw tooLarge(declared, options);
-  const raw = await readIncoming(incoming, options);
+export function readIncomingBody(incoming: IncomingMessage, options: ReadBodyOptions): Promise<Uint8Array> {
+  // Not async: an uncompressed body (the usual case) is the collector's own promise, not a wrapper around it.
+  let coding: ContentCoding;
+  try {
+    coding = requestContentCoding(incomingHeader(incoming, 'content-encoding'));
+    const declared = declaredLength(incomingHeader(incoming, 'content-length'));
+    if (declared !== undefined && declared > options.limit) throw tooLarge(declared, options);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+  const raw = readIncoming(incoming, options);
   if (coding === 'identity') return raw;
-  return decompress(raw, coding, options);
+  const compressed = coding;
+  return raw.then((bytes) => decompress(bytes, compressed, options));
 }
 
 const incomingErrors = new WeakMap<ReadBodyOptions, IncomingBodyErrors>();

@@ -6,9 +6,10 @@ import {
   decodeInferRequestBody,
   encodeInferResponse,
   parseHeaderLength,
+  type DecodedInferRequest,
   type RawInputModel,
 } from '../../../../shared/src/kserve/index.js';
-import type { InferRequest, InferResponse } from '../../../../shared/src/tensors/index.js';
+import type { InferResponse } from '../../../../shared/src/tensors/index.js';
 import type { NodeCore } from '../../server-api/index.js';
 
 export interface DecodeArgs {
@@ -19,18 +20,16 @@ export interface DecodeArgs {
   readonly modelVersion: string | undefined;
   readonly maxJsonInputBytes: number;
   /** With `Inference-Header-Content-Length: 0`: the model's inputs, whose single one is the whole body. */
-  readonly rawInputModel?: RawInputModel;
+  readonly rawInputModel: RawInputModel | undefined;
 }
 
-export interface DecodedInfer {
-  readonly request: InferRequest;
-  /** Encodes the response the way the request asked (binary or JSON per output). */
-  readonly encode: (response: InferResponse) => EncodedInfer;
-}
+/** The request, and how the client wants its outputs (binary or JSON per output): pass it to encodeInfer. */
+export type DecodedInfer = DecodedInferRequest;
 
 export interface EncodedInfer {
   readonly body: Uint8Array;
-  readonly headers: Readonly<Record<string, string>>;
+  /** This answer's own headers (never Content-Length): the caller may complete them in place. */
+  readonly headers: Record<string, string>;
 }
 
 /** Bytes of the JSON part of the body: validates the header like the codec does (400 when invalid). */
@@ -39,16 +38,13 @@ export function jsonPartLength(headerLength: string | null, bodyLength: number):
 }
 
 export function decodeInfer(args: DecodeArgs): DecodedInfer {
-  const decoded = decodeInferRequestBody({
-    body: args.body,
-    headerLength: args.headerLength,
-    modelName: args.modelName,
-    ...(args.modelVersion === undefined ? {} : { modelVersion: args.modelVersion }),
-    maxJsonInputBytes: args.maxJsonInputBytes,
-    ...(args.rawInputModel === undefined ? {} : { rawInputModel: args.rawInputModel }),
-  });
-  const flags = { binaryOutputDefault: decoded.binaryOutputDefault, outputBinary: decoded.outputBinary };
-  return { request: decoded.request, encode: (response) => encodeInferResponse(response, flags) };
+  // The args carry exactly the codec's options (absent ones as undefined, which it reads alike).
+  return decodeInferRequestBody(args);
+}
+
+/** Encodes the response the way `decoded` asked. */
+export function encodeInfer(response: InferResponse, decoded: DecodedInfer): EncodedInfer {
+  return encodeInferResponse(response, decoded);
 }
 
 /**

@@ -11,10 +11,10 @@
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { DEADLINE_HEADER } from '../../../../shared/src/fleet/index.js';
 import { INFER_HEADER_LENGTH } from '../../../../shared/src/kserve/index.js';
-import { extractTraceContext } from '../../../../shared/src/tracing/index.js';
+import { extractTraceContext, TRACEPARENT_HEADER } from '../../../../shared/src/tracing/index.js';
 import type { NodeCore } from '../../server-api/index.js';
 import { payloadBodyLimits, readBody, type ReadBodyOptions } from './body-reader.js';
-import { decodeInfer, jsonPartLength, rawInputModelOf } from './infer-codec.js';
+import { decodeInfer, encodeInfer, jsonPartLength, rawInputModelOf } from './infer-codec.js';
 import { requestDeadline } from './request-deadline.js';
 import { compressBody, negotiateResponseCoding } from './response-compression.js';
 import type { HttpLimits } from './server-options.js';
@@ -115,31 +115,24 @@ async function inferWithin(
 
   // A raw body (header length 0) is one tensor; only the model can say which and of what shape.
   const rawInputModel = jsonBytes === 0 && headerLength !== null ? rawInputModelOf(core, modelName, modelVersion) : undefined;
-  const decoded = decodeInfer({
-    body,
-    headerLength,
-    modelName,
-    modelVersion,
-    maxJsonInputBytes: limits.maxInputSize,
-    ...(rawInputModel === undefined ? {} : { rawInputModel }),
-  });
+  const decoded = decodeInfer({ body, headerLength, modelName, modelVersion, maxJsonInputBytes: limits.maxInputSize, rawInputModel });
 
   // The caller's W3C trace context (traceparent/tracestate): the node's spans continue its trace.
-  const traceParent = extractTraceContext((name) => input.header(name));
-  const response = await core.infer(decoded.request, {
-    signal,
-    decoupledRefusal: HTTP_DECOUPLED_REFUSAL,
-    ...(traceParent === undefined ? {} : { traceParent }),
-  });
-  const encoded = decoded.encode(response);
+  // Looked for only when a traceparent came, so an untraced request makes no reader closure.
+  const traceParent = input.header(TRACEPARENT_HEADER) === null ? undefined : extractTraceContext((name) => input.header(name));
+  const response = await core.infer(
+    decoded.request,
+    traceParent === undefined ? { signal, decoupledRefusal: HTTP_DECOUPLED_REFUSAL } : { signal, decoupledRefusal: HTTP_DECOUPLED_REFUSAL, traceParent },
+  );
+  const encoded = encodeInfer(response, decoded);
 
-  // Content-Length is set by the server adapter from the (possibly compressed) payload. Copied
-  // without it rather than deleted after: `delete` turns the object slow for every later lookup.
-  const headers: Record<string, string> = {};
-  for (const name in encoded.headers) if (name.toLowerCase() !== 'content-length') headers[name] = encoded.headers[name] as string;
+  // The codec's headers never carry Content-Length (the server adapter sets it from the possibly
+  // compressed payload), and they are this answer's own object: completed in place, not copied.
+  const headers = encoded.headers;
   headers['Vary'] = 'Accept-Encoding';
   let payload = encoded.body;
-  const coding = negotiateResponseCoding(input.header('accept-encoding'));
+  const acceptEncoding = input.header('accept-encoding');
+  const coding = acceptEncoding === null ? undefined : negotiateResponseCoding(acceptEncoding);
   if (coding !== undefined) {
     payload = await compressBody(payload, coding);
     headers['Content-Encoding'] = coding;

@@ -12,6 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isTesseraError, TesseraError } from '../../../../shared/src/errors/index.js';
 import { incomingHeader, matchInferPath, type InferTarget } from '../../../../shared/src/http/index.js';
+import { connectionSignal } from './connection-signal.js';
 import { allowedBy, type Restriction } from '../restricted-apis.js';
 import { readIncomingBody, type ReadBodyOptions } from './body-reader.js';
 import { runInfer, type InferHttpInput, type InferRouteContext } from './infer-route.js';
@@ -42,21 +43,16 @@ async function serve(
   outgoing: ServerResponse,
   target: InferTarget,
 ): Promise<void> {
-  const client = new AbortController();
-  // 'close' before the answer was written means the client went away: the queued request is dropped.
-  const onClose = (): void => {
-    if (!outgoing.writableFinished) client.abort(TesseraError.cancelled('the client closed the connection'));
-  };
-  // on/off rather than once: once wraps the listener in another closure per request.
-  outgoing.on('close', onClose);
-  const input = new IncomingInferInput(incoming, client.signal);
+  // Aborted when the connection closes; shared by the connection's requests (connection-signal.ts).
+  const clientSignal = connectionSignal(incoming.socket);
+  const input = new IncomingInferInput(incoming, clientSignal);
   try {
     const answer = await runInfer(context, input, target.model, target.version);
     answer.headers['Content-Length'] = String(answer.body.byteLength);
     outgoing.writeHead(200, answer.headers);
     outgoing.end(answer.body);
   } catch (error) {
-    const failure = client.signal.aborted && !isTesseraError(error) ? TesseraError.cancelled('the client closed the connection') : error;
+    const failure = clientSignal.aborted && !isTesseraError(error) ? TesseraError.cancelled('the client closed the connection') : error;
     const answer = errorAnswer(failure, logger, { method: 'POST', url: incoming.url ?? '' });
     if (outgoing.headersSent || outgoing.destroyed) return;
     // A body we stopped reading (over a limit, undecodable) cannot be skipped on a kept-alive
@@ -67,8 +63,6 @@ async function serve(
     outgoing.writeHead(answer.status, headers);
     outgoing.end(answer.body);
     if (unread) outgoing.once('finish', () => incoming.socket?.destroySoon());
-  } finally {
-    outgoing.off('close', onClose);
   }
 }
 

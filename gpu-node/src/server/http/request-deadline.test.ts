@@ -1,6 +1,7 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { DEADLINE_HEADER } from '../../../../shared/src/fleet/index.js';
-import { parseDeadlineHeader, webRequestDeadline as requestDeadline } from './request-deadline.js';
+import { parseDeadlineHeader, requestDeadline as deadlineOf, webRequestDeadline as requestDeadline } from './request-deadline.js';
 
 describe('the deadline header', () => {
   it('parses whole non-negative milliseconds, and nothing else', () => {
@@ -23,5 +24,20 @@ describe('the deadline header', () => {
     const later = requestDeadline(new Request('http://node/infer', { headers: { [DEADLINE_HEADER]: '60000' } }));
     expect(later.signal.aborted).toBe(false);
     later.dispose();
+  });
+
+  it('follows a long-lived client signal without leaving anything on it once disposed', () => {
+    // The connection's signal outlives its requests (connection-signal.ts): nothing may pile up on it.
+    const connection = new AbortController();
+    for (let i = 0; i < 100; i++) {
+      const deadline = deadlineOf('60000', connection.signal);
+      deadline.dispose();
+    }
+    expect(getEventListeners(connection.signal, 'abort')).toHaveLength(0);
+    const pending = deadlineOf('60000', connection.signal);
+    connection.abort(new Error('closed'));
+    expect(pending.signal.aborted).toBe(true);
+    expect(pending.expired()).toBe(false);
+    pending.dispose();
   });
 });

@@ -22,6 +22,7 @@ export interface RequestDeadline {
 // Shared by every request without a deadline (the common case): no closures made per request.
 const neverExpired = (): boolean => false;
 const nothingToDispose = (): void => undefined;
+const FOLLOW_ONCE = { once: true } as const;
 
 /** Remaining ms from the header: undefined when absent; INVALID_ARG (400) naming the header when malformed. */
 export function parseDeadlineHeader(value: string | null): number | undefined {
@@ -45,16 +46,29 @@ export function requestDeadline(headerValue: string | null, clientSignal: AbortS
   if (remainingMs === undefined || remainingMs >= MAX_TIMER_MS) {
     return { signal: clientSignal, expired: neverExpired, dispose: nothingToDispose };
   }
+  // The client signal may be the connection's, alive across many requests (connection-signal.ts): it
+  // is followed by a listener removed on dispose, not by AbortSignal.any, which would leave a
+  // dependant behind on it for every request until a collection.
   const controller = new AbortController();
-  const expire = (): void => controller.abort(TesseraError.deadlineExceeded('the request deadline passed'));
+  let expired = false;
+  const expire = (): void => {
+    expired = true;
+    controller.abort(TesseraError.deadlineExceeded('the request deadline passed'));
+  };
+  const follow = (): void => controller.abort(clientSignal.reason);
   let timer: NodeJS.Timeout | undefined;
+  if (clientSignal.aborted) follow();
+  else clientSignal.addEventListener('abort', follow, FOLLOW_ONCE);
   // 0: already out of time; it is still queued and cancelled at once, so it is counted like the others.
   if (remainingMs === 0) expire();
   else timer = setTimeout(expire, remainingMs).unref();
   return {
-    signal: AbortSignal.any([clientSignal, controller.signal]),
-    expired: () => controller.signal.aborted,
-    dispose: () => clearTimeout(timer),
+    signal: controller.signal,
+    expired: () => expired,
+    dispose: () => {
+      clearTimeout(timer);
+      clientSignal.removeEventListener('abort', follow);
+    },
   };
 }
 

@@ -5,6 +5,10 @@
  * the socket (inter-token latency; events that arrive in one read count a 0 gap, which is what a
  * client sees). One token per event is assumed (the bench's engine double sends one per chunk);
  * `data: [DONE]` is not a token.
+ *
+ * `staggerMs`: client i starts its first stream i/concurrency of that later. Streams of equal length
+ * otherwise all start together, and keep doing so as each client restarts when its stream ends: a
+ * closed loop's TTFT is then the TTFT of a burst of simultaneous starts.
  */
 import { Agent, request } from 'node:http';
 
@@ -15,6 +19,10 @@ export interface StreamLoadOptions {
   readonly headers?: Readonly<Record<string, string>>;
   readonly concurrency: number;
   readonly durationMs: number;
+  /** Spread the clients' first starts evenly over this long; default 0 (all at once). */
+  readonly staggerMs?: number;
+  /** Each client stops after this many streams even inside the window; default no limit. */
+  readonly streamsPerClient?: number;
 }
 
 export interface StreamLoadResult {
@@ -22,13 +30,15 @@ export interface StreamLoadResult {
   readonly failedStreams: number;
   readonly tokens: number;
   readonly ttftUs: number[];
+  /** TTFT of each client's first stream: the starts right after the idle spell before the window. */
+  readonly firstTtftUs: number[];
   readonly itlUs: number[];
   readonly elapsedMs: number;
 }
 
 const DONE = 'data: [DONE]';
 
-function streamOnce(agent: Agent, options: StreamLoadOptions, result: { ttftUs: number[]; itlUs: number[] }): Promise<number> {
+function streamOnce(agent: Agent, options: StreamLoadOptions, result: { ttftUs: number[]; itlUs: number[]; firstTtftUs: number[] }, first: boolean): Promise<number> {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     let last = 0n;
@@ -49,7 +59,10 @@ function streamOnce(agent: Agent, options: StreamLoadOptions, result: { ttftUs: 
           tail = events.pop() ?? '';
           for (const event of events) {
             if (event === '' || event.startsWith(DONE)) continue;
-            if (tokens === 0) result.ttftUs.push(Number(now - start) / 1000);
+            if (tokens === 0) {
+              result.ttftUs.push(Number(now - start) / 1000);
+              if (first) result.firstTtftUs.push(Number(now - start) / 1000);
+            }
             else result.itlUs.push(Number(now - last) / 1000);
             last = now;
             tokens += 1;
@@ -66,18 +79,23 @@ function streamOnce(agent: Agent, options: StreamLoadOptions, result: { ttftUs: 
 
 export async function runStreamLoad(options: StreamLoadOptions): Promise<StreamLoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
-  const samples = { ttftUs: [] as number[], itlUs: [] as number[] };
+  const samples = { ttftUs: [] as number[], itlUs: [] as number[], firstTtftUs: [] as number[] };
   let streams = 0;
   let failedStreams = 0;
   let tokens = 0;
   const started = performance.now();
   const end = started + options.durationMs;
   await Promise.all(
-    Array.from({ length: options.concurrency }, async () => {
-      while (performance.now() < end) {
+    Array.from({ length: options.concurrency }, async (_, client) => {
+      const delayMs = ((options.staggerMs ?? 0) * client) / options.concurrency;
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      let first = true;
+      let sent = 0;
+      while (performance.now() < end && sent++ < (options.streamsPerClient ?? Infinity)) {
         try {
           // Read after the await: `tokens += await ...` would add to a total read before it, losing updates.
-          const streamed = await streamOnce(agent, options, samples);
+          const streamed = await streamOnce(agent, options, samples, first);
+          first = false;
           tokens += streamed;
           streams += 1;
         } catch {

@@ -5,7 +5,7 @@
   request i sees the buckets as request i-1 left them. Mirrors adapters/memory/token-bucket.ts.
 
   KEYS[1]  the tenant's bucket hash, <prefix>{tenant:<id>}:ratelimit (fields r, e, t)
-  ARGV[1]  N, the number of requests in this batch (>= 1)
+  ARGV[1]  N, the number of requests in this batch (>= 1; 0 is a lease renewal, below)
   then, for request i = 1..N, five values starting at ARGV[2 + 5 * (i - 1)]:
     requests per second (0 = unlimited), request burst (bucket size),
     tensor elements per second (0 = unlimited), element burst, elements this request carries
@@ -13,6 +13,11 @@
   then, optionally, two more values: a LEASE of up to that many request tokens and tensor elements,
     taken after the N requests (what the buckets hold, floored, up to what is asked; an unlimited
     bucket grants nothing). A gateway spends leased tokens locally (redis-rate-limiter.ts).
+
+  N = 0 is a lease RENEWAL: one slot of five values (the limits; its elements value is ignored),
+    then the lease pair (what to lease), then two more: the request tokens and tensor elements the
+    gateway gives back (what it held when the call left; a full bucket keeps none of them). Nothing is
+    taken and no decision answered: the reply is the 3 lease values alone.
 
   Returns 4 * N integers: for each request in order { allowed (1 or 0), retry_after_ms,
   remaining requests (floor), reset_seconds (ceil) }; with a lease, 3 more: { leased requests,
@@ -31,9 +36,13 @@ local elems = tonumber(state[2])
 local at = tonumber(state[3])
 local fresh = requests == nil or elems == nil or at == nil
 
+local renewal = n == 0
+local slots = n
+if renewal then slots = 1 end
+
 local out = {}
 local rps, burst, eps, eburst
-for i = 1, n do
+for i = 1, slots do
   local base = 1 + 5 * (i - 1)
   rps = tonumber(ARGV[base + 1])
   burst = tonumber(ARGV[base + 2])
@@ -55,9 +64,9 @@ for i = 1, n do
   at = now
 
   local need_requests = 0
-  if rps > 0 then need_requests = 1 end
+  if rps > 0 and not renewal then need_requests = 1 end
   local need_elements = 0
-  if eps > 0 then need_elements = elements end
+  if eps > 0 and not renewal then need_elements = elements end
 
   local wait_ms = 0
   if requests < need_requests then wait_ms = math.max(wait_ms, (need_requests - requests) * 1000 / rps) end
@@ -70,17 +79,24 @@ for i = 1, n do
     elems = elems - need_elements
   end
 
-  local reset = 0
-  if rps > 0 then reset = math.ceil((burst - requests) / rps) end
-  out[#out + 1] = allowed
-  out[#out + 1] = math.ceil(wait_ms)
-  out[#out + 1] = math.floor(requests)
-  out[#out + 1] = reset
+  if not renewal then
+    local reset = 0
+    if rps > 0 then reset = math.ceil((burst - requests) / rps) end
+    out[#out + 1] = allowed
+    out[#out + 1] = math.ceil(wait_ms)
+    out[#out + 1] = math.floor(requests)
+    out[#out + 1] = reset
+  end
 end
 
-if #ARGV >= 3 + 5 * n then
-  local want_requests = tonumber(ARGV[2 + 5 * n])
-  local want_elements = tonumber(ARGV[3 + 5 * n])
+if renewal then
+  requests = math.min(burst, requests + tonumber(ARGV[4 + 5 * slots]))
+  elems = math.min(eburst, elems + tonumber(ARGV[5 + 5 * slots]))
+end
+
+if #ARGV >= 3 + 5 * slots then
+  local want_requests = tonumber(ARGV[2 + 5 * slots])
+  local want_elements = tonumber(ARGV[3 + 5 * slots])
   local leased_requests = 0
   local leased_elements = 0
   if rps > 0 then leased_requests = math.max(0, math.min(want_requests, math.floor(requests))) end

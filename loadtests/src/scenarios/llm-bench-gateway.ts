@@ -1,0 +1,47 @@
+/**
+ * The gateway of the LLM benches: one tenant key on a tier with request and token limits on (through
+ * Redis leases, never reached), started from the production bundle. `keepWarmMs` sets the config's
+ * `rateLimitKeepWarmMs` (undefined: the gateway's default).
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchServer, type RunningServer } from '../lib/processes/server-process.js';
+import { UNLIMITED_TIER } from './fleet-launch.js';
+
+const GATEWAY_BIN = fileURLToPath(new URL('../../../bin/tessera-gateway.js', import.meta.url));
+
+export interface LlmBenchGatewayOptions {
+  readonly work: string;
+  /** Distinguishes the config files of several gateways in one work folder. */
+  readonly name: string;
+  readonly redisUrl: string;
+  /** SHA-256 of the tenant's key (benchKey). */
+  readonly keyHash: string;
+  readonly keepWarmMs?: number;
+  /** A directory: the gateway runs with --cpu-prof there. */
+  readonly profileDir?: string;
+}
+
+export async function launchLlmBenchGateway(options: LlmBenchGatewayOptions): Promise<RunningServer> {
+  const configFile = join(options.work, `gateway-${options.name}.json`);
+  await writeFile(configFile, `${JSON.stringify({
+    redisUrl: options.redisUrl,
+    ...(options.keepWarmMs === undefined ? {} : { rateLimitKeepWarmMs: options.keepWarmMs }),
+    metrics: { requireAdminKey: false },
+    tiers: {
+      'bench-llm': {
+        priority: 1, queueTimeoutMs: 30_000, queueShare: 1, cacheTtlSeconds: 0, allowedModels: ['*'], ...UNLIMITED_TIER,
+        // Token limits on (every prompt and every 16 completion tokens charged through Redis leases), never reached.
+        llm: { tokensPerMinute: 1_000_000_000 },
+      },
+    },
+    tenants: [{ id: 'bench', tier: 'bench-llm', keys: [{ id: 'bench-1', hash: options.keyHash }] }],
+  }, null, 2)}\n`);
+  return launchServer({
+    name: `tessera-gateway (${options.name})`,
+    args: [...(options.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.profileDir]), GATEWAY_BIN, '--config', configFile, '--port', '0', '--host', '127.0.0.1'],
+    startedMsg: 'tessera-gateway started',
+    env: { REDIS_URL: '' },
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * Where the node's bytes per `simple` request go: one process holds a node (core + HTTP server + gRPC
+ * server, from the sources) over the example `simple` model, and the bench's own lean client, and
+ * samples its heap allocations (V8's sampling heap profiler, objects later collected included) over a
+ * fixed number of requests after a warm-up. Prints self bytes per request by function, top 40; client
+ * frames (raw-http, http-client, grpc-client, this file) are the load generator's, not the node's.
+ *
+ *   node --import tsx loadtests/src/scenarios/node-heap-sample.ts [http|grpc] [REQUESTS] [OUT.txt]
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeExampleRepository } from '../../../gpu-node/src/example-models/index.js';
+import { createGrpcServer } from '../../../gpu-node/src/server/grpc/index.js';
+import { createHttpServer } from '../../../gpu-node/src/server/http/index.js';
+import { createNodeCore } from '../../../gpu-node/src/server-api/node-core-impl.js';
+import type { InferRequest } from '../../../shared/src/tensors/index.js';
+import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
+import { createHttpInferClient } from '../lib/clients/http-client.js';
+import type { InferClient } from '../lib/clients/infer-client.js';
+import { int32Tensor } from './batching-requests.js';
+
+interface ProfileNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: ProfileNode[];
+}
+
+const CONCURRENCY = 16;
+const protocol = process.argv[2] === 'grpc' ? 'grpc' : 'http';
+const count = Number(process.argv[3] ?? 5000);
+const out = process.argv[4];
+const request: InferRequest = { id: '', modelName: 'simple', inputs: [int32Tensor('INPUT0', 16), int32Tensor('INPUT1', 16)], parameters: {} };
+
+async function drive(client: InferClient, n: number): Promise<void> {
+  let left = n;
+  const lane = async (): Promise<void> => {
+    while (left > 0) {
+      left -= 1;
+      await client.infer(request);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'tessera-heap-sample-'));
+await writeExampleRepository(dir, { only: ['simple'] });
+const core = createNodeCore({ repositoryPath: dir, controlMode: 'explicit', loadModels: ['simple'] });
+await core.start();
+const http = createHttpServer(core, {});
+const { port } = await http.listen(0, '127.0.0.1');
+const grpc = createGrpcServer(core, {});
+const { port: grpcPort } = await grpc.listen(0, '127.0.0.1');
+const client = protocol === 'http' ? createHttpInferClient('127.0.0.1', port, CONCURRENCY) : createGrpcInferClient('127.0.0.1', grpcPort);
+await drive(client, 3000);
+
+const session = new Session();
+session.connect();
+await session.post('HeapProfiler.startSampling', {
+  samplingInterval: 256,
+  includeObjectsCollectedByMajorGC: true,
+  includeObjectsCollectedByMinorGC: true,
+});
+await drive(client, count);
+const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: { head: ProfileNode } };
+session.disconnect();
+
+// Sites whose callers to list too (comma-separated function names), e.g. HEAP_CALLERS=Map,deprecate.
+const callersOf = new Set((process.env['HEAP_CALLERS'] ?? '').split(',').filter((name) => name !== ''));
+const bySite = new Map<string, number>();
+const callers = new Map<string, number>();
+let total = 0;
+const siteOf = (node: ProfileNode): string => {
+  const { functionName, url, lineNumber } = node.callFrame;
+  return `${functionName || '(anon)'} ${url.replace(/^file:\/\/.*?\/(gpu-node|shared|loadtests)\//, '$1/')}:${lineNumber + 1}`;
+};
+const walk = (node: ProfileNode, path: readonly string[]): void => {
+  const site = siteOf(node);
+  bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+  total += node.selfSize;
+  if (callersOf.has(node.callFrame.functionName) && node.selfSize > 0) {
+    const chain = `${site} <- ${path.slice(-4).reverse().join(' <- ')}`;
+    callers.set(chain, (callers.get(chain) ?? 0) + node.selfSize);
+  }
+  for (const child of node.children) walk(child, [...path, site]);
+};
+walk(profile.head, []);
+const lines = [
+  `${protocol}, ${count} simple requests (concurrency ${CONCURRENCY}), node and client in one process, ${process.version}`,
+  `total sampled ${total} bytes: ${Math.round(total / count)} B/req (client included)`,
+  ...[...bySite]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 40)
+    .map(([site, bytes]) => `${String(Math.round(bytes / count)).padStart(7)} B/req  ${site}`),
+  ...(callers.size === 0 ? [] : ['', 'callers of the sites asked for (HEAP_CALLERS), top 25:']),
+  ...[...callers]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 25)
+    .map(([chain, bytes]) => `${String(Math.round(bytes / count)).padStart(7)} B/req  ${chain}`),
+];
+console.log(lines.join('\n'));
+if (out !== undefined) await writeFile(out, `${lines.join('\n')}\n`);
+await client.close();
+await http.close({ graceMs: 100 });
+await grpc.close(100);
+await core.shutdown({ timeoutMs: 5000 });
+await rm(dir, { recursive: true, force: true });
+process.exit(0);
