@@ -20,6 +20,35 @@ describe('Redis tenant store', () => {
     await server.stop();
   });
 
+  /** `redis` with its key lookups (evalsha) counted and, while `hold` is set, held back until released. */
+  function countingRedis(): { client: Redis; lookups: () => number; hold: () => () => void } {
+    let lookups = 0;
+    let gate: Promise<void> | undefined;
+    const client = new Proxy(redis, {
+      get(target, prop) {
+        if (prop === 'evalsha') {
+          return async (...args: Parameters<Redis['evalsha']>) => {
+            lookups++;
+            const reply = await target.evalsha(...args);
+            await gate;
+            return reply;
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const hold = (): (() => void) => {
+      let release!: () => void;
+      gate = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        gate = undefined;
+        release();
+      };
+    };
+    return { client, lookups: () => lookups, hold };
+  }
+
   it('finds tenants by key hash, forgets revoked keys, and keeps revocations across re-seeding', async () => {
     const store = createRedisTenantStore({ redis, logger: silentLogger, freshMs: 0 });
     const hash = await sha256Hex('k-acme');
@@ -74,38 +103,23 @@ describe('Redis tenant store', () => {
 
   it('does not cache a lookup that an invalidation overtook', async () => {
     const subscriber = Object.assign(new EventEmitter(), { subscribe: async () => 1 }) as unknown as Redis;
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let lookups = 0;
     // The lookup's reply is held back until after the invalidation message arrived.
-    const slow = new Proxy(redis, {
-      get(target, prop) {
-        if (prop === 'evalsha') {
-          return async (...args: Parameters<Redis['evalsha']>) => {
-            lookups++;
-            const reply = await target.evalsha(...args);
-            await gate;
-            return reply;
-          };
-        }
-        const value: unknown = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const { client: slow, lookups, hold } = countingRedis();
     const hash = await sha256Hex('k-delta');
     await seedTenants(createRedisTenantStore({ redis, logger: silentLogger, prefix: 'race:' }), [
       { id: 'delta', name: 'Delta', tier: 'free', keys: [{ id: 'delta-1', hash }] },
     ], 1);
     const store = createRedisTenantStore({ redis: slow, logger: silentLogger, prefix: 'race:', freshMs: 60_000, subscriber });
+    const release = hold();
     const pending = store.findByKeyHash(hash);
     await new Promise((resolve) => setTimeout(resolve, 20));
     subscriber.emit('message', 'race:{tenants}:changed', `key-hash:${hash}`);
     release();
     expect((await pending)?.tenant.id).toBe('delta');
     await store.findByKeyHash(hash);
-    expect(lookups).toBe(2);
+    expect(lookups()).toBe(2);
     await store.findByKeyHash(hash);
-    expect(lookups).toBe(2);
+    expect(lookups()).toBe(2);
   });
 
   it('asks Redis again after its subscriber reconnects, yet still serves those keys while the lookup connection is not back', async () => {
@@ -145,6 +159,46 @@ describe('Redis tenant store', () => {
     await other.revokeKey('epsilon-1');
     expect(await store.findByKeyHash(hash)).toBeUndefined();
     expect(lookups).toBe(4);
+  });
+
+  it('asks Redis once for a burst of lookups of one key, but never lets a lookup asked before a revocation answer one after it', async () => {
+    const { client, lookups, hold } = countingRedis();
+    const hash = await sha256Hex('k-zeta');
+    const store = createRedisTenantStore({ redis: client, logger: silentLogger, prefix: 'burst:', freshMs: 60_000 });
+    await seedTenants(store, [{ id: 'zeta', name: 'Zeta', tier: 'free', keys: [{ id: 'zeta-1', hash }] }], 1);
+    const release = hold();
+    const burst = Array.from({ length: 16 }, () => store.findByKeyHash(hash));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Revoked through this gateway while the burst's lookup is out: a request after it must not join it.
+    expect(await store.revokeKey('zeta-1')).toBe(true);
+    const after = store.findByKeyHash(hash);
+    release();
+    expect((await Promise.all(burst)).map((found) => found?.tenant.id)).toEqual(Array(16).fill('zeta'));
+    expect(await after).toBeUndefined();
+    expect(lookups()).toBe(2);
+  });
+
+  it('checks a key in steady use against Redis again before its entry runs out, off the request path', async () => {
+    const { client, lookups, hold } = countingRedis();
+    let now = 0;
+    const hash = await sha256Hex('k-eta');
+    // Another gateway's store without pub/sub: its revocation reaches ours only through Redis.
+    const other = createRedisTenantStore({ redis, logger: silentLogger, prefix: 'ahead:' });
+    await seedTenants(other, [{ id: 'eta', name: 'Eta', tier: 'free', keys: [{ id: 'eta-1', hash }] }], 1);
+    const store = createRedisTenantStore({ redis: client, logger: silentLogger, prefix: 'ahead:', freshMs: 1000, now: () => now });
+    expect((await store.findByKeyHash(hash))?.key.id).toBe('eta-1');
+    now = 400;
+    expect((await store.findByKeyHash(hash))?.key.id).toBe('eta-1');
+    expect(lookups(), 'young entry: no Redis call').toBe(1);
+    await other.revokeKey('eta-1');
+    now = 600;
+    const release = hold();
+    // Past half its life: answered from memory at once although the refresh is held back.
+    expect((await store.findByKeyHash(hash))?.key.id).toBe('eta-1');
+    expect(lookups()).toBe(2);
+    release();
+    // Still within the first answer's 1000 ms: refused all the same, because the refresh saw the revocation.
+    await waitFor(async () => (await store.findByKeyHash(hash)) === undefined, { what: 'the refresh saw the revocation', timeoutMs: 2000 });
   });
 
   it('keeps known keys working while Redis is down, and says UNAVAILABLE for the others', async () => {

@@ -2,7 +2,10 @@
  * TenantStore in Redis hashes (layout in shared/src/fleet/keys.ts), shared by every gateway.
  *
  * Lookups by key hash go through a small in-process cache:
- * - a found key is served from memory for `freshMs` (default 5000 ms) without asking Redis;
+ * - a found key is served from memory for `freshMs` (default 5000 ms) without asking Redis; one
+ *   served past half of that also asks Redis again in the background, so a key in steady use never
+ *   waits for Redis and is still checked against Redis at least every `freshMs`;
+ * - concurrent lookups of one hash share one Redis call (a burst after an idle spell asks once);
  * - when Redis fails, an entry up to `staleIfErrorMs` old (default 10 min) is still served, so a
  *   Redis outage does not log out tenants that were active; unknown keys then get UNAVAILABLE (503).
  * Unknown hashes are never cached (a new key works at once).
@@ -60,7 +63,7 @@ export function createRedisTenantStore(options: RedisTenantStoreOptions): Tenant
   const maxCached = options.maxCached ?? 10_000;
   const now = options.now ?? Date.now;
   /** `expired`: not served as fresh any more (changes may have been missed), still usable if Redis fails. */
-  const cache = new Map<string, { found: Found; at: number; expired: boolean }>();
+  const cache = new Map<string, { found: Found; at: number; expired: boolean; refreshing?: boolean }>();
 
   const remember = (hash: string, found: Found): void => {
     cache.delete(hash);
@@ -122,29 +125,64 @@ export function createRedisTenantStore(options: RedisTenantStoreOptions): Tenant
       .sort((a, b) => a.createdAt - b.createdAt);
   };
 
+  /**
+   * Lookups in flight by hash; entries live only while Redis is asked, so guessed keys cannot grow it.
+   * A flight asked before an invalidation is not joined after it: a revoked key must fail at once.
+   */
+  const inFlight = new Map<string, { answer: Promise<Found | undefined>; generation: number }>();
+  const lookupShared = (hash: string): Promise<Found | undefined> => {
+    const flight = inFlight.get(hash);
+    if (flight !== undefined && flight.generation === generation) return flight.answer;
+    const started = { answer: lookup(hash), generation };
+    inFlight.set(hash, started);
+    const settle = (): void => {
+      if (inFlight.get(hash) === started) inFlight.delete(hash);
+    };
+    started.answer.then(settle, settle);
+    return started.answer;
+  };
+
+  const lookup = async (hash: string): Promise<Found | undefined> => {
+    const cached = cache.get(hash);
+    const asked = generation;
+    let reply: unknown;
+    try {
+      reply = await runLua(redis, 'find-key', [names.hashes, names.keys, names.tenants], [hash]);
+    } catch (error) {
+      if (cached !== undefined && now() - cached.at < staleIfErrorMs) {
+        logger.warn('tenant store: Redis failed, serving a cached key lookup', { tenant: cached.found.tenant.id, error: (error as Error).message });
+        return cached.found;
+      }
+      throw TesseraError.unavailable(`the tenant store is unavailable: ${(error as Error).message}`);
+    }
+    if (!Array.isArray(reply) || reply.length !== 2) {
+      cache.delete(hash);
+      return undefined;
+    }
+    const found = { key: JSON.parse(String(reply[0])) as ApiKeyRecord, tenant: JSON.parse(String(reply[1])) as Tenant };
+    if (found.key.revoked) {
+      cache.delete(hash);
+      return undefined;
+    }
+    if (generation === asked) remember(hash, found);
+    return found;
+  };
+
   return {
     async findByKeyHash(hash) {
       const cached = cache.get(hash);
-      if (cached !== undefined && !cached.expired && now() - cached.at < freshMs) return cached.found;
-      const asked = generation;
-      let reply: unknown;
-      try {
-        reply = await runLua(redis, 'find-key', [names.hashes, names.keys, names.tenants], [hash]);
-      } catch (error) {
-        if (cached !== undefined && now() - cached.at < staleIfErrorMs) {
-          logger.warn('tenant store: Redis failed, serving a cached key lookup', { tenant: cached.found.tenant.id, error: (error as Error).message });
+      if (cached !== undefined && !cached.expired) {
+        const age = now() - cached.at;
+        if (age < freshMs) {
+          // Past half its life: checked again once, off the request path (a failure keeps the entry as it is).
+          if (age >= freshMs / 2 && cached.refreshing !== true) {
+            cached.refreshing = true;
+            lookupShared(hash).catch(() => undefined);
+          }
           return cached.found;
         }
-        throw TesseraError.unavailable(`the tenant store is unavailable: ${(error as Error).message}`);
       }
-      if (!Array.isArray(reply) || reply.length !== 2) {
-        cache.delete(hash);
-        return undefined;
-      }
-      const found = { key: JSON.parse(String(reply[0])) as ApiKeyRecord, tenant: JSON.parse(String(reply[1])) as Tenant };
-      if (found.key.revoked) return undefined;
-      if (generation === asked) remember(hash, found);
-      return found;
+      return lookupShared(hash);
     },
     async getTenant(id) {
       return parse<Tenant>(await redis.hget(names.tenants, id));
