@@ -22,7 +22,7 @@
  *                                    //   the tenant's rate to this gateway, whose next requests are decided
  *                                    //   in memory; 0 = every request decided in Redis. What it bounds:
  *                                    //   adapters/redis/token-leases.ts
- *   "rateLimitKeepWarmMs": 60000,    // [60000] a lease used within this long is renewed before it expires, in
+ *   "rateLimitKeepWarmMs": 5000,     // [5000] a lease used within this long is renewed before it expires, in
  *                                    //   the background, so a tenant's first request after idle does not wait for
  *                                    //   Redis (about two script calls per lease per warm tenant); 0 = off
  *   "metrics": { "requireAdminKey": true },   // [true] whether /metrics needs the admin key (Bearer). false only
