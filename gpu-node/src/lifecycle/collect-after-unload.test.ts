@@ -12,7 +12,7 @@ describe('a full collection after unloads', () => {
     const collector = new CollectAfterQuiet(collect, 1000);
     for (let i = 0; i < 100; i++) {
       collector.schedule();
-      vi.advanceTimersByTime(50);
+      vi.advanceTimersByTime(20);
     }
     expect(collect).not.toHaveBeenCalled();
     vi.advanceTimersByTime(999);
@@ -20,5 +20,18 @@ describe('a full collection after unloads', () => {
     collector.schedule();
     vi.advanceTimersByTime(1000);
     expect(collect).toHaveBeenCalledTimes(2);
+  });
+
+  it('still collects when unloads never pause for the quiet time (load/unload churn)', () => {
+    vi.useFakeTimers();
+    const collect = vi.fn();
+    const collector = new CollectAfterQuiet(collect, 1000, 3000);
+    // An unload every 500 ms for 10 s: the quiet time never passes, the longest wait does.
+    for (let i = 0; i < 20; i++) {
+      collector.schedule();
+      vi.advanceTimersByTime(500);
+    }
+    expect(collect.mock.calls.length).toBeGreaterThanOrEqual(3);
+    expect(collect.mock.calls.length).toBeLessThanOrEqual(4);
   });
 });

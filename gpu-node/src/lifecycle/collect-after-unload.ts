@@ -10,22 +10,31 @@ import { runInNewContext } from 'node:vm';
 
 /** How long after the last unload the collection waits (an unload burst ends first). */
 export const UNLOAD_QUIET_MS = 1000;
+/** The longest a collection waits after the first unload it covers: unloads that never pause still get one. */
+export const UNLOAD_MAX_WAIT_MS = 3000;
 
 export class CollectAfterQuiet {
   private timer: NodeJS.Timeout | undefined;
+  /** When the first unload not yet collected finished. */
+  private pendingSince: number | undefined;
 
   constructor(
     private readonly collect: () => void,
     private readonly quietMs = UNLOAD_QUIET_MS,
+    private readonly maxWaitMs = UNLOAD_MAX_WAIT_MS,
   ) {}
 
-  /** Another unload finished: collect once nothing more unloaded for `quietMs`. */
+  /** Another unload finished: collect once nothing more unloaded for `quietMs`, or `maxWaitMs` after the first. */
   schedule(): void {
+    const now = Date.now();
+    this.pendingSince ??= now;
     if (this.timer !== undefined) clearTimeout(this.timer);
+    const wait = Math.max(0, Math.min(this.quietMs, this.pendingSince + this.maxWaitMs - now));
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      this.pendingSince = undefined;
       this.collect();
-    }, this.quietMs);
+    }, wait);
     // A pending collection never keeps the process alive.
     this.timer.unref();
   }
