@@ -8,6 +8,7 @@
  *   node --import tsx loadtests/src/scenarios/batching-interleaved-ab.ts A_BUNDLE_DIR B_BUNDLE_DIR [ROUNDS] [WINDOW_S] [OUT.json]
  *
  * A bundle dir is a `npm run build` output (dist/); each node runs from its own (TESSERA_BUNDLE_DIR).
+ * AB_NODE_FLAGS_A / AB_NODE_FLAGS_B add node flags to one side (the same bundle twice compares a flag).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -89,7 +90,9 @@ async function main(): Promise<void> {
     await writeExampleRepository(work, { only: ['simple'] });
     for (const [build, dir] of [['A', aDir], ['B', bDir]] as const) {
       process.env.TESSERA_BUNDLE_DIR = dir;
-      nodes[build] = await launchNode({ modelRepository: work, pinCore: 0 });
+      // AB_NODE_FLAGS_A / AB_NODE_FLAGS_B: node flags for one side (space-separated), e.g. one bundle against itself with a GC setting.
+      const nodeFlags = (process.env[`AB_NODE_FLAGS_${build}`] ?? '').split(' ').filter((flag) => flag !== '');
+      nodes[build] = await launchNode({ modelRepository: work, pinCore: 0, nodeFlags });
       await waitForModelReady(nodes[build]!.httpBase, 'simple');
     }
     pinProcess(process.pid, 1);
