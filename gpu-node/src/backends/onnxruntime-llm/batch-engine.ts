@@ -15,6 +15,7 @@ import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { DecoderLayout } from './decoder-layout.js';
 import { KvCache, type CopyCounters } from './kv-cache.js';
 import { bucketIndexOf, bucketLimits } from './length-bucket.js';
+import type { EngineStats } from './engine-stats.js';
 import { chunkFeeds, paddedTokens, prefillFeeds, presentRow } from './prefill-batch.js';
 import { sampleToken, seededRandom, type SamplingParameters } from './sampling.js';
 import { TextStream, type Detokenizer } from './text-stream.js';
@@ -74,37 +75,6 @@ interface Sequence {
   generated: number;
   nextToken: number;
   cancelled: boolean;
-}
-
-export interface EngineStats {
-  readonly active: number;
-  readonly waiting: number;
-  readonly reservedBytes: number;
-  readonly allocatedBytes: number;
-  readonly steps: number;
-  readonly stepSequences: number;
-  readonly copies: CopyCounters;
-  /** Time spent in the copies of steps (ns), beside the time in the model (ns). */
-  readonly stepCopyNs: number;
-  readonly stepModelNs: number;
-  /** Model runs of decode steps (steps × buckets with sequences in them). */
-  readonly stepRuns: number;
-  /** Sequences moved into a longer bucket. */
-  readonly bucketMoves: number;
-  /** Prefills done between the bucket runs of a step (requests that arrived during it). */
-  readonly prefillsBetweenRuns: number;
-  /** Prefilled requests, the time they waited from arrival to their prefill (ns, summed: what a newcomer waits for) and their prefills' time (ns). */
-  readonly prefills: number;
-  /** Model runs of prefills (a run prefills a group of requests), their prompt tokens and their padded tokens (rows × longest). */
-  readonly prefillRuns: number;
-  readonly prefillTokens: number;
-  readonly prefillPaddedTokens: number;
-  /** Prefill runs that were chunks of a prompt longer than the budget. */
-  readonly prefillChunks: number;
-  readonly admissionWaitNs: number;
-  readonly prefillNs: number;
-  /** From arrival to the end of its prefill run (its first token sampled), summed over prefilled requests (ns): the engine's part of TTFT. */
-  readonly firstTokenNs: number;
 }
 
 /** A prompt longer than a prefill run's budget, prefilled a chunk per admission round: its cache so far ([1, heads, done, head_dim] per past input). */
@@ -373,8 +343,7 @@ export class BatchEngine {
     const ids = s.request.promptIds;
     if (s.cancelled) {
       this.chunking = undefined;
-      this.free(s);
-      events.push({ id: s.request.id, text: '', tokens: 0, done: 'cancelled' });
+      this.endCancelled(s, events);
       this.flush();
       return;
     }
@@ -383,45 +352,27 @@ export class BatchEngine {
     const empty = new Float32Array(0);
     const { pastNames, presentNames } = (this.buckets[0] as Bucket).cache;
     pastNames.forEach((name, i) => (feeds[name] = { data: c.past[i] ?? empty, dims: [1, this.layout.heads, c.done, this.layout.headDim] }));
-    const started = process.hrtime.bigint();
     if (c.done === 0) {
       this.prefills += 1;
-      this.admissionWaitNs += Number(started - s.arrivedNs);
+      this.admissionWaitNs += Number(process.hrtime.bigint() - s.arrivedNs);
     }
-    this.prefillRuns += 1;
     this.prefillChunks += 1;
     this.prefillTokens += to - c.done;
     this.prefillPaddedTokens += to - c.done;
-    this.prefilling = [s];
-    let outputs;
-    try {
-      outputs = await this.runner.run(feeds);
-      this.prefillNs += Number(process.hrtime.bigint() - started);
-    } catch (error) {
+    const ran = await this.runPrefill([s], feeds);
+    if (ran === undefined) {
       this.chunking = undefined;
-      this.free(s);
-      events.push({ id: s.request.id, text: '', tokens: 0, error: TesseraError.internal(`prefill failed: ${message(error)}`) });
-      this.flush();
       return;
-    } finally {
-      this.prefilling = [];
     }
+    const { outputs } = ran;
     c.past = presentNames.map((n) => (outputs[n] as { data: Float32Array }).data);
     const chunk = to - c.done;
     c.done = to;
     if (to < ids.length) return;
     this.chunking = undefined;
     this.firstTokenNs += Number(process.hrtime.bigint() - s.arrivedNs);
-    if (s.cancelled) {
-      this.free(s);
-      events.push({ id: s.request.id, text: '', tokens: 0, done: 'cancelled' });
-    } else {
-      const bucket = this.buckets[bucketIndexOf(this.limits, ids.length)] as Bucket;
-      const row = bucket.cache.addRow(c.past, ids.length);
-      bucket.rows[row] = s;
-      this.advance(s, outputs['logits']!.data, (chunk - 1) * this.vocab, events);
-      if (s.generated < 0) this.leave(bucket, row);
-    }
+    if (s.cancelled) this.endCancelled(s, events);
+    else this.seat(s, c.past, ids.length, undefined, outputs['logits']!.data, (chunk - 1) * this.vocab, events);
     this.flush();
   }
 
@@ -432,50 +383,61 @@ export class BatchEngine {
     const rows = group.length;
     const empty = new Float32Array(0);
     for (const name of (this.buckets[0] as Bucket).cache.pastNames) feeds[name] = { data: empty, dims: [rows, this.layout.heads, 0, this.layout.headDim] };
-    const started = process.hrtime.bigint();
-    for (const s of group) this.admissionWaitNs += Number(started - s.arrivedNs);
+    const arrived = process.hrtime.bigint();
+    for (const s of group) this.admissionWaitNs += Number(arrived - s.arrivedNs);
     this.prefills += rows;
-    this.prefillRuns += 1;
     this.prefillTokens += group.reduce((sum, s) => sum + s.request.promptIds.length, 0);
     this.prefillPaddedTokens += paddedTokens(rows, longest);
-    this.prefilling = group;
-    let outputs;
-    try {
-      outputs = await this.runner.run(feeds);
-      const ended = process.hrtime.bigint();
-      this.prefillNs += Number(ended - started);
-      for (const s of group) this.firstTokenNs += Number(ended - s.arrivedNs);
-    } catch (error) {
-      for (const s of group) {
-        this.free(s);
-        events.push({ id: s.request.id, text: '', tokens: 0, error: TesseraError.internal(`prefill failed: ${message(error)}`) });
-      }
-      this.flush();
-      return;
-    } finally {
-      this.prefilling = [];
-    }
+    const ran = await this.runPrefill(group, feeds);
+    if (ran === undefined) return;
+    const { outputs, ended } = ran;
+    for (const s of group) this.firstTokenNs += Number(ended - s.arrivedNs);
     const logits = outputs['logits']!.data;
     group.forEach((s, r) => {
       // Cancelled while its prefill ran: its cache is never copied in.
-      if (s.cancelled) {
-        this.free(s);
-        events.push({ id: s.request.id, text: '', tokens: 0, done: 'cancelled' });
-        return;
-      }
+      if (s.cancelled) return this.endCancelled(s, events);
       const length = s.request.promptIds.length;
-      const bucket = this.buckets[bucketIndexOf(this.limits, length)] as Bucket;
-      const row = bucket.cache.addRow(
-        bucket.cache.presentNames.map((n) => presentRow((outputs[n] as { data: Float32Array }).data, r, rows)),
-        length,
-        longest,
-      );
-      bucket.rows[row] = s;
-      this.advance(s, logits, (r * longest + length - 1) * this.vocab, events);
-      if (s.generated < 0) this.leave(bucket, row);
+      const past = this.buckets[0]!.cache.presentNames.map((n) => presentRow((outputs[n] as { data: Float32Array }).data, r, rows));
+      this.seat(s, past, length, longest, logits, (r * longest + length - 1) * this.vocab, events);
     });
     // This group's first tokens go out now, not after the groups behind it.
     this.flush();
+  }
+
+  /** A prefill run over `rows`; on failure each row ends with the error (sent) and undefined comes back. */
+  private async runPrefill(rows: Sequence[], feeds: RunnerTensors): Promise<{ outputs: Awaited<ReturnType<DecoderRunner['run']>>; ended: bigint } | undefined> {
+    const started = process.hrtime.bigint();
+    this.prefillRuns += 1;
+    this.prefilling = rows;
+    try {
+      const outputs = await this.runner.run(feeds);
+      const ended = process.hrtime.bigint();
+      this.prefillNs += Number(ended - started);
+      return { outputs, ended };
+    } catch (error) {
+      for (const s of rows) {
+        this.free(s);
+        this.pending.push({ id: s.request.id, text: '', tokens: 0, error: TesseraError.internal(`prefill failed: ${message(error)}`) });
+      }
+      this.flush();
+      return undefined;
+    } finally {
+      this.prefilling = [];
+    }
+  }
+
+  /** A prefilled sequence takes a row of the bucket for its length; its first token is sampled. */
+  private seat(s: Sequence, past: readonly Float32Array[], length: number, stride: number | undefined, logits: Float32Array, offset: number, events: SequenceEvent[]): void {
+    const bucket = this.buckets[bucketIndexOf(this.limits, length)] as Bucket;
+    const row = bucket.cache.addRow(past, length, stride ?? length);
+    bucket.rows[row] = s;
+    this.advance(s, logits, offset, events);
+    if (s.generated < 0) this.leave(bucket, row);
+  }
+
+  private endCancelled(s: Sequence, events: SequenceEvent[]): void {
+    this.free(s);
+    events.push({ id: s.request.id, text: '', tokens: 0, done: 'cancelled' });
   }
 
   /**

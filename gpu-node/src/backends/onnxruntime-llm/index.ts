@@ -1,2 +1,2 @@
 export { createOnnxRuntimeLlmBackend, LlmInstance, ONNXRUNTIME_LLM_BACKEND } from './llm-backend.js';
-export type { EngineStats } from './batch-engine.js';
+export type { EngineStats } from './engine-stats.js';

@@ -14,7 +14,7 @@ import { decodeBytesElements, encodeBytesElements, type Tensor } from '../../../
 import { startModuleWorker } from '../../../../shared/src/workers/index.js';
 import type { Backend, BackendInstance, ExecutionBatchResult, ExecutionRequest, ExecutionResult, InstanceSpec, ModelSource } from '../backend.js';
 import { siblingModule } from '../worker/sibling-module.js';
-import type { EngineStats } from './batch-engine.js';
+import type { EngineStats } from './engine-stats.js';
 import { llmSettingsOf, type LlmSettings } from './llm-config.js';
 import type { HostMessage, LlmWorkerData, LoadedInfo, WireEvent, WorkerMessage } from './protocol.js';
 import { parseSamplingParameters } from './sampling.js';

@@ -1,0 +1,33 @@
+/** What a decoder engine counts (BatchEngine.stats), for the backend's metrics and the benches. */
+import type { CopyCounters } from './kv-cache.js';
+
+export interface EngineStats {
+  readonly active: number;
+  readonly waiting: number;
+  readonly reservedBytes: number;
+  readonly allocatedBytes: number;
+  readonly steps: number;
+  readonly stepSequences: number;
+  readonly copies: CopyCounters;
+  /** Time spent in the copies of steps (ns), beside the time in the model (ns). */
+  readonly stepCopyNs: number;
+  readonly stepModelNs: number;
+  /** Model runs of decode steps (steps × buckets with sequences in them). */
+  readonly stepRuns: number;
+  /** Sequences moved into a longer bucket. */
+  readonly bucketMoves: number;
+  /** Prefills done between the bucket runs of a step (requests that arrived during it). */
+  readonly prefillsBetweenRuns: number;
+  /** Prefilled requests, the time they waited from arrival to their prefill (ns, summed: what a newcomer waits for) and their prefills' time (ns). */
+  readonly prefills: number;
+  /** Model runs of prefills (a run prefills a group of requests), their prompt tokens and their padded tokens (rows × longest). */
+  readonly prefillRuns: number;
+  readonly prefillTokens: number;
+  readonly prefillPaddedTokens: number;
+  /** Prefill runs that were chunks of a prompt longer than the budget. */
+  readonly prefillChunks: number;
+  readonly admissionWaitNs: number;
+  readonly prefillNs: number;
+  /** From arrival to the end of its prefill run (its first token sampled), summed over prefilled requests (ns): the engine's part of TTFT. */
+  readonly firstTokenNs: number;
+}
