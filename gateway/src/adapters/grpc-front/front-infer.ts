@@ -5,7 +5,8 @@
  * log). The request is decoded once, here, and keeps the bytes it arrived as (received-bytes.ts): the
  * transport forwards them with the gateway's fields appended instead of encoding the tensors again
  * (shared/src/grpc/infer-request-encoder.ts, encodeForwardedInferRequestFramed). Every output is
- * asked for binary, so the answer's bytes come back exactly, and are read back into a ModelInferResponse.
+ * asked for binary, so the answer's bytes come back exactly: a hit's are read back from the cached
+ * KServe body into a ModelInferResponse, a miss's come from the decoded upstream answer itself.
  */
 import type { Deadline, Metadata } from '@grpc/grpc-js';
 import type { ModelInferRequest, ModelInferResponse } from '../../../../shared/src/gen/grpc_service_pb.js';
@@ -31,7 +32,9 @@ export async function frontInfer(
 ): Promise<FrontInferResult> {
   const answer = await frontInferAnswer(serveInfer, msg, receivedBytesOf(msg), metadataHeaders(call.metadata, call.getDeadline()), signal, path);
   if (answer.status !== 200) return { ok: false, answer };
-  return { ok: true, response: inferResponseToProto(answerInferResponse(answer)), answer };
+  // This request's own upstream answer as decoded (no KServe body to read back), else the cached body's.
+  const response = answer.inferResponse === undefined ? answerInferResponse(answer) : { ...answer.inferResponse, id: msg.id };
+  return { ok: true, response: inferResponseToProto(response), answer };
 }
 
 /**
