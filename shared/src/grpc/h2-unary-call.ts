@@ -29,8 +29,14 @@ export interface H2UnaryOptions {
 }
 
 export interface H2UnaryCall {
-  /** Aborts when the deadline passes (DEADLINE_EXCEEDED) or the client resets the stream (CANCELLED). */
+  /**
+   * Aborts when the deadline passes (DEADLINE_EXCEEDED) or the client resets the stream (CANCELLED).
+   * Made on first read (already aborted when that came first): a call that never hands it on (the
+   * gateway's cache hit) makes no AbortController.
+   */
   readonly signal: AbortSignal;
+  /** Whether `signal` has aborted (or would have); reading it makes no signal. */
+  readonly aborted: boolean;
   /** Whether a status was written or the stream went away: nothing more will be sent. */
   readonly answered: boolean;
   /** Ends the call with a trailers-only status (unless it already ended). */
@@ -68,7 +74,13 @@ export function serveH2Unary(stream: ServerHttp2Stream, options: H2UnaryOptions,
   stream.on('error', () => undefined);
   const { timeoutMs } = options;
   const deadline = Date.now() + timeoutMs;
-  const controller = new AbortController();
+  let controller: AbortController | undefined;
+  let abortReason: TesseraError | undefined;
+  const abort = (reason: TesseraError): void => {
+    if (abortReason !== undefined) return;
+    abortReason = reason;
+    controller?.abort(reason);
+  };
   let answered = false;
   let timer: NodeJS.Timeout | undefined;
 
@@ -77,7 +89,16 @@ export function serveH2Unary(stream: ServerHttp2Stream, options: H2UnaryOptions,
     if (timer !== undefined) clearTimeout(timer);
   };
   const call: H2UnaryCall = {
-    signal: controller.signal,
+    get signal() {
+      if (controller === undefined) {
+        controller = new AbortController();
+        if (abortReason !== undefined) controller.abort(abortReason);
+      }
+      return controller.signal;
+    },
+    get aborted() {
+      return abortReason !== undefined;
+    },
     get answered() {
       return answered;
     },
@@ -101,7 +122,7 @@ export function serveH2Unary(stream: ServerHttp2Stream, options: H2UnaryOptions,
     },
   };
   const expire = (): void => {
-    controller.abort(TesseraError.deadlineExceeded('the request deadline passed'));
+    abort(TesseraError.deadlineExceeded('the request deadline passed'));
     call.fail(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded');
   };
   if (timeoutMs <= 0) {
@@ -113,7 +134,7 @@ export function serveH2Unary(stream: ServerHttp2Stream, options: H2UnaryOptions,
   stream.once('close', () => {
     if (answered) return;
     finish();
-    controller.abort(
+    abort(
       Date.now() >= deadline - DEADLINE_SLACK_MS
         ? TesseraError.deadlineExceeded('the request deadline passed')
         : TesseraError.cancelled('the client cancelled the request'),

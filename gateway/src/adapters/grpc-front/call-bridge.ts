@@ -135,11 +135,14 @@ export function answerMetadata(headers: Record<string, string> | Headers): Metad
 /** The same as plain lower-case keys and values (the h2 fast path writes them as headers itself). */
 export function answerMetadataValues(headers: Record<string, string> | Headers): Record<string, string> {
   const values: Record<string, string> = {};
-  const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
-  for (const [name, value] of entries) {
-    // A set lookup, not a regex per header: this runs for every answer (2.6 % of a gRPC hit's profile as a regex).
+  if (headers instanceof Headers) {
+    for (const [name, value] of headers.entries()) if (PASSED.has(name)) values[name] = value;
+    return values;
+  }
+  // A set lookup, not a regex per header, and no entry arrays: this runs for every answer.
+  for (const name in headers) {
     const lower = name.toLowerCase();
-    if (PASSED.has(lower)) values[lower] = value;
+    if (PASSED.has(lower)) values[lower] = headers[name]!;
   }
   return values;
 }

@@ -97,7 +97,7 @@ async function run(
   try {
     // Decoded before anything else, as grpc-js's deserializer does: undecodable bytes are INVALID_ARGUMENT even unauthenticated.
     const msg = decodeModelInferRequest(message);
-    const answer = await frontInferAnswer(serveInfer, msg, message, h2StreamHeaders(streamHeaders, deadlineAt), call.signal, MODEL_INFER_PATH);
+    const answer = await frontInferAnswer(serveInfer, msg, message, h2StreamHeaders(streamHeaders, deadlineAt), call, MODEL_INFER_PATH);
     const metadata = answerMetadataValues(answer.headers);
     if (answer.status !== 200) {
       call.fail(grpcCodeOfHttp(answer.status), errorMessageOf(answer.body, answer.status), metadata);
