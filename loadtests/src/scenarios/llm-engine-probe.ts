@@ -10,6 +10,9 @@
  * - `ttft`: the engine itself (no HTTP, no main-thread work of other streams): time to first token of
  *   short probes sent one after another, alone and then beside 31 closed-loop generations of 256 tokens
  *   (which end and restart together, in waves of 31 arrivals), p50/p99 of each.
+ * - `wave`: the case a prefill order decides, isolated: rounds of 31 requests of 64 tokens arriving together
+ *   with a short probe (8 tokens) right behind them; the probe's TTFT and the wave's own, against the probe
+ *   alone on the idle engine. Run it on a model with `prefill_order` arrival and one with shortest_first.
  */
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
@@ -253,6 +256,37 @@ async function prefillCost(): Promise<object> {
   return { runs };
 }
 
-const result = mode === 'anchor' ? await anchor() : mode === 'ttft' ? await ttft() : mode === 'prefill' ? await prefillCost() : await copy();
+async function wave(): Promise<object> {
+  const instance = await startInstance();
+  const random = mulberry32(29);
+  const idle: number[] = [];
+  for (let i = 0; i < 20; i++) idle.push(await timedRequest(instance, promptFor(random), 8));
+  const probe: number[] = [];
+  const members: number[] = [];
+  const roundsS: number[] = [];
+  const rounds = Number(process.env['WAVE_ROUNDS'] ?? 10);
+  for (let round = 0; round < rounds; round++) {
+    const start = performance.now();
+    const wave = Array.from({ length: 31 }, () => timedRequest(instance, promptFor(random), 64));
+    const behind = timedRequest(instance, promptFor(random), 8);
+    probe.push(await behind);
+    members.push(...(await Promise.all(wave)));
+    roundsS.push((performance.now() - start) / 1000);
+  }
+  await instance.close();
+  const idleP = percentiles(idle);
+  const probeP = percentiles(probe);
+  return {
+    idleProbeMs: idleP,
+    probeBehindWaveMs: probeP,
+    probeBehindWaveVsIdleP50: probeP.p50 / idleP.p50,
+    waveMemberMs: percentiles(members),
+    // 31 × 64 + 8 tokens per round.
+    tokensPerSecond: (rounds * (31 * 64 + 8)) / roundsS.reduce((a, b) => a + b, 0),
+  };
+}
+
+const result =
+  mode === 'anchor' ? await anchor() : mode === 'ttft' ? await ttft() : mode === 'wave' ? await wave() : mode === 'prefill' ? await prefillCost() : await copy();
 process.stdout.write(`${JSON.stringify(result)}\n`);
 process.exit(0);

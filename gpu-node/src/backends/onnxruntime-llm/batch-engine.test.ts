@@ -135,7 +135,7 @@ describe('BatchEngine order of work', () => {
   it('prefills every request that arrived during a run in one run before the next decode step, in priority order', async () => {
     const log: string[] = [];
     const events: SequenceEvent[] = [];
-    const { engine, holding, release } = heldEngine(log, events);
+    const { engine, holding, release } = heldEngine(log, events, 2048, undefined, { prefillOrder: 'arrival' });
     engine.add({ id: 1, promptIds: [1, 2], params: GREEDY, priority: 0 });
     await holding;
     // Four arrivals while the decode run is in flight, of mixed lengths and priorities.
@@ -161,7 +161,7 @@ describe('BatchEngine order of work', () => {
   it('splits the waiting requests into runs of at most max_num_batched_tokens padded tokens, in order', async () => {
     const log: string[] = [];
     const events: SequenceEvent[] = [];
-    const { engine, holding, release } = heldEngine(log, events, 8);
+    const { engine, holding, release } = heldEngine(log, events, 8, undefined, { prefillOrder: 'arrival' });
     engine.add({ id: 1, promptIds: [1], params: GREEDY, priority: 0 });
     await holding;
     engine.add({ id: 2, promptIds: [1, 2, 3], params: GREEDY, priority: 0 });
@@ -178,7 +178,7 @@ describe('BatchEngine order of work', () => {
   it('prefills a prompt longer than the budget in chunks, with the running sequences decoded between them', async () => {
     const log: string[] = [];
     const events: SequenceEvent[] = [];
-    const { engine, holding, release } = heldEngine(log, events, 4);
+    const { engine, holding, release } = heldEngine(log, events, 4, undefined, { prefillOrder: 'arrival' });
     engine.add({ id: 1, promptIds: [1], params: { ...GREEDY, maxTokens: 6 }, priority: 0 });
     await holding;
     // 10 tokens over a budget of 4: chunks of 4, 4 and 2, each attending to the chunks before it.
@@ -292,12 +292,13 @@ describe('BatchEngine order of work', () => {
     return Promise.resolve();
   };
 
-  it('prefill_order arrival (the default) prefills first come, first served', async () => {
-    expect(await prefillOrderOf({}, wave)).toEqual([2, 3, 4, 5, 6]);
+  it('prefill_order arrival prefills first come, first served', async () => {
+    expect(await prefillOrderOf({ prefillOrder: 'arrival' }, wave)).toEqual([2, 3, 4, 5, 6]);
   });
 
-  it('prefill_order shortest_first prefills the least requested work first: max_tokens, then prompt length, then arrival', async () => {
+  it('prefill_order shortest_first (the default) prefills the least requested work first: max_tokens, then prompt length, then arrival', async () => {
     expect(await prefillOrderOf({ prefillOrder: 'shortest_first' }, wave)).toEqual([5, 6, 2, 3, 4]);
+    expect(await prefillOrderOf({}, wave)).toEqual([5, 6, 2, 3, 4]);
   });
 
   it('prefill_order shortest_first keeps priority first', async () => {

@@ -48,7 +48,7 @@ async function expectEmpty(instance: LlmInstance): Promise<void> {
 
 describe('cache accounting', () => {
   it.each([
-    ['arrival', {}],
+    ['arrival', { prefill_order: 'arrival' }],
     ['shortest_first, aging 20 ms', { prefill_order: 'shortest_first', prefill_aging_ms: '20' }],
   ])('is back to empty after a soak of finished, cancelled and refused requests (prefill order %s)', async (_, order) => {
     // Room for about three sequences of 100 tokens, at most 4 running and 6 waiting.
@@ -117,8 +117,8 @@ describe('admission', () => {
   }, 60_000);
 
   it.each([
-    ['arrival', {}],
-    ['shortest_first', { prefill_order: 'shortest_first' }],
+    ['arrival', { prefill_order: 'arrival' }],
+    ['shortest_first (the default)', {}],
   ])('admits waiting requests by priority (1 highest, 0 the default level), then arrival (prefill order %s: equal work)', async (_, prefillOrder) => {
     const instance = await instanceWith({ maxNumSeqs: 1, parameters: prefillOrder });
     const order: string[] = [];

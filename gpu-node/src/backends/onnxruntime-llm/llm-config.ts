@@ -15,7 +15,7 @@
  *   a decode step into one run per bucket (length-bucket.ts), for models whose weights stay in cache;
  * - `max_num_batched_tokens` (default 512): most padded prompt tokens (rows × longest prompt)
  *   one prefill run takes; the waiting requests are prefilled in groups within it, a longer prompt alone in chunks;
- * - `prefill_order` (default `arrival`) and `prefill_aging_ms` (default 1000): the order of waiting prefills
+ * - `prefill_order` (default `shortest_first`) and `prefill_aging_ms` (default 1000): the order of waiting prefills
  *   within a priority level (prefill-order.ts).
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
