@@ -199,10 +199,11 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
       process.stderr.write(`llm-batching: ${label}: TTFT p50 ${busy?.ttftMs.p50.toFixed(1)} p99 ${busy?.ttftMs.p99.toFixed(1)} ms over ${busy?.requests} probes\n`);
       return { ...(busy as Measured), background };
     };
+    // The two prefill orders in ABBA order, so a drift in the box's load does not fall on one side only.
     const busyTtft = await busyTtftWith(false, 'ttft probes, 31 long generations in flight');
-    const busyStaggeredTtft = await busyTtftWith(true, 'ttft probes, 31 long generations in flight, staggered (no waves)');
     const busyTtftArrival = await busyTtftWith(false, 'ttft probes, 31 long generations in flight, prefill_order arrival', ARRIVAL);
     const busyStaggeredTtftArrival = await busyTtftWith(true, 'ttft probes, 31 long generations in flight, staggered, prefill_order arrival', ARRIVAL);
+    const busyStaggeredTtft = await busyTtftWith(true, 'ttft probes, 31 long generations in flight, staggered (no waves)');
     await node.stop();
     const copy = await runProbe('copy', join(repo, CONTINUOUS));
     // A probe right behind a wave of 31 arrivals, engine alone, under each prefill order.

@@ -190,6 +190,7 @@ async function ttft(): Promise<object> {
   };
   await probeFor(500);
   const idle = await probeFor(4000);
+  const idleStats = await instance.engineStats();
   let stop = false;
   let measuring = false;
   // The background's own TTFT (requests started in the probe window) and tokens/s (requests ended in it):
@@ -198,9 +199,12 @@ async function ttft(): Promise<object> {
   let backgroundEnded = 0;
   const background = Array.from({ length: 31 }, async (_, c) => {
     const own = mulberry32(100 + c);
+    // TTFT_STAGGERED=1: first lengths spread over 8..256, so restarts come one at a time (no waves).
+    let length = process.env['TTFT_STAGGERED'] === '1' ? 8 + Math.floor((c * 248) / 31) : 256;
     while (!stop) {
       const counted = measuring;
-      const first = await timedRequest(instance, promptFor(own), 256);
+      const first = await timedRequest(instance, promptFor(own), length);
+      length = 256;
       if (counted) backgroundTtft.push(first);
       if (measuring) backgroundEnded += 1;
     }
@@ -216,6 +220,15 @@ async function ttft(): Promise<object> {
   await Promise.all(background);
   const stats = await instance.engineStats();
   await instance.close();
+  // Where a newcomer's first token goes inside the engine, beside the busy run (every prefill of the busy part counts):
+  // waiting for the run in flight, then its own prefill run; the rest of the probe's TTFT is delivery to the caller.
+  const busyPrefills = stats.prefills - idleStats.prefills;
+  const perPrefill = (key: 'admissionWaitNs' | 'firstTokenNs') => (stats[key] - idleStats[key]) / busyPrefills / 1e6;
+  const idlePerPrefill = (key: 'admissionWaitNs' | 'firstTokenNs') => idleStats[key] / idleStats.prefills / 1e6;
+  const breakdown = {
+    idle: { waitMs: idlePerPrefill('admissionWaitNs'), prefillMs: idlePerPrefill('firstTokenNs') - idlePerPrefill('admissionWaitNs') },
+    busy: { waitMs: perPrefill('admissionWaitNs'), prefillMs: perPrefill('firstTokenNs') - perPrefill('admissionWaitNs') },
+  };
   const idleP = percentiles(idle);
   const busyP = percentiles(busy);
   return {
@@ -223,6 +236,7 @@ async function ttft(): Promise<object> {
     busyMs: busyP,
     busyVsIdleP99: busyP.p99 / idleP.p99,
     busyVsIdleP50: busyP.p50 / idleP.p50,
+    engineMeanMs: breakdown,
     backgroundTtftMs: percentiles(backgroundTtft),
     backgroundTokensPerSecond: (backgroundEnded * 256) / busyS,
     engine: stats,

@@ -33,7 +33,8 @@ export interface WaitingKey {
  * shortest_first: measured (engine alone, docs/benchmarks.md fourth pass) a probe behind a wave of 31 arrivals
  * got its first token ~20x sooner (bench_decoder ~50 ms against ~1 s; tiny ~6 against ~100 ms), while the
  * wave's own TTFT and tokens/s did not get worse (within-level ordering by prompt length even shortens its
- * mean wait); aging bounds what a long request can lose.
+ * mean wait); aging bounds what a long request can lose. Through HTTP on the busy box tiny_decoder's runs were
+ * not conclusive either way (a quiet-box rerun is to confirm it).
  */
 export const DEFAULT_PREFILL_ORDER: PrefillOrder = 'shortest_first';
 /**
