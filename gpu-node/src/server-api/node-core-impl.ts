@@ -214,11 +214,23 @@ class NodeCoreImpl implements TesseraNodeCore {
     return this.manager.resolve(name, version).isDecoupled;
   }
 
-  async infer(request: InferRequest, options: InferOptions = {}): Promise<InferResponse> {
-    if (this.exiting) throw TesseraError.unavailable('Server is exiting');
+  infer(request: InferRequest, options: InferOptions = {}): Promise<InferResponse> {
     const tracer = this.options.tracer ?? noopTracer;
-    // Untraced (the default), no span is made: its attributes and scope would only be dropped.
-    if (!tracer.enabled) return this.inferUntraced(request, options);
+    // Untraced (the default), no span is made: its attributes and scope would only be dropped. Not an
+    // async function, so the version's promise is answered as it is, without one more wrapped around it.
+    if (tracer.enabled) return this.inferTraced(request, options, tracer);
+    try {
+      if (this.exiting) throw TesseraError.unavailable('Server is exiting');
+      const version = this.manager.resolve(request.modelName, request.modelVersion);
+      const validated = validateInferRequest(request, version.config, version.name);
+      return version.infer(request, validated, options.signal, undefined, streamOf(options));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private async inferTraced(request: InferRequest, options: InferOptions, tracer: Tracer): Promise<InferResponse> {
+    if (this.exiting) throw TesseraError.unavailable('Server is exiting');
     const span = tracer.startSpan('node.infer', {
       parent: options.traceParent,
       kind: 'server',
@@ -236,13 +248,6 @@ class NodeCoreImpl implements TesseraNodeCore {
     } finally {
       span.end();
     }
-  }
-
-  /** infer() without a tracer: the same steps, without the span and its scope. */
-  private inferUntraced(request: InferRequest, options: InferOptions): Promise<InferResponse> {
-    const version = this.manager.resolve(request.modelName, request.modelVersion);
-    const validated = validateInferRequest(request, version.config, version.name);
-    return version.infer(request, validated, options.signal, undefined, streamOf(options));
   }
 
   statistics(name?: string, version?: string): readonly ModelStatistics[] {
