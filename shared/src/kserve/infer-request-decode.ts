@@ -175,11 +175,6 @@ const SCAN_NAMES_UP_TO = 16;
 /** The choices of a request that names no outputs: none, shared (never written to). */
 const NO_OUTPUT_CHOICES: ReadonlyMap<string, boolean> = new Map();
 
-function outputNamed(outputs: readonly RequestedOutput[], name: string): boolean {
-  for (const output of outputs) if (output.name === name) return true;
-  return false;
-}
-
 function parseOutputs(value: unknown): {
   outputs: RequestedOutput[] | undefined;
   outputBinary: ReadonlyMap<string, boolean>;
@@ -190,16 +185,14 @@ function parseOutputs(value: unknown): {
     throw TesseraError.invalidArg(`'outputs' must be an array, got ${describeJson(value)}`);
   }
   const outputs: RequestedOutput[] = [];
-  // Repeats are found by a scan of the few outputs a request names, by a Set beyond that (as for inputs).
-  const seen = value.length > SCAN_NAMES_UP_TO ? new Set<string>() : undefined;
-  for (let index = 0; index < value.length; index++) {
-    const entry: unknown = value[index];
+  const seen = new Set<string>();
+  for (const [index, entry] of value.entries()) {
     if (!isJsonObject(entry)) {
       throw TesseraError.invalidArg(`output #${index} must be a JSON object, got ${describeJson(entry)}`);
     }
     const name = requireString(entry, 'name', `output #${index}`);
-    if (seen === undefined ? outputNamed(outputs, name) : seen.has(name)) throw TesseraError.invalidArg(`output '${name}' is requested more than once`);
-    seen?.add(name);
+    if (seen.has(name)) throw TesseraError.invalidArg(`output '${name}' is requested more than once`);
+    seen.add(name);
     const { binaryData, classification } = parseOutputParameters(own(entry, 'parameters'), name);
     if (binaryData !== undefined) outputBinary.set(name, binaryData);
     outputs.push({
