@@ -32,8 +32,11 @@ export interface IncomingBodyErrors {
  * The listeners are shared functions that find the read's state on the request, not four closures per request.
  */
 export function collectIncomingBody(incoming: IncomingMessage, maxBytes: number, errors: IncomingBodyErrors): Promise<Uint8Array> {
+  // A second read of the same request gets the first one's answer: the shared listeners must not run twice per chunk.
+  const reading = (incoming as Collecting)[COLLECTOR];
+  if (reading?.body !== undefined) return reading.body;
   if (incoming.readableEnded) return Promise.resolve(new Uint8Array(0));
-  return new Promise((resolve, reject) => {
+  const body = new Promise<Uint8Array>((resolve, reject) => {
     (incoming as Collecting)[COLLECTOR] = new BodyCollection(maxBytes, errors, resolve, reject);
     incoming.on('data', onBodyData);
     incoming.on('end', onBodyEnd);
@@ -41,6 +44,8 @@ export function collectIncomingBody(incoming: IncomingMessage, maxBytes: number,
     // 'close' without 'end' and without 'error': the client went away mid-body.
     incoming.on('close', onBodyClose);
   });
+  (incoming as Collecting)[COLLECTOR]!.body = body;
+  return body;
 }
 
 /** One body read's state, kept on its request under COLLECTOR. */
@@ -49,6 +54,8 @@ class BodyCollection {
   more: Buffer[] | undefined = undefined;
   total = 0;
   settled = false;
+  /** The read's promise, for a second read of the same request. */
+  body: Promise<Uint8Array> | undefined = undefined;
 
   constructor(
     readonly maxBytes: number,
