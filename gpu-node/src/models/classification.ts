@@ -40,6 +40,8 @@ export async function readOutputLabels(config: ModelConfig, modelDir: string): P
   return labels;
 }
 
+const wantsClassification = (output: RequestedOutput): boolean => output.classification !== undefined && output.classification > 0;
+
 /** Replaces each output the request asked to classify with its top-K classes; others pass unchanged. */
 export function applyClassification(
   outputs: readonly Tensor[],
@@ -47,8 +49,10 @@ export function applyClassification(
   config: ModelConfig,
   labels: OutputLabels,
 ): readonly Tensor[] {
+  // Most requests ask for no classification: answered without building the map.
+  if (requested === undefined || !requested.some(wantsClassification)) return outputs;
   const counts = new Map<string, number>();
-  for (const output of requested ?? []) {
+  for (const output of requested) {
     if (output.classification !== undefined && output.classification > 0) counts.set(output.name, output.classification);
   }
   if (counts.size === 0) return outputs;

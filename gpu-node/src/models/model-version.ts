@@ -56,13 +56,16 @@ export class ModelVersion {
   private loading: Promise<void> | undefined;
   private unloading: Promise<void> | undefined;
   readonly stats: ModelStatsCollector;
+  /** The version as answers carry it, made once rather than per response. */
+  private readonly versionText: string;
 
   constructor(
     readonly source: ModelSource,
     private readonly backend: Backend,
     private readonly context: ModelVersionContext = {},
   ) {
-    this.stats = new ModelStatsCollector(source.name, String(source.version));
+    this.versionText = String(source.version);
+    this.stats = new ModelStatsCollector(source.name, this.versionText);
   }
 
   get name(): string {
@@ -180,7 +183,6 @@ export class ModelVersion {
   ): Promise<InferResponse> {
     const start = process.hrtime.bigint();
     const enqueuedAtMs = trace?.tracer.enabled === true ? wallClockMs() : 0;
-    const elapsed = () => Number(process.hrtime.bigint() - start);
     const scheduler = this.scheduler;
     if (!scheduler) {
       throw TesseraError.unavailable(`Request for unknown model: '${this.name}' version ${this.version} is not at ready state`);
@@ -188,11 +190,6 @@ export class ModelVersion {
     const listener = stream?.onResponse;
     if (this.isDecoupled && listener === undefined) throw TesseraError.unsupported(stream?.refusal ?? DECOUPLED_REFUSAL);
     const wanted = validated.execution.requestedOutputs;
-    const shape = (outputs: readonly Tensor[]): InferResponse => {
-      const kept = wanted.length ? outputs.filter((output) => wanted.includes(output.name)) : outputs;
-      const shaped = applyClassification(clientOutputShapes(kept, this.config), request.outputs, this.config, this.labels);
-      return { id: request.id, modelName: this.name, modelVersion: String(this.version), outputs: shaped };
-    };
     let responded = false;
     // Written without conditional spreads on the common (non-decoupled) path: each costs an object clone.
     const execution: ExecutionRequest =
@@ -205,9 +202,9 @@ export class ModelVersion {
               if (signal?.aborted === true) return;
               if (!responded) {
                 responded = true;
-                this.stats.recordFirstResponse(elapsed());
+                this.stats.recordFirstResponse(elapsedNs(start));
               }
-              listener(shape(outputs), final);
+              listener(this.shape(request, wanted, outputs), final);
             },
           }
         : signal === undefined
@@ -221,20 +218,30 @@ export class ModelVersion {
     } catch (error) {
       const failure = toTesseraError(error);
       // The scheduler's own outcomes were counted by its queue events (or, refusals, are not failures).
-      if (!isSchedulerError(error)) this.stats.recordFailure(failureReason(failure), elapsed());
+      if (!isSchedulerError(error)) this.stats.recordFailure(failureReason(failure), elapsedNs(start));
       throw failure;
     }
-    if (trace !== undefined) {
+    // Untraced, the spans' attributes would only be made to be dropped.
+    if (trace !== undefined && trace.tracer.enabled) {
       recordScheduleSpans(trace, enqueuedAtMs, scheduled, { model: this.name, version: String(this.version), batchSize: validated.batchSize });
     }
     if ('error' in scheduled.result) {
-      this.stats.recordFailure('BACKEND', elapsed());
+      this.stats.recordFailure('BACKEND', elapsedNs(start));
       throw scheduled.result.error;
     }
-    if (!responded) this.stats.recordFirstResponse(elapsed());
-    this.stats.recordSuccess(elapsed(), scheduled.queueNs, scheduled.timing);
+    // One reading for both: the first response of a non-decoupled request is its completion.
+    const tookNs = elapsedNs(start);
+    if (!responded) this.stats.recordFirstResponse(tookNs);
+    this.stats.recordSuccess(tookNs, scheduled.queueNs, scheduled.timing);
     // A decoupled model's answer has gone to the listener; what is left says only that it completed.
-    return this.isDecoupled ? shape([]) : shape(scheduled.result.outputs);
+    return this.shape(request, wanted, this.isDecoupled ? [] : scheduled.result.outputs);
+  }
+
+  /** The client's answer from the backend's outputs: those it asked for, reshaped and classified as it asked. */
+  private shape(request: InferRequest, wanted: readonly string[], outputs: readonly Tensor[]): InferResponse {
+    const kept = wanted.length ? outputs.filter((output) => wanted.includes(output.name)) : outputs;
+    const shaped = applyClassification(clientOutputShapes(kept, this.config), request.outputs, this.config, this.labels);
+    return { id: request.id, modelName: this.name, modelVersion: this.versionText, outputs: shaped };
   }
 
   /** Requests the version can execute at once: instances × max(1, max_batch_size); 0 unless loaded. */
@@ -265,6 +272,10 @@ export class ModelVersion {
     })();
     return this.unloading;
   }
+}
+
+function elapsedNs(start: bigint): number {
+  return Number(process.hrtime.bigint() - start);
 }
 
 /** A failure that is not the scheduler's own: the backend's (thrown or closed instance), else OTHER. */

@@ -210,13 +210,27 @@ function applyReshape(dims: readonly number[], configDims: readonly number[], re
   return reshape.map((d) => (d === -1 ? (variable.shift() ?? -1) : d));
 }
 
+type ModelOutput = ModelConfig['output'][number];
+
+const reshapedOutputs = new WeakMap<ModelConfig, ReadonlyMap<string, ModelOutput>>();
+
+/** The outputs with a `reshape`, by name: looked up once per config, not built per request. */
+function reshapedOutputsOf(config: ModelConfig): ReadonlyMap<string, ModelOutput> {
+  let reshaped = reshapedOutputs.get(config);
+  if (reshaped === undefined) {
+    reshaped = new Map(config.output.flatMap((o) => (o.reshape ? [[o.name, o] as const] : [])));
+    reshapedOutputs.set(config, reshaped);
+  }
+  return reshaped;
+}
+
 /**
  * The client's view of the backend's outputs: an output's `reshape` is the shape the backend produces
  * and `dims` the one clients see, so the shape goes back to `dims` (bytes unchanged, variable
  * dimensions carried over in order). Outputs without a reshape pass unchanged.
  */
 export function clientOutputShapes(outputs: readonly Tensor[], config: ModelConfig): readonly Tensor[] {
-  const reshaped = new Map(config.output.flatMap((o) => (o.reshape ? [[o.name, o] as const] : [])));
+  const reshaped = reshapedOutputsOf(config);
   if (reshaped.size === 0) return outputs;
   const batched = config.maxBatchSize > 0;
   return outputs.map((tensor) => {

@@ -20,13 +20,22 @@ import {
 /** One options object for every listener rather than one per request. */
 const ONCE = { once: true } as const;
 
-interface Entry {
-  readonly request: ScheduledRequest;
-  readonly enqueuedAt: bigint;
-  readonly resolve: (value: ScheduledResult) => void;
-  readonly reject: (error: TesseraError) => void;
-  settled: boolean;
-  onAbort?: () => void;
+/** One queued request; it is its own abort listener (handleEvent), so no closure is made per request. */
+class Entry {
+  settled = false;
+  listening = false;
+  readonly enqueuedAt = process.hrtime.bigint();
+
+  constructor(
+    readonly request: ScheduledRequest,
+    readonly resolve: (value: ScheduledResult) => void,
+    readonly reject: (error: TesseraError) => void,
+    private readonly scheduler: DefaultScheduler,
+  ) {}
+
+  handleEvent(): void {
+    this.scheduler.abort(this);
+  }
 }
 
 export class DefaultScheduler implements Scheduler {
@@ -57,11 +66,11 @@ export class DefaultScheduler implements Scheduler {
       return Promise.reject(abortedRequestError(request.signal, REQUEST_CANCELLED_MESSAGE));
     }
     return new Promise<ScheduledResult>((resolve, reject) => {
-      const entry: Entry = { request, enqueuedAt: process.hrtime.bigint(), resolve, reject, settled: false };
+      const entry = new Entry(request, resolve, reject, this);
       notify(this.queueObserver, 'requestQueued', { id, level: 0 });
       if (request.signal) {
-        entry.onAbort = () => this.abort(entry);
-        request.signal.addEventListener('abort', entry.onAbort, ONCE);
+        entry.listening = true;
+        request.signal.addEventListener('abort', entry, ONCE);
       }
       this.waiting.push(entry);
       this.dispatch();
@@ -111,20 +120,18 @@ export class DefaultScheduler implements Scheduler {
         failure = TesseraError.internal(
           `backend returned ${batch.results.length} results for an execution of 1 request on '${instance.spec.name}'`,
         );
-      } else {
-        this.settle(entry, () => entry.resolve({ result, queueNs, timing: batch.timing }));
+      } else if (this.settle(entry)) {
+        entry.resolve({ result, queueNs, timing: batch.timing });
       }
     }
-    if (failure) {
-      const error = failure;
-      this.settle(entry, () => entry.reject(error));
-    }
+    if (failure && this.settle(entry)) entry.reject(failure);
     // A request aborted while executing was answered already; settle() drops its late result.
     this.dispatch();
     this.checkDrained();
   }
 
-  private abort(entry: Entry): void {
+  /** Entry's abort listener: not for other callers. */
+  abort(entry: Entry): void {
     if (entry.settled) return;
     const index = this.waiting.indexOf(entry);
     const id = entry.request.id ?? '';
@@ -137,15 +144,16 @@ export class DefaultScheduler implements Scheduler {
     } else {
       notify(this.queueObserver, 'requestCancelledRunning', { id, elapsedUs });
     }
-    this.settle(entry, () => entry.reject(abortedRequestError(entry.request.signal, REQUEST_CANCELLED_MESSAGE)));
+    if (this.settle(entry)) entry.reject(abortedRequestError(entry.request.signal, REQUEST_CANCELLED_MESSAGE));
     this.checkDrained();
   }
 
-  private settle(entry: Entry, answer: () => void): void {
-    if (entry.settled) return;
+  /** Marks the entry settled and stops listening for its abort; false when it was settled already (answer nothing). */
+  private settle(entry: Entry): boolean {
+    if (entry.settled) return false;
     entry.settled = true;
-    if (entry.onAbort) entry.request.signal?.removeEventListener('abort', entry.onAbort);
-    answer();
+    if (entry.listening) entry.request.signal?.removeEventListener('abort', entry);
+    return true;
   }
 
   private isDrained(): boolean {

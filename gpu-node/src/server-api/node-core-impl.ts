@@ -16,7 +16,7 @@ import { RepositoryManager, type ControlMode } from '../repository/repository-ma
 import type { ModelPlatform } from '../models/model-platform.js';
 import type { InstanceSnapshot } from '../models/instance-snapshot.js';
 import type { ModelStatsSnapshot } from '../models/model-stats.js';
-import type { ModelVersion } from '../models/model-version.js';
+import type { ModelVersion, ResponseListener } from '../models/model-version.js';
 import { configDatatype, validateInferRequest } from '../models/request-validator.js';
 import type { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
 import type {
@@ -214,36 +214,34 @@ class NodeCoreImpl implements TesseraNodeCore {
     return this.manager.resolve(name, version).isDecoupled;
   }
 
-  async infer(request: InferRequest, options: InferOptions = {}): Promise<InferResponse> {
-    if (this.exiting) throw TesseraError.unavailable('Server is exiting');
+  infer(request: InferRequest, options: InferOptions = {}): Promise<InferResponse> {
     const tracer = this.options.tracer ?? noopTracer;
-    // Untraced (the default), the span's attributes would only be made to be dropped.
-    const traced = tracer.enabled;
-    const span = tracer.startSpan(
-      'node.infer',
-      traced
-        ? {
-            parent: options.traceParent,
-            kind: 'server',
-            attributes: { 'tessera.model': request.modelName, 'tessera.request_id': request.id || undefined },
-          }
-        : { parent: options.traceParent },
-    );
+    // Untraced (the default), no span is made: its attributes and scope would only be dropped. Not an
+    // async function, so the version's promise is answered as it is, without one more wrapped around it.
+    if (tracer.enabled) return this.inferTraced(request, options, tracer);
+    try {
+      if (this.exiting) throw TesseraError.unavailable('Server is exiting');
+      const version = this.manager.resolve(request.modelName, request.modelVersion);
+      const validated = validateInferRequest(request, version.config, version.name);
+      return version.infer(request, validated, options.signal, undefined, streamOf(options));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private async inferTraced(request: InferRequest, options: InferOptions, tracer: Tracer): Promise<InferResponse> {
+    if (this.exiting) throw TesseraError.unavailable('Server is exiting');
+    const span = tracer.startSpan('node.infer', {
+      parent: options.traceParent,
+      kind: 'server',
+      attributes: { 'tessera.model': request.modelName, 'tessera.request_id': request.id || undefined },
+    });
     try {
       const version = this.manager.resolve(request.modelName, request.modelVersion);
-      if (traced) span.setAttribute('tessera.model_version', String(version.version));
+      span.setAttribute('tessera.model_version', String(version.version));
       const validated = validateInferRequest(request, version.config, version.name);
-      if (traced) span.setAttribute('tessera.batch_size', validated.batchSize);
-      const { onResponse, decoupledRefusal: refusal } = options;
-      const stream =
-        onResponse === undefined
-          ? refusal === undefined
-            ? undefined
-            : { refusal }
-          : refusal === undefined
-            ? { onResponse }
-            : { onResponse, refusal };
-      return await version.infer(request, validated, options.signal, { tracer, parent: span.context() }, stream);
+      span.setAttribute('tessera.batch_size', validated.batchSize);
+      return await version.infer(request, validated, options.signal, { tracer, parent: span.context() }, streamOf(options));
     } catch (error) {
       span.setError(error);
       throw error;
@@ -322,4 +320,11 @@ class NodeCoreImpl implements TesseraNodeCore {
   private refuseWhileExiting(message: string): void {
     if (this.exiting) throw TesseraError.unavailable(message);
   }
+}
+
+/** What a version needs of the caller's streaming options; undefined when it gave none (the usual unary call). */
+function streamOf(options: InferOptions): { readonly onResponse?: ResponseListener; readonly refusal?: string } | undefined {
+  const { onResponse, decoupledRefusal: refusal } = options;
+  if (onResponse === undefined) return refusal === undefined ? undefined : { refusal };
+  return refusal === undefined ? { onResponse } : { onResponse, refusal };
 }

@@ -29,47 +29,84 @@ export interface IncomingBodyErrors {
  * Its listeners stay on the request once it settles (a `settled` flag silences them) rather than being
  * taken off: the request is finished either way, and four removals cost more than the rest of the read
  * (each `off` deletes a key of the emitter's listener table, which turns it into a slow dictionary).
+ * The listeners are shared functions that find the read's state on the request, not four closures per request.
  */
 export function collectIncomingBody(incoming: IncomingMessage, maxBytes: number, errors: IncomingBodyErrors): Promise<Uint8Array> {
+  // A second read of the same request gets the first one's answer: the shared listeners must not run twice per chunk.
+  const reading = (incoming as Collecting)[COLLECTOR];
+  if (reading?.body !== undefined) return reading.body;
   if (incoming.readableEnded) return Promise.resolve(new Uint8Array(0));
-  return new Promise((resolve, reject) => {
-    let first: Buffer | undefined;
-    let more: Buffer[] | undefined;
-    let total = 0;
-    let settled = false;
-    const onData = (chunk: Buffer): void => {
-      if (settled) return;
-      total += chunk.byteLength;
-      if (total > maxBytes) {
-        settled = true;
-        first = undefined;
-        more = undefined;
-        incoming.off('data', onData);
-        incoming.pause();
-        reject(errors.overLimit());
-        return;
-      }
-      if (first === undefined) first = chunk;
-      else (more ??= [first]).push(chunk);
-    };
-    incoming.on('data', onData);
-    incoming.on('end', () => {
-      if (settled) return;
-      settled = true;
-      resolve(more !== undefined ? joinChunks(more, total) : first === undefined ? new Uint8Array(0) : asUint8Array(first));
-    });
-    incoming.on('error', (error: Error) => {
-      if (settled) return;
-      settled = true;
-      reject(errors.failed(error));
-    });
+  const body = new Promise<Uint8Array>((resolve, reject) => {
+    (incoming as Collecting)[COLLECTOR] = new BodyCollection(maxBytes, errors, resolve, reject);
+    incoming.on('data', onBodyData);
+    incoming.on('end', onBodyEnd);
+    incoming.on('error', onBodyError);
     // 'close' without 'end' and without 'error': the client went away mid-body.
-    incoming.on('close', () => {
-      if (settled || incoming.complete) return;
-      settled = true;
-      reject(errors.closedEarly());
-    });
+    incoming.on('close', onBodyClose);
   });
+  (incoming as Collecting)[COLLECTOR]!.body = body;
+  return body;
+}
+
+/** One body read's state, kept on its request under COLLECTOR. */
+class BodyCollection {
+  first: Buffer | undefined = undefined;
+  more: Buffer[] | undefined = undefined;
+  total = 0;
+  settled = false;
+  /** The read's promise, for a second read of the same request. */
+  body: Promise<Uint8Array> | undefined = undefined;
+
+  constructor(
+    readonly maxBytes: number,
+    readonly errors: IncomingBodyErrors,
+    readonly resolve: (body: Uint8Array) => void,
+    readonly reject: (error: Error) => void,
+  ) {}
+}
+
+const COLLECTOR = Symbol('tessera.bodyCollection');
+type Collecting = IncomingMessage & { [COLLECTOR]?: BodyCollection };
+
+function onBodyData(this: Collecting, chunk: Buffer): void {
+  const read = this[COLLECTOR];
+  if (read === undefined || read.settled) return;
+  read.total += chunk.byteLength;
+  if (read.total > read.maxBytes) {
+    read.settled = true;
+    read.first = undefined;
+    read.more = undefined;
+    this.off('data', onBodyData);
+    this.pause();
+    read.reject(read.errors.overLimit());
+    return;
+  }
+  if (read.first === undefined) read.first = chunk;
+  else (read.more ??= [read.first]).push(chunk);
+}
+
+function onBodyEnd(this: Collecting): void {
+  const read = this[COLLECTOR];
+  if (read === undefined || read.settled) return;
+  read.settled = true;
+  const { first, more } = read;
+  read.first = undefined;
+  read.more = undefined;
+  read.resolve(more !== undefined ? joinChunks(more, read.total) : first === undefined ? new Uint8Array(0) : asUint8Array(first));
+}
+
+function onBodyError(this: Collecting, error: Error): void {
+  const read = this[COLLECTOR];
+  if (read === undefined || read.settled) return;
+  read.settled = true;
+  read.reject(read.errors.failed(error));
+}
+
+function onBodyClose(this: Collecting): void {
+  const read = this[COLLECTOR];
+  if (read === undefined || read.settled || this.complete) return;
+  read.settled = true;
+  read.reject(read.errors.closedEarly());
 }
 
 function asUint8Array(chunk: Uint8Array): Uint8Array {

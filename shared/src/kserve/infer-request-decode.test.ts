@@ -121,6 +121,10 @@ describe('decodeInferRequestBody: JSON', () => {
     expectTesseraError(() => decode({ inputs: [], outputs: {} }), 'INVALID_ARG', /'outputs' must be an array/);
     expectTesseraError(() => decode({ inputs: [], outputs: [{}] }), 'INVALID_ARG', /output #0 is missing 'name'/);
     expectTesseraError(() => decode({ inputs: [], outputs: [{ name: 'y' }, { name: 'y' }] }), 'INVALID_ARG', /output 'y' is requested more than once/);
+    // Past 16 outputs repeats are found by a Set, not the scan: both ways refuse, and distinct names pass.
+    const many = Array.from({ length: 20 }, (_, i) => ({ name: `o${i}` }));
+    expectTesseraError(() => decode({ inputs: [], outputs: [...many, { name: 'o3' }] }), 'INVALID_ARG', /output 'o3' is requested more than once/);
+    expect(decode({ inputs: [], outputs: many }).request.outputs?.length).toBe(20);
     expectTesseraError(() => decode({ inputs: [], outputs: [{ name: 'y', parameters: { binary_data: 1 } }] }), 'INVALID_ARG', /'binary_data' of output 'y' must be a boolean/);
     expectTesseraError(() => decode({ inputs: [], outputs: [{ name: 'y', parameters: { classification: 0 } }] }), 'INVALID_ARG', /'classification' of output 'y' must be a positive integer/);
     const { outputBinary, request } = decode({ inputs: [], parameters: { binary_data_output: true }, outputs: [{ name: 'y', parameters: { binary_data: false } }] });

@@ -75,3 +75,53 @@ describe('splitRunOutputs', () => {
     expect(bad && 'error' in bad ? bad.error.code : undefined).toBe('INTERNAL');
   });
 });
+
+describe('a batch of one (planned without the batch machinery) against a batch of two', () => {
+  const two: ModelIo = {
+    modelName: 'm2',
+    batching: true,
+    inputs: [
+      { name: 'A', type: 'int32', dims: [-1, 2] },
+      { name: 'B', type: 'int32', dims: [-1, 2] },
+    ],
+    outputs: [
+      { name: 'X', type: 'int32', dims: [-1, 2] },
+      { name: 'Y', type: 'int32', dims: [-1, 2] },
+    ],
+  };
+  const int32 = (name: string, rows: number): Tensor => ({ name, datatype: 'INT32', shape: [rows, 2], data: new Uint8Array(rows * 8) });
+  // Inputs in the other order than the model's, and one output asked for.
+  const asking = (rows: number) => {
+    const inputs = [int32('B', rows), int32('A', rows)];
+    markValidatedInputs(inputs);
+    return { inputs, requestedOutputs: ['Y'], parameters: {} };
+  };
+
+  it('feeds the inputs in the model order and fetches only the outputs asked for, as a batch does', () => {
+    const one = planBatch([asking(1)], two).runs[0]!;
+    const many = planBatch([asking(1), asking(2)], two).runs[0]!;
+    expect(one.body.inputs.map((t) => t.name)).toEqual(['A', 'B']);
+    expect(one.body.inputs.map((t) => t.name)).toEqual(many.body.inputs.map((t) => t.name));
+    expect(one.body.outputNames).toEqual(['Y']);
+    expect(one.body.outputNames).toEqual(many.body.outputNames);
+    expect(one.batchSizes).toEqual([1]);
+  });
+
+  it('keeps a non-batching request\'s own input order and refuses a bad request alone', () => {
+    const flat: ModelIo = { ...two, modelName: 'flat', batching: false };
+    const plan = planBatch([asking(1)], flat);
+    expect(plan.runs[0]?.body.inputs.map((t) => t.name)).toEqual(['B', 'A']);
+    expect(plan.runs[0]?.batchSizes).toEqual([]);
+    const refused = planBatch([{ inputs: [int32('A', 1)], requestedOutputs: [], parameters: {} }], two);
+    expect(refused.runs).toEqual([]);
+    expect(refused.rejected.get(0)?.message).toBe("model 'm2' needs input 'B', which the request does not have");
+  });
+
+  it('answers a one-request run with the outputs asked for, in the order asked', () => {
+    const request = { ...asking(1), requestedOutputs: ['Y', 'X'] };
+    const run = planBatch([request], two).runs[0]!;
+    const wire = (name: string) => ({ name, datatype: 'INT32' as const, shape: [1, 2], data: new Uint8Array(8).buffer });
+    const [result] = splitRunOutputs(run, [wire('X'), wire('Y')], [request], two);
+    expect(result && 'outputs' in result ? result.outputs.map((o) => o.name) : undefined).toEqual(['Y', 'X']);
+  });
+});

@@ -71,6 +71,8 @@ export function assertOrtStrings(input: Tensor, what: string): void {
 interface IoLookup {
   readonly inputs: ReadonlyMap<string, { readonly datatype: Datatype | undefined; readonly typeError: string }>;
   readonly outputs: ReadonlySet<string>;
+  /** Every output name in model order: the fetch list of a run whose requests want all outputs. */
+  readonly outputNames: readonly string[];
 }
 
 const lookups = new WeakMap<ModelIo, IoLookup>();
@@ -86,7 +88,8 @@ function lookupOf(io: ModelIo): IoLookup {
         inputs.set(info.name, { datatype: undefined, typeError: error instanceof Error ? error.message : String(error) });
       }
     }
-    lookup = { inputs, outputs: new Set(io.outputs.map((o) => o.name)) };
+    const outputNames = io.outputs.map((o) => o.name);
+    lookup = { inputs, outputs: new Set(outputNames), outputNames };
     lookups.set(io, lookup);
   }
   return lookup;
@@ -144,10 +147,37 @@ function checkRequest(request: ExecutionRequest, io: ModelIo): number {
 }
 
 /** Outputs a run must fetch: every output when some request wants all, else the union, in model order. */
-function outputsFor(requests: readonly ExecutionRequest[], io: ModelIo): string[] {
-  if (requests.some((r) => r.requestedOutputs.length === 0)) return io.outputs.map((o) => o.name);
+function outputsFor(requests: readonly ExecutionRequest[], io: ModelIo): readonly string[] {
+  const all = lookupOf(io).outputNames;
+  if (requests.some(wantsAllOutputs)) return all;
   const wanted = new Set(requests.flatMap((r) => r.requestedOutputs));
-  return io.outputs.map((o) => o.name).filter((n) => wanted.has(n));
+  return all.filter((n) => wanted.has(n));
+}
+
+const wantsAllOutputs = (request: ExecutionRequest): boolean => request.requestedOutputs.length === 0;
+
+const NONE_REJECTED: ReadonlyMap<number, TesseraError> = new Map();
+
+/** The plan of a batch of one request (the default scheduler's every batch): no maps, lists or closures of a batch. */
+function planOne(request: ExecutionRequest, io: ModelIo): BatchPlan {
+  let rows: number;
+  try {
+    rows = checkRequest(request, io);
+  } catch (error) {
+    return { runs: [], rejected: new Map([[0, toTesseraError(error)]]) };
+  }
+  // Input order: the model's for a batching run (as a concatenation builds it), the request's otherwise.
+  const inputs: WireTensor[] = [];
+  if (io.batching) for (const info of io.inputs) inputs.push(copiedTensorToWire(inputNamed(request, info.name)));
+  else for (const input of request.inputs) inputs.push(copiedTensorToWire(input));
+  const outputNames = wantsAllOutputs(request) ? lookupOf(io).outputNames : outputsFor([request], io);
+  return { runs: [{ requestIndexes: [0], batchSizes: io.batching ? [rows] : [], body: { inputs, outputNames } }], rejected: NONE_REJECTED };
+}
+
+function inputNamed(request: ExecutionRequest, name: string): Tensor {
+  for (const input of request.inputs) if (input.name === name) return input;
+  // checkRequest found every model input in the request.
+  throw TesseraError.internal(`input '${name}' vanished from a checked request`);
 }
 
 function innerShape(tensor: Tensor): string {
@@ -155,6 +185,7 @@ function innerShape(tensor: Tensor): string {
 }
 
 export function planBatch(requests: readonly ExecutionRequest[], io: ModelIo): BatchPlan {
+  if (requests.length === 1) return planOne(requests[0] as ExecutionRequest, io);
   const rejected = new Map<number, TesseraError>();
   const accepted: { index: number; request: ExecutionRequest; rows: number }[] = [];
   // The first acceptable request fixes the non-batch dimensions every later one must match.
@@ -219,6 +250,7 @@ export function splitRunOutputs(
   requests: readonly ExecutionRequest[],
   io: ModelIo,
 ): ExecutionResult[] {
+  if (run.requestIndexes.length === 1) return [oneRequestsOutputs(run, wireOutputs, requests[run.requestIndexes[0] as number] as ExecutionRequest, io)];
   const own = run.requestIndexes.map((i) => requests[i] as ExecutionRequest);
   const outputs = wireOutputs.map(wireToTensor);
   if (!io.batching) return own.map((request) => ({ outputs: selectOutputs(request, outputs) }));
@@ -243,4 +275,26 @@ export function splitRunOutputs(
     const failure = TesseraError.internal(`model '${io.modelName}': ${message}`);
     return own.map(() => ({ error: failure }));
   }
+}
+
+/** splitRunOutputs for a run of one request: its outputs whole, checked against its rows, with no per-batch lists. */
+function oneRequestsOutputs(run: PlannedRun, wireOutputs: readonly WireTensor[], request: ExecutionRequest, io: ModelIo): ExecutionResult {
+  const outputs: Tensor[] = [];
+  for (const wire of wireOutputs) outputs.push(wireToTensor(wire));
+  if (io.batching) {
+    const rows = run.batchSizes[0];
+    try {
+      for (const output of outputs) {
+        if (output.shape[0] !== rows) {
+          throw new Error(`output '${output.name}' has shape ${formatShape(output.shape)}, but the batch holds ${rows} rows along dimension 0`);
+        }
+        validateTensorData(output);
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { error: TesseraError.internal(`model '${io.modelName}': ${message}`) };
+    }
+  }
+  // The list is this request's own already: no copy when it wants every output.
+  return { outputs: request.requestedOutputs.length === 0 ? outputs : selectOutputs(request, outputs) };
 }

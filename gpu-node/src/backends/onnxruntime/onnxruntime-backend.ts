@@ -30,10 +30,10 @@ import { transferListOf } from '../worker/wire-tensor.js';
 import { siblingModule } from '../worker/sibling-module.js';
 import { openInlineSession } from '../worker/inline-session.js';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import { planBatch, splitRunOutputs, type ModelIo } from './batch-plan.js';
+import { planBatch, splitRunOutputs, type ModelIo, type PlannedRun } from './batch-plan.js';
 import { configTypeOfOrt } from './element-types.js';
 import { cudaProviderInstalled, gpuProviderCandidates, refuseCpuAccelerators, skippedProviderReasons } from './execution-providers.js';
-import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit } from './protocol.js';
+import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit, OrtRun } from './protocol.js';
 import type { WireTensor } from '../worker/protocol.js';
 import { sessionSettingsFromConfig } from './session-settings.js';
 import { webGpuLockBuffer } from './webgpu-lock.js';
@@ -77,7 +77,7 @@ export const INLINE_MAX_BATCH_BYTES = 64 * 1024;
 type OrtWorker = PooledSession<OrtInfo, OrtExecuteBody, OrtExecuteReply>;
 
 const WORKER_ENTRY = siblingModule(import.meta.url, 'onnxruntime-worker');
-const NOT_EXECUTED = TesseraError.internal('request was not executed');
+const NOT_EXECUTED_RESULT: ExecutionResult = { error: TesseraError.internal('request was not executed') };
 
 class OnnxRuntimeInstance implements BackendInstance {
   private readonly io: ModelIo;
@@ -116,20 +116,20 @@ class OnnxRuntimeInstance implements BackendInstance {
     const plan = planBatch(requests, this.io);
     // Every slot is filled below, by a run's result or by the request's rejection; the placeholder is
     // shared so that a batch of 64 does not build 64 errors with stack traces that are then discarded.
-    const notExecuted = { error: NOT_EXECUTED };
-    const results: ExecutionResult[] = requests.map((_, i) => {
+    const results: ExecutionResult[] = [];
+    for (let i = 0; i < requests.length; i++) {
       const rejected = plan.rejected.get(i);
-      return rejected === undefined ? notExecuted : { error: rejected };
-    });
+      results.push(rejected === undefined ? NOT_EXECUTED_RESULT : { error: rejected });
+    }
     if (plan.runs.length === 0) return { results, timing: failedExecuteTiming(start) };
 
     let reply: OrtExecuteReply;
     try {
-      const runs = plan.runs.map((r) => r.body);
+      const runs = plan.runs.length === 1 ? [(plan.runs[0] as PlannedRun).body] : plan.runs.map((r) => r.body);
       const body: OrtExecuteBody = checkAgainstCpu === undefined ? { runs } : { runs, checkAgainstCpu };
-      const inputs = plan.runs.flatMap((r) => r.body.inputs);
-      const session = this.openInPool !== undefined && bytesOf(inputs) > this.inlineMaxBatchBytes ? await this.pooledSession(this.openInPool) : this.worker;
-      reply = await session.call(body, transferListOf(inputs));
+      const session = this.openInPool !== undefined && inputBytesOf(runs) > this.inlineMaxBatchBytes ? await this.pooledSession(this.openInPool) : this.worker;
+      // A session on the main thread takes the buffers as they are: no transfer list to build.
+      reply = await session.call(body, session === this.worker && this.openInPool !== undefined ? undefined : transferListOf(inputsOf(runs)));
     } catch (error) {
       const failure = error instanceof TesseraError ? error : TesseraError.internal(String(error));
       for (const run of plan.runs) for (const i of run.requestIndexes) results[i] = { error: failure };
@@ -137,7 +137,8 @@ class OnnxRuntimeInstance implements BackendInstance {
     }
 
     const received = process.hrtime.bigint();
-    plan.runs.forEach((run, r) => {
+    for (let r = 0; r < plan.runs.length; r++) {
+      const run = plan.runs[r] as PlannedRun;
       const outcome = reply.runs[r];
       const runResults: ExecutionResult[] =
         outcome === undefined
@@ -145,10 +146,8 @@ class OnnxRuntimeInstance implements BackendInstance {
           : 'error' in outcome
             ? run.requestIndexes.map(() => ({ error: new TesseraError(outcome.error.code, outcome.error.message) }))
             : splitRunOutputs(run, outcome.outputs, requests, this.io);
-      run.requestIndexes.forEach((requestIndex, k) => {
-        results[requestIndex] = runResults[k] as ExecutionResult;
-      });
-    });
+      for (let k = 0; k < run.requestIndexes.length; k++) results[run.requestIndexes[k] as number] = runResults[k] as ExecutionResult;
+    }
     // compute_infer is session.run alone; compute_output is the worker's output conversion plus the
     // split here; compute_input is everything else (concatenation, transfer both ways, input conversion).
     return { results, timing: executeTiming(start, received, reply) };
@@ -187,10 +186,14 @@ async function directoryBytesUpTo(dir: string, cap: number): Promise<number> {
   }
 }
 
-function bytesOf(tensors: readonly WireTensor[]): number {
+function inputBytesOf(runs: readonly OrtRun[]): number {
   let bytes = 0;
-  for (const t of tensors) bytes += t.data.byteLength;
+  for (const run of runs) for (const t of run.inputs) bytes += t.data.byteLength;
   return bytes;
+}
+
+function inputsOf(runs: readonly OrtRun[]): readonly WireTensor[] {
+  return runs.length === 1 ? (runs[0] as OrtRun).inputs : runs.flatMap((r) => r.inputs);
 }
 
 /** An onnxruntime backend and the pools its instances run in (for figures and for closing them in tests). */

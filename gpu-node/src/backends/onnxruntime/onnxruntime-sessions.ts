@@ -144,10 +144,11 @@ async function cpuDisagreement(
 }
 
 function toOrtTensor(wire: WireTensor): ort.Tensor {
-  const what = `input '${wire.name}'`;
-  const type = ortTypeOf(wire.datatype, what);
+  // The label words refusals only (BF16 here, BYTES below): not a string per input per request.
+  const type = ortTypeOf(wire.datatype, wire.datatype === 'BF16' ? `input '${wire.name}'` : '');
   const tensor = wireToTensor(wire);
   if (type === 'string') {
+    const what = `input '${wire.name}'`;
     const elements = decodeBytesElements(tensor.data, elementCount(tensor.shape, what), what);
     return new ort.Tensor('string', elements.map((e) => utf8.decode(e)), tensor.shape);
   }
@@ -186,7 +187,8 @@ async function execute(state: InstanceSession, body: OrtExecuteBody): Promise<Wo
   let inferNs = 0n;
   let outputNs = 0n;
   const runs: OrtRunResult[] = [];
-  const transfer = new Set<ArrayBuffer>();
+  // Each output buffer is onnxruntime's own, fresh per run, so none appears twice.
+  const transfer: ArrayBuffer[] = [];
   // Each run fails on its own: a bad shape in one request of a non-batching model spares the others.
   for (const run of body.runs) {
     try {
@@ -195,18 +197,23 @@ async function execute(state: InstanceSession, body: OrtExecuteBody): Promise<Wo
       for (const input of run.inputs) feeds[input.name] = toOrtTensor(input);
       const t1 = now();
       const running = session;
-      const results = await underGpuLock(initMessage as OrtInit, provider, () => running.run(feeds, [...run.outputNames]));
+      // onnxruntime reads the fetch names without keeping or changing the list.
+      const fetches = run.outputNames as string[];
+      const results =
+        provider === 'cpu' ? await running.run(feeds, fetches) : await underGpuLock(initMessage, provider, () => running.run(feeds, fetches));
       const t2 = now();
       if (body.checkAgainstCpu !== undefined && provider !== 'cpu' && initMessage !== undefined) {
         const problem = await cpuDisagreement(initMessage, feeds, run.outputNames, results, body.checkAgainstCpu);
         if (problem !== undefined) throw TesseraError.internal(`${provider} disagrees with the CPU: ${problem}`);
       }
-      const outputs = run.outputNames.map((name) => {
+      const outputs: WireTensor[] = [];
+      for (const name of run.outputNames) {
         const value = results[name];
         if (value === undefined) throw TesseraError.internal(`onnxruntime returned no output '${name}'`);
-        return toWire(name, value);
-      });
-      for (const o of outputs) if (o.data.byteLength > 0) transfer.add(o.data);
+        const output = toWire(name, value);
+        outputs.push(output);
+        if (output.data.byteLength > 0 && !transfer.includes(output.data)) transfer.push(output.data);
+      }
       outputNs += now() - t2;
       inputNs += t1 - t0;
       inferNs += t2 - t1;
@@ -217,7 +224,7 @@ async function execute(state: InstanceSession, body: OrtExecuteBody): Promise<Wo
   }
   return {
     body: { runs, inputNs: Number(inputNs), inferNs: Number(inferNs), outputNs: Number(outputNs) },
-    transfer: [...transfer],
+    transfer,
   };
 }
 

@@ -44,24 +44,13 @@ export async function openInlineSession<Init, Info, Req, Res>(
 
   const run = async (body: Req, options: CallOptions): Promise<Res> => {
     if (released) throw TesseraError.unavailable(`instance ${instanceName} is closed`);
-    let done = false;
-    const context: ExecuteContext = {
-      partial: (partialBody) => {
-        if (done) throw new Error('the request is complete; no more responses can be sent');
-        try {
-          options.onPartial?.(partialBody);
-        } catch {
-          // The consumer's failure (a closed stream) is its own, as with a thread's partial message.
-        }
-      },
-      signal: (index) => options.signals?.[index] ?? NEVER_ABORTED,
-    };
+    const context = new InlineCall(options);
     try {
       return (await session.execute(body, context)).body;
     } catch (error) {
       throw fromWire(wireError(error));
     } finally {
-      done = true;
+      context.done = true;
     }
   };
 
@@ -83,4 +72,24 @@ export async function openInlineSession<Init, Info, Req, Res>(
       await session.close().catch(() => undefined);
     },
   };
+}
+
+/** One batch's context on the main thread: one object per batch, its methods shared, not two closures. */
+class InlineCall implements ExecuteContext {
+  done = false;
+
+  constructor(private readonly options: CallOptions) {}
+
+  partial(body: unknown): void {
+    if (this.done) throw new Error('the request is complete; no more responses can be sent');
+    try {
+      this.options.onPartial?.(body);
+    } catch {
+      // The consumer's failure (a closed stream) is its own, as with a thread's partial message.
+    }
+  }
+
+  signal(index: number): AbortSignal {
+    return this.options.signals?.[index] ?? NEVER_ABORTED;
+  }
 }

@@ -44,14 +44,27 @@ export interface InferHttpAnswer {
   readonly body: Uint8Array;
 }
 
-export async function runInfer(
+export function runInfer(
   context: InferRouteContext,
   input: InferHttpInput,
   modelName: string,
   modelVersion: string | undefined,
 ): Promise<InferHttpAnswer> {
+  const deadlineHeader = input.header(DEADLINE_HEADER);
+  // Without a deadline (the usual request) there is nothing to tell apart or clear: no wrapper around the infer.
+  if (deadlineHeader === null) return inferWithin(context, input, modelName, modelVersion, input.clientSignal);
+  return inferWithDeadline(context, input, modelName, modelVersion, deadlineHeader);
+}
+
+async function inferWithDeadline(
+  context: InferRouteContext,
+  input: InferHttpInput,
+  modelName: string,
+  modelVersion: string | undefined,
+  deadlineHeader: string,
+): Promise<InferHttpAnswer> {
   // Checked first, so a malformed header is refused before the body is read.
-  const deadline = requestDeadline(input.header(DEADLINE_HEADER), input.clientSignal);
+  const deadline = requestDeadline(deadlineHeader, input.clientSignal);
   try {
     return await inferWithin(context, input, modelName, modelVersion, deadline.signal);
   } catch (error) {
