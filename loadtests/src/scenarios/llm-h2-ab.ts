@@ -8,7 +8,8 @@
  * Each round measures both at every concurrency, the order alternating per round, so drift of the busy
  * box falls on both alike. CPU per token is net of each gateway's own idle cost, read from
  * /proc/PID/task/*\/stat. The bare node:http relay (the issue's anchor) runs before and after the rounds.
- * LLM_BENCH_AB_ROUNDS (default 4) sets the rounds; LLM_BENCH_CPU_PROF_DIR profiles the HTTP/2 gateway.
+ * LLM_BENCH_AB_ROUNDS (default 4) sets the rounds; LLM_BENCH_CPU_PROF_DIR profiles the HTTP/2 gateway;
+ * LLM_BENCH_AB_STAGGER=1 spreads the starts over one stream's length.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -55,6 +56,8 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
   const concurrencies = options.concurrencies ?? (options.quick ? [16] : [16, 64]);
   const rounds = Number(process.env.LLM_BENCH_AB_ROUNDS ?? (options.quick ? 1 : 4));
   const durationMs = options.durationS * 1000;
+  // LLM_BENCH_AB_STAGGER=1: starts spread over one stream's length (not a closed-loop burst), as the llm bench's `-staggered` points.
+  const stagger = process.env.LLM_BENCH_AB_STAGGER === '1';
   const support = perCoreSupport();
   if (!support.ok) log(`not pinned: ${support.why}`);
   if (support.ok) pinProcess(process.pid, 1);
@@ -107,7 +110,7 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
       const pid = side === 'anchor' ? anchor.pid : gateways[side].pid;
       const port = side === 'anchor' ? anchor.port : gateways[side].port;
       const before = await readThreadCpu(pid);
-      const result = await runStreamLoad({ port, path: '/v1/completions', body, headers: side === 'anchor' ? {} : auth, concurrency, durationMs });
+      const result = await runStreamLoad({ port, path: '/v1/completions', body, headers: side === 'anchor' ? {} : auth, concurrency, durationMs, staggerMs: stagger ? TOKENS_PER_STREAM * ITL_MS : 0 });
       const cpu = perUnit(threadCpuDelta(before, await readThreadCpu(pid), pid), result.tokens).totalUs;
       const tokensPerSec = (result.tokens / result.elapsedMs) * 1000;
       const idle = side === 'anchor' ? 0 : idleUsPerSec[side];
@@ -117,6 +120,7 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
         ttftP50Ms: summarizeLatencies(result.ttftUs).p50Us / 1000, itlP50Ms: summarizeLatencies(result.itlUs).p50Us / 1000,
       };
       points.push(point);
+      if (result.failedStreams > 0) log(`round ${round} c=${concurrency} ${side}: failures: ${result.failures.join('; ')}`);
       log(`round ${round} c=${concurrency} ${side}: ${tokensPerSec.toFixed(0)} tok/s, ${result.failedStreams} failed, CPU ${cpu.toFixed(1)} µs/token (net ${point.netCpuUsPerToken.toFixed(1)})`);
     };
 
@@ -140,7 +144,7 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
       return { concurrency: c, h1NetMedian: median(h1), h2NetMedian: median(h2), h1GrossMedian: gross('h1'), h2GrossMedian: gross('h2'), h2CheaperGross: `${wins} of ${Math.min(h1Gross.length, h2Gross.length)}`, anchorMedian: median(net('anchor')), h1Rounds: h1, h2Rounds: h2 };
     });
     const text = [
-      `LLM streams through the gateway, node reached over HTTP/1.1 vs HTTP/2, ${rounds} interleaved rounds of ${options.durationS} s per point, ${TOKENS_PER_STREAM} tokens per stream ${ITL_MS} ms apart`,
+      `LLM streams through the gateway, node reached over HTTP/1.1 vs HTTP/2${stagger ? ', starts staggered' : ''}, ${rounds} interleaved rounds of ${options.durationS} s per point, ${TOKENS_PER_STREAM} tokens per stream ${ITL_MS} ms apart`,
       support.ok ? 'both gateways and the anchor on core 0 (one measured at a time); node, engine double, Redis and load generator on core 1' : `NOT pinned: ${support.why}`,
       `gateway idle: h1 ${idleUsPerSec.h1.toFixed(0)}, h2 ${idleUsPerSec.h2.toFixed(0)} µs of CPU per second`,
       '',

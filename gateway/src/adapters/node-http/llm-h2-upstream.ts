@@ -15,6 +15,7 @@
  *   stream cut mid-answer makes the body's iteration throw. The next request opens a fresh session.
  */
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
+import { connect as netConnect } from 'node:net';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { LlmUpstream, LlmUpstreamRequest, LlmUpstreamResponse, NodeView } from '../../core/ports/index.js';
 import { markNotAccepted } from '../../core/routing/upstream-errors.js';
@@ -52,6 +53,8 @@ class NodeSession {
     this.session = connect(`http://${address}`, {
       settings: { initialWindowSize: STREAM_WINDOW_BYTES, enablePush: false },
       maxSessionMemory: 64,
+      // Requests are small writes on a shared socket: without NODELAY, Nagle holds one back behind another's ACK.
+      createConnection: (url: URL) => netConnect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port), noDelay: true }),
     });
     const session = this.session;
     session.once('connect', () => {

@@ -9,7 +9,7 @@
  * of streams one session may open at once is bounded (`maxConcurrentStreams`).
  */
 import { createServer, constants, type Http2Server, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 
@@ -63,6 +63,9 @@ export function createLlmH2cServer(app: Hono, options: LlmH2cServerOptions = {})
         },
         onRequest,
       );
+      // Events are small and come one at a time per stream: without NODELAY, Nagle holds each one back
+      // until the previous is acknowledged (up to a delayed ACK, ~40 ms, with a single stream).
+      created.on('connection', (socket: Socket) => socket.setNoDelay(true));
       created.on('session', (session) => {
         sessions.add(session);
         session.once('close', () => sessions.delete(session));
