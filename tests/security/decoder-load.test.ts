@@ -81,5 +81,7 @@ describe('onnxruntime_llm refuses broken models at load', () => {
     expect((await loadError({ parameters: { max_num_batched_tokens: '0' } })).message).toMatch(/'max_num_batched_tokens' must be an integer >= 1/);
     expect((await loadError({ parameters: { max_num_batched_tokens: '1e9x' } })).message).toMatch(/'max_num_batched_tokens' must be an integer >= 1/);
     expect((await loadError({ parameters: { length_buckets: Array.from({ length: 17 }, (_, i) => 2 + i).join(',') } })).message).toMatch(/at most 16 bounds/);
+    expect((await loadError({ parameters: { prefill_order: 'random' } })).message).toMatch(/'prefill_order' must be 'arrival' or 'shortest_first'/);
+    expect((await loadError({ parameters: { prefill_aging_ms: '-1' } })).message).toMatch(/'prefill_aging_ms' must be an integer >= 0/);
   });
 });

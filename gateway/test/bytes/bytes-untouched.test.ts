@@ -33,6 +33,8 @@ interface Case {
   readonly shape: readonly [number, number];
   /** The tensor's raw bytes as the binary extension and raw_input_contents carry them. */
   readonly bytes: Uint8Array;
+  /** The request id: the answer must carry it, whether the node's message is forwarded or re-encoded. */
+  readonly id: string;
 }
 
 /** Random contents for `datatype`: any bit pattern (NaNs and subnormals of the floats too); BOOL is 0 or 1. */
@@ -49,7 +51,9 @@ function contents(datatype: EchoDatatype, elements: number): fc.Arbitrary<Uint8A
 
 const caseArb: fc.Arbitrary<Case> = fc
   .record({ datatype: fc.constantFrom(...ECHO_DATATYPES), rows: fc.integer({ min: 1, max: 3 }), cols: fc.integer({ min: 1, max: 5 }) })
-  .chain(({ datatype, rows, cols }) => contents(datatype, rows * cols).map((bytes) => ({ datatype, shape: [rows, cols] as const, bytes })));
+  .chain(({ datatype, rows, cols }) =>
+    fc.tuple(contents(datatype, rows * cols), fc.oneof(fc.constant(''), fc.string({ unit: 'grapheme', maxLength: 10 }))).map(([bytes, id]) => ({ datatype, shape: [rows, cols] as const, bytes, id })),
+  );
 
 type Protocol = 'http' | 'grpc';
 
@@ -90,11 +94,12 @@ describe('tensor bytes through the gateway, untouched (redis + node + gateway)',
   });
 
   /** One infer by `protocol`; resolves with the answer's OUTPUT0 and the gateway's x-cache. */
-  async function infer(protocol: Protocol, c: Case): Promise<{ datatype: string; shape: number[]; bytes: Uint8Array; cache: string | undefined }> {
+  async function infer(protocol: Protocol, c: Case): Promise<{ datatype: string; shape: number[]; bytes: Uint8Array; cache: string | undefined; id: string; model: string }> {
     const model = echoModel(c.datatype);
     if (protocol === 'grpc') {
       const request = create(ModelInferRequestSchema, {
         modelName: model,
+        id: c.id,
         inputs: [create(ModelInferRequest_InferInputTensorSchema, { name: 'INPUT0', datatype: c.datatype, shape: c.shape.map(BigInt) })],
         rawInputContents: [c.bytes],
       });
@@ -102,10 +107,17 @@ describe('tensor bytes through the gateway, untouched (redis + node + gateway)',
       if (result.error !== undefined) throw new Error(`gRPC ${result.error.code}: ${result.error.details}`);
       const out = result.response!;
       const cache = result.trailer.get('x-cache')[0] ?? result.initial.get('x-cache')[0];
-      return { datatype: out.outputs[0]!.datatype, shape: out.outputs[0]!.shape.map(Number), bytes: out.rawOutputContents[0]!, cache: cache === undefined ? undefined : String(cache) };
+      return {
+        datatype: out.outputs[0]!.datatype,
+        shape: out.outputs[0]!.shape.map(Number),
+        bytes: out.rawOutputContents[0]!,
+        cache: cache === undefined ? undefined : String(cache),
+        id: out.id,
+        model: out.modelName,
+      };
     }
     const encoded = encodeInferRequestBody(
-      { id: '', modelName: model, inputs: [{ name: 'INPUT0', datatype: c.datatype as Datatype, shape: [...c.shape], data: c.bytes }], parameters: {} },
+      { id: c.id, modelName: model, inputs: [{ name: 'INPUT0', datatype: c.datatype as Datatype, shape: [...c.shape], data: c.bytes }], parameters: {} },
       { binaryInputs: true, binaryDataOutput: true },
     );
     const response = await fetch(`${gateway.url}/v2/models/${model}/infer`, {
@@ -117,7 +129,7 @@ describe('tensor bytes through the gateway, untouched (redis + node + gateway)',
     if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${new TextDecoder().decode(body)}`);
     const decoded = decodeInferResponseBody(body, response.headers.get(INFER_HEADER_LENGTH));
     const out = decoded.outputs[0]!;
-    return { datatype: out.datatype, shape: [...out.shape], bytes: out.data, cache: response.headers.get('x-cache') ?? undefined };
+    return { datatype: out.datatype, shape: [...out.shape], bytes: out.data, cache: response.headers.get('x-cache') ?? undefined, id: decoded.id, model: decoded.modelName };
   }
 
   const protocols = fc.constantFrom<Protocol>('http', 'grpc');
@@ -137,8 +149,8 @@ describe('tensor bytes through the gateway, untouched (redis + node + gateway)',
   it('gives back the bytes the model produced, every datatype, both protocols, miss and hit', async () => {
     await fc.assert(
       fc.asyncProperty(caseArb, protocols, protocols, async (c, first, second) => {
-        const expected = { datatype: c.datatype, shape: [...c.shape], bytes: Buffer.from(c.bytes).toString('hex') };
-        const seen = (a: Awaited<ReturnType<typeof infer>>) => ({ datatype: a.datatype, shape: a.shape, bytes: Buffer.from(a.bytes).toString('hex') });
+        const expected = { datatype: c.datatype, shape: [...c.shape], bytes: Buffer.from(c.bytes).toString('hex'), id: c.id, model: echoModel(c.datatype) };
+        const seen = (a: Awaited<ReturnType<typeof infer>>) => ({ datatype: a.datatype, shape: a.shape, bytes: Buffer.from(a.bytes).toString('hex'), id: a.id, model: a.model });
         const produced = await infer(first, c);
         expect(seen(produced)).toEqual(expected);
         // The same request again by the same door is answered from the cache, with the same bytes.
@@ -168,7 +180,7 @@ describe('tensor bytes through the gateway, untouched (redis + node + gateway)',
         const again = await inferJson(echoModel(datatype), datatype, shape, values);
         expect(again.cache).toBe('HIT');
         expect(Buffer.from(again.bytes).toString('hex')).toBe(expected);
-        const byGrpc = await infer('grpc', { datatype, shape, bytes });
+        const byGrpc = await infer('grpc', { datatype, shape, bytes, id: 'json-then-grpc' });
         expect(Buffer.from(byGrpc.bytes).toString('hex')).toBe(expected);
       }),
       { numRuns: 30 },

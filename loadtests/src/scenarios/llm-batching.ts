@@ -12,11 +12,13 @@
  *   side: static (the issue's "batch formed once, run to its longest member": every row computes until
  *   the longest ends, as HF generate or a dynamic batcher over a non-decoupled model do) and shrinking
  *   (on this engine a finished row leaves, so later steps run over fewer rows: a stronger baseline);
- * - TTFT of short probes with 31 long generations in flight against the same probes on an idle node;
+ * - TTFT of short probes with 31 long generations in flight against the same probes on an idle node,
+ *   under each prefill order (the default shortest_first, and arrival on a twin model `<model>_arrival`), with
+ *   the background's own TTFT and tokens/s beside them (shortest_first trades the wave's TTFT for the probe's);
  * - the anchor (bare onnxruntime decoding one sequence, one thread, core 0) before and after, and the
  *   engine's KV copy cost per step (llm-engine-probe.ts, core 0).
  *
- * Writes loadtests/results/2026-11-26c-prefill/<model>/llm-batching.{json,md} and two SVG plots per model.
+ * Writes loadtests/results/2026-11-26d-decstep/<model>/llm-batching.{json,md} and two SVG plots per model.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -35,15 +37,15 @@ import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
 import { closedLoop, probes, wholeRequestBatch, windowFigures, type StreamRecord, type WindowFigures } from './llm-stream-client.js';
 
 const RESULTS_ROOT = fileURLToPath(new URL('../../results', import.meta.url));
-const RESULTS_FOLDER = '2026-11-26c-prefill';
+const RESULTS_FOLDER = '2026-11-26d-decstep';
 const PROBE = fileURLToPath(new URL('./llm-engine-probe.ts', import.meta.url));
 
 type DecoderFiles = (options: TinyDecoderConfigOptions) => { path: string; contents: Uint8Array | string }[];
 /** The models benched, each with its writer (the config's own length_buckets default applies). */
 const MODELS: Readonly<Record<string, DecoderFiles>> = { tiny_decoder: tinyDecoderFiles, bench_decoder: benchDecoderFiles };
 
-async function writeModel(repo: string, files: DecoderFiles, name: string, maxNumSeqs: number): Promise<void> {
-  for (const file of files({ name, maxNumSeqs, kvCacheBytes: 128 * 1024 * 1024 })) {
+async function writeModel(repo: string, files: DecoderFiles, name: string, maxNumSeqs: number, parameters: Record<string, string> = {}): Promise<void> {
+  for (const file of files({ name, maxNumSeqs, kvCacheBytes: 128 * 1024 * 1024, parameters })) {
     const path = join(repo, name, file.path);
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, file.contents);
@@ -51,7 +53,7 @@ async function writeModel(repo: string, files: DecoderFiles, name: string, maxNu
 }
 
 /** Runs the probe pinned to core 0 and parses its JSON line. */
-function runProbe(mode: 'anchor' | 'copy', modelDir: string): Promise<Record<string, unknown>> {
+function runProbe(mode: 'anchor' | 'copy' | 'wave', modelDir: string): Promise<Record<string, unknown>> {
   const [command, args] = pinnedCommand(0, process.execPath, ['--import', 'tsx', PROBE, mode, modelDir]);
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -153,10 +155,12 @@ export async function runLlmBatchingScenario(options: BenchOptions): Promise<num
 async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: BenchOptions, perCore: ReturnType<typeof perCoreSupport>): Promise<number> {
   const RESULTS_DIR = join(options.outRoot ?? RESULTS_ROOT, RESULTS_FOLDER, CONTINUOUS);
   const ONE_AT_A_TIME = `${CONTINUOUS}_seq1`;
+  const ARRIVAL = `${CONTINUOUS}_arrival`;
   const concurrencies = options.concurrencies ?? (options.quick ? [1, 8, 32] : [1, 2, 4, 8, 16, 32]);
   const repo = await mkdtemp(join(tmpdir(), 'tessera-llm-bench-'));
   await writeModel(repo, files, CONTINUOUS, 32);
   await writeModel(repo, files, ONE_AT_A_TIME, 1);
+  await writeModel(repo, files, ARRIVAL, 32, { prefill_order: 'arrival' });
 
   const anchorBefore = await runProbe('anchor', join(repo, CONTINUOUS));
   const node = await launchNode({ modelRepository: repo });
@@ -165,6 +169,7 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
     if (perCore.ok) pinProcess(node.pid, 0);
     await waitForModelReady(node.httpBase, CONTINUOUS);
     await waitForModelReady(node.httpBase, ONE_AT_A_TIME);
+    await waitForModelReady(node.httpBase, ARRIVAL);
 
     const idleTtft = await measure(node, 'ttft probes, idle node', 1, options, (until) => probes(node.httpBase, CONTINUOUS, until, 7));
     const curve: Measured[] = [];
@@ -176,14 +181,15 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
     // TTFT with long generations in flight: 31 streams of 256 tokens, and short probes beside them. The
     // streams start together, so they end and restart in waves of 31 arrivals (the target's figure); a
     // second window staggers their first lengths so restarts spread out (no waves), reported beside it.
-    const busyTtftWith = async (staggered: boolean, label: string): Promise<Measured> => {
+    const busyTtftWith = async (staggered: boolean, label: string, model = CONTINUOUS): Promise<Measured & { background: Measured }> => {
       let busy: Measured | undefined;
-      await measure(node, `long generations (background${staggered ? ', staggered' : ''})`, top - 1, options, async (until) => {
+      const order = model === ARRIVAL ? ', prefill_order arrival' : '';
+      const background = await measure(node, `long generations (background${staggered ? ', staggered' : ''}${order})`, top - 1, options, async (until) => {
         const [background, probeRecords] = await Promise.all([
-          closedLoop(node.httpBase, CONTINUOUS, top - 1, until, 99, 256, staggered),
+          closedLoop(node.httpBase, model, top - 1, until, 99, 256, staggered),
           (async () => {
             await new Promise((r) => setTimeout(r, 200));
-            return probes(node.httpBase, CONTINUOUS, until, 8);
+            return probes(node.httpBase, model, until, 8);
           })(),
         ]);
         const fromMs = until - options.durationS * 1000;
@@ -191,12 +197,17 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
         return background;
       });
       process.stderr.write(`llm-batching: ${label}: TTFT p50 ${busy?.ttftMs.p50.toFixed(1)} p99 ${busy?.ttftMs.p99.toFixed(1)} ms over ${busy?.requests} probes\n`);
-      return busy as Measured;
+      return { ...(busy as Measured), background };
     };
+    // The two prefill orders in ABBA order, so a drift in the box's load does not fall on one side only.
     const busyTtft = await busyTtftWith(false, 'ttft probes, 31 long generations in flight');
+    const busyTtftArrival = await busyTtftWith(false, 'ttft probes, 31 long generations in flight, prefill_order arrival', ARRIVAL);
+    const busyStaggeredTtftArrival = await busyTtftWith(true, 'ttft probes, 31 long generations in flight, staggered, prefill_order arrival', ARRIVAL);
     const busyStaggeredTtft = await busyTtftWith(true, 'ttft probes, 31 long generations in flight, staggered (no waves)');
-    const copy = await runProbe('copy', join(repo, CONTINUOUS));
     await node.stop();
+    const copy = await runProbe('copy', join(repo, CONTINUOUS));
+    // A probe right behind a wave of 31 arrivals, engine alone, under each prefill order.
+    const wave = { shortestFirst: await runProbe('wave', join(repo, CONTINUOUS)), arrival: await runProbe('wave', join(repo, ARRIVAL)) };
     const anchorAfter = await runProbe('anchor', join(repo, CONTINUOUS));
 
     const continuousTop = curve.find((m) => m.concurrency === top) as Measured;
@@ -215,6 +226,8 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
       bestContinuousPerCpuSecondVsOneAtATime: Math.max(...curve.map(perCpuSecond)) / perCpuSecond(oneAtATime),
       ttftBusyVsIdleP99: busy.ttftMs.p99 / idleTtft.ttftMs.p99,
       ttftBusyStaggeredVsIdleP99: busyStaggeredTtft.ttftMs.p99 / idleTtft.ttftMs.p99,
+      ttftBusyVsIdleP99Arrival: busyTtftArrival.ttftMs.p99 / idleTtft.ttftMs.p99,
+      ttftBusyStaggeredVsIdleP99Arrival: busyStaggeredTtftArrival.ttftMs.p99 / idleTtft.ttftMs.p99,
       oneStreamVsAnchor: (curve.find((m) => m.concurrency === 1)?.tokensPerSecond ?? Number.NaN) / (anchorBefore['tokensPerSecond'] as number),
     };
     const result = {
@@ -229,8 +242,9 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
       oneAtATime,
       wholeRequestStatic,
       wholeRequestShrinking,
-      ttft: { idle: idleTtft, busy, busyStaggered: busyStaggeredTtft },
+      ttft: { idle: idleTtft, busy, busyStaggered: busyStaggeredTtft, busyArrival: busyTtftArrival, busyStaggeredArrival: busyStaggeredTtftArrival },
       kvCopy: copy,
+      wave,
       ratios,
       targets: { continuousVsOneAtATime: '>= 3', continuousVsWholeRequestStatic: '>= 1.8 (the issue: batch formed once, run to its longest member)', ttftBusyVsIdleP99: '<= 2' },
       baselines:
@@ -239,7 +253,8 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
     };
     await mkdir(RESULTS_DIR, { recursive: true });
     await writeFile(join(RESULTS_DIR, 'llm-batching.json'), `${JSON.stringify(result, null, 2)}\n`);
-    const rows = [...curve, oneAtATime, wholeRequestStatic, wholeRequestShrinking, idleTtft, busy, busyStaggeredTtft].map((m) => [
+    const waves = [busy, busyStaggeredTtft, busyTtftArrival, busyStaggeredTtftArrival];
+    const rows = [...curve, oneAtATime, wholeRequestStatic, wholeRequestShrinking, idleTtft, ...waves.flatMap((w) => [w.background, w])].map((m) => [
       m.label,
       String(m.concurrency),
       fmt(m.tokensPerSecond, 0),
@@ -268,8 +283,10 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
       `- continuous / whole-request batches, shrinking (finished rows leave: stronger than static), 32 streams: ${fmt(ratios.continuousVsWholeRequestShrinking, 2)}x in tokens/s, ${fmt(ratios.perCpuSecondContinuousVsWholeRequestShrinking, 2)}x per node CPU-second`,
       `- node CPU per token by thread (µs; main = the event loop, the busiest other is the engine thread): ${[...curve, oneAtATime, wholeRequestStatic, wholeRequestShrinking].map((m) => `${m.label} c=${m.concurrency} ${JSON.stringify(m.busiestThreadsUsPerToken)}`).join('; ')}`,
       `- TTFT p99 with long generations in flight / idle: ${fmt(ratios.ttftBusyVsIdleP99, 2)}x (target <= 2); with their restarts staggered (no waves of 31 arrivals): ${fmt(ratios.ttftBusyStaggeredVsIdleP99, 2)}x`,
+      `- the same under prefill_order arrival (the default is shortest_first): ${fmt(ratios.ttftBusyVsIdleP99Arrival, 2)}x; staggered ${fmt(ratios.ttftBusyStaggeredVsIdleP99Arrival, 2)}x`,
       `- anchor (bare onnxruntime, one sequence, core 0): ${fmt(anchorBefore['tokensPerSecond'] as number, 0)} tok/s before, ${fmt(anchorAfter['tokensPerSecond'] as number, 0)} after; one stream through the node / anchor: ${fmt(ratios.oneStreamVsAnchor, 2)}`,
       `- KV copies per step (engine alone, 32 streams): ${JSON.stringify(copy)}`,
+      `- a probe right behind a wave of 31 arrivals (engine alone), shortest_first: ${JSON.stringify(wave.shortestFirst)}; arrival: ${JSON.stringify(wave.arrival)}`,
       '',
     ].join('\n');
     await writeFile(join(RESULTS_DIR, 'llm-batching.md'), summary);

@@ -10,6 +10,9 @@
  * - `ttft`: the engine itself (no HTTP, no main-thread work of other streams): time to first token of
  *   short probes sent one after another, alone and then beside 31 closed-loop generations of 256 tokens
  *   (which end and restart together, in waves of 31 arrivals), p50/p99 of each.
+ * - `wave`: the case a prefill order decides, isolated: rounds of 31 requests of 64 tokens arriving together
+ *   with a short probe (8 tokens) right behind them; the probe's TTFT and the wave's own, against the probe
+ *   alone on the idle engine. Run it on a model with `prefill_order` arrival and one with shortest_first.
  */
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
@@ -145,14 +148,21 @@ async function startInstance(): Promise<LlmInstance> {
   );
 }
 
-/** One greedy request through the engine; resolves with its time to first token (ms) once it ended. */
+/**
+ * One greedy request through the engine, streamed (without `stream` the backend answers once, at the end,
+ * and the first response would time the whole generation); resolves with its time to first piece (ms) once it ended.
+ */
 async function timedRequest(instance: LlmInstance, prompt: string, maxTokens: number): Promise<number> {
   const text = (s: string) => ({ name: 'text_input', datatype: 'BYTES' as const, shape: [1], data: encodeBytesElements([s]) });
   const start = performance.now();
   let first = Number.NaN;
   await instance.execute([
     {
-      inputs: [text(prompt), { name: 'sampling_parameters', datatype: 'BYTES', shape: [1], data: encodeBytesElements([JSON.stringify({ max_tokens: maxTokens, ignore_eos: true })]) }],
+      inputs: [
+        text(prompt),
+        { name: 'sampling_parameters', datatype: 'BYTES', shape: [1], data: encodeBytesElements([JSON.stringify({ max_tokens: maxTokens, ignore_eos: true })]) },
+        { name: 'stream', datatype: 'BOOL', shape: [1], data: Uint8Array.of(1) },
+      ],
       requestedOutputs: [],
       parameters: {},
       onResponse: () => {
@@ -180,20 +190,57 @@ async function ttft(): Promise<object> {
   };
   await probeFor(500);
   const idle = await probeFor(4000);
+  const idleStats = await instance.engineStats();
   let stop = false;
+  let measuring = false;
+  // The background's own TTFT (requests started in the probe window) and tokens/s (requests ended in it):
+  // what a prefill order trades for the probes'.
+  const backgroundTtft: number[] = [];
+  let backgroundEnded = 0;
   const background = Array.from({ length: 31 }, async (_, c) => {
     const own = mulberry32(100 + c);
-    while (!stop) await timedRequest(instance, promptFor(own), 256);
+    // TTFT_STAGGERED=1: first lengths spread over 8..256, so restarts come one at a time (no waves).
+    let length = process.env['TTFT_STAGGERED'] === '1' ? 8 + Math.floor((c * 248) / 31) : 256;
+    while (!stop) {
+      const counted = measuring;
+      const first = await timedRequest(instance, promptFor(own), length);
+      length = 256;
+      if (counted) backgroundTtft.push(first);
+      if (measuring) backgroundEnded += 1;
+    }
   });
   await new Promise((r) => setTimeout(r, 1000));
-  const busy = await probeFor(8000);
+  measuring = true;
+  const busyStart = performance.now();
+  // Long enough for several waves of 31 restarts (TTFT_BUSY_MS; 8 s unless told).
+  const busy = await probeFor(Number(process.env['TTFT_BUSY_MS'] ?? 8000));
+  measuring = false;
+  const busyS = (performance.now() - busyStart) / 1000;
   stop = true;
   await Promise.all(background);
   const stats = await instance.engineStats();
   await instance.close();
+  // Where a newcomer's first token goes inside the engine, beside the busy run (every prefill of the busy part counts):
+  // waiting for the run in flight, then its own prefill run; the rest of the probe's TTFT is delivery to the caller.
+  const busyPrefills = stats.prefills - idleStats.prefills;
+  const perPrefill = (key: 'admissionWaitNs' | 'firstTokenNs') => (stats[key] - idleStats[key]) / busyPrefills / 1e6;
+  const idlePerPrefill = (key: 'admissionWaitNs' | 'firstTokenNs') => idleStats[key] / idleStats.prefills / 1e6;
+  const breakdown = {
+    idle: { waitMs: idlePerPrefill('admissionWaitNs'), prefillMs: idlePerPrefill('firstTokenNs') - idlePerPrefill('admissionWaitNs') },
+    busy: { waitMs: perPrefill('admissionWaitNs'), prefillMs: perPrefill('firstTokenNs') - perPrefill('admissionWaitNs') },
+  };
   const idleP = percentiles(idle);
   const busyP = percentiles(busy);
-  return { idleMs: idleP, busyMs: busyP, busyVsIdleP99: busyP.p99 / idleP.p99, busyVsIdleP50: busyP.p50 / idleP.p50, engine: stats };
+  return {
+    idleMs: idleP,
+    busyMs: busyP,
+    busyVsIdleP99: busyP.p99 / idleP.p99,
+    busyVsIdleP50: busyP.p50 / idleP.p50,
+    engineMeanMs: breakdown,
+    backgroundTtftMs: percentiles(backgroundTtft),
+    backgroundTokensPerSecond: (backgroundEnded * 256) / busyS,
+    engine: stats,
+  };
 }
 
 async function prefillCost(): Promise<object> {
@@ -223,6 +270,37 @@ async function prefillCost(): Promise<object> {
   return { runs };
 }
 
-const result = mode === 'anchor' ? await anchor() : mode === 'ttft' ? await ttft() : mode === 'prefill' ? await prefillCost() : await copy();
+async function wave(): Promise<object> {
+  const instance = await startInstance();
+  const random = mulberry32(29);
+  const idle: number[] = [];
+  for (let i = 0; i < 20; i++) idle.push(await timedRequest(instance, promptFor(random), 8));
+  const probe: number[] = [];
+  const members: number[] = [];
+  const roundsS: number[] = [];
+  const rounds = Number(process.env['WAVE_ROUNDS'] ?? 10);
+  for (let round = 0; round < rounds; round++) {
+    const start = performance.now();
+    const wave = Array.from({ length: 31 }, () => timedRequest(instance, promptFor(random), 64));
+    const behind = timedRequest(instance, promptFor(random), 8);
+    probe.push(await behind);
+    members.push(...(await Promise.all(wave)));
+    roundsS.push((performance.now() - start) / 1000);
+  }
+  await instance.close();
+  const idleP = percentiles(idle);
+  const probeP = percentiles(probe);
+  return {
+    idleProbeMs: idleP,
+    probeBehindWaveMs: probeP,
+    probeBehindWaveVsIdleP50: probeP.p50 / idleP.p50,
+    waveMemberMs: percentiles(members),
+    // 31 × 64 + 8 tokens per round.
+    tokensPerSecond: (rounds * (31 * 64 + 8)) / roundsS.reduce((a, b) => a + b, 0),
+  };
+}
+
+const result =
+  mode === 'anchor' ? await anchor() : mode === 'ttft' ? await ttft() : mode === 'wave' ? await wave() : mode === 'prefill' ? await prefillCost() : await copy();
 process.stdout.write(`${JSON.stringify(result)}\n`);
 process.exit(0);

@@ -29,8 +29,14 @@ export interface H2UnaryOptions {
 }
 
 export interface H2UnaryCall {
-  /** Aborts when the deadline passes (DEADLINE_EXCEEDED) or the client resets the stream (CANCELLED). */
+  /**
+   * Aborts when the deadline passes (DEADLINE_EXCEEDED) or the client resets the stream (CANCELLED).
+   * Made on first read (already aborted when that came first): a call that never hands it on (the
+   * gateway's cache hit) makes no AbortController.
+   */
   readonly signal: AbortSignal;
+  /** Whether `signal` has aborted (or would have); reading it makes no signal. */
+  readonly aborted: boolean;
   /** Whether a status was written or the stream went away: nothing more will be sent. */
   readonly answered: boolean;
   /** Ends the call with a trailers-only status (unless it already ended). */
@@ -65,97 +71,151 @@ export function isPlainUnaryCall(headers: IncomingHttpHeaders, path: string): bo
  */
 export function serveH2Unary(stream: ServerHttp2Stream, options: H2UnaryOptions, onMessage: (message: Buffer, call: H2UnaryCall) => void): void {
   // An 'error' with no listener would throw; every error is followed by 'close', which cancels.
-  stream.on('error', () => undefined);
+  stream.on('error', ignore);
+  const call = new UnaryCall(stream, options, onMessage);
   const { timeoutMs } = options;
-  const deadline = Date.now() + timeoutMs;
-  const controller = new AbortController();
-  let answered = false;
-  let timer: NodeJS.Timeout | undefined;
-
-  const finish = (): void => {
-    answered = true;
-    if (timer !== undefined) clearTimeout(timer);
-  };
-  const call: H2UnaryCall = {
-    signal: controller.signal,
-    get answered() {
-      return answered;
-    },
-    fail(code, details, metadata) {
-      if (answered) return;
-      finish();
-      if (stream.headersSent) return;
-      const status = { ':status': 200, 'content-type': CONTENT_TYPE, 'grpc-status': String(code), 'grpc-message': grpcMessageHeader(details) };
-      writeUnlessGone(stream, () => stream.respond({ ...options.failureMetadata?.(), ...metadata, ...status }, { endStream: true }));
-    },
-    reply(chunks, headers, trailers) {
-      if (answered) return;
-      finish();
-      writeUnlessGone(stream, () => {
-        stream.respond({ ...headers, ':status': 200, 'content-type': CONTENT_TYPE, 'grpc-encoding': 'identity' }, { waitForTrailers: true });
-        stream.once('wantTrailers', () => writeUnlessGone(stream, () => stream.sendTrailers({ ...trailers, 'grpc-status': '0' })));
-        // One write for a small answer; a large output goes uncopied after the bytes before it.
-        for (let i = 0; i < chunks.length - 1; i++) stream.write(chunks[i]);
-        stream.end(chunks[chunks.length - 1]);
-      });
-    },
-  };
-  const expire = (): void => {
-    controller.abort(TesseraError.deadlineExceeded('the request deadline passed'));
-    call.fail(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded');
-  };
   if (timeoutMs <= 0) {
-    expire();
+    call.expire();
     return;
   }
   // setTimeout fires at once for delays past 2^31-1 ms; a deadline weeks away needs no timer.
-  if (timeoutMs < MAX_TIMER_MS) timer = setTimeout(expire, timeoutMs).unref();
-  stream.once('close', () => {
-    if (answered) return;
-    finish();
-    controller.abort(
-      Date.now() >= deadline - DEADLINE_SLACK_MS
+  if (timeoutMs < MAX_TIMER_MS) call.timer = setTimeout(expireCall, timeoutMs, call).unref();
+  // `on`, not `once`: each fires once anyway, and `once` wraps every listener in another closure.
+  stream.on('close', () => call.closed());
+  stream.on('data', call.onData);
+  stream.on('end', () => call.ended());
+}
+
+const ignore = (): void => undefined;
+const expireCall = (call: UnaryCall): void => call.expire();
+
+/**
+ * One call's state and its answers in one object: methods on the prototype instead of a dozen
+ * closures per call (the gateway's cache hit is GC-bound: docs/benchmarks.md, issue 17, 2026-11-26d).
+ */
+class UnaryCall implements H2UnaryCall {
+  timer: NodeJS.Timeout | undefined = undefined;
+  private controller: AbortController | undefined = undefined;
+  private abortReason: TesseraError | undefined = undefined;
+  private done = false;
+  private readonly deadline: number;
+  private readonly chunks: Buffer[] = [];
+  private received = 0;
+  private trailers: H2Metadata = {};
+
+  constructor(
+    private readonly stream: ServerHttp2Stream,
+    private readonly options: H2UnaryOptions,
+    private readonly onMessage: (message: Buffer, call: H2UnaryCall) => void,
+  ) {
+    this.deadline = Date.now() + options.timeoutMs;
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.abortReason !== undefined) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.abortReason !== undefined;
+  }
+
+  get answered(): boolean {
+    return this.done;
+  }
+
+  fail(code: number, details: string, metadata?: H2Metadata): void {
+    if (this.done) return;
+    this.finish();
+    const stream = this.stream;
+    if (stream.headersSent) return;
+    const status = { ':status': 200, 'content-type': CONTENT_TYPE, 'grpc-status': String(code), 'grpc-message': grpcMessageHeader(details) };
+    writeUnlessGone(stream, () => stream.respond({ ...this.options.failureMetadata?.(), ...metadata, ...status }, { endStream: true }));
+  }
+
+  reply(chunks: readonly Uint8Array[], headers: H2Metadata, trailers: H2Metadata): void {
+    if (this.done) return;
+    this.finish();
+    const stream = this.stream;
+    if (stream.destroyed || stream.closed) return;
+    this.trailers = trailers;
+    try {
+      stream.respond({ ...headers, ':status': 200, 'content-type': CONTENT_TYPE, 'grpc-encoding': 'identity' }, { waitForTrailers: true });
+      stream.on('wantTrailers', () => this.sendTrailers());
+      // One write for a small answer; a large output goes uncopied after the bytes before it.
+      for (let i = 0; i < chunks.length - 1; i++) stream.write(chunks[i]);
+      stream.end(chunks[chunks.length - 1]);
+    } catch {
+      // The stream closed under us: nothing more to send.
+    }
+  }
+
+  expire(): void {
+    this.abort(TesseraError.deadlineExceeded('the request deadline passed'));
+    this.fail(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded');
+  }
+
+  closed(): void {
+    if (this.done) return;
+    this.finish();
+    this.abort(
+      Date.now() >= this.deadline - DEADLINE_SLACK_MS
         ? TesseraError.deadlineExceeded('the request deadline passed')
         : TesseraError.cancelled('the client cancelled the request'),
     );
-  });
+  }
 
-  const chunks: Buffer[] = [];
-  let received = 0;
-  const onData = (chunk: Buffer): void => {
-    received += chunk.length;
+  // A property, not a method: the stream calls it as a listener, and removes it past the limit.
+  readonly onData = (chunk: Buffer): void => {
+    const { chunks, options } = this;
+    this.received += chunk.length;
+    const received = this.received;
     // The prefix's declared length when it has arrived whole in the first chunk: grpc-js refuses on it, before the message comes.
     const first = chunks.length === 0 ? chunk : chunks[0]!;
     const declared = first.length >= GRPC_PREFIX_BYTES ? first.readUInt32BE(1) : received - GRPC_PREFIX_BYTES;
     if (declared > options.maxReceiveBytes || received > options.maxReceiveBytes + GRPC_PREFIX_BYTES) {
-      stream.off('data', onData);
+      this.stream.off('data', this.onData);
       const size = declared > options.maxReceiveBytes ? declared : received - GRPC_PREFIX_BYTES;
       // grpc-js's words, "vs" without a dot (its send-side message has one).
-      call.fail(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs ${options.maxReceiveBytes})`);
+      this.fail(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs ${options.maxReceiveBytes})`);
       // The rest of the body is read and dropped, so the stream closes cleanly.
-      stream.resume();
+      this.stream.resume();
       return;
     }
     chunks.push(chunk);
   };
-  stream.on('data', onData);
-  stream.once('end', () => {
-    if (answered) return;
-    const cut = cutUnaryMessage(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+
+  ended(): void {
+    if (this.done) return;
+    const { chunks } = this;
+    const cut = cutUnaryMessage(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.received));
     if ('problem' in cut) {
-      const { code, details } = framingStatus(cut.problem, options.path);
-      call.fail(code, details);
+      const { code, details } = framingStatus(cut.problem, this.options.path);
+      this.fail(code, details);
       return;
     }
-    onMessage(cut.message, call);
-  });
+    this.onMessage(cut.message, this);
+  }
+
+  private sendTrailers(): void {
+    writeUnlessGone(this.stream, () => this.stream.sendTrailers({ ...this.trailers, 'grpc-status': '0' }));
+  }
+
+  private abort(reason: TesseraError): void {
+    if (this.abortReason !== undefined) return;
+    this.abortReason = reason;
+    this.controller?.abort(reason);
+  }
+
+  private finish(): void {
+    this.done = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+  }
 }
 
-/**
- * Runs `write` unless the stream is gone. A client can reset the stream after our last look and before
- * its 'close' event: http2 then throws (ERR_HTTP2_INVALID_STREAM), from a timer or a promise callback
- * where it would end the process. Nobody is left to answer, so the throw is dropped.
- */
 function writeUnlessGone(stream: ServerHttp2Stream, write: () => void): void {
   if (stream.destroyed || stream.closed) return;
   try {

@@ -12,6 +12,7 @@ export * from './infer-request-encoder.js';
 export * from './forwardable-framing.js';
 export * from './unsent-budget.js';
 export * from './infer-response-encoder.js';
+export * from './forwarded-response.js';
 export * from './infer-request-scan.js';
 export * from './grpc-js-internals.js';
 export * from './h2-unary-call.js';

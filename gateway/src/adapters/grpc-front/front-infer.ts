@@ -5,16 +5,17 @@
  * log). The request is decoded once, here, and keeps the bytes it arrived as (received-bytes.ts): the
  * transport forwards them with the gateway's fields appended instead of encoding the tensors again
  * (shared/src/grpc/infer-request-encoder.ts, encodeForwardedInferRequestFramed). Every output is
- * asked for binary, so the answer's bytes come back exactly, and are read back into a ModelInferResponse.
+ * asked for binary, so the answer's bytes come back exactly: a hit's are read back from the cached
+ * KServe body into a ModelInferResponse, a miss's come from the decoded upstream answer itself.
  */
 import type { Deadline, Metadata } from '@grpc/grpc-js';
 import type { ModelInferRequest, ModelInferResponse } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { checkForwardableFraming, inferRequestFromProto, inferResponseToProto } from '../../../../shared/src/grpc/index.js';
 import { decodeInferResponseBody, INFER_HEADER_LENGTH } from '../../../../shared/src/kserve/index.js';
 import type { InferResponse } from '../../../../shared/src/tensors/index.js';
-import type { DirectInfer } from '../../core/app/index.js';
-import { BodyOverLimitError, type HttpAnswer } from '../../core/http/index.js';
-import { headerReader, metadataHeaders, requireModelName, versionOf } from './call-bridge.js';
+import type { DirectInfer, DirectInferRequest } from '../../core/app/index.js';
+import { BodyOverLimitError, cancellationOf, type Cancellation, type HeaderReader, type HttpAnswer } from '../../core/http/index.js';
+import { metadataHeaders, requireModelName, versionOf } from './call-bridge.js';
 import { receivedBytesOf } from './received-bytes.js';
 
 export const MODEL_INFER_PATH = '/inference.GRPCInferenceService/ModelInfer';
@@ -29,9 +30,11 @@ export async function frontInfer(
   signal: AbortSignal,
   path = MODEL_INFER_PATH,
 ): Promise<FrontInferResult> {
-  const answer = await frontInferAnswer(serveInfer, msg, receivedBytesOf(msg), metadataHeaders(call.metadata, call.getDeadline()), signal, path);
+  const answer = await frontInferAnswer(serveInfer, msg, receivedBytesOf(msg), metadataHeaders(call.metadata, call.getDeadline()), cancellationOf(signal), path);
   if (answer.status !== 200) return { ok: false, answer };
-  return { ok: true, response: inferResponseToProto(answerInferResponse(answer)), answer };
+  // This request's own upstream answer as decoded (no KServe body to read back), else the cached body's.
+  const response = answer.inferResponse === undefined ? answerInferResponse(answer) : { ...answer.inferResponse, id: msg.id };
+  return { ok: true, response: inferResponseToProto(response), answer };
 }
 
 /**
@@ -44,7 +47,7 @@ export async function frontInferAnswer(
   msg: ModelInferRequest,
   received: Uint8Array | undefined,
   headers: Map<string, string>,
-  signal: AbortSignal,
+  cancel: Cancellation,
   path: string,
 ): Promise<HttpAnswer> {
   const model = requireModelName(msg.modelName, 'ModelInfer');
@@ -54,26 +57,40 @@ export async function frontInferAnswer(
   const request = version === undefined ? decoded : { ...decoded, modelVersion: version };
   // A message whose last field lies about its length would swallow what the transport appends.
   if (received !== undefined) checkForwardableFraming(received);
-  return serveInfer(
-    {
-      path,
-      headers: headerReader(headers),
-      readBody: async (maxBytes) => {
-        const size = received?.length ?? 0;
-        // The same error as an HTTP body over the limit (readTierBody turns it into the tier's 413).
-        if (size > maxBytes) throw new BodyOverLimitError(maxBytes, String(size));
-        return received ?? new Uint8Array();
-      },
-      signal,
-      decoded: {
-        request: received === undefined ? request : { ...request, forwardable: received },
-        binaryOutputDefault: true,
-        outputBinary: new Map(),
-      },
-    },
-    model,
-    version,
-  );
+  const decodedRequest = { request: received === undefined ? request : { ...request, forwardable: received }, binaryOutputDefault: true, outputBinary: new Map<string, boolean>() };
+  return serveInfer(new FrontRequest(path, headers, received, cancel, decodedRequest), model, version);
+}
+
+/**
+ * One call as the pipeline reads it, in one object of a fixed shape (as the HTTP fast path's
+ * NativeRequest): its `signal` is the call's, read only where something hands it on, so a cache hit
+ * on the h2 fast path makes no AbortController (core/http/cancellation.ts says why).
+ */
+class FrontRequest implements DirectInferRequest, HeaderReader {
+  readonly headers: HeaderReader = this;
+
+  constructor(
+    readonly path: string,
+    private readonly metadata: Map<string, string>,
+    private readonly received: Uint8Array | undefined,
+    readonly cancel: Cancellation,
+    readonly decoded: DirectInferRequest['decoded'],
+  ) {}
+
+  get(name: string): string | null {
+    return this.metadata.get(name.toLowerCase()) ?? null;
+  }
+
+  get signal(): AbortSignal {
+    return this.cancel.signal;
+  }
+
+  async readBody(maxBytes: number): Promise<Uint8Array> {
+    const size = this.received?.length ?? 0;
+    // The same error as an HTTP body over the limit (readTierBody turns it into the tier's 413).
+    if (size > maxBytes) throw new BodyOverLimitError(maxBytes, String(size));
+    return this.received ?? new Uint8Array();
+  }
 }
 
 /** A successful answer's KServe binary body read back into the response (every output binary: bytes exact). */

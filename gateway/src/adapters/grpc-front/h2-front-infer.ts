@@ -15,18 +15,20 @@
  * that is not gRPC, a compressed request, a `grpc-timeout` it cannot parse. h2-front-infer.test.ts
  * sends each case to a front door with and without it and compares the answers.
  *
- * The answer is read back from the pipeline's KServe binary body and encoded by the node's encoder
- * (encodeInferResponseFramed: the outputs' bytes written uncopied): the dispatcher hands the gateway a
- * decoded response and the cache stores the KServe body, so the node's ModelInferResponse bytes are
- * not there to forward as received.
+ * The answer: on a miss, the node's ModelInferResponse as received with the client's id appended
+ * (shared/src/grpc/forwarded-response.ts), or, when the gateway changed the response (a sequence's
+ * id put back), encoded from the decoded response. On a hit, read back from the cached KServe binary
+ * body and encoded by the node's encoder (encodeInferResponseFramed: the outputs' bytes uncopied).
  */
 import type { IncomingHttpHeaders } from 'node:http2';
 import { GrpcStatus, grpcStatusOf, toTesseraError } from '../../../../shared/src/errors/index.js';
 import {
   decodeModelInferRequest,
+  encodeForwardedInferResponseFramed,
   encodeInferResponseFramed,
   grpcTimeoutMs,
   isPlainUnaryCall,
+  receivedResponseOf,
   serveH2Unary,
   type EncodedInferResponse,
   type H2UnaryCall,
@@ -66,7 +68,14 @@ export function frontInferFastPath(serveInfer: DirectInfer, options: FrontInferF
  */
 const hitAnswers = new WeakMap<Uint8Array, EncodedInferResponse>();
 
-function encodedAnswer(answer: HttpAnswer, hit: boolean): EncodedInferResponse {
+function encodedAnswer(answer: HttpAnswer, id: string, hit: boolean): EncodedInferResponse {
+  const produced = answer.inferResponse;
+  if (produced !== undefined) {
+    const received = receivedResponseOf(produced);
+    // The node was sent an empty id; one it answered with anyway is replaced, as the HTTP body's is.
+    if (received !== undefined && produced.id === '') return encodeForwardedInferResponseFramed(received, id);
+    return encodeInferResponseFramed({ ...produced, id });
+  }
   const body = answer.body;
   if (!hit || !(body instanceof Uint8Array)) return encodeInferResponseFramed(answerInferResponse(answer));
   let encoded = hitAnswers.get(body);
@@ -88,13 +97,13 @@ async function run(
   try {
     // Decoded before anything else, as grpc-js's deserializer does: undecodable bytes are INVALID_ARGUMENT even unauthenticated.
     const msg = decodeModelInferRequest(message);
-    const answer = await frontInferAnswer(serveInfer, msg, message, h2StreamHeaders(streamHeaders, deadlineAt), call.signal, MODEL_INFER_PATH);
+    const answer = await frontInferAnswer(serveInfer, msg, message, h2StreamHeaders(streamHeaders, deadlineAt), call, MODEL_INFER_PATH);
     const metadata = answerMetadataValues(answer.headers);
     if (answer.status !== 200) {
       call.fail(grpcCodeOfHttp(answer.status), errorMessageOf(answer.body, answer.status), metadata);
       return;
     }
-    const encoded = encodedAnswer(answer, metadata['x-cache'] === 'HIT');
+    const encoded = encodedAnswer(answer, msg.id, metadata['x-cache'] === 'HIT');
     if (encoded.messageBytes > options.maxSendBytes) {
       call.fail(GrpcStatus.RESOURCE_EXHAUSTED, `Sent message larger than max (${encoded.messageBytes} vs. ${options.maxSendBytes})`);
       return;

@@ -13,7 +13,7 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TesseraError } from '../../../../shared/src/errors/index.js';
 import { ModelInferRequestSchema, ModelInferResponseSchema } from '../../../../shared/src/gen/grpc_service_pb.js';
-import { frameGrpcMessage, parametersFromProto } from '../../../../shared/src/grpc/index.js';
+import { frameGrpcMessage, parametersFromProto, receivedResponseOf } from '../../../../shared/src/grpc/index.js';
 import { waitFor } from '../../../../shared/test/support/index.js';
 import type { NodeView } from '../../core/ports/index.js';
 import { createStaticNodeDirectory } from '../fleet/index.js';
@@ -135,6 +135,13 @@ describe('http2 transport on the wire', () => {
     expect(results[0]!.load).toEqual({ queued: 3, inflight: 2 });
     expect(sessions).toBe(1);
     expect(streams).toHaveLength(25);
+  });
+
+  it("remembers the node's answer bytes for the decoded response, so a gRPC client can be sent them as received", async () => {
+    behaviour = ok;
+    const result = await transport().infer(view('n', address), { ...simpleRequest(1), id: 'b1' }, { deadline: soon() });
+    const received = receivedResponseOf(result.response);
+    expect(received === undefined ? undefined : Buffer.from(received)).toEqual(answerMessage('b1').subarray(5));
   });
 
   it('sends the deadline as grpc-timeout, the tier parameters and the trace context', async () => {

@@ -36,6 +36,7 @@ import {
   encodeInferRequestFramed,
   frameGrpcMessage,
   inferResponseFromProto,
+  rememberReceivedResponse,
 } from '../../../../shared/src/grpc/index.js';
 import { silentLogger } from '../../../../shared/src/logging/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
@@ -143,7 +144,7 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
     method: UnaryMethod<never, O>,
     request: EncodedRequest,
     opts: UpstreamCallOptions,
-  ): Promise<{ response: O; load: NodeLoad | undefined }> {
+  ): Promise<{ response: O; load: NodeLoad | undefined; message: Buffer }> {
     const connection = connectionFor(node);
     if (request.messageBytes > maxSendBytes) {
       throw upstreamError(
@@ -163,7 +164,7 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
       ...(trace.traceparent === undefined ? {} : { metadata: trace }),
     });
     const response = decodeNodeAnswer(node.id, () => method.responseDeserialize(answer.message));
-    return { response, load: answer.load };
+    return { response, load: answer.load, message: answer.message };
   }
 
   return {
@@ -175,8 +176,11 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
         const sent = withCallParameters(request, opts);
         // A gRPC client's request goes as received, the gateway's fields appended (front-infer.ts).
         const encoded = sent.forwardable === undefined ? encodeInferRequestFramed(sent) : encodeForwardedInferRequestFramed(sent.forwardable, sent);
-        const { response, load } = await call(node, service.modelInfer, encoded, opts);
-        return { response: decodeNodeAnswer(node.id, () => inferResponseFromProto(response)), ...(load ? { load } : {}) };
+        const { response, load, message } = await call(node, service.modelInfer, encoded, opts);
+        const decoded = decodeNodeAnswer(node.id, () => inferResponseFromProto(response));
+        // So the gRPC front door can forward the node's bytes instead of encoding them again.
+        rememberReceivedResponse(decoded, message);
+        return { response: decoded, ...(load ? { load } : {}) };
       });
     },
 

@@ -110,7 +110,7 @@ export function createDirectInfer(deps: GatewayAppDeps & { readonly now: () => n
     }
     const headers = withHeaders(answer.headers, exchange.extra);
     finishRequest(metrics, logger, telemetry, { method: 'POST', path: request.path }, exchange, answer.status, now() - started);
-    return { status: answer.status, headers, body: answer.body };
+    return { status: answer.status, headers, body: answer.body, inferResponse: answer.inferResponse };
   };
 }
 

@@ -104,12 +104,15 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
     exchange.onResponse === undefined
       ? {}
       : { onResponse: exchange.onResponse, streamDeadline: requestDeadline(headers, now(), DECOUPLED_STREAM_TIMEOUT_MS) };
+  // This request's own upstream answer (a hit or a coalesced wait leaves it unset): HttpAnswer.inferResponse.
+  let producedResponse: InferResponse | undefined;
   // The admission and upstream spans hang under `parent`: the cache span when the cache runs.
   const produceUnder = (parent: TraceContext | undefined) => async (request: InferRequest, upstreamSignal: AbortSignal): Promise<AnsweredResponse> => {
     const result = await dispatcher.dispatch(
       { ...request, id: '' },
       { tenantId: auth.tenant.id, tenantScope: scope, tier: auth.tier, deadline, signal: upstreamSignal, headers, trace: { tracer, parent }, ...streamed },
     );
+    producedResponse = result.response;
     const encoded = encodeInferResponse(result.response, {
       binaryOutputDefault: decoded.binaryOutputDefault,
       outputBinary: decoded.outputBinary,
@@ -151,5 +154,6 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
   // One copy of the entry's headers (it is shared with the cache), with x-cache and Age on it.
   const answerHeaders: Record<string, string> = { ...result.headers, 'x-cache': cached.status };
   if ('ageMs' in cached && cached.ageMs !== undefined) answerHeaders.Age = String(Math.floor(cached.ageMs / 1000));
-  return { status: 200, headers: answerHeaders, body: result.body };
+  const inferResponse = cached.status === 'HIT' ? undefined : producedResponse;
+  return { status: 200, headers: answerHeaders, body: result.body, inferResponse };
 }

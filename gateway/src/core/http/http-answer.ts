@@ -3,6 +3,7 @@
  * it answers, so the same logic runs inside Hono (Web Request/Response: Workers, `app.fetch`) and on
  * Node's own IncomingMessage/ServerResponse (the infer fast path, adapters/node-http).
  */
+import type { InferResponse } from '../../../../shared/src/tensors/index.js';
 
 /** A request header by its lower-case name, null when absent (Web `Headers` is one). */
 export interface HeaderReader {
@@ -15,6 +16,11 @@ export interface HttpAnswer {
   /** Without Content-Length: each server adds its own. Names are unique regardless of case. */
   readonly headers: Record<string, string>;
   readonly body: Uint8Array | string | null;
+  /**
+   * An inference answer produced for this request (not a cache hit): the response `body` was encoded
+   * from, its id still empty. A protocol adapter may encode it its own way (the gRPC front door).
+   */
+  readonly inferResponse?: InferResponse | undefined;
 }
 
 export function answerToResponse(answer: HttpAnswer): Response {

@@ -6,7 +6,7 @@
  * which a real session gives no handle for; exactness with the real session is exactness.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { BatchEngine, type DecoderRunner, type SequenceEvent } from './batch-engine.js';
+import { BatchEngine, type DecoderRunner, type EngineOptions, type SequenceEvent } from './batch-engine.js';
 import type { SamplingParameters } from './sampling.js';
 
 const LAYOUT = { layers: 1, heads: 1, headDim: 2 };
@@ -35,13 +35,20 @@ function standInRunner(log: string[], hold: () => Promise<void>, holdPrefill: ()
   };
 }
 
-function engineWith(log: string[], hold: () => Promise<void>, events: SequenceEvent[], holdPrefill?: () => Promise<void>, maxBatchedTokens = 2048): BatchEngine {
+function engineWith(
+  log: string[],
+  hold: () => Promise<void>,
+  events: SequenceEvent[],
+  holdPrefill?: () => Promise<void>,
+  maxBatchedTokens = 2048,
+  more: Partial<EngineOptions> = {},
+): BatchEngine {
   return new BatchEngine(
     standInRunner(log, hold, holdPrefill),
     LAYOUT,
     VOCAB,
     { decode: (ids) => ids.map((i) => 'abcd'[i]).join('') },
-    { maxNumSeqs: 8, kvCacheBytes: 1 << 20, contextLength: 64, eosId: undefined, admission: 'wait', maxQueueSize: 0, lengthBuckets: [4, 8], maxBatchedTokens },
+    { maxNumSeqs: 8, kvCacheBytes: 1 << 20, contextLength: 64, eosId: undefined, admission: 'wait', maxQueueSize: 0, lengthBuckets: [4, 8], maxBatchedTokens, ...more },
     (batch) => {
       log.push(`emit ${batch.map((e) => `${e.id}${e.done === undefined ? '' : `:${e.done}`}`).join(',')}`);
       events.push(...batch);
@@ -98,7 +105,7 @@ describe('BatchEngine order of work', () => {
   });
 
   /** An engine whose first decode run is held until `release`; `holding` resolves once it is in flight. */
-  function heldEngine(log: string[], events: SequenceEvent[], maxBatchedTokens = 2048, holdPrefill?: () => Promise<void>) {
+  function heldEngine(log: string[], events: SequenceEvent[], maxBatchedTokens = 2048, holdPrefill?: () => Promise<void>, more: Partial<EngineOptions> = {}) {
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     let markHeld: () => void = () => {};
@@ -115,6 +122,7 @@ describe('BatchEngine order of work', () => {
       events,
       holdPrefill,
       maxBatchedTokens,
+      more,
     );
     return { engine, holding, release: () => release() };
   }
@@ -127,7 +135,7 @@ describe('BatchEngine order of work', () => {
   it('prefills every request that arrived during a run in one run before the next decode step, in priority order', async () => {
     const log: string[] = [];
     const events: SequenceEvent[] = [];
-    const { engine, holding, release } = heldEngine(log, events);
+    const { engine, holding, release } = heldEngine(log, events, 2048, undefined, { prefillOrder: 'arrival' });
     engine.add({ id: 1, promptIds: [1, 2], params: GREEDY, priority: 0 });
     await holding;
     // Four arrivals while the decode run is in flight, of mixed lengths and priorities.
@@ -153,7 +161,7 @@ describe('BatchEngine order of work', () => {
   it('splits the waiting requests into runs of at most max_num_batched_tokens padded tokens, in order', async () => {
     const log: string[] = [];
     const events: SequenceEvent[] = [];
-    const { engine, holding, release } = heldEngine(log, events, 8);
+    const { engine, holding, release } = heldEngine(log, events, 8, undefined, { prefillOrder: 'arrival' });
     engine.add({ id: 1, promptIds: [1], params: GREEDY, priority: 0 });
     await holding;
     engine.add({ id: 2, promptIds: [1, 2, 3], params: GREEDY, priority: 0 });
@@ -170,7 +178,7 @@ describe('BatchEngine order of work', () => {
   it('prefills a prompt longer than the budget in chunks, with the running sequences decoded between them', async () => {
     const log: string[] = [];
     const events: SequenceEvent[] = [];
-    const { engine, holding, release } = heldEngine(log, events, 4);
+    const { engine, holding, release } = heldEngine(log, events, 4, undefined, { prefillOrder: 'arrival' });
     engine.add({ id: 1, promptIds: [1], params: { ...GREEDY, maxTokens: 6 }, priority: 0 });
     await holding;
     // 10 tokens over a budget of 4: chunks of 4, 4 and 2, each attending to the chunks before it.
@@ -258,5 +266,75 @@ describe('BatchEngine order of work', () => {
     expect(events.filter((e) => e.done !== undefined)).toEqual([{ id: 7, text: '', tokens: 0, done: 'cancelled' }]);
     expect(log.filter((l) => l.startsWith('decode'))).toEqual([]);
     expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
+  });
+
+  /** The first-token order of the requests prefilled after the held decode run (one prompt per run: budget 3). */
+  async function prefillOrderOf(more: Partial<EngineOptions>, arrive: (engine: BatchEngine) => Promise<void>): Promise<number[]> {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    const { engine, holding, release } = heldEngine(log, events, 3, undefined, more);
+    engine.add({ id: 1, promptIds: [1], params: GREEDY, priority: 0 });
+    await holding;
+    await arrive(engine);
+    release();
+    await drain(engine);
+    const firsts: number[] = [];
+    for (const e of events) if (e.id !== 1 && !firsts.includes(e.id)) firsts.push(e.id);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
+    return firsts;
+  }
+
+  const wave = (engine: BatchEngine) => {
+    // A wave of long generations, then a short request behind it, then a mid one with a shorter prompt.
+    for (const id of [2, 3, 4]) engine.add({ id, promptIds: [1, 2, 3], params: { ...GREEDY, maxTokens: 20 }, priority: 0 });
+    engine.add({ id: 5, promptIds: [2, 2, 2], params: { ...GREEDY, maxTokens: 2 }, priority: 0 });
+    engine.add({ id: 6, promptIds: [3, 3], params: { ...GREEDY, maxTokens: 20 }, priority: 0 });
+    return Promise.resolve();
+  };
+
+  it('prefill_order arrival prefills first come, first served', async () => {
+    expect(await prefillOrderOf({ prefillOrder: 'arrival' }, wave)).toEqual([2, 3, 4, 5, 6]);
+  });
+
+  it('prefill_order shortest_first (the default) prefills the least requested work first: max_tokens, then prompt length, then arrival', async () => {
+    expect(await prefillOrderOf({ prefillOrder: 'shortest_first' }, wave)).toEqual([5, 6, 2, 3, 4]);
+    expect(await prefillOrderOf({}, wave)).toEqual([5, 6, 2, 3, 4]);
+  });
+
+  it('prefill_order shortest_first keeps priority first', async () => {
+    const order = await prefillOrderOf({ prefillOrder: 'shortest_first' }, (engine) => {
+      engine.add({ id: 2, promptIds: [1, 2, 3], params: { ...GREEDY, maxTokens: 20 }, priority: 2 });
+      engine.add({ id: 3, promptIds: [1, 2, 3], params: { ...GREEDY, maxTokens: 30 }, priority: 1 });
+      engine.add({ id: 4, promptIds: [1], params: { ...GREEDY, maxTokens: 2 }, priority: 0 });
+      return Promise.resolve();
+    });
+    expect(order).toEqual([3, 2, 4]);
+  });
+
+  it('prefill_order shortest_first with aging: a long request that waited past prefill_aging_ms goes before younger short ones', async () => {
+    const arrive = async (engine: BatchEngine) => {
+      engine.add({ id: 2, promptIds: [1, 2, 3], params: { ...GREEDY, maxTokens: 20 }, priority: 0 });
+      // Past an aging bound of 20 ms before the short ones arrive (the decode run is still held).
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      engine.add({ id: 3, promptIds: [1], params: { ...GREEDY, maxTokens: 2 }, priority: 0 });
+      engine.add({ id: 4, promptIds: [2], params: { ...GREEDY, maxTokens: 2 }, priority: 0 });
+    };
+    expect(await prefillOrderOf({ prefillOrder: 'shortest_first', prefillAgingMs: 20 }, arrive)).toEqual([2, 3, 4]);
+    // The same arrivals with a bound they never reach: the long one is passed over.
+    expect(await prefillOrderOf({ prefillOrder: 'shortest_first', prefillAgingMs: 600_000 }, arrive)).toEqual([3, 4, 2]);
+  });
+
+  it('prefill_order shortest_first groups only comparable work in one prefill run (a short request does not wait for long prompts)', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    const { engine, holding, release } = heldEngine(log, events, 2048, undefined, { prefillOrder: 'shortest_first' });
+    engine.add({ id: 1, promptIds: [1], params: GREEDY, priority: 0 });
+    await holding;
+    await wave(engine);
+    release();
+    await drain(engine);
+    // Request 5 (max_tokens 2) alone, its first token out before the long ones' run; arrival order would put all five in one run.
+    expect(log.slice(3, 7)).toEqual(['emit 1', 'prefill of 3', 'emit 5', 'prefill of 4 rows of 3']);
+    expect(log[7]).toBe('emit 6,2,3,4');
   });
 });

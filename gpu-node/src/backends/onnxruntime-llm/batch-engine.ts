@@ -6,7 +6,8 @@
  * rows, each computing what it would alone), their first tokens go out at once, and they join the next
  * step; requests that arrive during a step are prefilled between its bucket runs, so a newcomer waits
  * for one run, not a whole step. A finished or cancelled sequence leaves right after the run that ends
- * it and its cache row goes back. Admission takes the waiting requests in priority order (then arrival)
+ * it and its cache row goes back. Admission takes the waiting requests in priority order, then in the
+ * configured prefill order (prefill-order.ts: arrival, or shortest requested work first with aging),
  * while fewer than `maxNumSeqs` run and the KV budget holds each one's worst case (prompt + max_tokens),
  * so a running sequence never runs out of cache; a request that cannot wait (policy `reject`) or would
  * never fit is refused with the reason.
@@ -17,6 +18,7 @@ import { KvCache, type CopyCounters } from './kv-cache.js';
 import { bucketIndexOf, bucketLimits } from './length-bucket.js';
 import type { EngineStats } from './engine-stats.js';
 import { chunkFeeds, paddedTokens, prefillFeeds, presentRow } from './prefill-batch.js';
+import { DEFAULT_PREFILL_AGING_MS, DEFAULT_PREFILL_ORDER, joinsGroup, nextToPrefill, type PrefillOrder, type PrefillPolicy, type WaitingKey } from './prefill-order.js';
 import { sampleToken, seededRandom, type SamplingParameters } from './sampling.js';
 import { TextStream, type Detokenizer } from './text-stream.js';
 
@@ -54,6 +56,9 @@ export interface EngineOptions {
   readonly lengthBuckets: readonly number[];
   /** Most padded prompt tokens (rows × longest prompt) of one prefill run; a longer prompt is prefilled alone, in chunks of this size. */
   readonly maxBatchedTokens: number;
+  /** Order of waiting prefills within a priority level, and its aging bound (prefill-order.ts); defaults there. */
+  readonly prefillOrder?: PrefillOrder;
+  readonly prefillAgingMs?: number;
 }
 
 export interface AddRequest {
@@ -64,12 +69,9 @@ export interface AddRequest {
   readonly priority: number;
 }
 
-interface Sequence {
+interface Sequence extends WaitingKey {
   readonly request: AddRequest;
-  readonly maxTokens: number;
   readonly reservedBytes: number;
-  readonly arrival: number;
-  readonly arrivedNs: bigint;
   readonly stream: TextStream;
   readonly random: () => number;
   generated: number;
@@ -125,6 +127,7 @@ export class BatchEngine {
   private prefillNs = 0;
   private firstTokenNs = 0;
   readonly bytesPerToken: number;
+  private readonly policy: PrefillPolicy;
   /** A step's logits ([rows, 1, vocab]) are written here. */
   private readonly logits: Float32Array;
 
@@ -144,6 +147,7 @@ export class BatchEngine {
     }));
     this.bytesPerToken = layout.layers * 2 * layout.heads * layout.headDim * 4;
     this.logits = new Float32Array(options.maxNumSeqs * vocab);
+    this.policy = { order: options.prefillOrder ?? DEFAULT_PREFILL_ORDER, agingMs: options.prefillAgingMs ?? DEFAULT_PREFILL_AGING_MS };
   }
 
   /** Checks a request against the context and budget; refused ones get their error event at once. */
@@ -180,6 +184,8 @@ export class BatchEngine {
     this.waiting.push({
       request,
       maxTokens,
+      promptLength: prompt,
+      level: request.priority > 0 ? request.priority : DEFAULT_LEVEL,
       reservedBytes,
       arrival: this.arrivals++,
       arrivedNs: process.hrtime.bigint(),
@@ -276,15 +282,11 @@ export class BatchEngine {
   }
 
   private nextWaiting(): Sequence | undefined {
-    let best: Sequence | undefined;
-    for (const s of this.waiting) {
-      if (best === undefined || level(s) < level(best) || (level(s) === level(best) && s.arrival < best.arrival)) best = s;
-    }
-    return best;
+    return nextToPrefill(this.waiting, this.policy, process.hrtime.bigint());
   }
 
   /**
-   * Prefills the waiting requests that fit, best priority first (stopping at the first that does not),
+   * Prefills the waiting requests that fit, in admission order (stopping at the first that does not),
    * in groups of up to `maxBatchedTokens` padded tokens, one model run per group; returns how many it admitted.
    */
   private async admit(): Promise<number> {
@@ -317,6 +319,7 @@ export class BatchEngine {
       if (next === undefined || !this.fits(next.reservedBytes)) break;
       const length = next.request.promptIds.length;
       if (group.length > 0 && paddedTokens(group.length + 1, Math.max(longest, length)) > this.options.maxBatchedTokens) break;
+      if (group.length > 0 && !joinsGroup(group[0] as Sequence, next, this.policy)) break;
       this.waiting.splice(this.waiting.indexOf(next), 1);
       taken += 1;
       if (next.maxTokens === 0) {
@@ -578,10 +581,6 @@ export class BatchEngine {
       }
     }
   }
-}
-
-function level(s: Sequence): number {
-  return s.request.priority > 0 ? s.request.priority : DEFAULT_LEVEL;
 }
 
 function message(error: unknown): string {

@@ -47,11 +47,14 @@ async function expectEmpty(instance: LlmInstance): Promise<void> {
 }
 
 describe('cache accounting', () => {
-  it('is back to empty after a soak of finished, cancelled and refused requests', async () => {
+  it.each([
+    ['arrival', { prefill_order: 'arrival' }],
+    ['shortest_first, aging 20 ms', { prefill_order: 'shortest_first', prefill_aging_ms: '20' }],
+  ])('is back to empty after a soak of finished, cancelled and refused requests (prefill order %s)', async (_, order) => {
     // Room for about three sequences of 100 tokens, at most 4 running and 6 waiting.
     // A prefill budget of two typical prompts: requests admitted together are prefilled in padded runs of 1-2 rows,
     // and the long prompts of every fourth request (over the budget) in chunks.
-    const instance = await instanceWith({ maxNumSeqs: 4, kvCacheBytes: 300 * BYTES_PER_TOKEN, maxQueueSize: 6, parameters: { max_num_batched_tokens: '48' } });
+    const instance = await instanceWith({ maxNumSeqs: 4, kvCacheBytes: 300 * BYTES_PER_TOKEN, maxQueueSize: 6, parameters: { max_num_batched_tokens: '48', ...order } });
     const random = mulberry32(99);
     const outcomes = { finished: 0, cancelled: 0, refused: 0 };
     for (let round = 0; round < 6; round++) {
@@ -113,8 +116,11 @@ describe('admission', () => {
     await expectEmpty(instance);
   }, 60_000);
 
-  it('admits waiting requests by priority (1 highest, 0 the default level), then arrival', async () => {
-    const instance = await instanceWith({ maxNumSeqs: 1 });
+  it.each([
+    ['arrival', { prefill_order: 'arrival' }],
+    ['shortest_first (the default)', {}],
+  ])('admits waiting requests by priority (1 highest, 0 the default level), then arrival (prefill order %s: equal work)', async (_, prefillOrder) => {
+    const instance = await instanceWith({ maxNumSeqs: 1, parameters: prefillOrder });
     const order: string[] = [];
     const run = (name: string, priority: number | undefined, maxTokens: number) =>
       generate(instance, name, { max_tokens: maxTokens, ignore_eos: true }, priority === undefined ? {} : { priority }).then(() => order.push(name));

@@ -18,6 +18,10 @@ let bucketed: LlmInstance;
 let smallBudget: LlmInstance;
 /** A prefill budget of 16 tokens: most prompts are prefilled in chunks, decode steps of the others between them. */
 let chunked: LlmInstance;
+/** Arrival order (the others run the default shortest_first, with the default aging bound). */
+let arrivalOrder: LlmInstance;
+/** Shortest requested work first, with an aging bound short enough that some requests age past it. */
+let shortestFirst: LlmInstance;
 let reference: ReferenceDecoder;
 
 beforeAll(async () => {
@@ -27,6 +31,8 @@ beforeAll(async () => {
   bucketed = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { length_buckets: '8,16,24,32,48,64' } }));
   smallBudget = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { max_num_batched_tokens: '128' } }));
   chunked = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { max_num_batched_tokens: '16' } }));
+  arrivalOrder = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { prefill_order: 'arrival' } }));
+  shortestFirst = await startLlm(await repo.source({ maxNumSeqs: 8, parameters: { prefill_order: 'shortest_first', prefill_aging_ms: '30', max_num_batched_tokens: '64' } }));
   reference = await referenceDecoder(source.versionDir);
 }, 60_000);
 
@@ -35,6 +41,8 @@ afterAll(async () => {
   await bucketed?.close();
   await smallBudget?.close();
   await chunked?.close();
+  await shortestFirst?.close();
+  await arrivalOrder?.close();
   await reference?.release();
   await repo?.remove();
 });
@@ -122,5 +130,16 @@ describe('continuous batching is exact under greedy decoding', () => {
     const stats = await chunked.engineStats();
     expect(stats).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
     expect(stats.prefillChunks).toBeGreaterThan(16);
+  }, 120_000);
+
+  it('32 at once under prefill_order arrival, shuffled arrivals, some cancelled mid-way', async () => {
+    await runConcurrently(32, 8, 3, arrivalOrder);
+    expect(await arrivalOrder.engineStats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
+  }, 120_000);
+
+  it('32 arriving together under prefill_order shortest_first with a 30 ms aging bound (admitted out of arrival order, 8 at a time), some cancelled mid-way', async () => {
+    await runConcurrently(32, 7, 4, shortestFirst, 0);
+    const stats = await shortestFirst.engineStats();
+    expect(stats).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 32 });
   }, 120_000);
 });

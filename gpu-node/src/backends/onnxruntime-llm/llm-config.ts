@@ -14,11 +14,14 @@
  * - `length_buckets` (default `none`: one padded run over every sequence): cached-length bounds splitting
  *   a decode step into one run per bucket (length-bucket.ts), for models whose weights stay in cache;
  * - `max_num_batched_tokens` (default 512): most padded prompt tokens (rows × longest prompt)
- *   one prefill run takes; the waiting requests are prefilled in groups within it, a longer prompt alone in chunks.
+ *   one prefill run takes; the waiting requests are prefilled in groups within it, a longer prompt alone in chunks;
+ * - `prefill_order` (default `shortest_first`) and `prefill_aging_ms` (default 1000): the order of waiting prefills
+ *   within a priority level (prefill-order.ts).
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { ModelSource } from '../backend.js';
 import { DEFAULT_LENGTH_BUCKETS, parseLengthBuckets } from './length-bucket.js';
+import { DEFAULT_PREFILL_AGING_MS, parsePrefillOrder, type PrefillOrder } from './prefill-order.js';
 
 export interface LlmSettings {
   readonly maxNumSeqs: number;
@@ -35,6 +38,8 @@ export interface LlmSettings {
   readonly lengthBuckets: readonly number[];
   /** Most padded prompt tokens of one prefill run. */
   readonly maxBatchedTokens: number;
+  readonly prefillOrder: PrefillOrder;
+  readonly prefillAgingMs: number;
 }
 
 export const DEFAULT_MAX_NUM_SEQS = 32;
@@ -94,5 +99,7 @@ export function llmSettingsOf(source: ModelSource): LlmSettings {
     headDim,
     lengthBuckets: parseLengthBuckets(source.name, text('length_buckets') ?? DEFAULT_LENGTH_BUCKETS, contextLength),
     maxBatchedTokens: integer('max_num_batched_tokens', DEFAULT_MAX_BATCHED_TOKENS, 1),
+    prefillOrder: parsePrefillOrder(source.name, text('prefill_order')),
+    prefillAgingMs: integer('prefill_aging_ms', DEFAULT_PREFILL_AGING_MS, 0),
   };
 }

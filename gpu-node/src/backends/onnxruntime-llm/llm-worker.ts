@@ -10,6 +10,7 @@ import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { BatchEngine, type DecoderRunner, type SequenceEvent } from './batch-engine.js';
 import { decoderLayoutOf, type ValueInfo } from './decoder-layout.js';
 import type { HostMessage, LlmWorkerData, WireEvent, WorkerMessage } from './protocol.js';
+import { rememberingSingleTokens } from './single-token-text.js';
 import { loadTokenizer } from './tokenizer-file.js';
 
 const port = parentPort;
@@ -85,7 +86,7 @@ async function start(): Promise<void> {
     sessionRunner(session, outputNames),
     layout,
     vocab,
-    { decode: (ids) => tokenizer.decode(ids as number[], { skip_special_tokens: true }) },
+    rememberingSingleTokens({ decode: (ids) => tokenizer.decode(ids as number[], { skip_special_tokens: true }) }),
     { ...settings, eosId },
     (events: SequenceEvent[]) => {
       const wire: WireEvent[] = events.map((e) => {

@@ -1,0 +1,80 @@
+/**
+ * serveH2Unary's cancellation made on demand: the call's AbortSignal exists only once read, and one
+ * read after the client went away (or the deadline passed) comes already aborted with that reason,
+ * so code that reads it late sees what code that read it early saw. Real HTTP/2 on loopback.
+ */
+import { connect, createServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { frameGrpcMessage } from './grpc-frame.js';
+import { serveH2Unary, type H2UnaryCall } from './h2-unary-call.js';
+
+describe('serveH2Unary cancellation', () => {
+  let server: Http2Server;
+  let port: number;
+  let onCall: (call: H2UnaryCall, stream: ServerHttp2Stream) => void = () => undefined;
+
+  beforeAll(async () => {
+    server = createServer();
+    server.on('stream', (stream) => serveH2Unary(stream, { path: '/p', maxReceiveBytes: 1024, timeoutMs: 60_000 }, (_m, call) => onCall(call, stream)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('a signal read after the client reset the stream is already aborted, CANCELLED; aborted says so without one', async () => {
+    let called!: () => void;
+    const arrived = new Promise<void>((resolve) => (called = resolve));
+    const seen = new Promise<{ before: boolean; after: boolean; signalAborted: boolean; reason: string }>((resolve) => {
+      onCall = (call, stream) => {
+        called();
+        const before = call.aborted;
+        stream.once('close', () => {
+          const after = call.aborted;
+          const signal = call.signal;
+          resolve({ before, after, signalAborted: signal.aborted, reason: String((signal.reason as { code?: string }).code) });
+        });
+      };
+    });
+    const session = connect(`http://127.0.0.1:${port}`);
+    const stream = session.request({ ':method': 'POST', ':path': '/p', 'content-type': 'application/grpc', te: 'trailers' });
+    stream.on('error', () => undefined);
+    stream.end(frameGrpcMessage(new Uint8Array([1, 2, 3])));
+    await arrived;
+    stream.close(0x8); // RST_STREAM CANCEL
+    expect(await seen).toEqual({ before: false, after: true, signalAborted: true, reason: 'CANCELLED' });
+    session.close();
+  });
+
+  it('a signal read before the reset aborts when it comes; an answered call never aborts', async () => {
+    let called!: () => void;
+    const arrived = new Promise<void>((resolve) => (called = resolve));
+    const aborted = new Promise<boolean>((resolve) => {
+      onCall = (call) => {
+        call.signal.addEventListener('abort', () => resolve(call.signal.aborted));
+        called();
+      };
+    });
+    const session = connect(`http://127.0.0.1:${port}`);
+    const stream = session.request({ ':method': 'POST', ':path': '/p', 'content-type': 'application/grpc', te: 'trailers' });
+    stream.on('error', () => undefined);
+    stream.end(frameGrpcMessage(new Uint8Array([1])));
+    await arrived;
+    stream.close(0x8);
+    expect(await aborted).toBe(true);
+
+    const answered = new Promise<{ aborted: boolean; signalAborted: boolean }>((resolve) => {
+      onCall = (call, s) => {
+        call.reply([frameGrpcMessage(new Uint8Array([7]))], {}, {});
+        s.once('close', () => resolve({ aborted: call.aborted, signalAborted: call.signal.aborted }));
+      };
+    });
+    const ok = session.request({ ':method': 'POST', ':path': '/p', 'content-type': 'application/grpc', te: 'trailers' });
+    ok.on('data', () => undefined);
+    ok.end(frameGrpcMessage(new Uint8Array([2])));
+    expect(await answered).toEqual({ aborted: false, signalAborted: false });
+    session.close();
+  });
+});
