@@ -79,7 +79,7 @@ describe('the node\'s LLM HTTP/2 port refuses what its HTTP port refuses', () =>
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
   });
 
-  const others: [string, string][] = [['GET', '/v2/health/ready'], ['POST', '/v2/models/token_stream/infer'], ['POST', '/v2/repository/index'], ['GET', '/metrics'], ['POST', '/v2/models/token_stream/unload']];
+  const others: [string, string][] = [['GET', '/v2/health/ready'], ['POST', '/v2/models/token_stream/infer'], ['POST', '/v2/repository/index'], ['GET', '/v2'], ['GET', '/v2/models/token_stream/stats']];
   for (const [method, path] of others) {
     it(`answers 404 for a non-LLM route (${method} ${path}), which the HTTP port serves`, async () => {
       const { status } = await overH2(method, path, method === 'POST' ? '{}' : undefined, KEY);
