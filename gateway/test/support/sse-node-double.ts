@@ -27,6 +27,8 @@ export interface SseNodeDouble {
   readonly endlessBytes: number;
   readonly waitingForDrain: number;
   script: SseScript;
+  /** Sends GOAWAY on every HTTP/2 session and then drops its connection (a node going away mid-answer). */
+  dropH2Sessions(): void;
   close(): Promise<void>;
 }
 
@@ -47,6 +49,7 @@ export async function startSseNodeDouble(script: SseScript = {}, options: { h2?:
       return state.waitingForDrain;
     },
     script,
+    dropH2Sessions: () => undefined,
     close: async () => undefined,
   } as SseNodeDouble;
 
@@ -55,9 +58,12 @@ export async function startSseNodeDouble(script: SseScript = {}, options: { h2?:
     const current = double.script;
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     let gone = false;
+    let ended = false;
     let wake: (() => void) | undefined;
+    // Closed before the double ended its answer: the gateway cancelled it. (Not `writableFinished`: over
+    // HTTP/2 the compat response reports a reset stream as finished.)
     res.once('close', () => {
-      if (!res.writableFinished) {
+      if (!ended) {
         gone = true;
         state.cancelled += 1;
       }
@@ -83,6 +89,7 @@ export async function startSseNodeDouble(script: SseScript = {}, options: { h2?:
       res.write(piece);
       await new Promise((resolve) => setTimeout(resolve, current.gapMs ?? 1));
     }
+    ended = true;
     res.end();
   };
 
@@ -101,6 +108,12 @@ export async function startSseNodeDouble(script: SseScript = {}, options: { h2?:
     await new Promise<void>((resolve) => created.listen(0, '127.0.0.1', resolve));
     (double as { h2Address: string }).h2Address = `127.0.0.1:${(created.address() as AddressInfo).port}`;
     h2 = created;
+    double.dropH2Sessions = () => {
+      for (const session of h2Sessions) {
+        session.goaway();
+        session.destroy();
+      }
+    };
   }
   double.close = async () => {
     if (h2 !== undefined) {
