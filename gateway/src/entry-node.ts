@@ -318,7 +318,12 @@ function servedModels(directory: NodeDirectory & FleetChangeSource): (model: str
 }
 
 function toStaticNode(node: StaticNodeConfig): StaticNode {
-  return { id: node.id, ...(node.grpc === null ? {} : { grpcAddress: node.grpc }), ...(node.http === null ? {} : { httpAddress: node.http }) };
+  return {
+    id: node.id,
+    ...(node.grpc === null ? {} : { grpcAddress: node.grpc }),
+    ...(node.http === null ? {} : { httpAddress: node.http }),
+    ...(node.llmH2 === undefined ? {} : { llmH2Address: node.llmH2 }),
+  };
 }
 
 export async function connectRedis(url: string, logger: Logger): Promise<Redis> {

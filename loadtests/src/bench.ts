@@ -24,6 +24,7 @@ const SCENARIOS: Readonly<Record<string, (options: BenchOptions) => Promise<numb
   llm: runLlmScenario,
   'llm-batching': runLlmBatchingScenario,
   'llm-idle': runLlmIdleBurstScenario,
+  'llm-h2-ab': async (options) => (await import('./scenarios/llm-h2-ab.js')).runLlmH2AbScenario(options),
   models: async (options) => (await import('./scenarios/many-models.js')).runManyModelsScenario(options),
   'node-kill': runNodeKillScenario,
   'redis-stop': runRedisStopScenario,

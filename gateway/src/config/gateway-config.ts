@@ -50,6 +50,7 @@
  *       "keys": [ { "id": "acme-1", "hash": "<sha256 hex of the key>" } ] }
  *   ],
  *   "nodes": [ { "id": "n1", "grpc": "10.0.0.5:8001", "http": "10.0.0.5:8000" } ],  // static fleet without Redis
+ *                                    //   (optional "llmH2": "host:port", the node's --llm-h2c-port)
  *   "grpcTransport": "http2",        // ["http2"] how the gateway speaks gRPC to nodes: "http2" (our client on
  *                                    //   node:http2, adapters/grpc/h2-transport.ts), the only one left
  *   "routing": {                      // [p2c, no splits]
@@ -90,6 +91,8 @@ export interface StaticNodeConfig {
   readonly grpc: string | null;
   /** `host:port` of the node's HTTP endpoint. */
   readonly http: string | null;
+  /** `host:port` of the node's LLM routes over HTTP/2 (its --llm-h2c-port); absent: HTTP/1.1 at `http`. */
+  readonly llmH2?: string;
 }
 
 export interface ConfigApiKey {

@@ -308,14 +308,15 @@ function readNodes(c: Checker, value: unknown): StaticNodeConfig[] {
     const path = `$.nodes[${i}]`;
     const n = c.object(entry, path);
     if (n === undefined) return;
-    c.unknownKeys(n, ['id', 'grpc', 'http'], path);
+    c.unknownKeys(n, ['id', 'grpc', 'http', 'llmH2'], path);
     const grpc = c.string(n.grpc, `${path}.grpc`, HOST_PORT, '"host:port"') ?? null;
     const http = c.string(n.http, `${path}.http`, HOST_PORT, '"host:port"') ?? null;
+    const llmH2 = c.string(n.llmH2, `${path}.llmH2`, HOST_PORT, '"host:port"');
     if (n.grpc === undefined && n.http === undefined) c.issue(path, 'needs "grpc" or "http" (host:port)');
     const id = c.string(n.id, `${path}.id`, /^[A-Za-z0-9._:-]{1,128}$/, 'a node id') ?? grpc ?? http ?? `node-${i}`;
     if (ids.has(id)) c.issue(`${path}.id`, `duplicate node id '${id}'`);
     ids.add(id);
-    nodes.push({ id, grpc, http });
+    nodes.push({ id, grpc, http, ...(llmH2 === undefined ? {} : { llmH2 }) });
   });
   return nodes;
 }

@@ -5,7 +5,8 @@
  * "llm": {                          // gateway-wide
  *   "maxStreamsPerNode": 256,       // [256] streams of one model one node takes at once; more wait in admission
  *   "maxPromptChars": 524288,       // [512 Ki] longest prompt text counted; longer: 400 before any tokenizing
- *   "chargeEveryTokens": 16         // [16] completion tokens metered between two charges of a stream
+ *   "chargeEveryTokens": 16,        // [16] completion tokens metered between two charges of a stream
+ *   "nodeHttp2": true               // [true] reach nodes advertising llmH2Address over HTTP/2; false: HTTP/1.1
  * },
  * "tiers": { "free": { "llm": {     // per tier; absent: no token limit, no completion cache
  *   "tokensPerMinute": 20000,       // [0 = unlimited] prompt + completion tokens per minute per tenant
@@ -31,17 +32,19 @@ export interface LlmConfig {
   readonly maxStreamsPerNode: number;
   readonly maxPromptChars: number;
   readonly chargeEveryTokens: number;
+  readonly nodeHttp2: boolean;
 }
 
-export const DEFAULT_LLM_CONFIG: LlmConfig = { maxStreamsPerNode: 256, maxPromptChars: 512 * 1024, chargeEveryTokens: 16 };
+export const DEFAULT_LLM_CONFIG: LlmConfig = { maxStreamsPerNode: 256, maxPromptChars: 512 * 1024, chargeEveryTokens: 16, nodeHttp2: true };
 
 export function readLlmConfig(c: LlmConfigChecker, value: unknown): LlmConfig {
   const obj = c.object(value, '$.llm') ?? {};
-  c.unknownKeys(obj, ['maxStreamsPerNode', 'maxPromptChars', 'chargeEveryTokens'], '$.llm');
+  c.unknownKeys(obj, ['maxStreamsPerNode', 'maxPromptChars', 'chargeEveryTokens', 'nodeHttp2'], '$.llm');
   return {
     maxStreamsPerNode: c.number(obj.maxStreamsPerNode, '$.llm.maxStreamsPerNode', { min: 1, integer: true }) ?? DEFAULT_LLM_CONFIG.maxStreamsPerNode,
     maxPromptChars: c.number(obj.maxPromptChars, '$.llm.maxPromptChars', { min: 1, integer: true }) ?? DEFAULT_LLM_CONFIG.maxPromptChars,
     chargeEveryTokens: c.number(obj.chargeEveryTokens, '$.llm.chargeEveryTokens', { min: 1, max: 4096, integer: true }) ?? DEFAULT_LLM_CONFIG.chargeEveryTokens,
+    nodeHttp2: c.boolean(obj.nodeHttp2, '$.llm.nodeHttp2') ?? DEFAULT_LLM_CONFIG.nodeHttp2,
   };
 }
 

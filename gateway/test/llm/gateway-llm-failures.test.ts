@@ -5,17 +5,18 @@
  *   Retry-After in OpenAI's shape (the infer path's queue-timeout rule).
  * - The node dies mid-stream: the client's stream ends with an error event then `data: [DONE]`, and
  *   the gateway keeps nothing of it (no stream counted in flight on the node).
+ * Both with the node's LLM routes reached over HTTP/2 (its --llm-h2c-port, the default) and HTTP/1.1.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEADLINE_HEADER } from '../../../shared/src/fleet/request-headers.js';
 import { waitFor } from '../../../shared/test/support/index.js';
 import { LLM_KEYS, longPrompt, ssePayloads, startLlmFleet, type LlmFleet } from '../support/llm-fleet.js';
 
-describe('LLM streams through the gateway: queue timeout and a node dying mid-stream', () => {
+describe.each(['h2', 'http1'] as const)('LLM streams through the gateway (node over %s): queue timeout and a node dying mid-stream', (upstream) => {
   let fleet: LlmFleet;
 
   beforeAll(async () => {
-    fleet = await startLlmFleet({ tokenDelayMs: 5, maxStreamsPerNode: 1 });
+    fleet = await startLlmFleet({ tokenDelayMs: 5, maxStreamsPerNode: 1, upstream });
   }, 90_000);
 
   afterAll(async () => {

@@ -3,7 +3,9 @@
  * real gateway on loopback, in front of a scripted node double (test/support/sse-node-double.ts): the
  * client gets the node's bytes exactly, however the node's writes split the events; a client going
  * away cancels the node's request; a stream over its token budget ends with the error event and
- * [DONE]; a node ending an OpenAI stream early ends it with an error event.
+ * [DONE]; a node ending an OpenAI stream early ends it with an error event. All of it with the node
+ * reached over HTTP/1.1 and over HTTP/2 (the double's h2c listener, as a node's --llm-h2c-port); over
+ * HTTP/2 also a session torn down mid-stream (GOAWAY, then the connection gone).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../shared/src/logging/index.js';
@@ -16,12 +18,12 @@ import { openAIChunk, startSseNodeDouble, type SseNodeDouble } from '../support/
 const OPEN = 'tsk_native-relay-open';
 const METERED = 'tsk_native-relay-metered';
 
-describe('the native LLM relay (gateway + scripted node double)', () => {
+describe.each(['http1', 'h2'] as const)('the native LLM relay (gateway + scripted node double over %s)', (upstream) => {
   let double: SseNodeDouble;
   let gateway: RunningGateway;
 
   beforeAll(async () => {
-    double = await startSseNodeDouble();
+    double = await startSseNodeDouble({}, { h2: upstream === 'h2' });
     const unlimited = { requestsPerSecond: 0, burst: 0, elementsPerSecond: 0, elementsBurst: 0 };
     const config = loadGatewayConfig(
       JSON.stringify({
@@ -36,7 +38,7 @@ describe('the native LLM relay (gateway + scripted node double)', () => {
         ],
       }),
     );
-    gateway = await startGateway({ config, redisUrl: null, nodes: [{ id: 'double', grpc: null, http: double.address }], port: 0, grpcPort: null, host: '127.0.0.1', logger: silentLogger });
+    gateway = await startGateway({ config, redisUrl: null, nodes: [{ id: 'double', grpc: null, http: double.address, ...(upstream === 'h2' ? { llmH2: double.h2Address } : {}) }], port: 0, grpcPort: null, host: '127.0.0.1', logger: silentLogger });
   }, 60_000);
 
   afterAll(async () => {
@@ -114,6 +116,25 @@ describe('the native LLM relay (gateway + scripted node double)', () => {
       expect(response.status).toBe(200);
       expect(await response.text()).toBe(events.join(''));
     }
+  });
+
+  it.runIf(upstream === 'h2')('ends a stream whose HTTP/2 session is torn down mid-answer with an error event and [DONE]; the next stream opens a new session', async () => {
+    double.script = { pieces: Array.from({ length: 100 }, () => openAIChunk(' word')), gapMs: 10 };
+    const response = await post(OPEN, '/v1/completions', { model: 'm', prompt: 'hi', stream: true });
+    const reader = response.body!.getReader();
+    await reader.read();
+    double.dropH2Sessions();
+    let text = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += new TextDecoder().decode(chunk.value);
+    const events = text.split('\n\n').filter((e) => e !== '');
+    expect(events.at(-1)).toBe('data: [DONE]');
+    expect(JSON.parse(events.at(-2)!.slice(6)).error.code).toBe('upstream_failed');
+    expect(events.length).toBeLessThan(100);
+
+    double.script = { pieces: [openAIChunk('again'), 'data: [DONE]\n\n'] };
+    const next = await post(OPEN, '/v1/completions', { model: 'm', prompt: 'hi', stream: true });
+    expect(next.status).toBe(200);
+    expect(await next.text()).toBe(openAIChunk('again') + 'data: [DONE]\n\n');
   });
 
   it('answers errors before the node as the Hono routes do: OpenAI shape on /v1, Triton shape on generate', async () => {

@@ -72,16 +72,24 @@ export interface LlmFleet {
   stop(): Promise<void>;
 }
 
-export async function startLlmFleet(options: { tokenDelayMs?: number; maxStreamsPerNode?: number } = {}): Promise<LlmFleet> {
+export interface LlmFleetOptions {
+  readonly tokenDelayMs?: number;
+  readonly maxStreamsPerNode?: number;
+  /** How the gateway reaches the node's LLM routes: 'h2' (default: the node advertises --llm-h2c-port) or 'http1'. */
+  readonly upstream?: 'h2' | 'http1';
+}
+
+export async function startLlmFleet(options: LlmFleetOptions = {}): Promise<LlmFleet> {
   const repository = await writeLlmRepository(options.tokenDelayMs ?? 2);
   const redis = await startRedisServer();
-  const node = await spawnNode(repository.dir, ['--redis-url', redis.url, '--node-id', 'llm-node', '--advertise-host', '127.0.0.1']);
+  const h2 = (options.upstream ?? 'h2') === 'h2';
+  const node = await spawnNode(repository.dir, ['--redis-url', redis.url, '--node-id', 'llm-node', '--advertise-host', '127.0.0.1', ...(h2 ? ['--llm-h2c-port', '0'] : [])]);
   const tenant = async (id: string, tier: string, key: string, models: string[]) => ({ id, tier, allowedModels: models, keys: [{ id: `${id}-k`, hash: await sha256Hex(key) }] });
   const config = loadGatewayConfig(
     JSON.stringify({
       metrics: { requireAdminKey: false },
       rateLimitLeaseMs: 0,
-      llm: { chargeEveryTokens: 4, ...(options.maxStreamsPerNode === undefined ? {} : { maxStreamsPerNode: options.maxStreamsPerNode }) },
+      llm: { chargeEveryTokens: 4, nodeHttp2: h2, ...(options.maxStreamsPerNode === undefined ? {} : { maxStreamsPerNode: options.maxStreamsPerNode }) },
       tiers: {
         'llm-open': {
           priority: 2, queueTimeoutMs: 20_000, queueShare: 1, cacheTtlSeconds: 300, allowedModels: ['*'],
@@ -108,7 +116,11 @@ export async function startLlmFleet(options: { tokenDelayMs?: number; maxStreams
     }),
   );
   const gateway = await startGateway({ config, redisUrl: redis.url, port: 0, host: '127.0.0.1', logger: silentLogger, fleet: { refreshMs: 200 } });
-  await waitFor(() => gateway.directory.candidates('token_stream').length === 1 && gateway.directory.candidates('token_stream_b').length === 1, {
+  const ready = (): boolean => {
+    const found = gateway.directory.candidates('token_stream');
+    return found.length === 1 && (!h2 || typeof found[0]!.llmH2Address === 'string') && gateway.directory.candidates('token_stream_b').length === 1;
+  };
+  await waitFor(ready, {
     what: 'the LLM node in the fleet view',
     timeoutMs: 30_000,
   });

@@ -54,6 +54,10 @@ export interface NodeOptions {
   readonly grpcRestrictedProtocols: Restrictions;
   /** --grpc-max-concurrent-streams: gRPC calls (HTTP/2 streams) one connection may hold open at once; default 1000. */
   readonly grpcMaxConcurrentStreams: number;
+  /** --llm-h2c-port: the LLM routes over cleartext HTTP/2 (gateway upstream); undefined (default): off; 0 picks a free port. */
+  readonly llmH2cPort: number | undefined;
+  /** --llm-h2c-max-streams: streams one HTTP/2 session may hold open on that port; default 512. */
+  readonly llmH2cMaxStreams: number;
   /** --id: the server name in metadata; default 'triton' so Triton clients see what they expect. */
   readonly id: string;
   /** --rate-limit; default 'off'. */
@@ -105,6 +109,10 @@ Endpoints
   --grpc-max-concurrent-streams N
                                 gRPC calls one connection may have open at once (default 1000);
                                 a client over the limit waits for a free stream
+  --llm-h2c-port N              also serve the LLM routes (OpenAI API, generate) over cleartext
+                                HTTP/2 on this port (binds --http-address; advertised to gateways,
+                                which then multiplex their streams on one session; default off)
+  --llm-h2c-max-streams N       streams one HTTP/2 session may have open there (default 512)
   --id NAME                     server name in metadata (default triton)
 
 Access (Triton's restricted APIs; repeatable; a category may be restricted once)
@@ -172,6 +180,8 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
         'allow-metrics': { type: 'string' },
         'http-max-input-size': { type: 'string' },
         'grpc-max-concurrent-streams': { type: 'string' },
+        'llm-h2c-port': { type: 'string' },
+        'llm-h2c-max-streams': { type: 'string' },
         'http-restricted-api': { type: 'string', multiple: true },
         'grpc-restricted-protocol': { type: 'string', multiple: true },
         id: { type: 'string' },
@@ -272,6 +282,8 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     grpcRestrictedProtocols: grpc.restrictions,
     // HTTP/2 carries the setting as a 32-bit value; 0 would refuse every call.
     grpcMaxConcurrentStreams: int('grpc-max-concurrent-streams', v['grpc-max-concurrent-streams'], 1000, 1, 2 ** 32 - 1),
+    llmH2cPort: v['llm-h2c-port'] === undefined ? undefined : int('llm-h2c-port', v['llm-h2c-port'], 0, 0, 65_535),
+    llmH2cMaxStreams: int('llm-h2c-max-streams', v['llm-h2c-max-streams'], 512, 1, 2 ** 31 - 1),
     id: v.id ?? 'triton',
     rateLimit: oneOf('rate-limit', v['rate-limit'], ['off', 'execution_count'] as const, 'off'),
     redisUrl: v['redis-url'] ?? (env.REDIS_URL || undefined),

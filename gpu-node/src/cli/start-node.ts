@@ -22,6 +22,7 @@ import { openRepositorySource, pollRepositorySource, syncBeforeLoads } from '../
 import { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
 import { createGrpcServer, type GrpcServer } from '../server/grpc/index.js';
 import { createHttpServer, type HttpServer } from '../server/http/index.js';
+import { createLlmH2cServer, type LlmH2cServer } from '../server/http/llm-h2c-server.js';
 import { createMetricsServer, type MetricsServer } from '../server/metrics/index.js';
 import type { NodeOptions } from './node-options.js';
 
@@ -31,6 +32,8 @@ export interface RunningNode {
   readonly httpPort: number | undefined;
   readonly grpcPort: number | undefined;
   readonly metricsPort: number | undefined;
+  /** The LLM routes' HTTP/2 port (--llm-h2c-port), undefined when off. */
+  readonly llmH2cPort: number | undefined;
   /** The Redis load reporter, when --redis-url is set. */
   readonly loadReporter: LoadReporter | undefined;
   /** The HTTP report pusher to an edge gateway, when --report-url is set. */
@@ -106,12 +109,18 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
   let grpc: GrpcServer | undefined;
   let metrics: MetricsServer | undefined;
   let httpPort: number | undefined;
+  let llmH2c: LlmH2cServer | undefined;
+  let llmH2cPort: number | undefined;
   let grpcPort: number | undefined;
   let metricsPort: number | undefined;
   try {
     if (options.allowHttp) {
       http = createHttpServer(core, { maxInputSize: options.httpMaxInputSize, logger, restrictedApis: options.httpRestrictedApis });
       httpPort = (await http.listen(options.httpPort, options.httpAddress)).port;
+      if (options.llmH2cPort !== undefined) {
+        llmH2c = createLlmH2cServer(http.app, { maxConcurrentStreams: options.llmH2cMaxStreams });
+        llmH2cPort = (await llmH2c.listen(options.llmH2cPort, options.httpAddress)).port;
+      }
     }
     if (options.allowGrpc) {
       grpc = createGrpcServer(core, {
@@ -125,7 +134,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
       metricsPort = (await metrics.listen(options.metricsPort, options.metricsAddress)).port;
     }
   } catch (error) {
-    await Promise.allSettled([http?.close(), grpc?.close(0), metrics?.close(0)]);
+    await Promise.allSettled([http?.close(), llmH2c?.close({ graceMs: 0 }), grpc?.close(0), metrics?.close(0)]);
     await core.shutdown({ timeoutMs: 0 });
     await repository.close();
     throw error;
@@ -135,7 +144,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
       ? pollRepositorySource(repository, options.repositoryPollSecs * 1000, () => core.poll(), (m) => logger.error(m))
       : undefined;
   warnIfRepositoryOpen(options, logger);
-  const sinks: SinkContext = { options, nodeId, startedAt, core, logger, httpPort, grpcPort };
+  const sinks: SinkContext = { options, nodeId, startedAt, core, logger, httpPort, grpcPort, llmH2cPort };
   const loadReporter = startLoadReporter(sinks, metrics);
   const reportPusher = startReportPusher(sinks);
   logger.info('tessera-node started', {
@@ -143,6 +152,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
     httpPort,
     grpcPort,
     metricsPort,
+    ...(llmH2cPort === undefined ? {} : { llmH2cPort }),
     repository: options.modelRepository,
     controlMode: options.modelControlMode,
     ...(tracing.endpoint === undefined ? {} : { otlpEndpoint: tracing.endpoint }),
@@ -159,7 +169,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
       await core.shutdown({ timeoutMs: options.exitTimeoutSecs * 1000 });
       await repository.close();
       await Promise.all([loadReporter?.stop({ deregister: true }), reportPusher?.stop({ deregister: true })]);
-      await Promise.allSettled([http?.close({ graceMs: 1000 }), grpc?.close(1000), metrics?.close(1000)]);
+      await Promise.allSettled([http?.close({ graceMs: 1000 }), llmH2c?.close({ graceMs: 1000 }), grpc?.close(1000), metrics?.close(1000)]);
       // The last spans are batched: flush them before the process goes.
       await tracing.shutdown().catch((error: unknown) => logger.warn('could not flush traces', { error: String(error) }));
       logger.info('tessera-node stopped');
@@ -167,7 +177,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
     return stopping;
   };
 
-  return { core, httpPort, grpcPort, metricsPort, loadReporter, reportPusher, stop };
+  return { core, httpPort, grpcPort, metricsPort, llmH2cPort, loadReporter, reportPusher, stop };
 }
 
 /**
@@ -197,13 +207,14 @@ interface SinkContext {
   readonly logger: Logger;
   readonly httpPort: number | undefined;
   readonly grpcPort: number | undefined;
+  readonly llmH2cPort: number | undefined;
 }
 
 /**
  * What every load-report sink is told about this node, or undefined (said once in the log) when
  * HTTP and gRPC are both off and there is no address to advertise.
  */
-function reportOptions(flag: string, { options, nodeId, startedAt, core, logger, httpPort, grpcPort }: SinkContext): PeriodicReportOptions | undefined {
+function reportOptions(flag: string, { options, nodeId, startedAt, core, logger, httpPort, grpcPort, llmH2cPort }: SinkContext): PeriodicReportOptions | undefined {
   if (httpPort === undefined && grpcPort === undefined) {
     logger.warn(`${flag} is ignored: with HTTP and gRPC both off there is no address to advertise`);
     return undefined;
@@ -213,6 +224,7 @@ function reportOptions(flag: string, { options, nodeId, startedAt, core, logger,
     nodeId,
     httpAddress: httpPort === undefined ? null : advertisedAddress(host, httpPort),
     grpcAddress: grpcPort === undefined ? null : advertisedAddress(host, grpcPort),
+    ...(llmH2cPort === undefined ? {} : { llmH2Address: advertisedAddress(host, llmH2cPort) }),
     source: () => core.loadSnapshot(),
     logger,
     startedAt,

@@ -27,6 +27,8 @@ export interface PeriodicReportOptions {
   readonly httpAddress: string | null;
   /** Advertised KServe gRPC address `host:port`; null when gRPC is off. */
   readonly grpcAddress: string | null;
+  /** Advertised `host:port` of the LLM routes over HTTP/2 (--llm-h2c-port); absent when off. */
+  readonly llmH2Address?: string;
   /** Time between two reports; default 1000 ms. */
   readonly intervalMs?: number;
   /** The report's staleness limit (for Redis also the key's TTL); default 3000 ms; must exceed intervalMs. */
@@ -121,6 +123,7 @@ export abstract class PeriodicLoadReporter implements PeriodicReporter {
       nodeId: options.nodeId,
       httpAddress: options.httpAddress,
       grpcAddress: options.grpcAddress,
+      ...(options.llmH2Address === undefined ? {} : { llmH2Address: options.llmH2Address }),
       startedAt: this.startedAt,
       ttlMs: this.ttlMs,
       source: options.source,

@@ -13,6 +13,8 @@ export interface ReportBuilderOptions {
   readonly nodeId: string;
   readonly httpAddress: string | null;
   readonly grpcAddress: string | null;
+  /** The LLM routes' HTTP/2 address; absent when that listener is off. */
+  readonly llmH2Address?: string;
   /** The process's start time carried by every report. */
   readonly startedAt: number;
   /** The report's staleness limit. */
@@ -51,6 +53,7 @@ export class LoadReportBuilder {
         nodeId: this.options.nodeId,
         httpAddress: this.options.httpAddress,
         grpcAddress: this.options.grpcAddress,
+        ...(this.options.llmH2Address === undefined ? {} : { llmH2Address: this.options.llmH2Address }),
         startedAt: this.options.startedAt,
         sentAt: this.options.now(),
         seq: ++this.lastSeq,

@@ -19,6 +19,8 @@ export interface LlmBenchGatewayOptions {
   /** SHA-256 of the tenant's key (benchKey). */
   readonly keyHash: string;
   readonly keepWarmMs?: number;
+  /** false: the node's LLM routes over HTTP/1.1 even when it advertises an HTTP/2 address (config llm.nodeHttp2). */
+  readonly nodeHttp2?: boolean;
   /** A directory: the gateway runs with --cpu-prof there. */
   readonly profileDir?: string;
 }
@@ -29,6 +31,7 @@ export async function launchLlmBenchGateway(options: LlmBenchGatewayOptions): Pr
     redisUrl: options.redisUrl,
     ...(options.keepWarmMs === undefined ? {} : { rateLimitKeepWarmMs: options.keepWarmMs }),
     metrics: { requireAdminKey: false },
+    ...(options.nodeHttp2 === undefined ? {} : { llm: { nodeHttp2: options.nodeHttp2 } }),
     tiers: {
       'bench-llm': {
         priority: 1, queueTimeoutMs: 30_000, queueShare: 1, cacheTtlSeconds: 0, allowedModels: ['*'], ...UNLIMITED_TIER,

@@ -41,7 +41,7 @@ const TTFT_TARGET_MS = 1;
 
 const log = (message: string): void => void process.stderr.write(`[bench llm] ${message}\n`);
 
-type Target = 'direct' | 'anchor-before' | 'gateway' | 'anchor-after' | 'direct-staggered' | 'gateway-staggered';
+type Target = 'direct' | 'anchor-before' | 'gateway' | 'gateway-h1' | 'anchor-after' | 'direct-staggered' | 'gateway-staggered';
 
 interface Point {
   readonly concurrency: number;
@@ -135,7 +135,8 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
     const repo = join(work, 'repo');
     await mkdir(join(repo, 'llm_engine', '1'), { recursive: true });
     await writeFile(join(repo, 'llm_engine', 'config.pbtxt'), engineModelConfig(`http://127.0.0.1:${engine.port}/v1`, Math.max(...concurrencies) + 8));
-    const node = await launchNode({ modelRepository: repo, extraArgs: ['--redis-url', redis.url, '--node-id', 'llm-bench-node', '--advertise-host', '127.0.0.1'] });
+    // The node serves its LLM routes over HTTP/2 too: `gateway` reaches it so (the default), `gateway-h1` over HTTP/1.1.
+    const node = await launchNode({ modelRepository: repo, extraArgs: ['--redis-url', redis.url, '--node-id', 'llm-bench-node', '--advertise-host', '127.0.0.1', '--llm-h2c-port', '0'] });
     stack.push(node);
     await waitForModelReady(node.httpBase, 'llm_engine');
     const { key, hash } = benchKey('llm');
@@ -151,17 +152,22 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
       ...(keepWarm === undefined ? {} : { keepWarmMs: Number(keepWarm) }),
       ...(profileDir === undefined ? {} : { profileDir }),
     });
-    stack.push(gateway);
+    const gatewayH1 = await launchLlmBenchGateway({ work, name: 'bench-h1', redisUrl: redis.url, keyHash: hash, nodeHttp2: false, ...(keepWarm === undefined ? {} : { keepWarmMs: Number(keepWarm) }) });
+    stack.push(gateway, gatewayH1);
     await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);
+    await waitForFleetSize(`http://127.0.0.1:${gatewayH1.port}/metrics`, 1);
     const anchor = await launchRelayAnchor(work, node.httpPort);
     stack.push(anchor);
     if (support.ok) {
       pinProcess(gateway.pid, 0);
+      pinProcess(gatewayH1.pid, 0);
       pinProcess(anchor.pid, 0);
     }
     const auth = { authorization: `Bearer ${key}` };
     log('warm-up');
-    await runStreamLoad({ port: gateway.port, path: '/v1/completions', body: JSON.stringify({ model: 'llm_engine', prompt: 'warm', stream: true, max_tokens: 8 }), headers: auth, concurrency: 4, durationMs: Math.max(500, options.warmupS * 1000) });
+    for (const port of [gatewayH1.port, gateway.port]) {
+      await runStreamLoad({ port, path: '/v1/completions', body: JSON.stringify({ model: 'llm_engine', prompt: 'warm', stream: true, max_tokens: 8 }), headers: auth, concurrency: 4, durationMs: Math.max(500, options.warmupS * 1000) });
+    }
 
     // The gateway's own background (fleet refresh, Redis, timers) with no stream: subtracted below, so
     // CPU per token at low load is not mostly the idle cost spread over few tokens.
@@ -176,6 +182,7 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
       points.push(await measure('direct', c, node.httpPort, {}, durationMs));
       points.push(await measure('anchor-before', c, anchor.port, {}, durationMs, anchor.pid));
       points.push(await measure('gateway', c, gateway.port, auth, durationMs, gateway.pid));
+      points.push(await measure('gateway-h1', c, gatewayH1.port, auth, durationMs, gatewayH1.pid));
       points.push(await measure('anchor-after', c, anchor.port, {}, durationMs, anchor.pid));
       if (c > 1) {
         points.push(await measure('direct-staggered', c, node.httpPort, {}, durationMs));
@@ -193,6 +200,8 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
         concurrency: c,
         gatewayCpuUsPerToken: gw.cpuPerToken?.totalUs ?? NaN,
         gatewayCpuUsPerTokenNetOfIdle: netCpu,
+        /** The same gateway build reaching the node over HTTP/1.1 (gross: its idle is not measured). */
+        gatewayH1CpuUsPerToken: at('gateway-h1').cpuPerToken?.totalUs ?? NaN,
         anchorCpuUsPerToken: anchorCpu,
         cpuRatioToAnchor: (gw.cpuPerToken?.totalUs ?? NaN) / anchorCpu,
         addedTtftP50Ms: (gw.ttft.p50Us - at('direct').ttft.p50Us) / 1000,
@@ -213,11 +222,12 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
       table(points),
       '',
       formatTable(
-        ['conc', 'gateway CPU µs/token', 'net of idle', 'anchor CPU µs/token', 'ratio', `target <= ${CPU_TARGET_US} (net)`, 'added TTFT p50 ms (burst)', `target <= ${TTFT_TARGET_MS}`, 'added TTFT p50 ms (staggered)', 'first starts after idle: added p50 ms', 'core 1 busy (burst)'],
+        ['conc', 'gateway CPU µs/token', 'net of idle', 'over HTTP/1.1 (gross)', 'anchor CPU µs/token', 'ratio', `target <= ${CPU_TARGET_US} (net)`, 'added TTFT p50 ms (burst)', `target <= ${TTFT_TARGET_MS}`, 'added TTFT p50 ms (staggered)', 'first starts after idle: added p50 ms', 'core 1 busy (burst)'],
         summary.map((s) => [
           String(s.concurrency),
           s.gatewayCpuUsPerToken.toFixed(1),
           s.gatewayCpuUsPerTokenNetOfIdle.toFixed(1),
+          s.gatewayH1CpuUsPerToken.toFixed(1),
           s.anchorCpuUsPerToken.toFixed(1),
           s.cpuRatioToAnchor.toFixed(2),
           s.cpuTargetMet ? 'met' : 'MISSED',

@@ -37,6 +37,13 @@ describe('parseLoadReport', () => {
     expect('futureField' in parsed).toBe(false);
   });
 
+  it('keeps an LLM HTTP/2 address when present; a report without one (an older node) parses without it', () => {
+    expect(parseLoadReport(JSON.stringify({ ...valid, llmH2Address: '10.0.0.5:8003' })).llmH2Address).toBe('10.0.0.5:8003');
+    expect('llmH2Address' in parseLoadReport(JSON.stringify(valid))).toBe(false);
+    expect(() => parseLoadReport(JSON.stringify({ ...valid, llmH2Address: 'evil host:1' }))).toThrow(/llmH2Address must be null or an address/);
+    expect(() => parseLoadReport(JSON.stringify({ ...valid, llmH2Address: 'host:70000' }))).toThrow(/llmH2Address must be null or an address/);
+  });
+
   it.each([
     ['not JSON', '{nope', /the document must be valid JSON/],
     ['an array', '[]', /the report must be an object/],

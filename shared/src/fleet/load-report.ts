@@ -50,6 +50,11 @@ export interface LoadReport {
   readonly httpAddress: string | null;
   /** Advertised KServe gRPC address `host:port`; null when gRPC is off. At least one address is set. */
   readonly grpcAddress: string | null;
+  /**
+   * Advertised `host:port` of the node's LLM routes over cleartext HTTP/2 (added within version 1:
+   * absent from older nodes' reports, which gateways then reach over HTTP/1.1 at `httpAddress`).
+   */
+  readonly llmH2Address?: string;
   /** When this node process started, ms since the epoch; a restarted node has a new value. */
   readonly startedAt: number;
   /** When this report was built, ms since the epoch on the node's clock. */
@@ -87,6 +92,7 @@ export function validateLoadReport(value: unknown): LoadReport {
   const httpAddress = address(doc.httpAddress, 'httpAddress');
   const grpcAddress = address(doc.grpcAddress, 'grpcAddress');
   if (httpAddress === null && grpcAddress === null) check.fail('httpAddress', 'set when grpcAddress is null', null);
+  const llmH2Address = doc.llmH2Address === undefined ? null : address(doc.llmH2Address, 'llmH2Address');
   const models = check.array(doc.models, 'models', MAX_REPORTED_MODELS).map((m, i) => modelLoad(m, `models[${i}]`));
   const names = new Set<string>();
   models.forEach((model, i) => {
@@ -98,6 +104,7 @@ export function validateLoadReport(value: unknown): LoadReport {
     nodeId,
     httpAddress,
     grpcAddress,
+    ...(llmH2Address === null ? {} : { llmH2Address }),
     startedAt: check.integer(doc.startedAt, 'startedAt'),
     sentAt: check.integer(doc.sentAt, 'sentAt'),
     seq: check.integer(doc.seq, 'seq', 1),

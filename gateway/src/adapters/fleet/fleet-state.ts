@@ -26,6 +26,7 @@ export class NodeState implements RoutedNodeView {
   readonly models = new Map<string, NodeModelLoad & MutableModelLoad>();
   localInflight = 0;
   sentSinceReport = 0;
+  llmH2Address: string | null = null;
   constructor(
     readonly id: string,
     public httpAddress: string | null,

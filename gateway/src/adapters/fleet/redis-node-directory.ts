@@ -115,6 +115,7 @@ export async function createRedisNodeDirectory(options: RedisNodeDirectoryOption
     const state = known?.state ?? new NodeState(report.nodeId, report.httpAddress, report.grpcAddress);
     state.httpAddress = report.httpAddress;
     state.grpcAddress = report.grpcAddress;
+    state.llmH2Address = report.llmH2Address ?? null;
     state.draining = report.draining;
     state.models.clear();
     for (const model of report.models) {

@@ -21,6 +21,8 @@ export interface StaticNode {
   readonly grpcAddress?: string;
   /** `host:port` of the node's KServe HTTP endpoint (for transports that speak HTTP). */
   readonly httpAddress?: string;
+  /** `host:port` of the node's LLM routes over HTTP/2 (its --llm-h2c-port); absent: HTTP/1.1 at httpAddress. */
+  readonly llmH2Address?: string;
   /** Models served; default: any model. */
   readonly models?: readonly string[];
   /** Requests the node runs at once per model; default 8. */
@@ -41,7 +43,9 @@ export function createStaticNodeDirectory(nodes: readonly StaticNode[]): StaticN
     if (!Number.isSafeInteger(capacity) || capacity < 1) {
       throw TesseraError.invalidArg(`static node '${id}': capacity must be a positive integer (got ${capacity})`);
     }
-    return { state: new NodeState(id, node.httpAddress ?? null, node.grpcAddress ?? null), models: node.models, capacity };
+    const state = new NodeState(id, node.httpAddress ?? null, node.grpcAddress ?? null);
+    state.llmH2Address = node.llmH2Address ?? null;
+    return { state, models: node.models, capacity };
   });
   const ids = new Set<string>();
   for (const { state } of entries) {

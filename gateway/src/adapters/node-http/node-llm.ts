@@ -1,6 +1,7 @@
 /**
  * The LLM routes' dependencies on Node (core/llm/llm-deps.ts): the router over the gateway's fleet
- * view and breakers, node:http to the nodes' HTTP ports, the response store for deterministic
+ * view and breakers, HTTP/2 to the nodes' LLM ports where they advertise one (node:http to their HTTP
+ * ports otherwise), the response store for deterministic
  * completions, and the cl100k_base tokenizer (shared/src/llm/cl100k-counter.ts).
  */
 import { loadCl100kCounter } from '../../../../shared/src/llm/cl100k-counter.js';
@@ -8,6 +9,7 @@ import type { GatewayConfig } from '../../config/index.js';
 import { LlmRouter, type LlmDeps } from '../../core/llm/index.js';
 import type { AdmissionObserver, FleetChangeSource, NodeDirectory, ResponseCache } from '../../core/ports/index.js';
 import type { NodeBreakers } from '../grpc/node-breakers.js';
+import { createLlmH2Upstream } from './llm-h2-upstream.js';
 import { createLlmHttpUpstream } from './llm-http-upstream.js';
 
 export interface NodeLlmOptions {
@@ -29,7 +31,10 @@ export function createNodeLlm(options: NodeLlmOptions): { readonly deps: LlmDeps
     ...(options.observer === undefined ? {} : { observer: options.observer }),
     maxStreamsPerNode: config.llm.maxStreamsPerNode,
   });
-  const upstream = createLlmHttpUpstream({ ...(options.breakers === undefined ? {} : { breakers: options.breakers }), maxSockets: config.llm.maxStreamsPerNode });
+  const breakers = options.breakers === undefined ? {} : { breakers: options.breakers };
+  const http1 = createLlmHttpUpstream({ ...breakers, maxSockets: config.llm.maxStreamsPerNode });
+  // Nodes advertising an HTTP/2 address for their LLM routes get one multiplexed session; others HTTP/1.1.
+  const upstream = config.llm.nodeHttp2 ? createLlmH2Upstream({ ...breakers, fallback: http1, maxStreamsPerNode: config.llm.maxStreamsPerNode }) : http1;
   const deps: LlmDeps = {
     router,
     upstream,
@@ -42,6 +47,7 @@ export function createNodeLlm(options: NodeLlmOptions): { readonly deps: LlmDeps
     close() {
       router.close();
       upstream.close();
+      http1.close();
     },
   };
 }

@@ -47,6 +47,10 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
   input.on('error', (error) => {
     if (!done) finish(relay.fail(undefined, error));
   });
+  // Closed without 'end' or 'error' (an HTTP/2 stream whose session was torn down): the answer is cut.
+  input.once('close', () => {
+    if (!done && !input.readableEnded) finish(relay.fail(undefined, new Error('the node\'s answer closed before its end')));
+  });
   input.on('data', onData);
   input.once('end', onEnd);
   outgoing.on('drain', onDrain);

@@ -14,6 +14,8 @@ export interface NodeView {
   readonly id: string;
   readonly httpAddress: string | null;
   readonly grpcAddress: string | null;
+  /** `host:port` of the node's LLM routes over cleartext HTTP/2; absent or null: reach them over HTTP/1.1. */
+  readonly llmH2Address?: string | null;
   readonly draining: boolean;
   /** Per model with at least one READY version. */
   readonly models: ReadonlyMap<string, NodeModelLoad>;

@@ -28,6 +28,8 @@ export interface StreamLoadOptions {
 export interface StreamLoadResult {
   readonly streams: number;
   readonly failedStreams: number;
+  /** The first few failures' messages (status or socket error), to say why streams failed. */
+  readonly failures: readonly string[];
   readonly tokens: number;
   readonly ttftUs: number[];
   /** TTFT of each client's first stream: the starts right after the idle spell before the window. */
@@ -82,6 +84,7 @@ export async function runStreamLoad(options: StreamLoadOptions): Promise<StreamL
   const samples = { ttftUs: [] as number[], itlUs: [] as number[], firstTtftUs: [] as number[] };
   let streams = 0;
   let failedStreams = 0;
+  const failures: string[] = [];
   let tokens = 0;
   const started = performance.now();
   const end = started + options.durationMs;
@@ -98,12 +101,13 @@ export async function runStreamLoad(options: StreamLoadOptions): Promise<StreamL
           first = false;
           tokens += streamed;
           streams += 1;
-        } catch {
+        } catch (error) {
           failedStreams += 1;
+          if (failures.length < 5) failures.push(error instanceof Error ? error.message : String(error));
         }
       }
     }),
   );
   agent.destroy();
-  return { streams, failedStreams, tokens, ...samples, elapsedMs: performance.now() - started };
+  return { streams, failedStreams, failures, tokens, ...samples, elapsedMs: performance.now() - started };
 }
