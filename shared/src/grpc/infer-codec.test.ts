@@ -145,6 +145,11 @@ describe('client direction and round trips', () => {
       rawOutputContents: [new Uint8Array(3)],
     });
     expect(errorOf(() => inferResponseFromProto(bad)).code).toBe('INTERNAL');
+    // The no-data message is made only when needed, and still names the output.
+    const empty = create(ModelInferResponseSchema, { modelName: 'm', outputs: [{ name: 'y', datatype: 'INT32', shape: [2n] }] });
+    const error = errorOf(() => inferResponseFromProto(empty));
+    expect(error.code).toBe('INTERNAL');
+    expect(error.message).toMatch(/no data for output tensor 'y'/);
   });
 
   it('keeps "__proto__" a plain parameter key', () => {

@@ -63,8 +63,11 @@ function checkRawSize(datatype: Datatype, shape: readonly number[], data: Uint8A
   }
 }
 
-/** One tensor from its wire form; `raw` is its raw entry, or undefined when it must use typed contents. */
-function tensorFromProto(wire: WireTensor, raw: Uint8Array | undefined, what: string, missing: string): Tensor {
+/**
+ * One tensor from its wire form; `raw` is its raw entry, or undefined when it must use typed contents.
+ * `missing` makes the no-data message: built only on that error, not for every tensor of every call.
+ */
+function tensorFromProto(wire: WireTensor, raw: Uint8Array | undefined, what: string, missing: () => string): Tensor {
   const datatype = parseDatatype(wire.datatype, what);
   const shape = shapeFromProto(wire.shape, what);
   let data: Uint8Array;
@@ -74,7 +77,7 @@ function tensorFromProto(wire: WireTensor, raw: Uint8Array | undefined, what: st
   } else if (wire.contents !== undefined) {
     data = contentsToRaw(wire.contents, datatype, elementCount(shape, what), what);
   } else {
-    throw TesseraError.invalidArg(missing);
+    throw TesseraError.invalidArg(missing());
   }
   return { name: wire.name, datatype, shape, data };
 }
@@ -121,7 +124,7 @@ export function inferRequestFromProto(msg: ModelInferRequest): InferRequest {
           `for model '${msg.modelName}'`,
       );
     }
-    const missing = `unable to find data for input tensor '${input.name}' for model '${msg.modelName}'`;
+    const missing = (): string => `unable to find data for input tensor '${input.name}' for model '${msg.modelName}'`;
     return tensorFromProto(input, useRaw ? msg.rawInputContents[i] : undefined, what, missing);
   });
   const outputs = msg.outputs.map((output) => requestedOutputFromProto(output.name, output.parameters));
@@ -214,7 +217,7 @@ export function inferResponseFromProto(msg: ModelInferResponse): InferResponse {
         output,
         useRaw ? msg.rawOutputContents[i] : undefined,
         `output '${output.name}'`,
-        `no data for output tensor '${output.name}'`,
+        () => `no data for output tensor '${output.name}'`,
       ),
     );
     const params = parametersFromProto(msg.parameters);

@@ -51,7 +51,7 @@ const REMOVED_BY_GRPC_JS = 'accept-encoding';
  * out (of a repeated header, the values before the first refused one stay, as in grpc-js).
  */
 export function h2StreamHeaders(headers: IncomingHttpHeaders, deadlineAt: number): Map<string, string> {
-  // Straight into the map, no array per header: this runs for every call on the fast path.
+  // The reference the fast path's H2StreamHeaderReader is tested against; it reads them on demand.
   const out = new Map<string, string>();
   for (const key in headers) {
     if (key === REMOVED_BY_GRPC_JS || droppedKey(key) || !LEGAL_KEY.test(key)) continue;
@@ -87,6 +87,45 @@ function withDeadline(headers: Map<string, string>, left: number | undefined): M
     headers.set(DEADLINE_HEADER, String(sentMs !== undefined && sentMs > 0 ? Math.min(sentMs, left) : left));
   }
   return headers;
+}
+
+/**
+ * The h2 fast path's request headers read on demand, by the rules of `h2StreamHeaders`: the pipeline
+ * asks for a handful of names (key, cache-control, deadline, traceparent), so no map of every header
+ * is built per call. `h2-stream-headers.test.ts` holds it to `h2StreamHeaders` name by name.
+ */
+export class H2StreamHeaderReader {
+  /** The call's time left, taken when the call arrived (as h2StreamHeaders takes it). */
+  private readonly left: number | undefined;
+
+  constructor(
+    private readonly headers: IncomingHttpHeaders,
+    deadlineAt: number,
+  ) {
+    this.left = deadlineLeftMs(deadlineAt);
+  }
+
+  /** `name` in lower case, as FrontRequest asks. */
+  get(name: string): string | undefined {
+    const value = this.passed(name);
+    if (name !== DEADLINE_HEADER || this.left === undefined) return value;
+    const sentMs = value !== undefined && /^[0-9]{1,10}$/.test(value.trim()) ? Number(value.trim()) : undefined;
+    return String(sentMs !== undefined && sentMs > 0 ? Math.min(sentMs, this.left) : this.left);
+  }
+
+  /** The header as h2StreamHeaders passes it, or undefined where it leaves it out. */
+  private passed(key: string): string | undefined {
+    if (key === REMOVED_BY_GRPC_JS || droppedKey(key) || !LEGAL_KEY.test(key) || !Object.hasOwn(this.headers, key)) return undefined;
+    const value = this.headers[key];
+    if (typeof value === 'string') return LEGAL_VALUE.test(value) ? value : undefined;
+    if (!Array.isArray(value)) return undefined;
+    let joined: string | undefined;
+    for (const v of value) {
+      if (!LEGAL_VALUE.test(v)) break;
+      joined = joined === undefined ? v : `${joined}, ${v}`;
+    }
+    return joined;
+  }
 }
 
 export function headerReader(headers: Map<string, string>): HeaderReader {

@@ -46,7 +46,7 @@ export async function frontInferAnswer(
   serveInfer: DirectInfer,
   msg: ModelInferRequest,
   received: Uint8Array | undefined,
-  headers: Map<string, string>,
+  headers: RequestMetadata,
   cancel: Cancellation,
   path: string,
 ): Promise<HttpAnswer> {
@@ -61,6 +61,11 @@ export async function frontInferAnswer(
   return serveInfer(new FrontRequest(path, headers, received, cancel, decodedRequest), model, version);
 }
 
+/** A call's metadata as request headers, by lower-case name: a Map, or read on demand (H2StreamHeaderReader). */
+export interface RequestMetadata {
+  get(name: string): string | undefined;
+}
+
 /**
  * One call as the pipeline reads it, in one object of a fixed shape (as the HTTP fast path's
  * NativeRequest): its `signal` is the call's, read only where something hands it on, so a cache hit
@@ -71,7 +76,7 @@ class FrontRequest implements DirectInferRequest, HeaderReader {
 
   constructor(
     readonly path: string,
-    private readonly metadata: Map<string, string>,
+    private readonly metadata: RequestMetadata,
     private readonly received: Uint8Array | undefined,
     readonly cancel: Cancellation,
     readonly decoded: DirectInferRequest['decoded'],

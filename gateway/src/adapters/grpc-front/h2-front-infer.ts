@@ -37,7 +37,7 @@ import {
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { DirectInfer } from '../../core/app/index.js';
 import type { HttpAnswer } from '../../core/http/index.js';
-import { answerMetadataValues, errorMessageOf, grpcCodeOfHttp, h2StreamHeaders } from './call-bridge.js';
+import { answerMetadataValues, errorMessageOf, grpcCodeOfHttp, H2StreamHeaderReader } from './call-bridge.js';
 import { MODEL_INFER_PATH, answerInferResponse, frontInferAnswer } from './front-infer.js';
 
 export interface FrontInferFastPathOptions {
@@ -97,7 +97,7 @@ async function run(
   try {
     // Decoded before anything else, as grpc-js's deserializer does: undecodable bytes are INVALID_ARGUMENT even unauthenticated.
     const msg = decodeModelInferRequest(message);
-    const answer = await frontInferAnswer(serveInfer, msg, message, h2StreamHeaders(streamHeaders, deadlineAt), call, MODEL_INFER_PATH);
+    const answer = await frontInferAnswer(serveInfer, msg, message, new H2StreamHeaderReader(streamHeaders, deadlineAt), call, MODEL_INFER_PATH);
     const metadata = answerMetadataValues(answer.headers);
     if (answer.status !== 200) {
       call.fail(grpcCodeOfHttp(answer.status), errorMessageOf(answer.body, answer.status), metadata);

@@ -53,6 +53,7 @@ import { NodeConnection } from './h2-node-connection.js';
 import type { BackoffOptions } from './h2-node-connection.js';
 import { streamInferCall } from './h2-stream-infer.js';
 import { unaryCall } from './h2-unary-call.js';
+import { readInferResponse } from './infer-response-reader.js';
 import { modelMetadataToTritonJson } from './metadata-json.js';
 import { createNodeBreakers } from './node-breakers.js';
 import type { NodeBreakerOptions, NodeBreakers } from './node-breakers.js';
@@ -144,6 +145,8 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
     method: UnaryMethod<never, O>,
     request: EncodedRequest,
     opts: UpstreamCallOptions,
+    /** Reads the answer's message; default the method's own deserializer (protobuf-es). */
+    read: (message: Buffer) => O = (message) => method.responseDeserialize(message),
   ): Promise<{ response: O; load: NodeLoad | undefined; message: Buffer }> {
     const connection = connectionFor(node);
     if (request.messageBytes > maxSendBytes) {
@@ -163,7 +166,7 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
       ...(opts.signal ? { signal: opts.signal } : {}),
       ...(trace.traceparent === undefined ? {} : { metadata: trace }),
     });
-    const response = decodeNodeAnswer(node.id, () => method.responseDeserialize(answer.message));
+    const response = decodeNodeAnswer(node.id, () => read(answer.message));
     return { response, load: answer.load, message: answer.message };
   }
 
@@ -176,7 +179,7 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
         const sent = withCallParameters(request, opts);
         // A gRPC client's request goes as received, the gateway's fields appended (front-infer.ts).
         const encoded = sent.forwardable === undefined ? encodeInferRequestFramed(sent) : encodeForwardedInferRequestFramed(sent.forwardable, sent);
-        const { response, load, message } = await call(node, service.modelInfer, encoded, opts);
+        const { response, load, message } = await call(node, service.modelInfer, encoded, opts, readInferResponse);
         const decoded = decodeNodeAnswer(node.id, () => inferResponseFromProto(response));
         // So the gRPC front door can forward the node's bytes instead of encoding them again.
         rememberReceivedResponse(decoded, message);
