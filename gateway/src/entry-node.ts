@@ -350,7 +350,9 @@ export async function connectRedis(url: string, logger: Logger): Promise<Redis> 
  * tenant store then falls back to its freshness bound for other gateways' changes.
  */
 async function connectSubscriber(redis: Redis, logger: Logger): Promise<Redis | undefined> {
-  const subscriber = redis.duplicate();
+  // Unlike the command client, it keeps SUBSCRIBE queued while disconnected: ioredis resubscribes on every
+  // reconnect without catching, and with no offline queue a reconnect that drops again rejects unhandled.
+  const subscriber = redis.duplicate({ enableOfflineQueue: true, autoResubscribe: true, maxRetriesPerRequest: null });
   subscriber.on('error', () => {}); // the main client already reports Redis errors
   try {
     await subscriber.connect();
