@@ -18,21 +18,14 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { InferRequest } from '../../../shared/src/tensors/index.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import { sleep } from '../lib/load/load-window.js';
-import { pinSelf, SIMPLE, startPerCoreStack } from './gateway-per-core-stack.js';
+import { pinSelf, SIMPLE_REQUEST, startPerCoreStack } from './gateway-per-core-stack.js';
 import { parseStraceTimeline, timelineTable } from './strace-timeline.js';
 
 const N = Number(process.env.TIMELINE_N ?? 2000);
 const log = (message: string): void => void process.stderr.write(`${message}\n`);
-const ELEMENTS = 16;
-const request: InferRequest = {
-  id: '',
-  modelName: SIMPLE,
-  inputs: ['INPUT0', 'INPUT1'].map((name) => ({ name, datatype: 'INT32' as const, shape: [1, ELEMENTS], data: new Uint8Array(Int32Array.from({ length: ELEMENTS }, (_, i) => i).buffer) })),
-  parameters: {},
-};
+const request = SIMPLE_REQUEST;
 
 if (spawnSync('strace', ['-V']).status !== 0) {
   log('strace not installed: no timeline');

@@ -18,13 +18,12 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { InferRequest } from '../../../shared/src/tensors/index.js';
 import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import type { InferClient } from '../lib/clients/infer-client.js';
 import { median } from '../lib/sampling/percentiles.js';
 import { idleShare, lessIdle, ratePoint, soloPoint, type MeasuredPoint } from './gateway-per-core-points.js';
-import { pinSelf, startPerCoreStack, SIMPLE, type PerCoreStack } from './gateway-per-core-stack.js';
+import { pinSelf, startPerCoreStack, SIMPLE_REQUEST, type PerCoreStack } from './gateway-per-core-stack.js';
 
 const MODE = process.env.AB_MODE === 'rate' ? 'rate' : 'sat';
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);
@@ -32,13 +31,7 @@ const TIMING = { warmupS: 1, durationS: Number(process.env.AB_S ?? 5) };
 const BASE = Number(process.env.BENCH_PORT_BASE ?? 42000);
 const log = (message: string): void => void process.stderr.write(`${message}\n`);
 
-const ELEMENTS = 16;
-const request: InferRequest = {
-  id: '',
-  modelName: SIMPLE,
-  inputs: ['INPUT0', 'INPUT1'].map((name) => ({ name, datatype: 'INT32' as const, shape: [1, ELEMENTS], data: new Uint8Array(Int32Array.from({ length: ELEMENTS }, (_, i) => i).buffer) })),
-  parameters: {},
-};
+const request = SIMPLE_REQUEST;
 
 interface Side {
   readonly label: 'A' | 'B';

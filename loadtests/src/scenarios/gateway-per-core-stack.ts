@@ -18,6 +18,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configText, encodeModel, OnnxDataType, writeExampleRepository } from '../../../gpu-node/src/example-models/index.js';
+import type { InferRequest } from '../../../shared/src/tensors/index.js';
 import { startRedisServer } from '../../../shared/test/support/index.js';
 import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
 import { launchServer, type RunningServer } from '../lib/processes/server-process.js';
@@ -26,6 +27,20 @@ import { pinProcess, pinnedCommand } from '../lib/per-core/index.js';
 import { FLEET_HOST, ProcessStack, UNLIMITED_TIER, benchKey, waitForFleetSize } from './fleet-launch.js';
 
 export const SIMPLE = 'simple';
+
+const SIMPLE_ELEMENTS = 16;
+/** One `simple` request (INT32 [1, 16] pair), as the gateway scenarios send it. */
+export const SIMPLE_REQUEST: InferRequest = {
+  id: '',
+  modelName: SIMPLE,
+  inputs: ['INPUT0', 'INPUT1'].map((name) => ({
+    name,
+    datatype: 'INT32' as const,
+    shape: [1, SIMPLE_ELEMENTS],
+    data: new Uint8Array(Int32Array.from({ length: SIMPLE_ELEMENTS }, (_, i) => i).buffer),
+  })),
+  parameters: {},
+};
 export const FP32_4K = 'identity_fp32';
 export const FP32_ELEMENTS = 1024;
 export const GATEWAY_CORE = 0;

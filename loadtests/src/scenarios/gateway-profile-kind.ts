@@ -12,11 +12,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { InferRequest } from '../../../shared/src/tensors/index.js';
 import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import { ratePoint } from './gateway-per-core-points.js';
-import { pinSelf, SIMPLE, startPerCoreStack } from './gateway-per-core-stack.js';
+import { pinSelf, SIMPLE_REQUEST, startPerCoreStack } from './gateway-per-core-stack.js';
 
 const KINDS = ['grpc-hit', 'http-hit', 'grpc-miss', 'http-miss'] as const;
 const kind = (process.env.PROFILE_KIND ?? 'grpc-hit') as (typeof KINDS)[number];
@@ -24,13 +23,7 @@ if (!KINDS.includes(kind)) throw new Error(`PROFILE_KIND must be one of ${KINDS.
 const seconds = Number(process.env.PROFILE_S ?? 10);
 const rate = Number(process.env.PROFILE_RATE ?? 1000);
 const log = (message: string): void => void process.stderr.write(`${message}\n`);
-const ELEMENTS = 16;
-const request: InferRequest = {
-  id: '',
-  modelName: SIMPLE,
-  inputs: ['INPUT0', 'INPUT1'].map((name) => ({ name, datatype: 'INT32' as const, shape: [1, ELEMENTS], data: new Uint8Array(Int32Array.from({ length: ELEMENTS }, (_, i) => i).buffer) })),
-  parameters: {},
-};
+const request = SIMPLE_REQUEST;
 
 pinSelf(1);
 const work = await mkdtemp(join(tmpdir(), 'gateway-profile-'));

@@ -4,7 +4,6 @@
  * Request's `signal` when its client disconnects before the answer is written. Both paths hand that
  * signal to `core.infer`, which is what lets an abandoned inference be dropped.
  */
-import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
@@ -16,6 +15,7 @@ import { buildApp } from './routes.js';
 import { DEFAULT_LOG_SETTINGS, resolveLimits, type HttpServerOptions } from './server-options.js';
 import { LogSettingsStore } from './settings-routes.js';
 import { applyServerTimeouts, limitPipelinedRequests } from '../../../../shared/src/http/index.js';
+import { listenAddress } from './listen-address.js';
 
 export interface HttpServer {
   /** The Hono app; `app.fetch(request)` serves a request without a socket (tests, embedding). */
@@ -55,14 +55,7 @@ export function createHttpServer(core: NodeCore, options: HttpServerOptions = {}
         ),
       );
       server = created;
-      return new Promise((resolve, reject) => {
-        created.once('error', reject);
-        created.listen(port, host, () => {
-          created.off('error', reject);
-          const address = created.address() as AddressInfo;
-          resolve({ port: address.port, host: address.address });
-        });
-      });
+      return listenAddress(created, port, host);
     },
     close({ graceMs = 5000 } = {}) {
       const current = server;

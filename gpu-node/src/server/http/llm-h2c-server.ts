@@ -9,9 +9,10 @@
  * of streams one session may open at once is bounded (`maxConcurrentStreams`).
  */
 import { createServer, constants, type Http2Server, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { listenAddress } from './listen-address.js';
 
 export interface LlmH2cServerOptions {
   /** Streams one session may have open at once; default 512 (the gateway's per-node stream bound is 256). */
@@ -72,14 +73,7 @@ export function createLlmH2cServer(app: Hono, options: LlmH2cServerOptions = {})
         session.setTimeout(options.idleSessionMs ?? 120_000, () => session.close());
       });
       server = created;
-      return new Promise((resolve, reject) => {
-        created.once('error', reject);
-        created.listen(port, host, () => {
-          created.off('error', reject);
-          const address = created.address() as AddressInfo;
-          resolve({ port: address.port, host: address.address });
-        });
-      });
+      return listenAddress(created, port, host);
     },
     close({ graceMs = 5000 } = {}) {
       const current = server;
