@@ -54,19 +54,8 @@ export function h2StreamHeaders(headers: IncomingHttpHeaders, deadlineAt: number
   // The reference the fast path's H2StreamHeaderReader is tested against; it reads them on demand.
   const out = new Map<string, string>();
   for (const key in headers) {
-    if (key === REMOVED_BY_GRPC_JS || droppedKey(key) || !LEGAL_KEY.test(key)) continue;
-    const value = headers[key];
-    if (typeof value === 'string') {
-      if (LEGAL_VALUE.test(value)) out.set(key, value);
-      continue;
-    }
-    if (!Array.isArray(value)) continue;
-    let joined: string | undefined;
-    for (const v of value) {
-      if (!LEGAL_VALUE.test(v)) break;
-      joined = joined === undefined ? v : `${joined}, ${v}`;
-    }
-    if (joined !== undefined) out.set(key, joined);
+    const value = passedHeader(headers, key);
+    if (value !== undefined) out.set(key, value);
   }
   return withDeadline(out, deadlineLeftMs(deadlineAt));
 }
@@ -81,12 +70,28 @@ function requestHeaders(entries: Iterable<readonly [string, readonly string[]]>,
 
 /** `headers` with the call's deadline as `x-tessera-deadline-ms` (never longer than one the client sent). */
 function withDeadline(headers: Map<string, string>, left: number | undefined): Map<string, string> {
-  if (left !== undefined) {
-    const sent = headers.get(DEADLINE_HEADER);
-    const sentMs = sent !== undefined && /^[0-9]{1,10}$/.test(sent.trim()) ? Number(sent.trim()) : undefined;
-    headers.set(DEADLINE_HEADER, String(sentMs !== undefined && sentMs > 0 ? Math.min(sentMs, left) : left));
-  }
+  if (left !== undefined) headers.set(DEADLINE_HEADER, deadlineWithin(headers.get(DEADLINE_HEADER), left));
   return headers;
+}
+
+/** The deadline header's value: the client's own when it is shorter than the call's time left. */
+function deadlineWithin(sent: string | undefined, left: number): string {
+  const sentMs = sent !== undefined && /^[0-9]{1,10}$/.test(sent.trim()) ? Number(sent.trim()) : undefined;
+  return String(sentMs !== undefined && sentMs > 0 ? Math.min(sentMs, left) : left);
+}
+
+/** A request header as grpc-js passes it on (legal name and values, repeats joined), or undefined where it leaves it out. */
+function passedHeader(headers: IncomingHttpHeaders, key: string): string | undefined {
+  if (key === REMOVED_BY_GRPC_JS || droppedKey(key) || !LEGAL_KEY.test(key) || !Object.hasOwn(headers, key)) return undefined;
+  const value = headers[key];
+  if (typeof value === 'string') return LEGAL_VALUE.test(value) ? value : undefined;
+  if (!Array.isArray(value)) return undefined;
+  let joined: string | undefined;
+  for (const v of value) {
+    if (!LEGAL_VALUE.test(v)) break;
+    joined = joined === undefined ? v : `${joined}, ${v}`;
+  }
+  return joined;
 }
 
 /**
@@ -107,24 +112,8 @@ export class H2StreamHeaderReader {
 
   /** `name` in lower case, as FrontRequest asks. */
   get(name: string): string | undefined {
-    const value = this.passed(name);
-    if (name !== DEADLINE_HEADER || this.left === undefined) return value;
-    const sentMs = value !== undefined && /^[0-9]{1,10}$/.test(value.trim()) ? Number(value.trim()) : undefined;
-    return String(sentMs !== undefined && sentMs > 0 ? Math.min(sentMs, this.left) : this.left);
-  }
-
-  /** The header as h2StreamHeaders passes it, or undefined where it leaves it out. */
-  private passed(key: string): string | undefined {
-    if (key === REMOVED_BY_GRPC_JS || droppedKey(key) || !LEGAL_KEY.test(key) || !Object.hasOwn(this.headers, key)) return undefined;
-    const value = this.headers[key];
-    if (typeof value === 'string') return LEGAL_VALUE.test(value) ? value : undefined;
-    if (!Array.isArray(value)) return undefined;
-    let joined: string | undefined;
-    for (const v of value) {
-      if (!LEGAL_VALUE.test(v)) break;
-      joined = joined === undefined ? v : `${joined}, ${v}`;
-    }
-    return joined;
+    const value = passedHeader(this.headers, name);
+    return name !== DEADLINE_HEADER || this.left === undefined ? value : deadlineWithin(value, this.left);
   }
 }
 

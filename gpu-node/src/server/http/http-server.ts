@@ -15,7 +15,7 @@ import { buildApp } from './routes.js';
 import { DEFAULT_LOG_SETTINGS, resolveLimits, type HttpServerOptions } from './server-options.js';
 import { LogSettingsStore } from './settings-routes.js';
 import { applyServerTimeouts, limitPipelinedRequests } from '../../../../shared/src/http/index.js';
-import { listenAddress } from './listen-address.js';
+import { closeWithin, listenAddress } from './listen-address.js';
 
 export interface HttpServer {
   /** The Hono app; `app.fetch(request)` serves a request without a socket (tests, embedding). */
@@ -61,15 +61,12 @@ export function createHttpServer(core: NodeCore, options: HttpServerOptions = {}
       const current = server;
       server = undefined;
       if (current === undefined) return Promise.resolve();
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => current.closeAllConnections(), graceMs);
-        timer.unref();
-        current.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        current.closeIdleConnections();
-      });
+      return closeWithin(
+        current,
+        graceMs,
+        () => current.closeIdleConnections(),
+        () => current.closeAllConnections(),
+      );
     },
   };
 }

@@ -12,7 +12,7 @@ import { createServer, constants, type Http2Server, type Http2ServerRequest, typ
 import type { Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { listenAddress } from './listen-address.js';
+import { closeWithin, listenAddress } from './listen-address.js';
 
 export interface LlmH2cServerOptions {
   /** Streams one session may have open at once; default 512 (the gateway's per-node stream bound is 256). */
@@ -79,18 +79,17 @@ export function createLlmH2cServer(app: Hono, options: LlmH2cServerOptions = {})
       const current = server;
       server = undefined;
       if (current === undefined) return Promise.resolve();
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => {
-          for (const session of sessions) session.destroy(undefined, constants.NGHTTP2_CANCEL);
-        }, graceMs);
-        timer.unref();
-        current.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
+      return closeWithin(
+        current,
+        graceMs,
         // GOAWAY: the gateway opens no new stream here; the ones in flight finish.
-        for (const session of sessions) session.close();
-      });
+        () => {
+          for (const session of sessions) session.close();
+        },
+        () => {
+          for (const session of sessions) session.destroy(undefined, constants.NGHTTP2_CANCEL);
+        },
+      );
     },
   };
 }
