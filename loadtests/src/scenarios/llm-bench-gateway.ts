@@ -23,6 +23,8 @@ export interface LlmBenchGatewayOptions {
   readonly nodeHttp2?: boolean;
   /** A directory: the gateway runs with --cpu-prof there. */
   readonly profileDir?: string;
+  /** Another production bundle (an absolute path, TESSERA_BUNDLE_DIR): a base build for an A/B. */
+  readonly bundleDir?: string;
 }
 
 export async function launchLlmBenchGateway(options: LlmBenchGatewayOptions): Promise<RunningServer> {
@@ -45,6 +47,6 @@ export async function launchLlmBenchGateway(options: LlmBenchGatewayOptions): Pr
     name: `tessera-gateway (${options.name})`,
     args: [...(options.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.profileDir]), GATEWAY_BIN, '--config', configFile, '--port', '0', '--host', '127.0.0.1'],
     startedMsg: 'tessera-gateway started',
-    env: { REDIS_URL: '' },
+    env: { REDIS_URL: '', ...(options.bundleDir === undefined ? {} : { TESSERA_BUNDLE_DIR: options.bundleDir }) },
   });
 }

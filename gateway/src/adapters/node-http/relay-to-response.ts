@@ -11,12 +11,15 @@
 import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { SseRelay } from '../../core/llm/sse-relay.js';
+import { frameChunk, lastChunk } from './http-chunk.js';
 
 export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRelay, outgoing: ServerResponse, headers: Record<string, string>): void {
   const input = source instanceof Readable ? source : Readable.from(source, { objectMode: false });
   // Not flushed on its own: the node answers with its first event, so the status line goes with it, in one write.
   outgoing.writeHead(200, headers);
   let done = false;
+  // True once node:http's chunked framing is off and each write is framed by frameChunk.
+  let selfFramed = false;
 
   /** `last`: the final bytes; false: the client is gone, nothing more to write. */
   const finish = (last: Uint8Array | undefined | false): void => {
@@ -28,13 +31,24 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
     outgoing.off('close', onClientClose);
     if (!input.readableEnded) input.destroy();
     if (last === false) return;
-    if (last !== undefined) outgoing.end(last);
+    if (selfFramed) outgoing.end(last !== undefined && last.length > 0 ? frameChunk(last, true) : lastChunk());
+    else if (last !== undefined) outgoing.end(last);
     else outgoing.end();
   };
   const onData = (chunk: Uint8Array): void => {
     const out = relay.push(chunk);
     if (relay.over) return finish(out);
-    if (out !== undefined && !outgoing.write(out)) input.pause();
+    if (out === undefined) return;
+    if (selfFramed) {
+      if (!outgoing.write(frameChunk(out))) input.pause();
+      return;
+    }
+    const flowing = outgoing.write(out);
+    if (outgoing.chunkedEncoding && outgoing.headersSent) {
+      outgoing.chunkedEncoding = false;
+      selfFramed = true;
+    }
+    if (!flowing) input.pause();
   };
   const onEnd = (): void => finish(relay.end());
   const onDrain = (): void => void input.resume();
