@@ -12,6 +12,7 @@
  * LLM_BENCH_AB_STAGGER=1 spreads the starts over one stream's length.
  * LLM_BENCH_AB_BASE_BUNDLE=<dir> compares builds instead: side `h1` is then a gateway from that bundle
  * (a base build, built with its build-info's builtAtMs pushed ahead) and both reach the node over HTTP/2.
+ * LLM_BENCH_AB_H2_NODE_FLAGS (space-separated) are node/V8 flags for side `h2` alone (a V8 flag against the same build).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -80,10 +81,12 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
     const { key, hash } = benchKey('llm');
     const profileDir = process.env.LLM_BENCH_CPU_PROF_DIR;
     const baseBundle = process.env.LLM_BENCH_AB_BASE_BUNDLE;
+    const h2NodeFlags = process.env.LLM_BENCH_AB_H2_NODE_FLAGS?.split(' ').filter((flag) => flag !== '');
+    if (h2NodeFlags !== undefined) log(`h2 runs with ${h2NodeFlags.join(' ')}`);
     if (baseBundle !== undefined) log(`h1 is the base bundle ${baseBundle} over HTTP/2, h2 this build over HTTP/2`);
     const gateways: Record<'h1' | 'h2', RunningServer> = {
       h1: await launchLlmBenchGateway({ work, name: 'h1', redisUrl: redis.url, keyHash: hash, ...(baseBundle === undefined ? { nodeHttp2: false } : { bundleDir: baseBundle }) }),
-      h2: await launchLlmBenchGateway({ work, name: 'h2', redisUrl: redis.url, keyHash: hash, ...(profileDir === undefined ? {} : { profileDir }) }),
+      h2: await launchLlmBenchGateway({ work, name: 'h2', redisUrl: redis.url, keyHash: hash, ...(profileDir === undefined ? {} : { profileDir }), ...(h2NodeFlags === undefined ? {} : { nodeFlags: h2NodeFlags }) }),
     };
     stack.push(gateways.h1, gateways.h2);
     for (const gateway of Object.values(gateways)) await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);
@@ -166,7 +169,7 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
     process.stdout.write(text);
     const dir = join(options.outRoot ?? DEFAULT_RESULTS_ROOT, localDate(started));
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'llm-h2-ab.json'), `${JSON.stringify({ started: started.toISOString(), command: `npm run bench -- llm-h2-ab ${process.argv.slice(3).join(' ')}`.trim(), baseBundle, rounds, pinned: support.ok, idleUsPerSec, points, summary }, null, 2)}\n`);
+    await writeFile(join(dir, 'llm-h2-ab.json'), `${JSON.stringify({ started: started.toISOString(), command: `npm run bench -- llm-h2-ab ${process.argv.slice(3).join(' ')}`.trim(), baseBundle, h2NodeFlags, rounds, pinned: support.ok, idleUsPerSec, points, summary }, null, 2)}\n`);
     await writeFile(join(dir, 'llm-h2-ab.txt'), text);
     log(`results in ${dir}/llm-h2-ab.{json,txt}`);
     return points.some((p) => p.side !== 'anchor' && p.failedStreams > 0) ? 1 : 0;
