@@ -236,4 +236,26 @@ describe.each(['http1', 'h2'] as const)('the native LLM relay (gateway + scripte
       socket.destroy();
     }
   });
+
+  it('holds a stream back while the client reads nothing and relays all of it, in order, once it reads again', async () => {
+    // ~1 KB events (a long id, one short token each), 8 MiB in all: more than loopback's socket buffers hold.
+    const event = (i: number): string => `data: ${JSON.stringify({ id: `cmpl-${'x'.repeat(1000)}`, object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text: ` t${i % 10}`, finish_reason: null }] })}\n\n`;
+    const pieces = Array.from({ length: 128 }, (_, p) => Array.from({ length: 64 }, (_, i) => event(p * 64 + i)).join(''));
+    pieces.push('data: [DONE]\n\n');
+    double.script = { pieces, gapMs: 0 };
+    const url = new URL(gateway.url);
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    try {
+      socket.pause();
+      const body = JSON.stringify({ model: 'm', prompt: 'hi', stream: true });
+      socket.write(`POST /v1/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${OPEN}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const answer = readChunkedAnswer(socket, { bytes: Buffer.alloc(0) });
+      socket.resume();
+      expect((await answer).body).toBe(pieces.join(''));
+    } finally {
+      socket.destroy();
+    }
+  }, 30_000);
 });

@@ -9,6 +9,7 @@
  * the end) cancels the relay, which aborts the node's request.
  */
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { SseRelay } from '../../core/llm/sse-relay.js';
 import { frameChunk, lastChunk } from './http-chunk.js';
@@ -18,8 +19,8 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
   // Not flushed on its own: the node answers with its first event, so the status line goes with it, in one write.
   outgoing.writeHead(200, headers);
   let done = false;
-  // True once node:http's chunked framing is off and each write is framed by frameChunk.
-  let selfFramed = false;
+  // Set once node:http's chunked framing is off: each event is framed by frameChunk and written here.
+  let socket: Socket | undefined;
 
   /** `last`: the final bytes; false: the client is gone, nothing more to write. */
   const finish = (last: Uint8Array | undefined | false): void => {
@@ -29,9 +30,10 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
     input.off('end', onEnd);
     outgoing.off('drain', onDrain);
     outgoing.off('close', onClientClose);
+    socket?.off('drain', onDrain);
     if (!input.readableEnded) input.destroy();
     if (last === false) return;
-    if (selfFramed) outgoing.end(last !== undefined && last.length > 0 ? frameChunk(last, true) : lastChunk());
+    if (socket !== undefined) outgoing.end(last !== undefined && last.length > 0 ? frameChunk(last, true) : lastChunk());
     else if (last !== undefined) outgoing.end(last);
     else outgoing.end();
   };
@@ -39,14 +41,16 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
     const out = relay.push(chunk);
     if (relay.over) return finish(out);
     if (out === undefined) return;
-    if (selfFramed) {
-      if (!outgoing.write(frameChunk(out))) input.pause();
+    if (socket !== undefined) {
+      // A socket gone is reported by the response's 'close' (onClientClose).
+      if (!socket.destroyed && !socket.write(frameChunk(out))) input.pause();
       return;
     }
     const flowing = outgoing.write(out);
-    if (outgoing.chunkedEncoding && outgoing.headersSent) {
+    if (outgoing.chunkedEncoding && outgoing.headersSent && outgoing.socket !== null) {
       outgoing.chunkedEncoding = false;
-      selfFramed = true;
+      socket = outgoing.socket;
+      socket.on('drain', onDrain);
     }
     if (!flowing) input.pause();
   };
