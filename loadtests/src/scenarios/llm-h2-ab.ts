@@ -84,11 +84,12 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
     const h2NodeFlags = process.env.LLM_BENCH_AB_H2_NODE_FLAGS?.split(' ').filter((flag) => flag !== '');
     if (h2NodeFlags !== undefined) log(`h2 runs with ${h2NodeFlags.join(' ')}`);
     if (baseBundle !== undefined) log(`h1 is the base bundle ${baseBundle} over HTTP/2, h2 this build over HTTP/2`);
-    const gateways: Record<'h1' | 'h2', RunningServer> = {
-      h1: await launchLlmBenchGateway({ work, name: 'h1', redisUrl: redis.url, keyHash: hash, ...(baseBundle === undefined ? { nodeHttp2: false } : { bundleDir: baseBundle }) }),
-      h2: await launchLlmBenchGateway({ work, name: 'h2', redisUrl: redis.url, keyHash: hash, ...(profileDir === undefined ? {} : { profileDir }), ...(h2NodeFlags === undefined ? {} : { nodeFlags: h2NodeFlags }) }),
-    };
-    stack.push(gateways.h1, gateways.h2);
+    // Each pushed as soon as it runs: a second one failing to start must not leave the first behind.
+    const h1 = await launchLlmBenchGateway({ work, name: 'h1', redisUrl: redis.url, keyHash: hash, ...(baseBundle === undefined ? { nodeHttp2: false } : { bundleDir: baseBundle }) });
+    stack.push(h1);
+    const h2 = await launchLlmBenchGateway({ work, name: 'h2', redisUrl: redis.url, keyHash: hash, ...(profileDir === undefined ? {} : { profileDir }), ...(h2NodeFlags === undefined ? {} : { nodeFlags: h2NodeFlags }) });
+    stack.push(h2);
+    const gateways: Record<'h1' | 'h2', RunningServer> = { h1, h2 };
     for (const gateway of Object.values(gateways)) await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);
     const anchor = await launchRelayAnchor(work, node.httpPort);
     stack.push(anchor);

@@ -164,8 +164,9 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
       ...(keepWarm === undefined ? {} : { keepWarmMs: Number(keepWarm) }),
       ...(profileDir === undefined ? {} : { profileDir }),
     });
+    stack.push(gateway); // before the next start, which may fail
     const gatewayH1 = await launchLlmBenchGateway({ work, name: 'bench-h1', redisUrl: redis.url, keyHash: hash, nodeHttp2: false, ...(keepWarm === undefined ? {} : { keepWarmMs: Number(keepWarm) }) });
-    stack.push(gateway, gatewayH1);
+    stack.push(gatewayH1);
     await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);
     await waitForFleetSize(`http://127.0.0.1:${gatewayH1.port}/metrics`, 1);
     const anchor = await launchRelayAnchor(work, node.httpPort);

@@ -84,7 +84,11 @@ http {
     const ok = await fetch(`http://127.0.0.1:${port}/v2/health/live`).then((r) => r.status === 200, () => false);
     if (ok) break;
     if (child.exitCode !== null) throw new Error(`nginx exited: ${stderr}`);
-    if (i >= 100) throw new Error(`nginx did not answer on ${port}: ${stderr}`);
+    if (i >= 100) {
+      child.kill('SIGQUIT'); // not left running behind a failed bench
+      await exited;
+      throw new Error(`nginx did not answer on ${port}: ${stderr}`);
+    }
     await sleep(100);
   }
   const master = child.pid as number;
