@@ -193,6 +193,13 @@ describe('native SSE path: the same bytes as the Hono routes', () => {
     expect(answer.body.toString()).toContain('"delta":{"content":');
   });
 
+  it('a stream without any event (a model that generates nothing): the same empty answer', async () => {
+    const empty = await expectSame('/v2/models/token_stream/generate_stream', { text_input: 'a b', stream: true, sampling_parameters: JSON.stringify({ max_tokens: 0 }) });
+    expect(empty.head).toMatch(/^HTTP\/1.1 200 OK/);
+    expect(empty.body.length).toBe(0);
+    await expectSame('/v2/models/echo_bytes/generate_stream', { text_input: '[]' });
+  });
+
   it('errors before the stream: the same status, headers and body', async () => {
     await expectSame('/v2/models/echo_bytes/generate_stream', '{"text_input": ');
     await expectSame('/v2/models/echo_bytes/generate_stream', '["x"]');
