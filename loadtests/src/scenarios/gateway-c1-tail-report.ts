@@ -77,6 +77,7 @@ export interface GatewayRequestView {
   readonly mainWaitUs: number;
   readonly otherRunUs: number;
   readonly otherByTid: string;
+  readonly mainRunUs: number;
 }
 
 export interface TailSet {
@@ -92,10 +93,16 @@ export interface TailSet {
   readonly withRedis: number;
   readonly mainWaitUs: number;
   readonly otherRunUs: number;
+  readonly mainRunUs: number;
 }
 
 export interface TailRound {
   readonly paths: Record<'gateway' | 'direct' | 'anchor', PathSummary>;
+  /**
+   * The gateway's own CPU on its main thread per request (schedstat: the request and the gap after it):
+   * a tail that the box's other processes cannot make, since time spent waiting for the core is not in it.
+   */
+  readonly mainRun: PathSummary;
   readonly sets: TailSet[];
   readonly slowest: GatewayRequestView[];
   /** Other threads' run time per gateway request, by tid - pid: over all requests and over the slowest 1%. */
@@ -175,6 +182,7 @@ function view(t: TimedRequest, dump: ProbeDump, redisPort: number): GatewayReque
     redisWrites,
     mainWaitUs: (t.mainWaitNs ?? 0) / 1000,
     otherRunUs: (t.otherRunNs ?? 0) / 1000,
+    mainRunUs: (t.mainRunNs ?? 0) / 1000,
     otherByTid: Object.entries(t.otherByTid ?? {}).map(([tid, ns]) => `+${tid}:${(ns / 1000).toFixed(0)}`).join(' '),
   };
 }
@@ -196,6 +204,7 @@ function tailSet(name: string, views: readonly GatewayRequestView[]): TailSet {
     withRedis: views.filter((v) => v.redisWrites > 0).length / views.length,
     mainWaitUs: mean(views.map((v) => v.mainWaitUs)),
     otherRunUs: mean(views.map((v) => v.otherRunUs)),
+    mainRunUs: mean(views.map((v) => v.mainRunUs)),
   };
 }
 
@@ -219,9 +228,18 @@ export function tailReport(runs: readonly { gateway: TimedRequest[]; direct: Tim
     const top = (share: number) => views.slice(0, Math.max(1, Math.round(views.length * share)));
     const p50 = views[Math.floor(views.length / 2)];
     const middle = views.filter((v) => p50 !== undefined && Math.abs(v.latencyUs - p50.latencyUs) <= 0.05 * p50.latencyUs);
+    const byCpu = [...views].sort((a, b) => b.mainRunUs - a.mainRunUs);
+    const mainRun = summarize(run.gateway.map((t) => ({ startNs: 0, endNs: t.mainRunNs ?? 0 })));
     return {
       paths: { gateway: summarize(run.gateway), direct: summarize(run.direct), anchor: summarize(run.anchor) },
-      sets: [tailSet('slowest 1%', top(0.01)), tailSet('slowest 2%', top(0.02)), tailSet('p50 ± 5%', middle), tailSet('all', views)],
+      mainRun,
+      sets: [
+        tailSet('slowest 1%', top(0.01)),
+        tailSet('slowest 2%', top(0.02)),
+        tailSet('p50 ± 5%', middle),
+        tailSet('all', views),
+        tailSet('most main-thread CPU, top 1%', byCpu.slice(0, Math.max(1, Math.round(byCpu.length * 0.01)))),
+      ],
       slowest: top(0.01).slice(0, 25),
       threadsAll: perThread(run.gateway),
       threadsSlowest: perThread([...run.gateway].sort((a, b) => b.endNs - b.startNs - (a.endNs - a.startNs)).slice(0, Math.max(1, Math.round(run.gateway.length * 0.01)))),
@@ -276,9 +294,11 @@ export function tailTable(report: TailReport): string {
   report.rounds.forEach((round, r) => {
     lines.push(`### round ${r + 1}`, '', '| path | p50 µs | p90 | p99 | p99.9 | max |', '| --- | --- | --- | --- | --- | --- |');
     for (const [name, s] of Object.entries(round.paths)) lines.push(`| ${name} | ${f(s.p50Us)} | ${f(s.p90Us)} | ${f(s.p99Us)} | ${f(s.p999Us)} | ${f(s.maxUs)} |`);
-    lines.push('', '| gateway requests | n | latency µs | gateway server time | outside the gateway | with GC | GC µs | with timer | timer µs | with Redis write | main thread runqueue wait µs | other threads ran µs |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    const m = round.mainRun;
+    lines.push(`| gateway main-thread CPU per request | ${f(m.p50Us)} | ${f(m.p90Us)} | ${f(m.p99Us)} | ${f(m.p999Us)} | ${f(m.maxUs)} |`);
+    lines.push('', '| gateway requests | n | latency µs | gateway server time | outside the gateway | with GC | GC µs | with timer | timer µs | with Redis write | main thread runqueue wait µs | other threads ran µs | main thread ran µs |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const s of round.sets) {
-      lines.push(`| ${s.name} | ${s.count} | ${f(s.latencyUs)} | ${f(s.serverUs)} | ${f(s.outsideUs)} | ${pct(s.withGc)} | ${f(s.gcUs)} | ${pct(s.withTimer)} | ${f(s.timerUs)} | ${pct(s.withRedis)} | ${f(s.mainWaitUs)} | ${f(s.otherRunUs)} |`);
+      lines.push(`| ${s.name} | ${s.count} | ${f(s.latencyUs)} | ${f(s.serverUs)} | ${f(s.outsideUs)} | ${pct(s.withGc)} | ${f(s.gcUs)} | ${pct(s.withTimer)} | ${f(s.timerUs)} | ${pct(s.withRedis)} | ${f(s.mainWaitUs)} | ${f(s.otherRunUs)} | ${f(s.mainRunUs)} |`);
     }
     const threads = (m: Record<string, number>): string => Object.entries(m).sort((a, b) => b[1] - a[1]).slice(0, 8).map(([tid, us]) => `${tid} ${f(us)}`).join(', ');
     lines.push('', `other threads, µs per request by tid - pid: all ${threads(round.threadsAll)}; slowest 1% ${threads(round.threadsSlowest)}`);

@@ -4,7 +4,7 @@
 // ('request' emitted -> response 'finish'), every GC (perf_hooks), every timer callback's synchronous
 // run, and every write on an outgoing socket (Redis, by port). SIGUSR2 writes it all to
 // TAIL_PROBE_OUT as JSON. Diagnosis only: the wrappers cost a few µs per timer and request.
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { Session } from 'node:inspector';
 import net from 'node:net';
@@ -12,6 +12,13 @@ import { PerformanceObserver, performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 
 const out = process.env.TAIL_PROBE_OUT;
+// TAIL_PROBE_STDOUT=<file>: fd 1 becomes that file, so V8's own traces (--trace-gc) land there; the
+// gateway logs on stderr, which the bench keeps reading.
+if (process.env.TAIL_PROBE_STDOUT) {
+  closeSync(1);
+  const fd = openSync(process.env.TAIL_PROBE_STDOUT, 'a');
+  if (fd !== 1) throw new Error(`stdout redirect took fd ${fd}`);
+}
 const nowNs = () => Number(process.hrtime.bigint());
 const perfOriginNs = nowNs() - performance.now() * 1e6;
 
@@ -89,10 +96,13 @@ net.Socket.prototype.write = function (chunk) {
 // TAIL_PROBE_HEAP_SAMPLE=1: V8's sampling heap profiler, garbage included (every 4 KiB allocated), summed
 // by allocating function into the dump: what makes the young generation fill.
 let heapSession;
-if (process.env.TAIL_PROBE_HEAP_SAMPLE === '1') {
+// TAIL_PROBE_HEAP_SAMPLE=live: only what is still alive when the dump is taken (what the gateway keeps).
+const heapSample = process.env.TAIL_PROBE_HEAP_SAMPLE;
+if (heapSample === '1' || heapSample === 'live') {
+  const garbage = heapSample === '1';
   heapSession = new Session();
   heapSession.connect();
-  heapSession.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  heapSession.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: garbage, includeObjectsCollectedByMinorGC: garbage });
 }
 
 function allocationsByFunction(profile) {
