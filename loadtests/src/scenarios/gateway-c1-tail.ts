@@ -12,6 +12,10 @@
  *   [TESSERA_BUNDLE_DIR=<bundle>] [TAIL_N=4000] [TAIL_ROUNDS=2] [TAIL_GATEWAY_FLAGS="--single-threaded-gc"] \
  *     [TAIL_OUT=<dir>] node --import tsx loadtests/src/scenarios/gateway-c1-tail.ts
  *
+ * The gateway starts with its image's node flags (GATEWAY_IMAGE_NODE_FLAGS); BENCH_GATEWAY_V8_DEFAULTS=1
+ * leaves them out. TAIL_PROBE_ALLOC=1 adds young-generation bytes per request, TAIL_PROBE_HEAP_SAMPLE=1|live
+ * a sampling heap profile (with garbage / live only), TAIL_PROBE_STDOUT=<file> V8's traces (--trace-gc).
+ *
  * The probe's wrappers add a few µs to every timer and request: compare runs of this scenario with each
  * other, not with `npm run bench -- gateway`.
  */
