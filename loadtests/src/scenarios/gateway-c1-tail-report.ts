@@ -36,6 +36,8 @@ export interface ProbeDump {
   readonly gaps?: [number, number][];
   /** TAIL_PROBE_HEAP_SAMPLE=1: bytes allocated (garbage included) by the last frames of the stack, largest first. */
   readonly heap?: [string, number][] | string;
+  /** The request at which heap sampling started (TAIL_PROBE_HEAP_FROM), 0 from start-up. */
+  readonly heapFrom?: number;
 }
 
 /** The gateway's memory and GC cost over the run: what a GC flag trades. */
@@ -282,7 +284,7 @@ export function tailReport(runs: readonly { gateway: TimedRequest[]; direct: Tim
     mainRunUsPerRequest: mean(gatewayRequests.map((t) => (t.mainRunNs ?? 0) / 1000)),
     otherRunUsPerRequest: mean(gatewayRequests.map((t) => (t.otherRunNs ?? 0) / 1000)),
   };
-  const allocations = Array.isArray(dump.heap) ? dump.heap.map(([stack, bytes]) => ({ stack, bytesPerRequest: bytes / dump.requests.length })) : undefined;
+  const allocations = Array.isArray(dump.heap) ? dump.heap.map(([stack, bytes]) => ({ stack, bytesPerRequest: bytes / Math.max(1, dump.requests.length - Math.max(0, (dump.heapFrom ?? 0) - 1)) })) : undefined;
   return { rounds, gcCost, ...(allocations ? { allocations } : {}), gcByKind, timersByLabel: [...byLabel.values()].sort((a, b) => b.totalUs - a.totalUs).slice(0, 30) };
 }
 

@@ -72,6 +72,7 @@ globalThis.setInterval = wrapTimer(globalThis.setInterval, 'interval');
 const serverEmit = http.Server.prototype.emit;
 http.Server.prototype.emit = function (event, req, res) {
   if (event === 'request') {
+    if (!heapStarted && heapFrom > 0 && requests.length + 1 >= heapFrom && (heapSample === '1' || heapSample === 'live')) startHeapSampling();
     const t0 = nowNs();
     const used0 = sampleAlloc ? youngUsed() : 0;
     const gc0 = gcCount;
@@ -98,12 +99,18 @@ net.Socket.prototype.write = function (chunk) {
 let heapSession;
 // TAIL_PROBE_HEAP_SAMPLE=live: only what is still alive when the dump is taken (what the gateway keeps).
 const heapSample = process.env.TAIL_PROBE_HEAP_SAMPLE;
-if (heapSample === '1' || heapSample === 'live') {
+// TAIL_PROBE_HEAP_FROM=<n>: start sampling at the n-th request, so start-up is left out (with `live`:
+// what was allocated since and not yet freed, i.e. what the scavenges promoted, until a mark-compact).
+const heapFrom = Number(process.env.TAIL_PROBE_HEAP_FROM ?? 0);
+let heapStarted = false;
+function startHeapSampling() {
+  heapStarted = true;
   const garbage = heapSample === '1';
   heapSession = new Session();
   heapSession.connect();
   heapSession.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: garbage, includeObjectsCollectedByMinorGC: garbage });
 }
+if ((heapSample === '1' || heapSample === 'live') && heapFrom === 0) startHeapSampling();
 
 function allocationsByFunction(profile) {
   const sums = new Map();
@@ -121,7 +128,7 @@ function allocationsByFunction(profile) {
 }
 
 function dump(heap) {
-  if (out) writeFileSync(out, JSON.stringify({ pid: process.pid, gc, timers, requests, outgoing, gaps, memory: process.memoryUsage(), heapSpaces: v8.getHeapSpaceStatistics(), heap }));
+  if (out) writeFileSync(out, JSON.stringify({ pid: process.pid, gc, timers, requests, outgoing, gaps, memory: process.memoryUsage(), heapSpaces: v8.getHeapSpaceStatistics(), heap, heapFrom }));
 }
 
 process.on('SIGUSR2', () => {
