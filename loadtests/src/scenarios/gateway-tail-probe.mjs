@@ -72,7 +72,7 @@ globalThis.setInterval = wrapTimer(globalThis.setInterval, 'interval');
 const serverEmit = http.Server.prototype.emit;
 http.Server.prototype.emit = function (event, req, res) {
   if (event === 'request') {
-    if (!heapStarted && heapFrom > 0 && requests.length + 1 >= heapFrom && (heapSample === '1' || heapSample === 'live')) startHeapSampling();
+    if (!heapStarted && heapFrom > 0 && requests.length + 1 >= heapFrom && sampling) startHeapSampling();
     const t0 = nowNs();
     const used0 = sampleAlloc ? youngUsed() : 0;
     const gc0 = gcCount;
@@ -97,7 +97,8 @@ net.Socket.prototype.write = function (chunk) {
 // TAIL_PROBE_HEAP_SAMPLE=1: V8's sampling heap profiler, garbage included (every 4 KiB allocated), summed
 // by allocating function into the dump: what makes the young generation fill.
 let heapSession;
-// TAIL_PROBE_HEAP_SAMPLE=live: only what is still alive when the dump is taken (what the gateway keeps).
+// TAIL_PROBE_HEAP_SAMPLE=live: only what is still alive when the dump is taken (what the gateway keeps);
+// =promoted: that and what mark-compacts freed (what the scavenges promoted and the old generation held).
 const heapSample = process.env.TAIL_PROBE_HEAP_SAMPLE;
 // TAIL_PROBE_HEAP_FROM=<n>: start sampling at the n-th request, so start-up is left out (with `live`:
 // what was allocated since and not yet freed, i.e. what the scavenges promoted, until a mark-compact).
@@ -105,12 +106,14 @@ const heapFrom = Number(process.env.TAIL_PROBE_HEAP_FROM ?? 0);
 let heapStarted = false;
 function startHeapSampling() {
   heapStarted = true;
-  const garbage = heapSample === '1';
+  // `promoted`: garbage freed by mark-compacts kept, by scavenges dropped: what lived long enough to be promoted.
+  const major = heapSample === '1' || heapSample === 'promoted';
   heapSession = new Session();
   heapSession.connect();
-  heapSession.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: garbage, includeObjectsCollectedByMinorGC: garbage });
+  heapSession.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: major, includeObjectsCollectedByMinorGC: heapSample === '1' });
 }
-if ((heapSample === '1' || heapSample === 'live') && heapFrom === 0) startHeapSampling();
+const sampling = heapSample === '1' || heapSample === 'live' || heapSample === 'promoted';
+if (sampling && heapFrom === 0) startHeapSampling();
 
 function allocationsByFunction(profile) {
   const sums = new Map();
