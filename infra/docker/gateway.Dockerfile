@@ -40,5 +40,7 @@ USER 10001:10001
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "infra/docker/healthcheck.mjs", "http://127.0.0.1:8080/v2/health/ready"]
-ENTRYPOINT ["node", "bin/tessera-gateway.js"]
+# The young generation held at 32 MiB per semi-space: V8 otherwise sizes it down to a few MiB at low
+# request rates, and a scavenge then lands in 1-3% of requests (the gateway's own p99 at c=1, docs/benchmarks.md).
+ENTRYPOINT ["node", "--min-semi-space-size=32", "--max-semi-space-size=32", "bin/tessera-gateway.js"]
 CMD ["--config", "/etc/tessera/gateway.json", "--port", "8080"]

@@ -48,6 +48,12 @@ export const OTHERS_CORE = 1;
 /** Read when a server starts, so one process can start stacks on two bases. */
 const portBase = (): number => Number(process.env.BENCH_PORT_BASE ?? 21000);
 const GATEWAY_BIN = fileURLToPath(new URL('../../../bin/tessera-gateway.js', import.meta.url));
+/**
+ * The node flags the gateway's image starts it with (infra/docker/gateway.Dockerfile's ENTRYPOINT), so the
+ * bench measures what runs in production; BENCH_GATEWAY_V8_DEFAULTS=1 leaves them out (the "before").
+ */
+export const GATEWAY_IMAGE_NODE_FLAGS = ['--min-semi-space-size=32', '--max-semi-space-size=32'];
+const imageFlags = (): string[] => (process.env.BENCH_GATEWAY_V8_DEFAULTS === '1' ? [] : GATEWAY_IMAGE_NODE_FLAGS);
 
 /** Pins this process and its threads (and so every child started afterwards) to `core`. */
 export function pinSelf(core: number): boolean {
@@ -256,6 +262,7 @@ export async function startPerCoreStack(work: string, log: (message: string) => 
       // BENCH_GATEWAY_CPU_PROF=DIR: the gateway writes a V8 CPU profile there when it stops.
       // BENCH_GATEWAY_NODE_FLAGS: extra node flags for the gateway alone (e.g. --trace-gc), space-separated.
       args: [
+        ...imageFlags(),
         ...(process.env.BENCH_GATEWAY_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_CPU_PROF}`] : []),
         ...(process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== ''),
         GATEWAY_BIN, '--config', file, '--port', '0', '--grpc-port', String(GRPC_FRONT_PORT), '--host', FLEET_HOST,
