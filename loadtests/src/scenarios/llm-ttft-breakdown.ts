@@ -22,9 +22,15 @@ interface Parts {
   queuedMs: number;
   prefillMs: number;
   deliveryMs: number;
+  /**
+   * The same TTFT with the engine's runs at their on-CPU time (the run in flight's rest scaled by its CPU share,
+   * its own prefill's CPU time): what it would have been had the engine thread had core 0 to itself (needs
+   * TESSERA_LLM_TRACE_CPU=1; NaN otherwise).
+   */
+  ownCoreTtftMs: number;
 }
 
-const PART_KEYS: readonly (keyof Parts)[] = ['ttftMs', 'beforeSendMs', 'inFlightMs', 'messageMs', 'queuedMs', 'prefillMs', 'deliveryMs'];
+const PART_KEYS: readonly (keyof Parts)[] = ['ttftMs', 'beforeSendMs', 'inFlightMs', 'messageMs', 'queuedMs', 'prefillMs', 'deliveryMs', 'ownCoreTtftMs'];
 
 function mean(rows: readonly Parts[]): Parts {
   const out = Object.fromEntries(PART_KEYS.map((k) => [k, 0])) as unknown as Parts;
@@ -50,6 +56,8 @@ export function breakdownOf(timings: readonly ProbeTiming[], traces: readonly Fi
       queuedMs: trace.queuedMs,
       prefillMs: trace.prefillMs,
       deliveryMs: probe.firstAtMs - trace.firstTokenAtMs,
+      ownCoreTtftMs:
+        trace.sentAtMs - probe.startAtMs + (trace.inFlight === 'none' ? 0 : trace.inFlightMs * Math.min(1, trace.inFlightCpuShare)) + trace.messageMs + trace.queuedMs + trace.prefillCpuMs + probe.firstAtMs - trace.firstTokenAtMs,
       inFlight: trace.inFlight,
       queuedRuns: `d${trace.queuedRuns.decode}/p${trace.queuedRuns.prefill}/c${trace.queuedRuns.chunk}`,
     });
@@ -65,8 +73,11 @@ export function breakdownOf(timings: readonly ProbeTiming[], traces: readonly Fi
     for (const c of Object.values(counts)) c.meanInFlightMs = Math.round((c.meanInFlightMs / c.probes) * 100) / 100;
     return counts;
   };
+  const ownCore = rows.map((r) => r.ownCoreTtftMs).sort((a, b) => a - b);
+  const at = (p: number) => ownCore[Math.max(0, Math.ceil((p / 100) * ownCore.length) - 1)];
   return {
     matched: rows.length,
+    ownCoreTtftMs: { p50: at(50), p90: at(90), p99: at(99) },
     of: timings.length,
     meanMs: rows.length > 0 ? mean(rows) : undefined,
     inFlightByKind: byKind(rows),

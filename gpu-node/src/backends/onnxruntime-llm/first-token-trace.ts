@@ -5,8 +5,24 @@
  * run. The last TRACE_KEEP requests' traces are kept for the benches (EngineStats.recentFirstTokens); times
  * are epoch milliseconds (performance.timeOrigin + now), comparable between the node's threads.
  */
+import { readFileSync } from 'node:fs';
 
 export type RunKind = 'decode' | 'prefill' | 'chunk';
+
+/**
+ * TESSERA_LLM_TRACE_CPU=1 (benches only: a file read per run): each run's on-CPU time of the engine thread from
+ * /proc/thread-self/schedstat (ns), so a bench on a shared core can tell a long run from a starved one.
+ */
+const TRACE_CPU = process.env['TESSERA_LLM_TRACE_CPU'] === '1';
+
+function threadCpuMs(): number {
+  if (!TRACE_CPU) return Number.NaN;
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 export interface FirstTokenTrace {
   readonly id: number;
@@ -16,6 +32,8 @@ export interface FirstTokenTrace {
   readonly inFlight: RunKind | 'none';
   /** From the request's sending to the end of that run (0 for 'none'). */
   readonly inFlightMs: number;
+  /** That run's on-CPU share (thread CPU / wall; NaN unless TESSERA_LLM_TRACE_CPU=1): below 1 the core was shared. */
+  readonly inFlightCpuShare: number;
   /** From the end of that run (or the sending) to the engine reading the request (message delivery, tokenizing). */
   readonly messageMs: number;
   /** From reading the request to the start of its own prefill run, and the runs started meanwhile, by kind. */
@@ -23,6 +41,8 @@ export interface FirstTokenTrace {
   readonly queuedRuns: Readonly<Record<RunKind, number>>;
   /** Its own prefill run (for a chunked prompt: from its first chunk's start to its last chunk's end), its rows and padded tokens. */
   readonly prefillMs: number;
+  /** The engine thread's CPU time over the same span (NaN unless TESSERA_LLM_TRACE_CPU=1). */
+  readonly prefillCpuMs: number;
   readonly prefillRows: number;
   readonly prefillPaddedTokens: number;
   /** When the request was sent and when its first token was sampled (epoch ms): the rest of its TTFT is delivery. */
@@ -43,15 +63,23 @@ export interface ArrivalMark {
   receivedAtMs: number;
   readonly inFlight: RunKind | 'none';
   inFlightMs: number;
+  inFlightCpuShare: number;
   messageMs: number;
   readonly runsAtArrival: Readonly<Record<RunKind, number>>;
   prefillStartMs?: number;
+  prefillStartCpuMs?: number;
   runsAtPrefill?: Readonly<Record<RunKind, number>>;
 }
 
+interface Run {
+  readonly kind: RunKind;
+  readonly startMs: number;
+  readonly startCpuMs: number;
+}
+
 export class FirstTokenTracer {
-  private lastRun: { kind: RunKind; startMs: number; endMs: number } | undefined;
-  private current: { kind: RunKind; startMs: number } | undefined;
+  private lastRun: (Run & { endMs: number; cpuShare: number }) | undefined;
+  private current: Run | undefined;
   private readonly started: Record<RunKind, number> = { decode: 0, prefill: 0, chunk: 0 };
   private traces: FirstTokenTrace[] = [];
   /** Requests read while a run was under way (an asynchronous runner): their wait ends with that run. */
@@ -59,15 +87,17 @@ export class FirstTokenTracer {
 
   runStarted(kind: RunKind): void {
     this.started[kind] += 1;
-    this.current = { kind, startMs: nowMs() };
+    this.current = { kind, startMs: nowMs(), startCpuMs: threadCpuMs() };
   }
 
   runEnded(): void {
     const endMs = nowMs();
-    if (this.current !== undefined) this.lastRun = { ...this.current, endMs };
+    const run = this.current;
+    if (run !== undefined) this.lastRun = { ...run, endMs, cpuShare: (threadCpuMs() - run.startCpuMs) / (endMs - run.startMs) };
     this.current = undefined;
     for (const mark of this.readDuringRun) {
       mark.inFlightMs = endMs - mark.sentAtMs;
+      mark.inFlightCpuShare = this.lastRun?.cpuShare ?? Number.NaN;
       mark.messageMs = 0;
       mark.receivedAtMs = endMs;
     }
@@ -78,8 +108,9 @@ export class FirstTokenTracer {
   arrived(sentAtMs: number | undefined): ArrivalMark {
     const receivedAtMs = nowMs();
     const sent = sentAtMs ?? receivedAtMs;
+    const runsAtArrival = { ...this.started };
     if (this.current !== undefined) {
-      const mark = { sentAtMs: sent, receivedAtMs, inFlight: this.current.kind, inFlightMs: 0, messageMs: 0, runsAtArrival: { ...this.started } };
+      const mark = { sentAtMs: sent, receivedAtMs, inFlight: this.current.kind, inFlightMs: 0, inFlightCpuShare: Number.NaN, messageMs: 0, runsAtArrival };
       this.readDuringRun.push(mark);
       return mark;
     }
@@ -90,14 +121,16 @@ export class FirstTokenTracer {
       receivedAtMs,
       inFlight: waited ? run.kind : 'none',
       inFlightMs: waited ? run.endMs - sent : 0,
+      inFlightCpuShare: waited ? run.cpuShare : Number.NaN,
       messageMs: receivedAtMs - (waited ? run.endMs : sent),
-      runsAtArrival: { ...this.started },
+      runsAtArrival,
     };
   }
 
   /** Called before the request's own (first) prefill run starts. */
   prefillStarting(mark: ArrivalMark): void {
     mark.prefillStartMs = nowMs();
+    mark.prefillStartCpuMs = threadCpuMs();
     mark.runsAtPrefill = { ...this.started };
   }
 
@@ -113,10 +146,12 @@ export class FirstTokenTracer {
       maxTokens,
       inFlight: mark.inFlight,
       inFlightMs: mark.inFlightMs,
+      inFlightCpuShare: mark.inFlightCpuShare,
       messageMs: mark.messageMs,
       queuedMs: start - mark.receivedAtMs,
       queuedRuns,
       prefillMs: at - start,
+      prefillCpuMs: threadCpuMs() - (mark.prefillStartCpuMs ?? Number.NaN),
       prefillRows: rows,
       prefillPaddedTokens: paddedTokens,
       sentAtMs: mark.sentAtMs,

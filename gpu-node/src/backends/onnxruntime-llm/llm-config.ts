@@ -60,8 +60,13 @@ export const DEFAULT_CONTEXT_LENGTH = 512;
  * run's fixed cost over about ten typical prompts (docs/benchmarks.md, issue 21 third pass).
  */
 export const DEFAULT_MAX_BATCHED_TOKENS = 512;
-/** 0 (off) until measured otherwise: see docs/llm-decoder.md, "Decode runs". */
-export const DEFAULT_DECODE_RUN_ROWS = 0;
+/**
+ * 16: a step over 32 sequences in two runs, so a newcomer waits for about half a step. On bench_decoder
+ * (weight-bound, as real LLMs are) an extra run costs one read of the weights, ~2-2.5 ms against a ~30 ms step;
+ * the decode run in flight was the largest part of a busy probe's TTFT once prefill runs were capped
+ * (docs/benchmarks.md, fifth pass). Cache-resident models whose runs take ~1 ms gain nothing (tiny_decoder sets 0).
+ */
+export const DEFAULT_DECODE_RUN_ROWS = 16;
 
 export function llmSettingsOf(source: ModelSource): LlmSettings {
   const text = (key: string): string | undefined => {
