@@ -2,10 +2,11 @@
  * Continuous batching for one model instance: every decode step runs over all active sequences, one
  * model run per length bucket (length-bucket.ts: sequences grouped by cached length, each bucket's cache
  * padded only to its own longest). The requests waiting when the engine gets to them are prefilled
- * together, one run per group of up to `maxBatchedTokens` padded tokens (prefill-batch.ts: right-padded
- * rows, each computing what it would alone), their first tokens go out at once, and they join the next
- * step; requests that arrive during a step are prefilled between its bucket runs, so a newcomer waits
- * for one run, not a whole step. A finished or cancelled sequence leaves right after the run that ends
+ * together, one run per group of up to `maxBatchedTokens` padded tokens (`busyPrefillTokens` while other
+ * work waits for the run: prefill-cap.ts; prefill-batch.ts: right-padded rows, each computing what it would
+ * alone), their first tokens go out at once, and they join the next step; requests that arrive during a step
+ * are prefilled between its runs (one per bucket, cut into runs of at most `decodeRunRows` rows:
+ * decode-split.ts), so a newcomer waits for one run, not a whole step. A finished or cancelled sequence leaves right after the run that ends
  * it and its cache row goes back. Admission takes the waiting requests in priority order, then in the
  * configured prefill order (prefill-order.ts: arrival, or shortest requested work first with aging),
  * while fewer than `maxNumSeqs` run and the KV budget holds each one's worst case (prompt + max_tokens),
