@@ -7,6 +7,7 @@
  * reached over HTTP/1.1 and over HTTP/2 (the double's h2c listener, as a node's --llm-h2c-port); over
  * HTTP/2 also a session torn down mid-stream (GOAWAY, then the connection gone).
  */
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../shared/src/logging/index.js';
 import { waitFor } from '../../../shared/test/support/index.js';
@@ -14,6 +15,62 @@ import { loadGatewayConfig } from '../../src/config/index.js';
 import { sha256Hex } from '../../src/core/auth/index.js';
 import { startGateway, type RunningGateway } from '../../src/entry-node.js';
 import { openAIChunk, startSseNodeDouble, type SseNodeDouble } from '../support/sse-node-double.js';
+
+/**
+ * Reads one HTTP/1.1 chunked answer off a raw socket, strictly: every chunk's length line must match
+ * its bytes and end with CRLF, and the answer must end with the last chunk. Resolves the decoded body
+ * and leaves what follows (the next answer) for the next call.
+ */
+function readChunkedAnswer(socket: Socket, buffered: { bytes: Buffer }): Promise<{ head: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const parse = (): boolean => {
+      const bytes = buffered.bytes;
+      const headEnd = bytes.indexOf('\r\n\r\n');
+      if (headEnd < 0) return false;
+      const head = bytes.subarray(0, headEnd).toString('latin1');
+      if (!/\r\ntransfer-encoding: chunked/i.test(head)) throw new Error(`not chunked: ${head}`);
+      const parts: Buffer[] = [];
+      let at = headEnd + 4;
+      for (;;) {
+        const lineEnd = bytes.indexOf('\r\n', at);
+        if (lineEnd < 0) return false;
+        const sizeText = bytes.subarray(at, lineEnd).toString('latin1');
+        if (!/^[0-9a-f]+$/.test(sizeText)) throw new Error(`bad chunk size line ${JSON.stringify(sizeText)}`);
+        const size = parseInt(sizeText, 16);
+        const dataEnd = lineEnd + 2 + size;
+        if (bytes.length < dataEnd + 2) return false;
+        if (bytes[dataEnd] !== 0x0d || bytes[dataEnd + 1] !== 0x0a) throw new Error(`chunk of ${size} bytes not followed by CRLF`);
+        if (size === 0) {
+          buffered.bytes = bytes.subarray(dataEnd + 2);
+          resolve({ head, body: Buffer.concat(parts).toString('utf8') });
+          return true;
+        }
+        parts.push(bytes.subarray(lineEnd + 2, dataEnd));
+        at = dataEnd + 2;
+      }
+    };
+    const onData = (data: Buffer): void => {
+      buffered.bytes = Buffer.concat([buffered.bytes, data]);
+      try {
+        if (parse()) cleanup();
+      } catch (error) {
+        cleanup();
+        reject(error);
+      }
+    };
+    const onClose = (): void => {
+      cleanup();
+      reject(new Error('the connection closed before the answer ended'));
+    };
+    const cleanup = (): void => {
+      socket.off('data', onData);
+      socket.off('close', onClose);
+    };
+    socket.on('data', onData);
+    socket.once('close', onClose);
+    onData(Buffer.alloc(0));
+  });
+}
 
 const OPEN = 'tsk_native-relay-open';
 const METERED = 'tsk_native-relay-metered';
@@ -145,4 +202,60 @@ describe.each(['http1', 'h2'] as const)('the native LLM relay (gateway + scripte
     expect(badGenerate.status).toBe(400);
     expect(typeof ((await badGenerate.json()) as { error: unknown }).error).toBe('string');
   });
+
+  it('frames each event as a well-formed HTTP/1.1 chunk and keeps the connection for the next stream (whole and cut answers)', async () => {
+    const events = [openAIChunk('one'), openAIChunk(' two'), openAIChunk(' three'), 'data: [DONE]\n\n'];
+    const url = new URL(gateway.url);
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    const buffered = { bytes: Buffer.alloc(0) };
+    const request = (body: string): string =>
+      `POST /v1/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${OPEN}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    try {
+      const body = JSON.stringify({ model: 'm', prompt: 'hi', stream: true });
+      for (let i = 0; i < 2; i++) {
+        double.script = { pieces: events, gapMs: 3 };
+        socket.write(request(body));
+        const answer = await readChunkedAnswer(socket, buffered);
+        expect(answer.head.startsWith('HTTP/1.1 200')).toBe(true);
+        expect(answer.body).toBe(events.join(''));
+      }
+      // Cut by the node (no [DONE]): the error event goes out in the last write, still framed.
+      double.script = { pieces: [openAIChunk('one'), openAIChunk(' two')], gapMs: 3 };
+      socket.write(request(body));
+      const cut = await readChunkedAnswer(socket, buffered);
+      const cutEvents = cut.body.split('\n\n').filter((e) => e !== '');
+      expect(cut.body.startsWith(openAIChunk('one') + openAIChunk(' two'))).toBe(true);
+      expect(JSON.parse(cutEvents.at(-2)!.slice(6)).error.code).toBe('upstream_failed');
+      expect(cutEvents.at(-1)).toBe('data: [DONE]');
+      // Still usable afterwards.
+      double.script = { pieces: events };
+      socket.write(request(body));
+      expect((await readChunkedAnswer(socket, buffered)).body).toBe(events.join(''));
+    } finally {
+      socket.destroy();
+    }
+  });
+
+  it('holds a stream back while the client reads nothing and relays all of it, in order, once it reads again', async () => {
+    // ~1 KB events (a long id, one short token each), 8 MiB in all: more than loopback's socket buffers hold.
+    const event = (i: number): string => `data: ${JSON.stringify({ id: `cmpl-${'x'.repeat(1000)}`, object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text: ` t${i % 10}`, finish_reason: null }] })}\n\n`;
+    const pieces = Array.from({ length: 128 }, (_, p) => Array.from({ length: 64 }, (_, i) => event(p * 64 + i)).join(''));
+    pieces.push('data: [DONE]\n\n');
+    double.script = { pieces, gapMs: 0 };
+    const url = new URL(gateway.url);
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    try {
+      socket.pause();
+      const body = JSON.stringify({ model: 'm', prompt: 'hi', stream: true });
+      socket.write(`POST /v1/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${OPEN}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const answer = readChunkedAnswer(socket, { bytes: Buffer.alloc(0) });
+      socket.resume();
+      expect((await answer).body).toBe(pieces.join(''));
+    } finally {
+      socket.destroy();
+    }
+  }, 30_000);
 });

@@ -23,6 +23,10 @@ export interface LlmBenchGatewayOptions {
   readonly nodeHttp2?: boolean;
   /** A directory: the gateway runs with --cpu-prof there. */
   readonly profileDir?: string;
+  /** Another production bundle (an absolute path, TESSERA_BUNDLE_DIR): a base build for an A/B. */
+  readonly bundleDir?: string;
+  /** Node/V8 flags ahead of the script (a V8 flag measured against the same build without it). */
+  readonly nodeFlags?: readonly string[];
 }
 
 export async function launchLlmBenchGateway(options: LlmBenchGatewayOptions): Promise<RunningServer> {
@@ -43,8 +47,8 @@ export async function launchLlmBenchGateway(options: LlmBenchGatewayOptions): Pr
   }, null, 2)}\n`);
   return launchServer({
     name: `tessera-gateway (${options.name})`,
-    args: [...(options.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.profileDir]), GATEWAY_BIN, '--config', configFile, '--port', '0', '--host', '127.0.0.1'],
+    args: [...(options.nodeFlags ?? []), ...(options.profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.profileDir]), GATEWAY_BIN, '--config', configFile, '--port', '0', '--host', '127.0.0.1'],
     startedMsg: 'tessera-gateway started',
-    env: { REDIS_URL: '' },
+    env: { REDIS_URL: '', ...(options.bundleDir === undefined ? {} : { TESSERA_BUNDLE_DIR: options.bundleDir }) },
   });
 }

@@ -10,6 +10,9 @@
  * /proc/PID/task/*\/stat. The bare node:http relay (the issue's anchor) runs before and after the rounds.
  * LLM_BENCH_AB_ROUNDS (default 4) sets the rounds; LLM_BENCH_CPU_PROF_DIR profiles the HTTP/2 gateway;
  * LLM_BENCH_AB_STAGGER=1 spreads the starts over one stream's length.
+ * LLM_BENCH_AB_BASE_BUNDLE=<dir> compares builds instead: side `h1` is then a gateway from that bundle
+ * (a base build, built with its build-info's builtAtMs pushed ahead) and both reach the node over HTTP/2.
+ * LLM_BENCH_AB_H2_NODE_FLAGS (space-separated) are node/V8 flags for side `h2` alone (a V8 flag against the same build).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -77,11 +80,16 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
     await waitForModelReady(node.httpBase, 'llm_engine');
     const { key, hash } = benchKey('llm');
     const profileDir = process.env.LLM_BENCH_CPU_PROF_DIR;
-    const gateways: Record<'h1' | 'h2', RunningServer> = {
-      h1: await launchLlmBenchGateway({ work, name: 'h1', redisUrl: redis.url, keyHash: hash, nodeHttp2: false }),
-      h2: await launchLlmBenchGateway({ work, name: 'h2', redisUrl: redis.url, keyHash: hash, ...(profileDir === undefined ? {} : { profileDir }) }),
-    };
-    stack.push(gateways.h1, gateways.h2);
+    const baseBundle = process.env.LLM_BENCH_AB_BASE_BUNDLE;
+    const h2NodeFlags = process.env.LLM_BENCH_AB_H2_NODE_FLAGS?.split(' ').filter((flag) => flag !== '');
+    if (h2NodeFlags !== undefined) log(`h2 runs with ${h2NodeFlags.join(' ')}`);
+    if (baseBundle !== undefined) log(`h1 is the base bundle ${baseBundle} over HTTP/2, h2 this build over HTTP/2`);
+    // Each pushed as soon as it runs: a second one failing to start must not leave the first behind.
+    const h1 = await launchLlmBenchGateway({ work, name: 'h1', redisUrl: redis.url, keyHash: hash, ...(baseBundle === undefined ? { nodeHttp2: false } : { bundleDir: baseBundle }) });
+    stack.push(h1);
+    const h2 = await launchLlmBenchGateway({ work, name: 'h2', redisUrl: redis.url, keyHash: hash, ...(profileDir === undefined ? {} : { profileDir }), ...(h2NodeFlags === undefined ? {} : { nodeFlags: h2NodeFlags }) });
+    stack.push(h2);
+    const gateways: Record<'h1' | 'h2', RunningServer> = { h1, h2 };
     for (const gateway of Object.values(gateways)) await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);
     const anchor = await launchRelayAnchor(work, node.httpPort);
     stack.push(anchor);
@@ -144,7 +152,7 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
       return { concurrency: c, h1NetMedian: median(h1), h2NetMedian: median(h2), h1GrossMedian: gross('h1'), h2GrossMedian: gross('h2'), h2CheaperGross: `${wins} of ${Math.min(h1Gross.length, h2Gross.length)}`, anchorMedian: median(net('anchor')), h1Rounds: h1, h2Rounds: h2 };
     });
     const text = [
-      `LLM streams through the gateway, node reached over HTTP/1.1 vs HTTP/2${stagger ? ', starts staggered' : ''}, ${rounds} interleaved rounds of ${options.durationS} s per point, ${TOKENS_PER_STREAM} tokens per stream ${ITL_MS} ms apart`,
+      `LLM streams through the gateway, ${baseBundle === undefined ? 'node reached over HTTP/1.1 vs HTTP/2' : `base bundle ${baseBundle} (h1) vs this build (h2), both over HTTP/2`}${stagger ? ', starts staggered' : ''}, ${rounds} interleaved rounds of ${options.durationS} s per point, ${TOKENS_PER_STREAM} tokens per stream ${ITL_MS} ms apart`,
       support.ok ? 'both gateways and the anchor on core 0 (one measured at a time); node, engine double, Redis and load generator on core 1' : `NOT pinned: ${support.why}`,
       `gateway idle: h1 ${idleUsPerSec.h1.toFixed(0)}, h2 ${idleUsPerSec.h2.toFixed(0)} µs of CPU per second`,
       '',
@@ -162,7 +170,7 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
     process.stdout.write(text);
     const dir = join(options.outRoot ?? DEFAULT_RESULTS_ROOT, localDate(started));
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'llm-h2-ab.json'), `${JSON.stringify({ started: started.toISOString(), command: `npm run bench -- llm-h2-ab ${process.argv.slice(3).join(' ')}`.trim(), rounds, pinned: support.ok, idleUsPerSec, points, summary }, null, 2)}\n`);
+    await writeFile(join(dir, 'llm-h2-ab.json'), `${JSON.stringify({ started: started.toISOString(), command: `npm run bench -- llm-h2-ab ${process.argv.slice(3).join(' ')}`.trim(), baseBundle, h2NodeFlags, rounds, pinned: support.ok, idleUsPerSec, points, summary }, null, 2)}\n`);
     await writeFile(join(dir, 'llm-h2-ab.txt'), text);
     log(`results in ${dir}/llm-h2-ab.{json,txt}`);
     return points.some((p) => p.side !== 'anchor' && p.failedStreams > 0) ? 1 : 0;

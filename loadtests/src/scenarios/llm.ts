@@ -3,6 +3,8 @@
  *
  *   load generator (this process) ──▶ gateway (core 0, alone) ──▶ node ──▶ engine double
  *                                 └──▶ bare relay anchor (core 0) ──▶ node      (the floor)
+ *                                 └──▶ nginx (core 0, proxy_buffering off) ──▶ node   (a real proxy)
+ *                                 └──▶ write floor (core 0): the node's events, no upstream (the kernel's share)
  *                                 └──────────────────────────────────▶ node      (direct)
  * The node serves `llm_engine` (backend "openai") over an OpenAI-compatible engine double that streams
  * 64 one-token chunks 20 ms apart; node, engine, Redis and the load generator share core 1. At each
@@ -27,6 +29,7 @@ import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/output/results-files.js'
 import { formatTable } from '../lib/output/text-table.js';
 import { perCoreSupport, perUnit, pinProcess, readThreadCpu, threadCpuDelta, type CpuSplit } from '../lib/per-core/index.js';
 import { launchEngineDouble, launchRelayAnchor, engineModelConfig } from '../lib/processes/llm-bench-servers.js';
+import { launchWriteFloor, nginxAvailable, readUserSys, splitEvents, startSseNginx, type LlmAnchor, type UserSys } from '../lib/processes/llm-floor-anchors.js';
 import { launchNode, waitForModelReady } from '../lib/processes/node-process.js';
 import { summarizeLatencies, type LatencySummary } from '../lib/sampling/percentiles.js';
 import { coreBusyShare, readCoreTicks } from './llm-core-busy.js';
@@ -38,10 +41,11 @@ const TOKENS_PER_STREAM = 64;
 const ITL_MS = 20;
 const CPU_TARGET_US = 20;
 const TTFT_TARGET_MS = 1;
+const STREAM_BODY = JSON.stringify({ model: 'llm_engine', prompt: 'tell me a story about a gateway', stream: true, max_tokens: TOKENS_PER_STREAM });
 
 const log = (message: string): void => void process.stderr.write(`[bench llm] ${message}\n`);
 
-type Target = 'direct' | 'anchor-before' | 'gateway' | 'gateway-h1' | 'anchor-after' | 'direct-staggered' | 'gateway-staggered';
+type Target = 'direct' | 'anchor-before' | 'gateway' | 'gateway-h1' | 'anchor-after' | 'nginx' | 'write-floor' | 'direct-staggered' | 'gateway-staggered';
 
 interface Point {
   readonly concurrency: number;
@@ -53,26 +57,32 @@ interface Point {
   /** TTFT of the first stream of each client: a burst of starts after an idle spell (leases cold or kept warm). */
   readonly firstTtft: LatencySummary;
   readonly itl: LatencySummary;
-  /** CPU of the process on core 0 per streamed token (not for `direct`). */
+  /** CPU of the process on core 0 per streamed token (not for `direct`, nginx or the floor). */
   readonly cpuPerToken?: CpuSplit;
+  /** The same split into user and kernel time (every process on core 0 the point measures: nginx's master and worker). */
+  readonly userSysPerToken?: UserSys;
   /** Share of the window core 1 (node, engine, Redis, load generator) was busy, where known. */
   readonly core1Busy?: number;
 }
 
-async function measure(target: Target, concurrency: number, port: number, headers: Record<string, string>, durationMs: number, pid?: number): Promise<Point> {
+async function measure(target: Target, concurrency: number, port: number, headers: Record<string, string>, durationMs: number, pid?: number, extraPids: readonly number[] = []): Promise<Point> {
+  const measured = pid === undefined ? [] : [pid, ...extraPids];
   const before = pid === undefined ? [] : await readThreadCpu(pid);
+  const userSysBefore = await readUserSys(measured);
   const core1Before = readCoreTicks(1);
   const result: StreamLoadResult = await runStreamLoad({
     port,
     path: '/v1/completions',
-    body: JSON.stringify({ model: 'llm_engine', prompt: 'tell me a story about a gateway', stream: true, max_tokens: TOKENS_PER_STREAM }),
+    body: STREAM_BODY,
     headers,
     concurrency,
     durationMs,
     staggerMs: target.endsWith('-staggered') ? TOKENS_PER_STREAM * ITL_MS : 0,
   });
   const core1Busy = coreBusyShare(core1Before, readCoreTicks(1));
-  const cpu = pid === undefined ? undefined : perUnit(threadCpuDelta(before, await readThreadCpu(pid), pid), result.tokens);
+  const userSysAfter = await readUserSys(measured);
+  const cpu = pid === undefined || extraPids.length > 0 ? undefined : perUnit(threadCpuDelta(before, await readThreadCpu(pid), pid), result.tokens);
+  const userSys = pid === undefined ? undefined : { userUs: (userSysAfter.userUs - userSysBefore.userUs) / result.tokens, sysUs: (userSysAfter.sysUs - userSysBefore.sysUs) / result.tokens };
   const point: Point = {
     concurrency,
     target,
@@ -83,12 +93,13 @@ async function measure(target: Target, concurrency: number, port: number, header
     firstTtft: summarizeLatencies(result.firstTtftUs),
     itl: summarizeLatencies(result.itlUs),
     ...(cpu === undefined ? {} : { cpuPerToken: cpu }),
+    ...(userSys === undefined ? {} : { userSysPerToken: userSys }),
     ...(core1Busy === undefined ? {} : { core1Busy }),
   };
   log(
     `c=${concurrency} ${target}: ${point.streams} streams (${point.failedStreams} failed), ${point.tokensPerSec.toFixed(0)} tok/s, ` +
       `TTFT p50 ${(point.ttft.p50Us / 1000).toFixed(2)} ms, ITL p50 ${(point.itl.p50Us / 1000).toFixed(2)} ms` +
-      (cpu === undefined ? '' : `, CPU ${cpu.totalUs.toFixed(1)} µs/token`) +
+      (userSys === undefined ? '' : `, CPU ${(userSys.userUs + userSys.sysUs).toFixed(1)} µs/token (user ${userSys.userUs.toFixed(1)}, sys ${userSys.sysUs.toFixed(1)})`) +
       (core1Busy === undefined ? '' : `, core 1 ${(core1Busy * 100).toFixed(0)}% busy`),
   );
   return point;
@@ -98,7 +109,7 @@ const ms = (us: number): string => (Number.isFinite(us) ? (us / 1000).toFixed(2)
 
 function table(points: readonly Point[]): string {
   return formatTable(
-    ['conc', 'target', 'streams', 'failed', 'tok/s', 'TTFT p50 ms', 'TTFT p99 ms', 'first starts TTFT p50 / max ms', 'ITL p50 ms', 'ITL p99 ms', 'CPU µs/token', 'event loop µs/token', 'core 1 busy'],
+    ['conc', 'target', 'streams', 'failed', 'tok/s', 'TTFT p50 ms', 'TTFT p99 ms', 'first starts TTFT p50 / max ms', 'ITL p50 ms', 'ITL p99 ms', 'CPU µs/token', 'user / sys µs/token', 'event loop µs/token', 'core 1 busy'],
     points.map((p) => [
       String(p.concurrency),
       p.target,
@@ -110,7 +121,8 @@ function table(points: readonly Point[]): string {
       `${ms(p.firstTtft.p50Us)} / ${ms(p.firstTtft.maxUs)}`,
       ms(p.itl.p50Us),
       ms(p.itl.p99Us),
-      p.cpuPerToken === undefined ? '-' : p.cpuPerToken.totalUs.toFixed(1),
+      p.cpuPerToken !== undefined ? p.cpuPerToken.totalUs.toFixed(1) : p.userSysPerToken !== undefined ? (p.userSysPerToken.userUs + p.userSysPerToken.sysUs).toFixed(1) : '-',
+      p.userSysPerToken === undefined ? '-' : `${p.userSysPerToken.userUs.toFixed(1)} / ${p.userSysPerToken.sysUs.toFixed(1)}`,
       p.cpuPerToken === undefined ? '-' : p.cpuPerToken.eventLoopUs.toFixed(1),
       p.core1Busy === undefined ? '-' : `${(p.core1Busy * 100).toFixed(0)}%`,
     ]),
@@ -152,8 +164,9 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
       ...(keepWarm === undefined ? {} : { keepWarmMs: Number(keepWarm) }),
       ...(profileDir === undefined ? {} : { profileDir }),
     });
+    stack.push(gateway); // before the next start, which may fail
     const gatewayH1 = await launchLlmBenchGateway({ work, name: 'bench-h1', redisUrl: redis.url, keyHash: hash, nodeHttp2: false, ...(keepWarm === undefined ? {} : { keepWarmMs: Number(keepWarm) }) });
-    stack.push(gateway, gatewayH1);
+    stack.push(gatewayH1);
     await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);
     await waitForFleetSize(`http://127.0.0.1:${gatewayH1.port}/metrics`, 1);
     const anchor = await launchRelayAnchor(work, node.httpPort);
@@ -163,6 +176,16 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
       pinProcess(gatewayH1.pid, 0);
       pinProcess(anchor.pid, 0);
     }
+    // nginx is on this box but not on a fresh machine: its points are left out with a note when absent.
+    let nginx: LlmAnchor | undefined;
+    if (nginxAvailable()) {
+      nginx = await startSseNginx(work, 0, node.httpPort);
+      stack.push({ stop: () => nginx!.stop() });
+    } else log('nginx not installed: its points are left out');
+    // The floor replays the node's own events for this request, captured from one direct stream.
+    const directBody = await fetch(`${node.httpBase}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: STREAM_BODY }).then((r) => r.text());
+    const floor = await launchWriteFloor(work, 0, splitEvents(directBody), ITL_MS);
+    stack.push(floor);
     const auth = { authorization: `Bearer ${key}` };
     log('warm-up');
     for (const port of [gatewayH1.port, gateway.port]) {
@@ -184,6 +207,11 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
       points.push(await measure('gateway', c, gateway.port, auth, durationMs, gateway.pid));
       points.push(await measure('gateway-h1', c, gatewayH1.port, auth, durationMs, gatewayH1.pid));
       points.push(await measure('anchor-after', c, anchor.port, {}, durationMs, anchor.pid));
+      if (nginx !== undefined) {
+        const [master, ...workers] = await nginx.pids();
+        points.push(await measure('nginx', c, nginx.port, {}, durationMs, master, workers));
+      }
+      points.push(await measure('write-floor', c, floor.port, {}, durationMs, floor.pid));
       if (c > 1) {
         points.push(await measure('direct-staggered', c, node.httpPort, {}, durationMs));
         points.push(await measure('gateway-staggered', c, gateway.port, auth, durationMs, gateway.pid));
@@ -196,6 +224,8 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
       const gw = at('gateway');
       const anchorCpu = ((at('anchor-before').cpuPerToken?.totalUs ?? NaN) + (at('anchor-after').cpuPerToken?.totalUs ?? NaN)) / 2;
       const netCpu = (gw.cpuPerToken?.totalUs ?? NaN) - idleUsPerSec / gw.tokensPerSec;
+      const processCpu = (t: Target): UserSys | undefined => points.find((p) => p.concurrency === c && p.target === t)?.userSysPerToken;
+      const total = (split: UserSys | undefined): number => (split === undefined ? NaN : split.userUs + split.sysUs);
       return {
         concurrency: c,
         gatewayCpuUsPerToken: gw.cpuPerToken?.totalUs ?? NaN,
@@ -203,6 +233,12 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
         /** The same gateway build reaching the node over HTTP/1.1 (gross: its idle is not measured). */
         gatewayH1CpuUsPerToken: at('gateway-h1').cpuPerToken?.totalUs ?? NaN,
         anchorCpuUsPerToken: anchorCpu,
+        /** nginx (master + worker) as an SSE relay; NaN when nginx is absent. */
+        nginxCpuUsPerToken: total(processCpu('nginx')),
+        /** A process that only writes the node's events to the clients: user and kernel time. */
+        writeFloorCpuUsPerToken: total(processCpu('write-floor')),
+        writeFloorSysUsPerToken: processCpu('write-floor')?.sysUs ?? NaN,
+        gatewayUserSysPerToken: processCpu('gateway'),
         cpuRatioToAnchor: (gw.cpuPerToken?.totalUs ?? NaN) / anchorCpu,
         addedTtftP50Ms: (gw.ttft.p50Us - at('direct').ttft.p50Us) / 1000,
         cpuTargetMet: netCpu <= CPU_TARGET_US,
@@ -222,14 +258,17 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
       table(points),
       '',
       formatTable(
-        ['conc', 'gateway CPU µs/token', 'net of idle', 'over HTTP/1.1 (gross)', 'anchor CPU µs/token', 'ratio', `target <= ${CPU_TARGET_US} (net)`, 'added TTFT p50 ms (burst)', `target <= ${TTFT_TARGET_MS}`, 'added TTFT p50 ms (staggered)', 'first starts after idle: added p50 ms', 'core 1 busy (burst)'],
+        ['conc', 'gateway CPU µs/token', 'net of idle', 'gateway sys µs/token', 'over HTTP/1.1 (gross)', 'anchor CPU µs/token', 'ratio', 'nginx µs/token', 'write floor µs/token (sys)', `target <= ${CPU_TARGET_US} (net)`, 'added TTFT p50 ms (burst)', `target <= ${TTFT_TARGET_MS}`, 'added TTFT p50 ms (staggered)', 'first starts after idle: added p50 ms', 'core 1 busy (burst)'],
         summary.map((s) => [
           String(s.concurrency),
           s.gatewayCpuUsPerToken.toFixed(1),
           s.gatewayCpuUsPerTokenNetOfIdle.toFixed(1),
+          s.gatewayUserSysPerToken === undefined ? '-' : s.gatewayUserSysPerToken.sysUs.toFixed(1),
           s.gatewayH1CpuUsPerToken.toFixed(1),
           s.anchorCpuUsPerToken.toFixed(1),
           s.cpuRatioToAnchor.toFixed(2),
+          Number.isNaN(s.nginxCpuUsPerToken) ? '-' : s.nginxCpuUsPerToken.toFixed(1),
+          `${s.writeFloorCpuUsPerToken.toFixed(1)} (${s.writeFloorSysUsPerToken.toFixed(1)})`,
           s.cpuTargetMet ? 'met' : 'MISSED',
           s.addedTtftP50Ms.toFixed(2),
           s.ttftTargetMet ? 'met' : 'MISSED',

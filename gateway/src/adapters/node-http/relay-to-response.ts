@@ -9,14 +9,18 @@
  * the end) cancels the relay, which aborts the node's request.
  */
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { SseRelay } from '../../core/llm/sse-relay.js';
+import { frameChunk, lastChunk } from './http-chunk.js';
 
 export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRelay, outgoing: ServerResponse, headers: Record<string, string>): void {
   const input = source instanceof Readable ? source : Readable.from(source, { objectMode: false });
   // Not flushed on its own: the node answers with its first event, so the status line goes with it, in one write.
   outgoing.writeHead(200, headers);
   let done = false;
+  // Set once node:http's chunked framing is off: each event is framed by frameChunk and written here.
+  let socket: Socket | undefined;
 
   /** `last`: the final bytes; false: the client is gone, nothing more to write. */
   const finish = (last: Uint8Array | undefined | false): void => {
@@ -26,15 +30,29 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
     input.off('end', onEnd);
     outgoing.off('drain', onDrain);
     outgoing.off('close', onClientClose);
+    socket?.off('drain', onDrain);
     if (!input.readableEnded) input.destroy();
     if (last === false) return;
-    if (last !== undefined) outgoing.end(last);
+    if (socket !== undefined) outgoing.end(last !== undefined && last.length > 0 ? frameChunk(last, true) : lastChunk());
+    else if (last !== undefined) outgoing.end(last);
     else outgoing.end();
   };
   const onData = (chunk: Uint8Array): void => {
     const out = relay.push(chunk);
     if (relay.over) return finish(out);
-    if (out !== undefined && !outgoing.write(out)) input.pause();
+    if (out === undefined) return;
+    if (socket !== undefined) {
+      // A socket gone is reported by the response's 'close' (onClientClose).
+      if (!socket.destroyed && !socket.write(frameChunk(out))) input.pause();
+      return;
+    }
+    const flowing = outgoing.write(out);
+    if (outgoing.chunkedEncoding && outgoing.headersSent && outgoing.socket !== null) {
+      outgoing.chunkedEncoding = false;
+      socket = outgoing.socket;
+      socket.on('drain', onDrain);
+    }
+    if (!flowing) input.pause();
   };
   const onEnd = (): void => finish(relay.end());
   const onDrain = (): void => void input.resume();

@@ -21,6 +21,14 @@ const NEWLINE = 0x0a;
 const MAX_TEMPLATES = 4;
 const PROBE = 'tessera-template-probe';
 const DONE = encoder.encode('[DONE]');
+/** Literals up to this long (and ASCII) are turned into strings without TextDecoder. */
+const SHORT_ASCII_BYTES = 24;
+
+function asciiString(bytes: Uint8Array, from: number, to: number): string {
+  let text = '';
+  for (let i = from; i < to; i++) text += String.fromCharCode(bytes[i]!);
+  return text;
+}
 
 /** The generated text an event's JSON carries (OpenAI chunk: text or delta.content; generate: text_output). */
 export function textOf(format: StreamFormat, value: unknown): string {
@@ -110,13 +118,16 @@ export class EventTextScanner {
   private literal(bytes: Uint8Array, from: number, to: number): string | undefined {
     let escaped = false;
     let quoted = false;
+    let ascii = true;
     for (let i = from; i < to; i++) {
       const b = bytes[i]!;
       if (b < 0x20) return undefined;
       if (b === BACKSLASH) escaped = true;
       else if (b === QUOTE) quoted = true;
+      else if (b >= 0x80) ascii = false;
     }
-    const raw = decoder.decode(bytes.subarray(from, to));
+    // A streamed piece is mostly a few ASCII bytes: built in JS, without a view and a decoder call per event.
+    const raw = ascii && to - from <= SHORT_ASCII_BYTES ? asciiString(bytes, from, to) : decoder.decode(bytes.subarray(from, to));
     // Without escapes, any quote is a bare one; with them, JSON.parse judges (a bare quote fails it).
     if (!escaped) return quoted ? undefined : raw;
     try {

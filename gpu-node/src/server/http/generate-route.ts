@@ -29,7 +29,8 @@ import { payloadBodyLimits } from './body-reader.js';
 import { isJsonObject, readJsonObject, type JsonObject } from './json-body.js';
 import { jsonResponse } from './responses.js';
 import type { HttpLimits } from './server-options.js';
-import { sseResponse } from './sse.js';
+import { GenerateEvents } from './generate-events.js';
+import { sseResponse, type SseProducer } from './sse.js';
 
 export interface GenerateContext {
   readonly core: NodeCore;
@@ -128,20 +129,26 @@ export async function handleGenerate(
     });
     return jsonResponse(answer(response, decoupled ? merged : outputFields(response)));
   }
-  return sseResponse(
-    request.signal,
-    async (writer) => {
-      const response = await context.core.infer(inferRequest, {
+  const producer = generateStreamProducer(context.core, inferRequest, decoupled);
+  return sseResponse(request.signal, (writer) => producer.produce(writer), (error, writer) => producer.onError(error, writer));
+}
+
+/** The events of generate_stream for a request already checked (generateRequest), on either path. */
+export function generateStreamProducer(core: NodeCore, inferRequest: InferRequest, decoupled: boolean): SseProducer {
+  const events = new GenerateEvents((r) => JSON.stringify(answer(r, outputFields(r))));
+  return {
+    async produce(writer) {
+      const response = await core.infer(inferRequest, {
         signal: writer.signal,
         onResponse: (r) => {
-          if (r.outputs.length > 0) writer.data(JSON.stringify(answer(r, outputFields(r))));
+          if (r.outputs.length > 0) writer.data(events.of(r));
         },
       });
       if (!decoupled) writer.data(JSON.stringify(answer(response, outputFields(response))));
     },
-    (error, writer) => {
+    onError(error, writer) {
       const message = error instanceof Error ? error.message : String(error);
       writer.data(JSON.stringify({ error: message }));
     },
-  );
+  };
 }

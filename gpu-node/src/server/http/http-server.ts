@@ -1,6 +1,6 @@
 /**
  * The node's HTTP server (tritonserver's port 8000). Infer requests take the node:http fast path
- * (native-infer.ts); Hono routes everything else, through @hono/node-server, which aborts each
+ * (native-infer.ts), the LLM streams theirs (native-llm.ts); Hono routes everything else, through @hono/node-server, which aborts each
  * Request's `signal` when its client disconnects before the answer is written. Both paths hand that
  * signal to `core.infer`, which is what lets an abandoned inference be dropped.
  */
@@ -11,6 +11,7 @@ import { createLogger } from '../../../../shared/src/logging/index.js';
 import type { NodeCore } from '../../server-api/index.js';
 import { NO_RESTRICTIONS } from '../restricted-apis.js';
 import { createNativeInferListener } from './native-infer.js';
+import { createNativeLlmListener, rememberNativeLlmListener } from './native-llm.js';
 import { buildApp } from './routes.js';
 import { DEFAULT_LOG_SETTINGS, resolveLimits, type HttpServerOptions } from './server-options.js';
 import { LogSettingsStore } from './settings-routes.js';
@@ -39,6 +40,8 @@ export function createHttpServer(core: NodeCore, options: HttpServerOptions = {}
   const restrictions = options.restrictedApis ?? NO_RESTRICTIONS;
   const app = buildApp({ core, limits, logger, logSettings, restrictions });
   const nativeInfer = createNativeInferListener({ core, limits }, logger, restrictions.get('inference'));
+  const nativeLlm = createNativeLlmListener({ core, limits }, logger, restrictions.get('inference'));
+  rememberNativeLlmListener(app, nativeLlm);
   const routed = getRequestListener(app.fetch);
   let server: Server | undefined;
 
@@ -50,7 +53,7 @@ export function createHttpServer(core: NodeCore, options: HttpServerOptions = {}
       const created = applyServerTimeouts(
         createServer(
           limitPipelinedRequests((incoming, outgoing) => {
-            if (!nativeInfer(incoming, outgoing)) void routed(incoming, outgoing);
+            if (!nativeInfer(incoming, outgoing) && !nativeLlm(incoming, outgoing)) void routed(incoming, outgoing);
           }, options.maxPipelinedRequests),
         ),
       );

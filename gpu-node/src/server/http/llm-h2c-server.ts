@@ -3,7 +3,7 @@
  * gateway keeps one session per node, so one read carries the events of many streams (over HTTP/1.1
  * every stream is a connection of its own and every event a read of its own).
  *
- * The routes are the HTTP port's own Hono app, so a request gets the same handlers, auth, restrictions,
+ * The routes are the HTTP port's own Hono app (and its streams' fast path, native-llm.ts), so a request gets the same handlers, auth, restrictions,
  * body limits and cancellation (a stream reset by the client aborts the request's signal, as a closed
  * HTTP/1.1 connection does). Only the LLM paths are served; anything else is 404 here, and the number
  * of streams one session may open at once is bounded (`maxConcurrentStreams`).
@@ -13,6 +13,7 @@ import type { Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { closeWithin, listenAddress } from './listen-address.js';
+import { nativeLlmListenerOf } from './native-llm.js';
 
 export interface LlmH2cServerOptions {
   /** Streams one session may have open at once; default 512 (the gateway's per-node stream bound is 256). */
@@ -39,6 +40,8 @@ export function isLlmRoute(method: string, path: string): boolean {
 
 export function createLlmH2cServer(app: Hono, options: LlmH2cServerOptions = {}): LlmH2cServer {
   const routed = getRequestListener(app.fetch) as unknown as (incoming: Http2ServerRequest, outgoing: Http2ServerResponse) => Promise<void>;
+  // The streams' fast path of the HTTP server built on this app (native-llm.ts), when there is one.
+  const native = nativeLlmListenerOf(app);
   let server: Http2Server | undefined;
   const sessions = new Set<ServerHttp2Session>();
 
@@ -49,7 +52,7 @@ export function createLlmH2cServer(app: Hono, options: LlmH2cServerOptions = {})
       outgoing.end(body);
       return;
     }
-    void routed(incoming, outgoing);
+    if (native?.(incoming, outgoing) !== true) void routed(incoming, outgoing);
   };
 
   return {

@@ -8,6 +8,16 @@
 export const SSE_CONTENT_TYPE = 'text/event-stream; charset=utf-8';
 
 /**
+ * The answer's headers, named and ordered as @hono/node-server writes the Web path's (a Headers object
+ * iterates lower case and sorted), so the native path (native-sse.ts) sends the very same ones.
+ */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-cache',
+  'content-type': SSE_CONTENT_TYPE,
+  'x-accel-buffering': 'no',
+};
+
+/**
  * Most bytes of events waiting for a client that does not read: past it the request is cancelled as if
  * the client had gone (a model streaming faster than its reader must not fill the node's memory).
  */
@@ -19,6 +29,17 @@ export interface SseWriter {
   /** Writes `data: <text>\n\n`; ignored once the client is gone or the stream is closed. */
   data(text: string): void;
   readonly signal: AbortSignal;
+}
+
+/**
+ * What a streaming route produces, apart from how it reaches the client: `produce` writes the events
+ * (its failure before the first event is an ordinary HTTP error), `onError` the last event after a
+ * failure once streaming has begun. sseResponse serves it as a Web Response (Hono), native-sse.ts
+ * straight on node:http / node:http2.
+ */
+export interface SseProducer {
+  produce(writer: SseWriter): Promise<void>;
+  onError(error: unknown, writer: SseWriter): void;
 }
 
 /**
@@ -87,6 +108,6 @@ export async function sseResponse(
   }
   return new Response(body, {
     status: 200,
-    headers: { 'Content-Type': SSE_CONTENT_TYPE, 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
+    headers: SSE_HEADERS,
   });
 }

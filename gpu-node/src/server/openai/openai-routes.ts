@@ -24,10 +24,12 @@ import type { NodeCore } from '../../server-api/index.js';
 import { payloadBodyLimits } from '../http/body-reader.js';
 import { readJsonObject } from '../http/json-body.js';
 import type { HttpLimits } from '../http/server-options.js';
-import { sseResponse, type SseWriter } from '../http/sse.js';
+import { singleBytesText } from '../http/generate-events.js';
+import { sseResponse, type SseProducer, type SseWriter } from '../http/sse.js';
 import { llmModelNames, resolveLlmModel, type LlmModel } from './llm-model.js';
 import { OpenAIApiError, openAIErrorResponse, toOpenAIApiError } from './openai-error.js';
 import { parseChatRequest, parseCompletionRequest, type SamplingRequest } from './openai-requests.js';
+import { TextChunks } from './text-chunks.js';
 import { MAX_CHARS_PER_TOKEN } from './tokenizer.js';
 
 export interface OpenAIContext {
@@ -60,8 +62,13 @@ function openAI(handler: Handler): Handler {
 }
 
 async function readBody(context: OpenAIContext, request: Request): Promise<Record<string, unknown>> {
+  return openAIBody(readJsonObject(request, payloadBodyLimits(context.limits)));
+}
+
+/** The parsed body, any failure to read or parse it an OpenAI 400. */
+export async function openAIBody(reading: Promise<Record<string, unknown> | undefined>): Promise<Record<string, unknown>> {
   try {
-    const body = await readJsonObject(request, payloadBodyLimits(context.limits));
+    const body = await reading;
     if (body === undefined) throw OpenAIApiError.invalid('the request body must be a JSON object');
     return body;
   } catch (error) {
@@ -124,6 +131,9 @@ async function prepare(core: NodeCore, params: SamplingRequest, prompt: string, 
 function textOf(response: InferResponse): string {
   const output = response.outputs.find((o) => o.name === 'text_output');
   if (output === undefined) return '';
+  // One element of valid UTF-8 (every token of an LLM): read in place; anything else decoded in full.
+  const single = singleBytesText(output);
+  if (single !== undefined) return single;
   return decodeBytesElements(output.data, undefined, "output 'text_output'").map((e) => decoder.decode(e)).join('');
 }
 
@@ -161,10 +171,10 @@ function usage(prepared: Prepared, completionTokens: number): Record<string, num
   };
 }
 
-type Kind = 'completion' | 'chat';
+export type Kind = 'completion' | 'chat';
 
 /** The chunk of a stream: a piece of text, or (with `finish`) the last, empty one. */
-function chunk(kind: Kind, id: string, created: number, model: string, text: string | undefined, finish: string | null, first = false): unknown {
+export function chunk(kind: Kind, id: string, created: number, model: string, text: string | undefined, finish: string | null, first = false): unknown {
   const choice =
     kind === 'completion'
       ? { index: 0, text: text ?? '', logprobs: null, finish_reason: finish }
@@ -177,8 +187,15 @@ function chunk(kind: Kind, id: string, created: number, model: string, text: str
   return { id, object: kind === 'completion' ? 'text_completion' : 'chat.completion.chunk', created, model, choices: [choice] };
 }
 
-async function complete(context: OpenAIContext, request: Request, kind: Kind): Promise<Response> {
-  const body = await readBody(context, request);
+/** A completion's answer, apart from how it is sent: one JSON body, or a stream of events. */
+export type CompletionReply = { readonly json: unknown } | { readonly stream: SseProducer };
+
+/**
+ * Checks a /v1/completions (or chat) body and answers it: with `stream` false the completion is run
+ * here (aborted by `signal`); with `stream` true the events' producer is returned, not yet started.
+ * Throws what the caller answers as an OpenAI error (openAIErrorAnswer).
+ */
+export async function completionReply(context: OpenAIContext, body: Record<string, unknown>, signal: AbortSignal, kind: Kind): Promise<CompletionReply> {
   const parsed = kind === 'completion' ? parseCompletionRequest(body) : parseChatRequest(body);
   const model = await resolveLlmModel(context.core, parsed.model);
   const prompt = 'prompt' in parsed ? parsed.prompt : model.template.render(parsed.messages);
@@ -189,58 +206,70 @@ async function complete(context: OpenAIContext, request: Request, kind: Kind): P
   const count = (text: string) => prepared.model.tokens.count(text);
 
   if (!parsed.stream) {
-    const generated = await generate(context.core, prepared, request.signal, () => undefined);
+    const generated = await generate(context.core, prepared, signal, () => undefined);
     const completionTokens = count(generated.text);
     const finish = finishReason(prepared, generated, completionTokens);
     const choice =
       kind === 'completion'
         ? { index: 0, text: generated.text, logprobs: null, finish_reason: finish }
         : { index: 0, message: { role: 'assistant', content: generated.text }, logprobs: null, finish_reason: finish };
-    return json({
-      id,
-      object: kind === 'completion' ? 'text_completion' : 'chat.completion',
-      created,
-      model: name,
-      choices: [choice],
-      usage: usage(prepared, completionTokens),
-    });
+    return {
+      json: {
+        id,
+        object: kind === 'completion' ? 'text_completion' : 'chat.completion',
+        created,
+        model: name,
+        choices: [choice],
+        usage: usage(prepared, completionTokens),
+      },
+    };
   }
 
   const send = (writer: SseWriter, value: unknown): void => writer.data(JSON.stringify(value));
-  return sseResponse(
-    request.signal,
-    async (writer) => {
-      // The chat's role chunk goes with the first piece, so a request the model refuses at once is still
-      // an ordinary HTTP error (sseResponse answers one when nothing was written).
-      let roleSent = kind !== 'chat';
-      const role = (): void => {
-        if (!roleSent) send(writer, chunk(kind, id, created, name, undefined, null, true));
-        roleSent = true;
-      };
-      const generated = await generate(context.core, prepared, writer.signal, (text) => {
-        role();
-        send(writer, chunk(kind, id, created, name, text, null));
-      });
-      role();
-      const completionTokens = count(generated.text);
-      send(writer, chunk(kind, id, created, name, undefined, finishReason(prepared, generated, completionTokens)));
-      if (parsed.includeUsage) {
-        send(writer, {
-          id,
-          object: kind === 'completion' ? 'text_completion' : 'chat.completion.chunk',
-          created,
-          model: name,
-          choices: [],
-          usage: usage(prepared, completionTokens),
+  // Every piece's chunk is the same JSON around its text: cut once, not serialized per token.
+  const pieces = new TextChunks((text) => chunk(kind, id, created, name, text, null));
+  return {
+    stream: {
+      async produce(writer) {
+        // The chat's role chunk goes with the first piece, so a request the model refuses at once is still
+        // an ordinary HTTP error (nothing written yet: the SSE writers answer one).
+        let roleSent = kind !== 'chat';
+        const role = (): void => {
+          if (!roleSent) send(writer, chunk(kind, id, created, name, undefined, null, true));
+          roleSent = true;
+        };
+        const generated = await generate(context.core, prepared, writer.signal, (text) => {
+          role();
+          writer.data(pieces.of(text));
         });
-      }
-      writer.data('[DONE]');
+        role();
+        const completionTokens = count(generated.text);
+        send(writer, chunk(kind, id, created, name, undefined, finishReason(prepared, generated, completionTokens)));
+        if (parsed.includeUsage) {
+          send(writer, {
+            id,
+            object: kind === 'completion' ? 'text_completion' : 'chat.completion.chunk',
+            created,
+            model: name,
+            choices: [],
+            usage: usage(prepared, completionTokens),
+          });
+        }
+        writer.data('[DONE]');
+      },
+      onError(error, writer) {
+        send(writer, toOpenAIApiError(error).body());
+        writer.data('[DONE]');
+      },
     },
-    (error, writer) => {
-      send(writer, toOpenAIApiError(error).body());
-      writer.data('[DONE]');
-    },
-  );
+  };
+}
+
+async function complete(context: OpenAIContext, request: Request, kind: Kind): Promise<Response> {
+  const reply = await completionReply(context, await readBody(context, request), request.signal, kind);
+  if ('json' in reply) return json(reply.json);
+  const producer = reply.stream;
+  return sseResponse(request.signal, (writer) => producer.produce(writer), (error, writer) => producer.onError(error, writer));
 }
 
 export function registerOpenAIRoutes(route: Route, context: OpenAIContext): void {

@@ -1,0 +1,150 @@
+/**
+ * `npm run bench -- llm-ttft-probe`: the first-token latency the gateway adds at one stream, with
+ * enough samples to tell a cost from noise (issue 20). The llm bench's 1-stream point has 6-7 streams
+ * of 64 tokens in its window, so its TTFT p50 is the middle of a handful; here short streams (2 tokens)
+ * go one at a time, alternating direct to the node and through the gateway (keep-alive connections on
+ * both, as in the bench), so both see the same box. Same stack and pinning as `llm`.
+ * LLM_TTFT_PROBE_PAIRS (default 150) sets the pairs; LLM_TTFT_PROBE_GAP_MS (default 0) idles between streams.
+ */
+import { Agent, request } from 'node:http';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startRedisServer } from '../../../shared/test/support/index.js';
+import type { BenchOptions } from '../lib/options/bench-options.js';
+import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/output/results-files.js';
+import { perCoreSupport, pinProcess } from '../lib/per-core/index.js';
+import { readUserSys } from '../lib/processes/llm-floor-anchors.js';
+import { engineModelConfig, launchEngineDouble } from '../lib/processes/llm-bench-servers.js';
+import { launchNode, waitForModelReady } from '../lib/processes/node-process.js';
+import { summarizeLatencies } from '../lib/sampling/percentiles.js';
+import { benchKey, ProcessStack, waitForFleetSize } from './fleet-launch.js';
+import { launchLlmBenchGateway } from './llm-bench-gateway.js';
+
+const ITL_MS = 20;
+const log = (message: string): void => void process.stderr.write(`[bench llm-ttft-probe] ${message}\n`);
+
+/** One stream: µs from the request's start to its first event. */
+function firstEventUs(agent: Agent, port: number, headers: Record<string, string>, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    let first: number | undefined;
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/completions', agent, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        reject(new Error(`HTTP ${res.statusCode}`));
+        return;
+      }
+      res.on('data', () => {
+        first ??= Number(process.hrtime.bigint() - start) / 1000;
+      });
+      res.on('end', () => (first === undefined ? reject(new Error('no event')) : resolve(first)));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * Nanoseconds the process's main thread (its event loop) spent runnable but waiting for a CPU
+ * (/proc/PID/task/PID/schedstat's second field): on a shared core, what the gateway's wake-ups wait
+ * before it runs, which no code of its own can shorten.
+ */
+async function runQueueWaitNs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').catch(() => '0 0 0')).split(' ');
+  return Number(fields[1] ?? 0);
+}
+
+export async function runLlmTtftProbeScenario(options: BenchOptions): Promise<number> {
+  const pairs = Number(process.env.LLM_TTFT_PROBE_PAIRS ?? (options.quick ? 30 : 150));
+  const gapMs = Number(process.env.LLM_TTFT_PROBE_GAP_MS ?? 0);
+  const support = perCoreSupport();
+  if (support.ok) pinProcess(process.pid, 1);
+  else log(`not pinned: ${support.why}`);
+  const work = await mkdtemp(join(tmpdir(), 'tessera-bench-llm-ttft-'));
+  const stack = new ProcessStack();
+  const started = new Date();
+  try {
+    const redis = await startRedisServer();
+    stack.push(redis);
+    const engine = await launchEngineDouble(work, ITL_MS);
+    stack.push(engine);
+    const repo = join(work, 'repo');
+    await mkdir(join(repo, 'llm_engine', '1'), { recursive: true });
+    await writeFile(join(repo, 'llm_engine', 'config.pbtxt'), engineModelConfig(`http://127.0.0.1:${engine.port}/v1`, 8));
+    const node = await launchNode({ modelRepository: repo, extraArgs: ['--redis-url', redis.url, '--node-id', 'llm-ttft-node', '--advertise-host', '127.0.0.1', '--llm-h2c-port', '0'] });
+    stack.push(node);
+    await waitForModelReady(node.httpBase, 'llm_engine');
+    const { key, hash } = benchKey('llm');
+    const gateway = await launchLlmBenchGateway({ work, name: 'ttft', redisUrl: redis.url, keyHash: hash });
+    stack.push(gateway);
+    await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);
+    if (support.ok) pinProcess(gateway.pid, 0);
+    const body = JSON.stringify({ model: 'llm_engine', prompt: 'tell me a story about a gateway', stream: true, max_tokens: 2 });
+    const targets = {
+      direct: { port: node.httpPort, headers: {}, agent: new Agent({ keepAlive: true, maxSockets: 1 }), samples: [] as number[] },
+      gateway: { port: gateway.port, headers: { authorization: `Bearer ${key}` }, agent: new Agent({ keepAlive: true, maxSockets: 1 }), samples: [] as number[] },
+    };
+    // Warm-up; a starved box can leave the node's load report stale for a moment (503 from the gateway).
+    let warmFailures = 0;
+    for (let i = 0; i < 10; i++) {
+      for (const t of Object.values(targets)) {
+        await firstEventUs(t.agent, t.port, t.headers, body).catch((error: unknown) => {
+          if (++warmFailures > 20) throw error;
+        });
+      }
+    }
+    const diffs: number[] = [];
+    let failedPairs = 0;
+    const waitBefore = await runQueueWaitNs(gateway.pid);
+    const cpuBefore = await readUserSys([gateway.pid]);
+    for (let i = 0; i < pairs; i++) {
+      const order = i % 2 === 0 ? (['direct', 'gateway'] as const) : (['gateway', 'direct'] as const);
+      const got: Record<string, number> = {};
+      try {
+        for (const name of order) {
+          const t = targets[name];
+          got[name] = await firstEventUs(t.agent, t.port, t.headers, body);
+          if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
+        }
+      } catch {
+        failedPairs += 1; // left out whole, so both sides keep the same pairs
+        continue;
+      }
+      targets.direct.samples.push(got.direct!);
+      targets.gateway.samples.push(got.gateway!);
+      diffs.push(got.gateway! - got.direct!);
+    }
+    const waitNs = (await runQueueWaitNs(gateway.pid)) - waitBefore;
+    const cpuAfter = await readUserSys([gateway.pid]);
+    const cpuUsPerStream = (cpuAfter.userUs + cpuAfter.sysUs - cpuBefore.userUs - cpuBefore.sysUs) / pairs;
+    const runQueueUsPerStream = waitNs / 1000 / pairs;
+    for (const t of Object.values(targets)) t.agent.destroy();
+    const d = summarizeLatencies(targets.direct.samples);
+    const g = summarizeLatencies(targets.gateway.samples);
+    const pairDiff = summarizeLatencies(diffs.map((v) => Math.max(0, v)));
+    const sortedDiffs = [...diffs].sort((a, b) => a - b);
+    const medianDiff = sortedDiffs[sortedDiffs.length >> 1]!;
+    const text = [
+      `first-token latency at one stream, ${pairs} pairs (direct / gateway alternating, 2-token streams, ${gapMs} ms between streams)`,
+      support.ok ? 'gateway alone on core 0; node, engine double, Redis and this load generator on core 1' : `NOT pinned: ${support.why}`,
+      `direct TTFT p50 / p90 / p99: ${(d.p50Us / 1000).toFixed(2)} / ${(d.p90Us / 1000).toFixed(2)} / ${(d.p99Us / 1000).toFixed(2)} ms`,
+      `gateway TTFT p50 / p90 / p99: ${(g.p50Us / 1000).toFixed(2)} / ${(g.p90Us / 1000).toFixed(2)} / ${(g.p99Us / 1000).toFixed(2)} ms`,
+      `added p50 (difference of p50s): ${((g.p50Us - d.p50Us) / 1000).toFixed(2)} ms; median of the pairs' differences: ${(medianDiff / 1000).toFixed(2)} ms`,
+      `pairs where the gateway was slower: ${diffs.filter((v) => v > 0).length} of ${diffs.length} (${failedPairs} pairs failed, left out); positive differences p90 ${(pairDiff.p90Us / 1000).toFixed(2)} ms`,
+      `gateway per gateway stream (its whole CPU over the window, idle included): CPU ${(cpuUsPerStream / 1000).toFixed(2)} ms; event loop waiting for core 0 (runnable, not running; schedstat) ${(runQueueUsPerStream / 1000).toFixed(2)} ms`,
+      '',
+    ].join('\n');
+    process.stdout.write(text);
+    const dir = join(options.outRoot ?? DEFAULT_RESULTS_ROOT, localDate(started));
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'llm-ttft-probe.json'), `${JSON.stringify({ started: started.toISOString(), pairs, gapMs, direct: d, gateway: g, failedPairs, medianDiffUs: medianDiff, gatewayCpuUsPerStream: cpuUsPerStream, gatewayRunQueueUsPerStream: runQueueUsPerStream, diffsUs: diffs }, null, 2)}\n`);
+    await writeFile(join(dir, 'llm-ttft-probe.txt'), text);
+    log(`results in ${dir}/llm-ttft-probe.{json,txt}`);
+    return 0;
+  } finally {
+    await stack.close();
+    await rm(work, { recursive: true, force: true });
+  }
+}
