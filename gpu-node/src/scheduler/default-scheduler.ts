@@ -6,6 +6,7 @@
  */
 import { TesseraError, toTesseraError } from '../../../shared/src/errors/index.js';
 import type { BackendInstance, ExecutionBatchResult } from '../backends/backend.js';
+import { unwatchAbort, watchAbort } from './abort-watch.js';
 import { notify, type BatcherObserver } from './dynamic/batcher-observer.js';
 import { abortedRequestError, schedulerError } from './scheduler-errors.js';
 import {
@@ -16,9 +17,6 @@ import {
   type ScheduledResult,
   type Scheduler,
 } from './scheduler.js';
-
-/** One options object for every listener rather than one per request. */
-const ONCE = { once: true } as const;
 
 /** One queued request; it is its own abort listener (handleEvent), so no closure is made per request. */
 class Entry {
@@ -70,7 +68,7 @@ export class DefaultScheduler implements Scheduler {
       notify(this.queueObserver, 'requestQueued', { id, level: 0 });
       if (request.signal) {
         entry.listening = true;
-        request.signal.addEventListener('abort', entry, ONCE);
+        watchAbort(request.signal, entry);
       }
       this.waiting.push(entry);
       this.dispatch();
@@ -152,7 +150,7 @@ export class DefaultScheduler implements Scheduler {
   private settle(entry: Entry): boolean {
     if (entry.settled) return false;
     entry.settled = true;
-    if (entry.listening) entry.request.signal?.removeEventListener('abort', entry);
+    if (entry.listening && entry.request.signal !== undefined) unwatchAbort(entry.request.signal, entry);
     return true;
   }
 

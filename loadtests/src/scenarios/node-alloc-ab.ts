@@ -4,11 +4,14 @@
  * is summed. Unlike req/s or CPU per request on a shared box, this count does not move with the load
  * of other processes, so it shows a cut in allocation where a few percent of CPU would be lost in noise.
  * A small young generation (1 MiB semi-spaces) makes collections frequent, so the bytes allocated after
- * the last one (not counted) are a small share. CPU per request (all threads) is taken in the same turns.
+ * the last one (not counted) are a small share. CPU per request (all threads) is taken in the same turns,
+ * with the collections' own pause time per request (`pause=`, wall time on core 0) and the RSS after each turn.
+ * ALLOC_AB_SEMI_MB_A / ALLOC_AB_SEMI_MB_B set one side's semi-space size in MiB (default 1; `default`: V8's own
+ * sizing, no flag): the same bundle twice then compares young generations (GC saved against RSS spent).
  *
  *   node --import tsx loadtests/src/scenarios/node-alloc-ab.ts A_BUNDLE_DIR B_BUNDLE_DIR [ROUNDS] [REQUESTS] [OUT.json]
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
@@ -31,6 +34,7 @@ interface Counted {
   node: RunningNode;
   allocated: number;
   collections: number;
+  pauseMs: number;
 }
 
 interface Turn {
@@ -41,6 +45,13 @@ interface Turn {
   readonly bytesPerRequest: number;
   readonly collectionsPer1000: number;
   readonly cpuUsPerRequest: number;
+  readonly gcPauseUsPerRequest: number;
+  readonly rssMiB: number;
+}
+
+async function rssMiB(pid: number): Promise<number> {
+  const match = /VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''));
+  return match === null ? Number.NaN : Number(match[1]) / 1024;
 }
 
 async function drive(client: InferClient, count: number): Promise<void> {
@@ -63,6 +74,7 @@ async function turn(counted: Counted, protocol: Protocol, count: number): Promis
     await new Promise((resolve) => setTimeout(resolve, 100));
     const bytes0 = counted.allocated;
     const gcs0 = counted.collections;
+    const pause0 = counted.pauseMs;
     const cpu0 = await readThreadCpu(node.pid);
     await drive(client, count);
     const cpu1 = await readThreadCpu(node.pid);
@@ -74,6 +86,8 @@ async function turn(counted: Counted, protocol: Protocol, count: number): Promis
       bytesPerRequest: (counted.allocated - bytes0) / count,
       collectionsPer1000: ((counted.collections - gcs0) * 1000) / count,
       cpuUsPerRequest: ((cpuSeconds(cpu1) - cpuSeconds(cpu0)) * 1e6) / count,
+      gcPauseUsPerRequest: ((counted.pauseMs - pause0) * 1000) / count,
+      rssMiB: await rssMiB(node.pid),
     };
   } finally {
     await client.close();
@@ -92,16 +106,19 @@ async function main(): Promise<void> {
     await writeExampleRepository(work, { only: ['simple'] });
     for (const [build, dir] of [['A', aDir], ['B', bDir]] as const) {
       process.env.TESSERA_BUNDLE_DIR = dir;
-      const counted: Counted = { node: undefined as unknown as RunningNode, allocated: 0, collections: 0 };
+      const counted: Counted = { node: undefined as unknown as RunningNode, allocated: 0, collections: 0, pauseMs: 0 };
+      const semiMiB = process.env[`ALLOC_AB_SEMI_MB_${build}`] ?? '1';
       counted.node = await launchNode({
         modelRepository: work,
         ...(pinned ? { pinCore: 0 } : {}),
-        nodeFlags: ['--trace-gc-nvp', '--max-semi-space-size=1', '--min-semi-space-size=1'],
+        // 'default': V8's own sizing, as the node runs without flags.
+        nodeFlags: ['--trace-gc-nvp', ...(semiMiB === 'default' ? [] : [`--max-semi-space-size=${semiMiB}`, `--min-semi-space-size=${semiMiB}`])],
         onStdoutLine: (line) => {
           const match = / allocated=(\d+) /.exec(line);
           if (match === null) return;
           counted.allocated += Number(match[1]);
           counted.collections += 1;
+          counted.pauseMs += Number(/pause=([\d.]+)/.exec(line)?.[1] ?? 0);
         },
       });
       await waitForModelReady(counted.node.httpBase, 'simple');
@@ -116,18 +133,23 @@ async function main(): Promise<void> {
           const t = await turn(nodes[build]!, protocol, count);
           turns.push({ build, protocol, round, ...t });
           process.stderr.write(
-            `round ${round} ${protocol} ${build}: ${t.bytesPerRequest.toFixed(0)} B/req, ${t.collectionsPer1000.toFixed(1)} GCs/1000 req, ${t.cpuUsPerRequest.toFixed(0)} us/req\n`,
+            `round ${round} ${protocol} ${build}: ${t.bytesPerRequest.toFixed(0)} B/req, ${t.collectionsPer1000.toFixed(1)} GCs/1000 req, ` +
+              `${t.cpuUsPerRequest.toFixed(0)} us/req, GC pause ${t.gcPauseUsPerRequest.toFixed(1)} us/req, RSS ${t.rssMiB.toFixed(0)} MiB\n`,
           );
         }
       }
     }
-    const lines = ['| proto | build | median bytes allocated/req | median GCs per 1000 req | median node CPU us/req | turns |', '| --- | --- | --- | --- | --- | --- |'];
+    const lines = [
+      '| proto | build | median bytes allocated/req | median GCs per 1000 req | median node CPU us/req | median GC pause us/req | median RSS MiB | turns |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ];
     for (const protocol of PROTOCOLS) {
       for (const build of ['A', 'B'] as const) {
         const mine = turns.filter((t) => t.build === build && t.protocol === protocol);
         lines.push(
           `| ${protocol} | ${build} | ${median(mine.map((t) => t.bytesPerRequest)).toFixed(0)} | ${median(mine.map((t) => t.collectionsPer1000)).toFixed(1)} | ` +
-            `${median(mine.map((t) => t.cpuUsPerRequest)).toFixed(0)} | ${mine.length} |`,
+            `${median(mine.map((t) => t.cpuUsPerRequest)).toFixed(0)} | ${median(mine.map((t) => t.gcPauseUsPerRequest)).toFixed(1)} | ` +
+            `${median(mine.map((t) => t.rssMiB)).toFixed(0)} | ${mine.length} |`,
         );
       }
     }

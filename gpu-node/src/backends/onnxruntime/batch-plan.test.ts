@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '../../../../shared/src/tensors/index.js';
 import { markValidatedInputs } from '../validated-inputs.js';
+import { forThread } from '../worker/wire-tensor.js';
 import { planBatch, splitRunOutputs, type ModelIo } from './batch-plan.js';
 
 const io: ModelIo = {
@@ -43,14 +44,20 @@ describe('planBatch', () => {
     expect(plan.runs[0]?.batchSizes).toEqual([3]);
   });
 
-  it('a batch of one sends a copy of its tensor, not the caller\'s buffer', () => {
+  it('a batch of one lends its tensor as it is; a thread gets a copy, never the caller\'s buffer', () => {
     const input = fp32(2);
     input.data.set([1, 2, 3], 5);
     const plan = planBatch([request([input], true)], io);
-    const wire = plan.runs[0]?.body.inputs[0];
-    expect(wire?.shape).toEqual([2, 4]);
-    expect(new Uint8Array(wire?.data as ArrayBuffer)).toEqual(input.data);
-    expect(wire?.data).not.toBe(input.data.buffer);
+    const lent = plan.runs[0]?.body.inputs[0];
+    // No copy on the plan: the main thread's session reads the request's bytes in place.
+    expect(lent).toBe(input);
+    const wire = forThread(lent!);
+    expect(wire.shape).toEqual([2, 4]);
+    expect(new Uint8Array(wire.data)).toEqual(input.data);
+    expect(wire.data).not.toBe(input.data.buffer);
+    // A concatenated batch is this code's own buffer: it crosses as it is.
+    const batch = planBatch([request([fp32(1)], true), request([fp32(1)], true)], io).runs[0]!.body.inputs[0]!;
+    expect(forThread(batch)).toBe(batch);
   });
 });
 

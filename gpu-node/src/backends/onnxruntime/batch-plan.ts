@@ -3,7 +3,9 @@
  *
  * A batching model (max_batch_size > 0) gets one run: each input is the requests' tensors concatenated
  * along dim 0 (one copy, into a fresh buffer that is then transferred to the worker), and each output is
- * cut back into the requests' rows (views, no copy). A non-batching model gets one run per request.
+ * cut back into the requests' rows (views, no copy). A non-batching model gets one run per request. A run
+ * of one request lends the request's own tensors (no copy): a session on the main thread reads them in
+ * place, and the backend copies them once before a run crosses to a thread (wire-tensor.ts `forThread`).
  * Requests that cannot join the batch (unknown or missing inputs, wrong datatype, bytes that do not
  * match the shape, non-batch dimensions that differ from the batch's) fail alone with INVALID_ARG;
  * the scheduler should never send them, so this is a safety net, not the main validation.
@@ -20,7 +22,7 @@ import {
 } from '../../../../shared/src/tensors/index.js';
 import type { ExecutionRequest, ExecutionResult } from '../backend.js';
 import type { WireTensor } from '../worker/protocol.js';
-import { copiedTensorToWire, ownedTensorToWire, wireToTensor } from '../worker/wire-tensor.js';
+import { ownedTensorToWire, wireToTensor, type RunInput } from '../worker/wire-tensor.js';
 import { datatypeOfOrt } from './element-types.js';
 import { inputsWereValidated } from '../validated-inputs.js';
 import type { OrtIoInfo, OrtRun } from './protocol.js';
@@ -167,9 +169,10 @@ function planOne(request: ExecutionRequest, io: ModelIo): BatchPlan {
     return { runs: [], rejected: new Map([[0, toTesseraError(error)]]) };
   }
   // Input order: the model's for a batching run (as a concatenation builds it), the request's otherwise.
-  const inputs: WireTensor[] = [];
-  if (io.batching) for (const info of io.inputs) inputs.push(copiedTensorToWire(inputNamed(request, info.name)));
-  else for (const input of request.inputs) inputs.push(copiedTensorToWire(input));
+  // The request's own tensors, lent: the list is this run's own, the tensors are not copied.
+  const inputs: RunInput[] = [];
+  if (io.batching) for (const info of io.inputs) inputs.push(inputNamed(request, info.name));
+  else for (const input of request.inputs) inputs.push(input);
   const outputNames = wantsAllOutputs(request) ? lookupOf(io).outputNames : outputsFor([request], io);
   return { runs: [{ requestIndexes: [0], batchSizes: io.batching ? [rows] : [], body: { inputs, outputNames } }], rejected: NONE_REJECTED };
 }
@@ -217,15 +220,15 @@ export function planBatch(requests: readonly ExecutionRequest[], io: ModelIo): B
     const runs = accepted.map(({ index, request }) => ({
       requestIndexes: [index],
       batchSizes: [],
-      body: { inputs: request.inputs.map(copiedTensorToWire), outputNames: outputsFor([request], io) },
+      body: { inputs: [...request.inputs], outputNames: outputsFor([request], io) },
     }));
     return { runs, rejected };
   }
 
   const only = accepted.length === 1 ? accepted[0] : undefined;
-  const inputs: WireTensor[] = io.inputs.map((info) => {
-    // One request: its tensor is the batch; one copy, as the concatenation would make (its checks ran in checkRequest).
-    if (only !== undefined) return copiedTensorToWire(only.request.inputs.find((t) => t.name === info.name) as Tensor);
+  const inputs: RunInput[] = io.inputs.map((info) => {
+    // One request: its tensor is the batch, lent as it is (its checks ran in checkRequest).
+    if (only !== undefined) return only.request.inputs.find((t) => t.name === info.name) as Tensor;
     const parts = accepted.map(({ request }) => request.inputs.find((t) => t.name === info.name) as Tensor);
     return ownedTensorToWire(concatBatch(parts));
   });

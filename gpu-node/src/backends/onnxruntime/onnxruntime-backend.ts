@@ -26,14 +26,14 @@ import { countInstances } from '../instance-specs.js';
 import { executeTiming, failedExecuteTiming } from '../worker/execute-timing.js';
 import type { PooledSession } from '../worker/pool-thread.js';
 import { WorkerPool } from '../worker/worker-pool.js';
-import { transferListOf } from '../worker/wire-tensor.js';
+import { forThread, isWire, transferListOf } from '../worker/wire-tensor.js';
 import { siblingModule } from '../worker/sibling-module.js';
 import { openInlineSession } from '../worker/inline-session.js';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { planBatch, splitRunOutputs, type ModelIo, type PlannedRun } from './batch-plan.js';
 import { configTypeOfOrt } from './element-types.js';
 import { cudaProviderInstalled, gpuProviderCandidates, refuseCpuAccelerators, skippedProviderReasons } from './execution-providers.js';
-import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit, OrtRun } from './protocol.js';
+import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit, OrtRun, OrtThreadRun } from './protocol.js';
 import type { WireTensor } from '../worker/protocol.js';
 import { sessionSettingsFromConfig } from './session-settings.js';
 import { webGpuLockBuffer } from './webgpu-lock.js';
@@ -125,11 +125,14 @@ class OnnxRuntimeInstance implements BackendInstance {
 
     let reply: OrtExecuteReply;
     try {
-      const runs = plan.runs.length === 1 ? [(plan.runs[0] as PlannedRun).body] : plan.runs.map((r) => r.body);
+      const planned = plan.runs.length === 1 ? [(plan.runs[0] as PlannedRun).body] : plan.runs.map((r) => r.body);
+      const session = this.openInPool !== undefined && inputBytesOf(planned) > this.inlineMaxBatchBytes ? await this.pooledSession(this.openInPool) : this.worker;
+      // A session on the main thread reads the requests' lent tensors in place, with no transfer list; a
+      // thread gets a copy of each lent tensor (the caller's buffer must not be detached) and moves the rest.
+      const inline = session === this.worker && this.openInPool !== undefined;
+      const runs = inline ? planned : threadRuns(planned);
       const body: OrtExecuteBody = checkAgainstCpu === undefined ? { runs } : { runs, checkAgainstCpu };
-      const session = this.openInPool !== undefined && inputBytesOf(runs) > this.inlineMaxBatchBytes ? await this.pooledSession(this.openInPool) : this.worker;
-      // A session on the main thread takes the buffers as they are: no transfer list to build.
-      reply = await session.call(body, session === this.worker && this.openInPool !== undefined ? undefined : transferListOf(inputsOf(runs)));
+      reply = await session.call(body, inline ? undefined : transferListOf(inputsOf(runs as readonly OrtThreadRun[])));
     } catch (error) {
       const failure = error instanceof TesseraError ? error : TesseraError.internal(String(error));
       for (const run of plan.runs) for (const i of run.requestIndexes) results[i] = { error: failure };
@@ -192,8 +195,13 @@ function inputBytesOf(runs: readonly OrtRun[]): number {
   return bytes;
 }
 
-function inputsOf(runs: readonly OrtRun[]): readonly WireTensor[] {
-  return runs.length === 1 ? (runs[0] as OrtRun).inputs : runs.flatMap((r) => r.inputs);
+function inputsOf(runs: readonly OrtThreadRun[]): readonly WireTensor[] {
+  return runs.length === 1 ? (runs[0] as OrtThreadRun).inputs : runs.flatMap((r) => r.inputs);
+}
+
+/** The runs as they may cross to a thread: each lent input copied once; runs of wire tensors only are kept as they are. */
+function threadRuns(runs: readonly OrtRun[]): readonly OrtThreadRun[] {
+  return runs.map((run) => (run.inputs.every(isWire) ? (run as OrtThreadRun) : { inputs: run.inputs.map(forThread), outputNames: run.outputNames }));
 }
 
 /** An onnxruntime backend and the pools its instances run in (for figures and for closing them in tests). */

@@ -1,5 +1,6 @@
 /** What the onnxruntime backend and its worker threads say to each other (payloads of worker/protocol.ts). */
 import type { WireOutcome, WireTensor, WorkerTimings } from '../worker/protocol.js';
+import type { RunInput } from '../worker/wire-tensor.js';
 import type { ExecutionProviderName, GpuProvider } from './execution-providers.js';
 import type { SessionSettings } from './session-settings.js';
 
@@ -35,11 +36,18 @@ export interface OrtInfo {
   readonly gpuError?: string;
 }
 
-/** One session.run: a whole batch of a batching model, or one request of a non-batching model. */
-export interface OrtRun {
-  readonly inputs: readonly WireTensor[];
+/**
+ * One session.run: a whole batch of a batching model, or one request of a non-batching model. As planned,
+ * an input may be a request's tensor lent as it is (a session on the main thread reads it in place); a run
+ * sent to a thread holds wire tensors only (`OrtThreadRun`, made by the backend's `forThread`).
+ */
+export interface OrtRun<Input extends RunInput = RunInput> {
+  readonly inputs: readonly Input[];
   readonly outputNames: readonly string[];
 }
+
+/** A run as it crosses to a worker thread: every input a transferable buffer. */
+export type OrtThreadRun = OrtRun<WireTensor>;
 
 export interface OrtExecuteBody {
   readonly runs: readonly OrtRun[];

@@ -7,6 +7,28 @@
 import type { Tensor } from '../../../../shared/src/tensors/index.js';
 import type { WireTensor } from './protocol.js';
 
+/**
+ * An input as a run on the main thread takes it: a wire tensor, or the caller's own tensor lent as it is
+ * (a view of an HTTP body or gRPC message: no copy, no new object). A lent tensor never crosses to a
+ * thread: `forThread` copies it once first, as `copiedTensorToWire` always did.
+ */
+export type RunInput = WireTensor | Tensor;
+
+/** True for a wire tensor (a whole ArrayBuffer this code owns), false for a lent view. */
+export function isWire(input: RunInput): input is WireTensor {
+  return input.data instanceof ArrayBuffer;
+}
+
+/** The input as it may cross to a thread: a wire tensor as it is, a lent one copied once. */
+export function forThread(input: RunInput): WireTensor {
+  return isWire(input) ? input : copiedTensorToWire(input);
+}
+
+/** The input's bytes as a Uint8Array: a lent tensor's own view, a wire tensor's buffer wrapped (no copy either way). */
+export function runInputTensor(input: RunInput): Tensor {
+  return isWire(input) ? wireToTensor(input) : input;
+}
+
 /** True when the view spans a whole, non-shared ArrayBuffer, so transferring it moves exactly its bytes. */
 function spansWholeBuffer(view: ArrayBufferView): boolean {
   return view.buffer instanceof ArrayBuffer && view.byteOffset === 0 && view.byteLength === view.buffer.byteLength;

@@ -13,6 +13,7 @@
  */
 import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
 import type { ExecutionTiming } from '../../backends/backend.js';
+import { unwatchAbort, watchAbort, type AbortHandler } from '../abort-watch.js';
 import { abortedRequestError, schedulerError } from '../scheduler-errors.js';
 import { formBatch, batchFormingSettings } from './batch-former.js';
 import type { BatchFormingSettings } from './batch-former.js';
@@ -149,9 +150,10 @@ export class DynamicBatcher<P, R> {
           this.cancel(entry, signal);
           return;
         }
-        const onAbort = (): void => this.cancel(entry, signal);
-        signal.addEventListener('abort', onAbort, { once: true });
-        entry.detach = () => signal.removeEventListener('abort', onAbort);
+        // Through abort-watch.ts: a Set per signal, not an EventTarget listener added and removed per request.
+        const watcher: AbortHandler = { handleEvent: () => this.cancel(entry, signal) };
+        watchAbort(signal, watcher);
+        entry.detach = () => unwatchAbort(signal, watcher);
       }
       this.schedulePump();
     });

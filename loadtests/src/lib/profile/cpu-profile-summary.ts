@@ -1,7 +1,9 @@
 /**
  * Summarizes a V8 `.cpuprofile` (from `node --cpu-prof`) as self time by function and by file, as shares
  * of the busy time (samples that are not `(idle)`): where a thread's microseconds go.
- * Usage: node --import tsx cpu-profile-summary.ts FILE.cpuprofile [TOP]
+ * Usage: node --import tsx cpu-profile-summary.ts FILE.cpuprofile [TOP] [time|count]
+ * `count` weighs every sample alike (the median interval each) instead of by its time delta: on a busy
+ * box a preempted thread leaves long gaps that time weighting charges to whichever frame it stopped in.
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -28,14 +30,16 @@ export interface ProfileSummary {
 
 const fileOf = (url: string): string => (url === '' ? '' : basename(url.replace(/^file:\/\//, '')));
 
-export function summarizeProfile(profile: CpuProfile): ProfileSummary {
+export function summarizeProfile(profile: CpuProfile, weigh: 'time' | 'count' = 'time'): ProfileSummary {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const sortedDeltas = [...profile.timeDeltas].sort((a, b) => a - b);
+  const interval = sortedDeltas[Math.floor(sortedDeltas.length / 2)] ?? 0;
   const fn = new Map<string, number>();
   const file = new Map<string, number>();
   let busy = 0;
   profile.samples.forEach((id, i) => {
     const node = nodes.get(id);
-    const dt = profile.timeDeltas[i] ?? 0;
+    const dt = weigh === 'count' ? interval : (profile.timeDeltas[i] ?? 0);
     if (node === undefined || node.callFrame.functionName === '(idle)') return;
     busy += dt;
     const { functionName, url, lineNumber } = node.callFrame;
@@ -62,11 +66,11 @@ export function formatSummary(summary: ProfileSummary, top = 30): string {
 }
 
 if (process.argv[1] !== undefined && import.meta.url.endsWith(basename(process.argv[1]))) {
-  const [path, top] = process.argv.slice(2);
-  if (path === undefined) {
-    process.stderr.write('usage: cpu-profile-summary.ts FILE.cpuprofile [TOP]\n');
+  const [path, top, weigh] = process.argv.slice(2);
+  if (path === undefined || (weigh !== undefined && weigh !== 'time' && weigh !== 'count')) {
+    process.stderr.write('usage: cpu-profile-summary.ts FILE.cpuprofile [TOP] [time|count]\n');
     process.exit(2);
   }
   const profile = JSON.parse(await readFile(path, 'utf8')) as CpuProfile;
-  process.stdout.write(`${formatSummary(summarizeProfile(profile), top === undefined ? 30 : Number(top))}\n`);
+  process.stdout.write(`${formatSummary(summarizeProfile(profile, weigh ?? 'time'), top === undefined ? 30 : Number(top))}\n`);
 }
