@@ -83,5 +83,8 @@ describe('onnxruntime_llm refuses broken models at load', () => {
     expect((await loadError({ parameters: { length_buckets: Array.from({ length: 17 }, (_, i) => 2 + i).join(',') } })).message).toMatch(/at most 16 bounds/);
     expect((await loadError({ parameters: { prefill_order: 'random' } })).message).toMatch(/'prefill_order' must be 'arrival' or 'shortest_first'/);
     expect((await loadError({ parameters: { prefill_aging_ms: '-1' } })).message).toMatch(/'prefill_aging_ms' must be an integer >= 0/);
+    expect((await loadError({ parameters: { decode_run_rows: '-1' } })).message).toMatch(/'decode_run_rows' must be an integer >= 0.*'-1'/);
+    expect((await loadError({ parameters: { decode_run_rows: 'half' } })).message).toMatch(/'decode_run_rows' must be an integer >= 0.*'half'/);
+    expect((await loadError({ parameters: { decode_run_rows: '1'.repeat(30) } })).message).toMatch(/'decode_run_rows' must be an integer >= 0/);
   });
 });

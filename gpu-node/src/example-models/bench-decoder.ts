@@ -27,6 +27,11 @@ export const BENCH_DECODER_SPEC: TinyDecoderSpec = {
 export const BENCH_DECODER_SEED = 2126;
 
 export function benchDecoderFiles(options: TinyDecoderConfigOptions = {}): { path: string; contents: Uint8Array | string }[] {
-  // Weight-bound: one padded run per step reads the weights once (length buckets would re-read them).
-  return decoderFiles(BENCH_DECODER_SPEC, BENCH_DECODER_SEED, { name: BENCH_DECODER_NAME, ...options, parameters: { length_buckets: 'none', ...options.parameters } });
+  // Weight-bound: one padded run per step reads the weights once (length buckets would re-read them); decode runs
+  // of at most 16 rows, the engine's default for such models (tiny_decoder's config, shared here, sets 0).
+  return decoderFiles(BENCH_DECODER_SPEC, BENCH_DECODER_SEED, {
+    name: BENCH_DECODER_NAME,
+    ...options,
+    parameters: { length_buckets: 'none', decode_run_rows: '16', ...options.parameters },
+  });
 }

@@ -47,6 +47,9 @@ export function tinyDecoderConfigText(options: TinyDecoderConfigOptions = {}): s
     chat_template: 'chat_template.jinja',
     // ~1 MB of weights stay in cache, so a step costs per cached position: length buckets pay here.
     length_buckets: TINY_DECODER_LENGTH_BUCKETS,
+    // Its bucket runs take ~1-2 ms, so a newcomer waits little for one; cutting them further pays ~0.2 ms of
+    // fixed cost per extra run for nothing (docs/benchmarks.md, fifth pass).
+    decode_run_rows: '0',
     ...(options.maxQueueSize === undefined ? {} : { max_queue_size: String(options.maxQueueSize) }),
     ...options.parameters,
   };

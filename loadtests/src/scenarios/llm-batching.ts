@@ -37,7 +37,13 @@ import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
 import { closedLoop, probes, wholeRequestBatch, windowFigures, type StreamRecord, type WindowFigures } from './llm-stream-client.js';
 
 const RESULTS_ROOT = fileURLToPath(new URL('../../results', import.meta.url));
-const RESULTS_FOLDER = '2026-11-26d-decstep';
+const RESULTS_FOLDER = '2026-11-26e-ttftsplit';
+/**
+ * LLM_PROBE_GAP_MS: a drawn pause (0..this, ms) before each TTFT probe, so probes arrive at random points of
+ * the engine's runs; 0 (the default, as before) sends each probe as the last one ends, which through HTTP lands
+ * it just after the engine's next run started (a whole run in flight, every time).
+ */
+const PROBE_GAP_MS = Number(process.env['LLM_PROBE_GAP_MS'] ?? 0);
 const PROBE = fileURLToPath(new URL('./llm-engine-probe.ts', import.meta.url));
 
 type DecoderFiles = (options: TinyDecoderConfigOptions) => { path: string; contents: Uint8Array | string }[];
@@ -171,7 +177,7 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
     await waitForModelReady(node.httpBase, ONE_AT_A_TIME);
     await waitForModelReady(node.httpBase, ARRIVAL);
 
-    const idleTtft = await measure(node, 'ttft probes, idle node', 1, options, (until) => probes(node.httpBase, CONTINUOUS, until, 7));
+    const idleTtft = await measure(node, 'ttft probes, idle node', 1, options, (until) => probes(node.httpBase, CONTINUOUS, until, 7, PROBE_GAP_MS));
     const curve: Measured[] = [];
     for (const c of concurrencies) curve.push(await measure(node, 'continuous batching', c, options, (until) => closedLoop(node.httpBase, CONTINUOUS, c, until, c)));
     const top = Math.max(...concurrencies);
@@ -189,7 +195,7 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
           closedLoop(node.httpBase, model, top - 1, until, 99, 256, staggered),
           (async () => {
             await new Promise((r) => setTimeout(r, 200));
-            return probes(node.httpBase, model, until, 8);
+            return probes(node.httpBase, model, until, 8, PROBE_GAP_MS);
           })(),
         ]);
         const fromMs = until - options.durationS * 1000;

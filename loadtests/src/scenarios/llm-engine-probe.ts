@@ -9,20 +9,26 @@
  *   rounds of 3), i.e. what batching prompts into one run saves per prompt.
  * - `ttft`: the engine itself (no HTTP, no main-thread work of other streams): time to first token of
  *   short probes sent one after another, alone and then beside 31 closed-loop generations of 256 tokens
- *   (which end and restart together, in waves of 31 arrivals), p50/p99 of each.
+ *   (which end and restart together, in waves of 31 arrivals), p50/p99 of each; and where each busy probe's
+ *   TTFT went (`busyBreakdown`, from the engine's first-token traces: the run in flight and its kind,
+ *   message delivery, queued runs, its own prefill, delivery of the first token to the caller).
+ * `LLM_PARAMS='{"decode_run_rows":"16"}'` overrides config.pbtxt parameters of the model (A/Bs in turns).
  * - `wave`: the case a prefill order decides, isolated: rounds of 31 requests of 64 tokens arriving together
  *   with a short probe (8 tokens) right behind them; the probe's TTFT and the wave's own, against the probe
  *   alone on the idle engine. Run it on a model with `prefill_order` arrival and one with shortest_first.
  */
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
+import { create } from '@bufbuild/protobuf';
 import { parseModelConfigText } from '../../../shared/src/model-config/parse-text.js';
+import { ModelParameterSchema } from '../../../shared/src/gen/model_config_pb.js';
 import { encodeBytesElements } from '../../../shared/src/tensors/index.js';
 import { LlmInstance } from '../../../gpu-node/src/backends/onnxruntime-llm/index.js';
 import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
 import { readFile } from 'node:fs/promises';
 import { readThreadCpu, type ThreadCpu } from '../lib/per-core/index.js';
 import { MIN_TOKENS, promptFor } from './llm-stream-client.js';
+import { breakdownOf, type ProbeTiming } from './llm-ttft-breakdown.js';
 
 /** CPU seconds of the busiest thread between two readings: the engine thread, here. */
 function busiestThreadCpuS(before: readonly ThreadCpu[], after: readonly ThreadCpu[]): number {
@@ -140,7 +146,11 @@ async function copy(): Promise<object> {
 }
 
 async function startInstance(): Promise<LlmInstance> {
-  const config = parseModelConfigText(await readFile(join(modelDir, 'config.pbtxt'), 'utf8'), 'config.pbtxt');
+  const parsed = parseModelConfigText(await readFile(join(modelDir, 'config.pbtxt'), 'utf8'), 'config.pbtxt');
+  const overrides = JSON.parse(process.env['LLM_PARAMS'] ?? '{}') as Record<string, string>;
+  const parameters = { ...parsed.parameters };
+  for (const [key, value] of Object.entries(overrides)) parameters[key] = create(ModelParameterSchema, { stringValue: value });
+  const config = { ...parsed, parameters };
   const versionDir = join(modelDir, '1');
   return LlmInstance.start(
     { name: config.name, version: 1, modelDir, versionDir, modelPath: join(versionDir, 'model.onnx'), config },
@@ -152,9 +162,10 @@ async function startInstance(): Promise<LlmInstance> {
  * One greedy request through the engine, streamed (without `stream` the backend answers once, at the end,
  * and the first response would time the whole generation); resolves with its time to first piece (ms) once it ended.
  */
-async function timedRequest(instance: LlmInstance, prompt: string, maxTokens: number): Promise<number> {
+async function timedRequest(instance: LlmInstance, prompt: string, maxTokens: number, timings?: ProbeTiming[]): Promise<number> {
   const text = (s: string) => ({ name: 'text_input', datatype: 'BYTES' as const, shape: [1], data: encodeBytesElements([s]) });
   const start = performance.now();
+  const startAtMs = performance.timeOrigin + start;
   let first = Number.NaN;
   await instance.execute([
     {
@@ -170,6 +181,7 @@ async function timedRequest(instance: LlmInstance, prompt: string, maxTokens: nu
       },
     },
   ]);
+  timings?.push({ startAtMs, firstAtMs: performance.timeOrigin + first, ttftMs: first - start });
   return first - start;
 }
 
@@ -182,14 +194,23 @@ function percentiles(values: number[]): { p50: number; p99: number; max: number;
 async function ttft(): Promise<object> {
   const instance = await startInstance();
   const random = mulberry32(23);
-  const probeFor = async (ms: number): Promise<number[]> => {
+  const gapRandom = mulberry32(31);
+  const gapMs = Number(process.env['TTFT_PROBE_GAP_MS'] ?? 0);
+  const probeFor = async (ms: number, timings?: ProbeTiming[]): Promise<number[]> => {
     const times: number[] = [];
     const until = performance.now() + ms;
-    while (performance.now() < until) times.push(await timedRequest(instance, promptFor(random), MIN_TOKENS));
+    while (performance.now() < until) {
+      // TTFT_PROBE_GAP_MS: a drawn pause before each probe, so probes land at random points of the engine's
+      // runs (one sent as the last one ends is in step with the engine's loop).
+      if (gapMs > 0) await new Promise((r) => setTimeout(r, gapRandom() * gapMs));
+      times.push(await timedRequest(instance, promptFor(random), MIN_TOKENS, timings));
+    }
     return times;
   };
   await probeFor(500);
-  const idle = await probeFor(4000);
+  const idleTimings: ProbeTiming[] = [];
+  const idle = await probeFor(4000, idleTimings);
+  const idleTraces = (await instance.engineStats()).recentFirstTokens;
   const idleStats = await instance.engineStats();
   let stop = false;
   let measuring = false;
@@ -213,7 +234,8 @@ async function ttft(): Promise<object> {
   measuring = true;
   const busyStart = performance.now();
   // Long enough for several waves of 31 restarts (TTFT_BUSY_MS; 8 s unless told).
-  const busy = await probeFor(Number(process.env['TTFT_BUSY_MS'] ?? 8000));
+  const busyTimings: ProbeTiming[] = [];
+  const busy = await probeFor(Number(process.env['TTFT_BUSY_MS'] ?? 8000), busyTimings);
   measuring = false;
   const busyS = (performance.now() - busyStart) / 1000;
   stop = true;
@@ -239,7 +261,9 @@ async function ttft(): Promise<object> {
     engineMeanMs: breakdown,
     backgroundTtftMs: percentiles(backgroundTtft),
     backgroundTokensPerSecond: (backgroundEnded * 256) / busyS,
-    engine: stats,
+    idleBreakdown: breakdownOf(idleTimings, idleTraces, MIN_TOKENS),
+    busyBreakdown: breakdownOf(busyTimings, stats.recentFirstTokens, MIN_TOKENS),
+    engine: { ...stats, recentFirstTokens: stats.recentFirstTokens.length },
   };
 }
 

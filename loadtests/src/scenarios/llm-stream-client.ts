@@ -113,11 +113,19 @@ export async function wholeRequestBatch(httpBase: string, model: string, size: n
   return Promise.all(batch.map((r) => (mode === 'static' ? streamOnce(httpBase, model, r.prompt, longest, r.length) : streamOnce(httpBase, model, r.prompt, r.length))));
 }
 
-/** Short requests one after another (TTFT probes) until `untilMs`. */
-export async function probes(httpBase: string, model: string, untilMs: number, seed: number): Promise<StreamRecord[]> {
+/**
+ * Short requests one after another (TTFT probes) until `untilMs`. With `gapMs`, each waits a drawn pause
+ * (0..gapMs) first, so probes land at random points of the engine's runs: a probe sent as the last one
+ * ends arrives in step with the engine's loop (through HTTP: just after its next run started).
+ */
+export async function probes(httpBase: string, model: string, untilMs: number, seed: number, gapMs = 0): Promise<StreamRecord[]> {
   const random = mulberry32(seed);
+  const gaps = mulberry32(seed + 1);
   const records: StreamRecord[] = [];
-  while (performance.now() < untilMs) records.push(await streamOnce(httpBase, model, promptFor(random), MIN_TOKENS));
+  while (performance.now() < untilMs) {
+    if (gapMs > 0) await new Promise((r) => setTimeout(r, gaps() * gapMs));
+    records.push(await streamOnce(httpBase, model, promptFor(random), MIN_TOKENS));
+  }
   return records;
 }
 

@@ -132,6 +132,59 @@ describe('BatchEngine order of work', () => {
     while (engine.stats().active > 0 || engine.stats().waiting > 0) await new Promise((resolve) => setTimeout(resolve, 5));
   }
 
+  it('cuts a step into runs of at most decode_run_rows rows and prefills a newcomer between them', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    // One bucket, so only decode_run_rows cuts the step.
+    const { engine, holding, release } = heldEngine(log, events, 2048, undefined, { lengthBuckets: [], decodeRunRows: 2 });
+    for (const id of [1, 2, 3, 4]) engine.add({ id, promptIds: [1, 2], params: GREEDY, priority: 0 });
+    await holding;
+    // The step's first run (rows 1-2) is in flight: request 5 arrives now.
+    engine.add({ id: 5, promptIds: [3, 3], params: GREEDY, priority: 0 });
+    release();
+    await drain(engine);
+    expect(log.slice(0, 9)).toEqual([
+      'prefill of 4 rows of 2',
+      'emit 1,2,3,4',
+      'decode of 2 at capacity 64',
+      'emit 1,2',
+      // Prefilled before the step's second run, not after the whole step.
+      'prefill of 2',
+      'emit 5',
+      'decode of 2 at capacity 64',
+      'emit 3,4',
+      // Next step: five rows in balanced runs of 1, 2 and 2.
+      'decode of 1 at capacity 64',
+    ]);
+    expect(log.slice(9, 14)).toEqual(['emit 1:length', 'decode of 2 at capacity 64', 'emit 2:length,3:length', 'decode of 2 at capacity 64', 'emit 4:length,5']);
+    for (const id of [1, 2, 3, 4, 5]) expect(events.filter((e) => e.id === id).reduce((n, e) => n + e.tokens, 0)).toBe(3);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefillsBetweenRuns: 1 });
+  });
+
+  it('traces where a newcomer\'s first token went: the run in flight and its kind, runs queued ahead, its own prefill', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    const { engine, holding, release } = heldEngine(log, events, 2048, undefined, { lengthBuckets: [] });
+    engine.add({ id: 1, promptIds: [1, 2], params: GREEDY, priority: 0 });
+    await holding;
+    const sentAtMs = performance.timeOrigin + performance.now();
+    engine.add({ id: 2, promptIds: [3, 3, 3], params: { ...GREEDY, maxTokens: 2 }, priority: 0, sentAtMs });
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    release();
+    await drain(engine);
+    const traces = engine.stats().recentFirstTokens;
+    expect(traces.map((t) => [t.id, t.inFlight, t.promptTokens, t.maxTokens, t.prefillRows, t.prefillPaddedTokens])).toEqual([
+      [1, 'none', 2, 3, 1, 2],
+      [2, 'decode', 3, 2, 1, 3],
+    ]);
+    const newcomer = traces[1]!;
+    // It waited for the held decode run (held 15 ms), then no other run went before its prefill.
+    expect(newcomer.inFlightMs).toBeGreaterThanOrEqual(14);
+    expect(newcomer.queuedRuns).toEqual({ decode: 0, prefill: 0, chunk: 0 });
+    expect(newcomer.sentAtMs).toBe(sentAtMs);
+    expect(newcomer.firstTokenAtMs).toBeGreaterThanOrEqual(sentAtMs + newcomer.inFlightMs + newcomer.queuedMs + newcomer.prefillMs - 0.01);
+  });
+
   it('prefills every request that arrived during a run in one run before the next decode step, in priority order', async () => {
     const log: string[] = [];
     const events: SequenceEvent[] = [];
@@ -173,6 +226,25 @@ describe('BatchEngine order of work', () => {
     // Two runs, in arrival order, both before the next decode step; each run's first tokens out at its end.
     expect(log.slice(2, 8)).toEqual(['decode of 1 at capacity 4', 'emit 1', 'prefill of 2 rows of 3', 'emit 2,3', 'prefill of 3', 'emit 4']);
     expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 4, prefillRuns: 3, prefillChunks: 0 });
+  });
+
+  it('caps prefill runs at busy_prefill_tokens while sequences decode or others wait, at max_num_batched_tokens when a run is the only work', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    const { engine, holding, release } = heldEngine(log, events, 8, undefined, { prefillOrder: 'arrival', busyPrefillTokens: 4 });
+    // Alone on an idle engine: 6 tokens in one run (not chunked at the busy cap of 4).
+    engine.add({ id: 1, promptIds: [1, 2, 3, 1, 2, 3], params: { ...GREEDY, maxTokens: 8 }, priority: 0 });
+    await holding;
+    // Request 1 decodes: two prompts of 3 would fit the full cap (2 × 3 = 6 <= 8), not the busy one (4).
+    engine.add({ id: 2, promptIds: [1, 2, 3], params: GREEDY, priority: 0 });
+    engine.add({ id: 3, promptIds: [3, 2, 1], params: GREEDY, priority: 0 });
+    // A prompt over the busy cap while others decode: chunks of 4.
+    engine.add({ id: 4, promptIds: [1, 1, 1, 1, 2, 2], params: GREEDY, priority: 0 });
+    release();
+    await drain(engine);
+    expect(log.filter((l) => l.startsWith('prefill'))).toEqual(['prefill of 6', 'prefill of 3', 'prefill of 3', 'prefill of 4', 'prefill of 2 after 4']);
+    for (const id of [1, 2, 3, 4]) expect(events.filter((e) => e.id === id).reduce((n, e) => n + e.tokens, 0)).toBe(id === 1 ? 8 : 3);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 4, prefillRuns: 5, prefillChunks: 2 });
   });
 
   it('prefills a prompt longer than the budget in chunks, with the running sequences decoded between them', async () => {

@@ -2,10 +2,11 @@
  * Continuous batching for one model instance: every decode step runs over all active sequences, one
  * model run per length bucket (length-bucket.ts: sequences grouped by cached length, each bucket's cache
  * padded only to its own longest). The requests waiting when the engine gets to them are prefilled
- * together, one run per group of up to `maxBatchedTokens` padded tokens (prefill-batch.ts: right-padded
- * rows, each computing what it would alone), their first tokens go out at once, and they join the next
- * step; requests that arrive during a step are prefilled between its bucket runs, so a newcomer waits
- * for one run, not a whole step. A finished or cancelled sequence leaves right after the run that ends
+ * together, one run per group of up to `maxBatchedTokens` padded tokens (`busyPrefillTokens` while other
+ * work waits for the run: prefill-cap.ts; prefill-batch.ts: right-padded rows, each computing what it would
+ * alone), their first tokens go out at once, and they join the next step; requests that arrive during a step
+ * are prefilled between its runs (one per bucket, cut into runs of at most `decodeRunRows` rows:
+ * decode-split.ts), so a newcomer waits for one run, not a whole step. A finished or cancelled sequence leaves right after the run that ends
  * it and its cache row goes back. Admission takes the waiting requests in priority order, then in the
  * configured prefill order (prefill-order.ts: arrival, or shortest requested work first with aging),
  * while fewer than `maxNumSeqs` run and the KV budget holds each one's worst case (prompt + max_tokens),
@@ -21,6 +22,10 @@ import { chunkFeeds, paddedTokens, prefillFeeds, presentRow } from './prefill-ba
 import { DEFAULT_PREFILL_AGING_MS, DEFAULT_PREFILL_ORDER, joinsGroup, nextToPrefill, type PrefillOrder, type PrefillPolicy, type WaitingKey } from './prefill-order.js';
 import { sampleToken, seededRandom, type SamplingParameters } from './sampling.js';
 import { TextStream, type Detokenizer } from './text-stream.js';
+import { FirstTokenTracer, type ArrivalMark } from './first-token-trace.js';
+import { subRunRanges } from './decode-split.js';
+import { requestSize } from './request-size.js';
+import { prefillRunCap } from './prefill-cap.js';
 
 export type FinishReason = 'stop' | 'length' | 'cancelled';
 
@@ -56,9 +61,13 @@ export interface EngineOptions {
   readonly lengthBuckets: readonly number[];
   /** Most padded prompt tokens (rows × longest prompt) of one prefill run; a longer prompt is prefilled alone, in chunks of this size. */
   readonly maxBatchedTokens: number;
+  /** The same cap while other work is exposed to the run (prefill-cap.ts); absent = maxBatchedTokens always. */
+  readonly busyPrefillTokens?: number;
   /** Order of waiting prefills within a priority level, and its aging bound (prefill-order.ts); defaults there. */
   readonly prefillOrder?: PrefillOrder;
   readonly prefillAgingMs?: number;
+  /** Most rows of one decode run: a bucket's step is cut into runs of at most this many rows, newcomers prefilled between them (decode-split.ts); 0 = one run per bucket. */
+  readonly decodeRunRows?: number;
 }
 
 export interface AddRequest {
@@ -67,6 +76,8 @@ export interface AddRequest {
   readonly params: SamplingParameters;
   /** Lower first, as the dynamic batcher's levels (1 is the highest); 0 = the default level. */
   readonly priority: number;
+  /** When the request was sent to the engine (epoch ms, first-token-trace.ts), for the TTFT breakdown. */
+  readonly sentAtMs?: number;
 }
 
 interface Sequence extends WaitingKey {
@@ -77,6 +88,7 @@ interface Sequence extends WaitingKey {
   generated: number;
   nextToken: number;
   cancelled: boolean;
+  readonly mark: ArrivalMark;
 }
 
 /** A prompt longer than a prefill run's budget, prefilled a chunk per admission round: its cache so far ([1, heads, done, head_dim] per past input). */
@@ -109,27 +121,18 @@ export class BatchEngine {
   private reservedBytes = 0;
   private arrivals = 0;
   private running = false;
-  private steps = 0;
-  private stepSequences = 0;
-  private stepCopyNs = 0;
-  private stepModelNs = 0;
-  private stepRuns = 0;
-  private bucketMoves = 0;
-  private prefillsBetweenRuns = 0;
-  private prefills = 0;
-  private prefillRuns = 0;
-  private prefillTokens = 0;
-  private prefillPaddedTokens = 0;
-  private prefillChunks = 0;
+  /** The engine's counters (EngineStats: what each one counts). */
+  private readonly counts = {
+    steps: 0, stepSequences: 0, stepCopyNs: 0, stepModelNs: 0, stepRuns: 0, bucketMoves: 0, prefillsBetweenRuns: 0, prefills: 0,
+    prefillRuns: 0, prefillTokens: 0, prefillPaddedTokens: 0, prefillChunks: 0, admissionWaitNs: 0, prefillNs: 0, firstTokenNs: 0,
+  };
   /** The long prompt being prefilled in chunks, if any (admitted: counted in `active`). */
   private chunking: Chunking | undefined;
-  private admissionWaitNs = 0;
-  private prefillNs = 0;
-  private firstTokenNs = 0;
   readonly bytesPerToken: number;
   private readonly policy: PrefillPolicy;
   /** A step's logits ([rows, 1, vocab]) are written here. */
   private readonly logits: Float32Array;
+  private readonly tracer = new FirstTokenTracer();
 
   constructor(
     private readonly runner: DecoderRunner,
@@ -153,27 +156,11 @@ export class BatchEngine {
   /** Checks a request against the context and budget; refused ones get their error event at once. */
   add(request: AddRequest): void {
     const prompt = request.promptIds.length;
-    const { contextLength, kvCacheBytes } = this.options;
+    const { kvCacheBytes } = this.options;
     const fail = (error: TesseraError) => this.emit([{ id: request.id, text: '', tokens: 0, error }]);
-    if (prompt === 0) return fail(TesseraError.invalidArg('the prompt is empty: the model needs at least one prompt token'));
-    if (prompt >= contextLength) {
-      return fail(TesseraError.invalidArg(`the prompt is ${prompt} tokens; the model's context is ${contextLength} tokens, prompt included`));
-    }
-    const requested = request.params.maxTokens;
-    if (requested !== undefined && prompt + requested > contextLength) {
-      return fail(
-        TesseraError.invalidArg(`the prompt (${prompt} tokens) plus max_tokens (${requested}) is more than the model's context of ${contextLength} tokens`),
-      );
-    }
-    const maxTokens = requested ?? contextLength - prompt;
-    const reservedBytes = (prompt + maxTokens) * this.bytesPerToken;
-    if (reservedBytes > kvCacheBytes) {
-      return fail(
-        TesseraError.invalidArg(
-          `the prompt (${prompt} tokens) plus max_tokens (${maxTokens}) needs ${reservedBytes} bytes of KV cache, more than the model's whole kv_cache_bytes (${kvCacheBytes})`,
-        ),
-      );
-    }
+    const sized = requestSize(prompt, request.params.maxTokens, this.options, this.bytesPerToken);
+    if (sized instanceof TesseraError) return fail(sized);
+    const { maxTokens, reservedBytes } = sized;
     if (this.options.admission === 'reject' && !this.fits(reservedBytes)) {
       return fail(TesseraError.unavailable(`the KV cache is full (${this.active} sequences running, ${this.reservedBytes} of ${kvCacheBytes} bytes held); try again later`));
     }
@@ -194,6 +181,7 @@ export class BatchEngine {
       generated: 0,
       nextToken: -1,
       cancelled: false,
+      mark: this.tracer.arrived(request.sentAtMs),
     });
     this.kick();
   }
@@ -222,22 +210,9 @@ export class BatchEngine {
       waiting: this.waiting.length,
       reservedBytes: this.reservedBytes,
       allocatedBytes: this.buckets.reduce((sum, b) => sum + b.cache.allocatedBytes, 0),
-      steps: this.steps,
-      stepSequences: this.stepSequences,
       copies,
-      stepCopyNs: this.stepCopyNs,
-      stepModelNs: this.stepModelNs,
-      stepRuns: this.stepRuns,
-      bucketMoves: this.bucketMoves,
-      prefillsBetweenRuns: this.prefillsBetweenRuns,
-      prefills: this.prefills,
-      prefillRuns: this.prefillRuns,
-      prefillTokens: this.prefillTokens,
-      prefillPaddedTokens: this.prefillPaddedTokens,
-      prefillChunks: this.prefillChunks,
-      admissionWaitNs: this.admissionWaitNs,
-      prefillNs: this.prefillNs,
-      firstTokenNs: this.firstTokenNs,
+      ...this.counts,
+      recentFirstTokens: this.tracer.recent(),
     };
   }
 
@@ -314,11 +289,13 @@ export class BatchEngine {
     const group: Sequence[] = [];
     let longest = 0;
     let taken = 0;
+    // Decided once per group: whether anything but this group would wait for its run.
+    const cap = this.prefillCap(this.waiting.length > 1);
     for (;;) {
       const next = this.nextWaiting();
       if (next === undefined || !this.fits(next.reservedBytes)) break;
       const length = next.request.promptIds.length;
-      if (group.length > 0 && paddedTokens(group.length + 1, Math.max(longest, length)) > this.options.maxBatchedTokens) break;
+      if (group.length > 0 && paddedTokens(group.length + 1, Math.max(longest, length)) > cap) break;
       if (group.length > 0 && !joinsGroup(group[0] as Sequence, next, this.policy)) break;
       this.waiting.splice(this.waiting.indexOf(next), 1);
       taken += 1;
@@ -329,7 +306,7 @@ export class BatchEngine {
       // Counted as running from now, so `fits` sees the group's rows and cache.
       this.reservedBytes += next.reservedBytes;
       this.active += 1;
-      if (group.length === 0 && length > this.options.maxBatchedTokens) {
+      if (group.length === 0 && length > cap) {
         this.chunking = { s: next, done: 0, past: [] };
         break;
       }
@@ -350,19 +327,20 @@ export class BatchEngine {
       this.flush();
       return;
     }
-    const to = Math.min(ids.length, c.done + this.options.maxBatchedTokens);
+    const to = Math.min(ids.length, c.done + this.prefillCap(this.waiting.length > 0));
     const feeds = chunkFeeds(ids, c.done, to);
     const empty = new Float32Array(0);
     const { pastNames, presentNames } = (this.buckets[0] as Bucket).cache;
     pastNames.forEach((name, i) => (feeds[name] = { data: c.past[i] ?? empty, dims: [1, this.layout.heads, c.done, this.layout.headDim] }));
     if (c.done === 0) {
-      this.prefills += 1;
-      this.admissionWaitNs += Number(process.hrtime.bigint() - s.arrivedNs);
+      this.tracer.prefillStarting(s.mark);
+      this.counts.prefills += 1;
+      this.counts.admissionWaitNs += Number(process.hrtime.bigint() - s.arrivedNs);
     }
-    this.prefillChunks += 1;
-    this.prefillTokens += to - c.done;
-    this.prefillPaddedTokens += to - c.done;
-    const ran = await this.runPrefill([s], feeds);
+    this.counts.prefillChunks += 1;
+    this.counts.prefillTokens += to - c.done;
+    this.counts.prefillPaddedTokens += to - c.done;
+    const ran = await this.runPrefill([s], feeds, 'chunk');
     if (ran === undefined) {
       this.chunking = undefined;
       return;
@@ -373,7 +351,8 @@ export class BatchEngine {
     c.done = to;
     if (to < ids.length) return;
     this.chunking = undefined;
-    this.firstTokenNs += Number(process.hrtime.bigint() - s.arrivedNs);
+    this.counts.firstTokenNs += Number(process.hrtime.bigint() - s.arrivedNs);
+    this.tracer.firstToken(s.request.id, ids.length, s.maxTokens, s.mark, 1, ids.length);
     if (s.cancelled) this.endCancelled(s, events);
     else this.seat(s, c.past, ids.length, undefined, outputs['logits']!.data, (chunk - 1) * this.vocab, events);
     this.flush();
@@ -387,14 +366,18 @@ export class BatchEngine {
     const empty = new Float32Array(0);
     for (const name of (this.buckets[0] as Bucket).cache.pastNames) feeds[name] = { data: empty, dims: [rows, this.layout.heads, 0, this.layout.headDim] };
     const arrived = process.hrtime.bigint();
-    for (const s of group) this.admissionWaitNs += Number(arrived - s.arrivedNs);
-    this.prefills += rows;
-    this.prefillTokens += group.reduce((sum, s) => sum + s.request.promptIds.length, 0);
-    this.prefillPaddedTokens += paddedTokens(rows, longest);
-    const ran = await this.runPrefill(group, feeds);
+    for (const s of group) this.counts.admissionWaitNs += Number(arrived - s.arrivedNs);
+    this.counts.prefills += rows;
+    this.counts.prefillTokens += group.reduce((sum, s) => sum + s.request.promptIds.length, 0);
+    this.counts.prefillPaddedTokens += paddedTokens(rows, longest);
+    for (const s of group) this.tracer.prefillStarting(s.mark);
+    const ran = await this.runPrefill(group, feeds, 'prefill');
     if (ran === undefined) return;
     const { outputs, ended } = ran;
-    for (const s of group) this.firstTokenNs += Number(ended - s.arrivedNs);
+    for (const s of group) {
+      this.counts.firstTokenNs += Number(ended - s.arrivedNs);
+      this.tracer.firstToken(s.request.id, s.promptLength, s.maxTokens, s.mark, rows, paddedTokens(rows, longest));
+    }
     const logits = outputs['logits']!.data;
     group.forEach((s, r) => {
       // Cancelled while its prefill ran: its cache is never copied in.
@@ -407,15 +390,22 @@ export class BatchEngine {
     this.flush();
   }
 
+  /** The padded-token cap of the next prefill run (prefill-cap.ts): busy while sequences decode or `othersWait`. */
+  private prefillCap(othersWait: boolean): number {
+    const decoding = this.buckets.some((b) => b.rows.length > 0);
+    return prefillRunCap(this.options.maxBatchedTokens, this.options.busyPrefillTokens, decoding || othersWait);
+  }
+
   /** A prefill run over `rows`; on failure each row ends with the error (sent) and undefined comes back. */
-  private async runPrefill(rows: Sequence[], feeds: RunnerTensors): Promise<{ outputs: Awaited<ReturnType<DecoderRunner['run']>>; ended: bigint } | undefined> {
+  private async runPrefill(rows: Sequence[], feeds: RunnerTensors, kind: 'prefill' | 'chunk'): Promise<{ outputs: Awaited<ReturnType<DecoderRunner['run']>>; ended: bigint } | undefined> {
     const started = process.hrtime.bigint();
-    this.prefillRuns += 1;
+    this.counts.prefillRuns += 1;
     this.prefilling = rows;
     try {
-      const outputs = await this.runner.run(feeds);
+      this.tracer.runStarted(kind);
+      const outputs = await this.runner.run(feeds).finally(() => this.tracer.runEnded());
       const ended = process.hrtime.bigint();
-      this.prefillNs += Number(ended - started);
+      this.counts.prefillNs += Number(ended - started);
       return { outputs, ended };
     } catch (error) {
       for (const s of rows) {
@@ -444,64 +434,72 @@ export class BatchEngine {
   }
 
   /**
-   * One decode step: a run per non-empty bucket (in order of length); requests that arrived meanwhile
-   * are prefilled between runs; then sequences that outgrew their bucket move to the next.
+   * One decode step: a run per non-empty bucket (in order of length), each cut into runs of at most
+   * `decodeRunRows` rows; requests that arrived meanwhile are prefilled between runs; then sequences that
+   * outgrew their bucket move to the next.
    */
   private async step(): Promise<void> {
     let ran = false;
     for (const bucket of this.buckets) {
-      if (bucket.rows.length === 0) continue;
+      const rows = bucket.rows.length;
+      if (rows === 0) continue;
       ran = true;
-      await this.stepBucket(bucket);
-      // A sequence admitted here into a bucket not yet run this step is stepped with it: its prefill gave
-      // it its next token, so that is its next step, not a second one.
-      if (this.waiting.length > 0 && this.canAdmit()) {
-        // What this run ended goes out before what the admission starts (a leaver may have made the room).
-        this.flush();
-        this.prefillsBetweenRuns += await this.admit();
-        this.flush();
+      // Room for this step's token in every row (rarely: the buffer doubles).
+      bucket.cache.prepareStep(0, 0);
+      const runs = subRunRanges(rows, this.options.decodeRunRows ?? 0);
+      for (const [from, to] of runs) {
+        await this.stepRows(bucket, from, to);
+        // A cut step's tokens go out run by run, not once the whole step is done.
+        if (runs.length > 1) this.flush();
+        // A sequence admitted here into a bucket not yet run this step is stepped with it: its prefill gave
+        // it its next token, so that is its next step, not a second one. One admitted into this bucket sits
+        // past `rows` and waits for the next step.
+        if (this.waiting.length > 0 && this.canAdmit()) {
+          // What this run ended goes out before what the admission starts.
+          this.flush();
+          this.counts.prefillsBetweenRuns += await this.admit();
+          this.flush();
+        }
       }
+      // Ended rows leave once the bucket's runs are done (a hole filled from the end would move a row across
+      // the runs still to come); from the last row down, so a row moved into a hole has already been seen.
+      // A row cancelled meanwhile is ended by its next advance, which sends its event.
+      for (let r = bucket.rows.length - 1; r >= 0; r--) if ((bucket.rows[r] as Sequence).generated < 0) this.leave(bucket, r);
     }
     // Only a prompt being chunked was active: no step ran.
     if (!ran) return;
-    this.steps += 1;
+    this.counts.steps += 1;
     this.moveOutgrown();
   }
 
-  /** One model run over every row of a bucket. */
-  private async stepBucket(bucket: Bucket): Promise<void> {
+  /** One model run over rows from..to-1 of a bucket. */
+  private async stepRows(bucket: Bucket, from: number, to: number): Promise<void> {
     const { cache } = bucket;
     const events = this.pending;
-    // Room for this step's token in every row (rarely: the buffer doubles).
-    cache.prepareStep(0, 0);
-    const rows = bucket.rows.length;
+    const rows = to - from;
     const { heads, headDim } = this.layout;
     const capacity = cache.capacity;
     const feeds: Record<string, { data: Float32Array | BigInt64Array; dims: readonly number[] }> = {
-      input_ids: { data: BigInt64Array.from(bucket.rows, (s) => BigInt(s.nextToken)), dims: [rows, 1] },
-      position_ids: { data: BigInt64Array.from(cache.lengths, BigInt), dims: [rows, 1] },
-      attention_mask: { data: cache.maskView(), dims: [rows, capacity + 1] },
+      input_ids: { data: BigInt64Array.from(bucket.rows.slice(from, to), (s) => BigInt(s.nextToken)), dims: [rows, 1] },
+      position_ids: { data: BigInt64Array.from(cache.lengths.slice(from, to), BigInt), dims: [rows, 1] },
+      attention_mask: { data: cache.maskView(from, to), dims: [rows, capacity + 1] },
     };
-    const views = cache.pastViews();
+    const views = cache.pastViews(from, to);
     cache.pastNames.forEach((name, i) => (feeds[name] = { data: views[i] as Float32Array, dims: [rows, heads, capacity, headDim] }));
-    const presents = cache.presentViews();
+    const presents = cache.presentViews(rows);
     const into: Record<string, { data: Float32Array; dims: readonly number[] }> = { logits: { data: this.logits.subarray(0, rows * this.vocab), dims: [rows, 1, this.vocab] } };
     cache.presentNames.forEach((name, i) => (into[name] = { data: presents[i] as Float32Array, dims: [rows, heads, capacity + 1, headDim] }));
     const started = process.hrtime.bigint();
-    await this.runner.run(feeds, into);
+    this.tracer.runStarted('decode');
+    await this.runner.run(feeds, into).finally(() => this.tracer.runEnded());
     const ran = process.hrtime.bigint();
-    cache.appendStep(presents);
-    this.stepCopyNs += Number(process.hrtime.bigint() - ran);
-    this.stepModelNs += Number(ran - started);
-    this.stepRuns += 1;
-    this.stepSequences += rows;
+    cache.appendStep(presents, from, to);
+    this.counts.stepCopyNs += Number(process.hrtime.bigint() - ran);
+    this.counts.stepModelNs += Number(ran - started);
+    this.counts.stepRuns += 1;
+    this.counts.stepSequences += rows;
     const logits = into['logits']!.data;
-    for (let r = 0; r < rows; r++) this.advance(bucket.rows[r] as Sequence, logits, r * this.vocab, events);
-    // Leave from the last row down, so a row moved into a hole has already been seen.
-    for (let r = rows - 1; r >= 0; r--) {
-      const s = bucket.rows[r] as Sequence;
-      if (s.cancelled || s.generated < 0) this.leave(bucket, r);
-    }
+    for (let r = from; r < to; r++) this.advance(bucket.rows[r] as Sequence, logits, (r - from) * this.vocab, events);
   }
 
   /** Sequences whose next step would not fit their bucket move to the next one (longest buckets first). */
@@ -516,7 +514,7 @@ export class BatchEngine {
         const row = to.cache.addRow(from.cache.rowSources(r), length, from.cache.capacity, 'bucket');
         to.rows[row] = s;
         this.removeRow(from, r);
-        this.bucketMoves += 1;
+        this.counts.bucketMoves += 1;
       }
     }
   }

@@ -1,5 +1,6 @@
 /** What a decoder engine counts (BatchEngine.stats), for the backend's metrics and the benches. */
 import type { CopyCounters } from './kv-cache.js';
+import type { FirstTokenTrace } from './first-token-trace.js';
 
 export interface EngineStats {
   readonly active: number;
@@ -30,4 +31,6 @@ export interface EngineStats {
   readonly prefillNs: number;
   /** From arrival to the end of its prefill run (its first token sampled), summed over prefilled requests (ns): the engine's part of TTFT. */
   readonly firstTokenNs: number;
+  /** The last requests' first-token breakdowns (first-token-trace.ts), oldest first. */
+  readonly recentFirstTokens: readonly FirstTokenTrace[];
 }

@@ -70,16 +70,16 @@ export class KvCache {
     return [...this.buffers, ...this.presents].reduce((sum, b) => sum + b.byteLength, 0) + this.mask.byteLength;
   }
 
-  /** The buffers a step's present outputs go to (onnxruntime writes them in place: no allocation per step). */
-  presentViews(): Float32Array[] {
-    const floats = this.active * this.rowFloatsPerPosition * (this.capacity + 1);
+  /** The buffers the present outputs of a run over `rows` rows go to (onnxruntime writes them in place: no allocation per step). */
+  presentViews(rows = this.active): Float32Array[] {
+    const floats = rows * this.rowFloatsPerPosition * (this.capacity + 1);
     return this.presents.map((b) => b.subarray(0, floats));
   }
 
-  /** The past tensors' data for a step over the active rows: views, not copies. */
-  pastViews(): Float32Array[] {
-    const floats = this.active * this.rowFloatsPerPosition * this.capacity;
-    return this.buffers.map((b) => b.subarray(0, floats));
+  /** The past tensors' data for a run over rows from..to-1 (all active rows unless told): views, not copies. */
+  pastViews(from = 0, to = this.active): Float32Array[] {
+    const rowFloats = this.rowFloatsPerPosition * this.capacity;
+    return this.buffers.map((b) => b.subarray(from * rowFloats, to * rowFloats));
   }
 
   /** One row's data per past input ([heads, capacity, head_dim] views, no copy), for `addRow` of another cache. */
@@ -88,8 +88,8 @@ export class KvCache {
     return this.buffers.map((b) => b.subarray(row * rowFloats, (row + 1) * rowFloats));
   }
 
-  maskView(): BigInt64Array {
-    return this.mask.subarray(0, this.active * (this.capacity + 1));
+  maskView(from = 0, to = this.active): BigInt64Array {
+    return this.mask.subarray(from * (this.capacity + 1), to * (this.capacity + 1));
   }
 
   /**
@@ -135,27 +135,26 @@ export class KvCache {
   }
 
   /**
-   * Takes each row's new token from a step's presents ([B, heads, capacity + 1, head_dim]: the past
-   * followed by the new position) into position `length` of its row.
+   * Takes each row's new token from the presents of a run over rows from..to-1 ([to - from, heads,
+   * capacity + 1, head_dim]: the past followed by the new position) into position `length` of its row.
    */
-  appendStep(presents: readonly Float32Array[]): void {
+  appendStep(presents: readonly Float32Array[], first = 0, end = this.active): void {
     const { capacity } = this;
     const width = this.layout.headDim;
     const heads = this.layout.heads;
-    const rows = this.active;
     for (let t = 0; t < this.buffers.length; t++) {
       const buffer = this.buffers[t] as Float32Array;
       const present = presents[t] as Float32Array;
-      for (let r = 0; r < rows; r++) {
+      for (let r = first; r < end; r++) {
         const length = this.lengths[r] as number;
         for (let h = 0; h < heads; h++) {
-          const from = ((r * heads + h) * (capacity + 1) + capacity) * width;
+          const from = (((r - first) * heads + h) * (capacity + 1) + capacity) * width;
           buffer.set(present.subarray(from, from + width), ((r * heads + h) * capacity + length) * width);
         }
       }
     }
-    this.copies.stepFloats += this.buffers.length * rows * this.rowFloatsPerPosition;
-    for (let r = 0; r < rows; r++) {
+    this.copies.stepFloats += this.buffers.length * (end - first) * this.rowFloatsPerPosition;
+    for (let r = first; r < end; r++) {
       const length = this.lengths[r] as number;
       this.mask[r * (capacity + 1) + length] = 1n;
       this.lengths[r] = length + 1;

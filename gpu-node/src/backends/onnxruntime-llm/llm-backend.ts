@@ -147,7 +147,7 @@ export class LlmInstance implements BackendInstance {
         },
       });
       request.signal?.addEventListener('abort', onAbort, { once: true });
-      this.post({ type: 'add', id, prompt, params, priority: priorityOf(request) });
+      this.post({ type: 'add', id, prompt, params, priority: priorityOf(request), sentAtMs: performance.timeOrigin + performance.now() });
       if (request.signal?.aborted === true) onAbort();
     });
   }

@@ -16,12 +16,18 @@
  * - `max_num_batched_tokens` (default 512): most padded prompt tokens (rows × longest prompt)
  *   one prefill run takes; the waiting requests are prefilled in groups within it, a longer prompt alone in chunks;
  * - `prefill_order` (default `shortest_first`) and `prefill_aging_ms` (default 1000): the order of waiting prefills
- *   within a priority level (prefill-order.ts).
+ *   within a priority level (prefill-order.ts);
+ * - `decode_run_rows` (default DEFAULT_DECODE_RUN_ROWS): most rows of one decode run; a step is cut into runs of
+ *   at most this many rows with newcomers prefilled between them (decode-split.ts); 0 = one run per bucket;
+ * - `busy_prefill_tokens` (default DEFAULT_BUSY_PREFILL_TOKENS): the prefill run cap while other work would wait
+ *   for the run (prefill-cap.ts); `max_num_batched_tokens` applies when the run is the only work.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { ModelSource } from '../backend.js';
 import { DEFAULT_LENGTH_BUCKETS, parseLengthBuckets } from './length-bucket.js';
 import { DEFAULT_PREFILL_AGING_MS, parsePrefillOrder, type PrefillOrder } from './prefill-order.js';
+import { parseDecodeRunRows } from './decode-split.js';
+import { DEFAULT_BUSY_PREFILL_TOKENS } from './prefill-cap.js';
 
 export interface LlmSettings {
   readonly maxNumSeqs: number;
@@ -40,6 +46,9 @@ export interface LlmSettings {
   readonly maxBatchedTokens: number;
   readonly prefillOrder: PrefillOrder;
   readonly prefillAgingMs: number;
+  /** Most rows of one decode run (0 = a whole bucket per run). */
+  readonly decodeRunRows: number;
+  readonly busyPrefillTokens: number;
 }
 
 export const DEFAULT_MAX_NUM_SEQS = 32;
@@ -51,6 +60,13 @@ export const DEFAULT_CONTEXT_LENGTH = 512;
  * run's fixed cost over about ten typical prompts (docs/benchmarks.md, issue 21 third pass).
  */
 export const DEFAULT_MAX_BATCHED_TOKENS = 512;
+/**
+ * 16: a step over 32 sequences in two runs, so a newcomer waits for about half a step. On bench_decoder
+ * (weight-bound, as real LLMs are) an extra run costs one read of the weights, ~2-2.5 ms against a ~30 ms step;
+ * the decode run in flight was the largest part of a busy probe's TTFT once prefill runs were capped
+ * (docs/benchmarks.md, fifth pass). Cache-resident models whose runs take ~1 ms gain nothing (tiny_decoder sets 0).
+ */
+export const DEFAULT_DECODE_RUN_ROWS = 16;
 
 export function llmSettingsOf(source: ModelSource): LlmSettings {
   const text = (key: string): string | undefined => {
@@ -101,5 +117,7 @@ export function llmSettingsOf(source: ModelSource): LlmSettings {
     maxBatchedTokens: integer('max_num_batched_tokens', DEFAULT_MAX_BATCHED_TOKENS, 1),
     prefillOrder: parsePrefillOrder(source.name, text('prefill_order')),
     prefillAgingMs: integer('prefill_aging_ms', DEFAULT_PREFILL_AGING_MS, 0),
+    decodeRunRows: parseDecodeRunRows(source.name, text('decode_run_rows'), DEFAULT_DECODE_RUN_ROWS),
+    busyPrefillTokens: integer('busy_prefill_tokens', DEFAULT_BUSY_PREFILL_TOKENS, 1),
   };
 }

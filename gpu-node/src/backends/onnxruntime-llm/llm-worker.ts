@@ -115,7 +115,7 @@ async function start(): Promise<void> {
           return;
         }
         promptTokens.set(message.id, ids.length);
-        engine.add({ id: message.id, promptIds: ids, params: message.params, priority: message.priority });
+        engine.add({ id: message.id, promptIds: ids, params: message.params, priority: message.priority, sentAtMs: message.sentAtMs });
         break;
       }
       case 'cancel':

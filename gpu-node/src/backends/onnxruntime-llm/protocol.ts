@@ -13,7 +13,7 @@ export interface LlmWorkerData {
 }
 
 export type HostMessage =
-  | { readonly type: 'add'; readonly id: number; readonly prompt: string; readonly params: SamplingParameters; readonly priority: number }
+  | { readonly type: 'add'; readonly id: number; readonly prompt: string; readonly params: SamplingParameters; readonly priority: number; readonly sentAtMs: number }
   | { readonly type: 'cancel'; readonly id: number }
   | { readonly type: 'stats'; readonly id: number }
   | { readonly type: 'close' };

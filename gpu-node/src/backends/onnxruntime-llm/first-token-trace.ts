@@ -1,0 +1,166 @@
+/**
+ * Where each request's time to first token goes inside the engine (issue 21, fifth pass): the model run in
+ * flight when its message was sent (the engine thread runs models synchronously, so a newcomer's message is
+ * only read once that run ends), the runs taken before its own prefill (queued work), and its own prefill
+ * run. The last TRACE_KEEP requests' traces are kept for the benches (EngineStats.recentFirstTokens); times
+ * are epoch milliseconds (performance.timeOrigin + now), comparable between the node's threads.
+ */
+import { readFileSync } from 'node:fs';
+
+export type RunKind = 'decode' | 'prefill' | 'chunk';
+
+/**
+ * TESSERA_LLM_TRACE_CPU=1 (benches only: a file read per run): each run's on-CPU time of the engine thread from
+ * /proc/thread-self/schedstat (ns), so a bench on a shared core can tell a long run from a starved one.
+ */
+const TRACE_CPU = process.env['TESSERA_LLM_TRACE_CPU'] === '1';
+
+function threadCpuMs(): number {
+  if (!TRACE_CPU) return Number.NaN;
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export interface FirstTokenTrace {
+  readonly id: number;
+  readonly promptTokens: number;
+  readonly maxTokens: number;
+  /** The kind of model run under way when the request was sent, or 'none' (the engine thread was free). */
+  readonly inFlight: RunKind | 'none';
+  /** From the request's sending to the end of that run (0 for 'none'). */
+  readonly inFlightMs: number;
+  /** That run's on-CPU share (thread CPU / wall; NaN unless TESSERA_LLM_TRACE_CPU=1): below 1 the core was shared. */
+  readonly inFlightCpuShare: number;
+  /** From the end of that run (or the sending) to the engine reading the request (message delivery, tokenizing). */
+  readonly messageMs: number;
+  /** From reading the request to the start of its own prefill run, and the runs started meanwhile, by kind. */
+  readonly queuedMs: number;
+  readonly queuedRuns: Readonly<Record<RunKind, number>>;
+  /** Its own prefill run (for a chunked prompt: from its first chunk's start to its last chunk's end), its rows and padded tokens. */
+  readonly prefillMs: number;
+  /** The engine thread's CPU time over the same span (NaN unless TESSERA_LLM_TRACE_CPU=1). */
+  readonly prefillCpuMs: number;
+  readonly prefillRows: number;
+  readonly prefillPaddedTokens: number;
+  /** When the request was sent and when its first token was sampled (epoch ms): the rest of its TTFT is delivery. */
+  readonly sentAtMs: number;
+  readonly firstTokenAtMs: number;
+}
+
+/** Traces kept (a ring): enough for a bench window's probes beside a wave's members. */
+const TRACE_KEEP = 2048;
+
+export function nowMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** What the tracer keeps of one request between its arrival and its first token. */
+export interface ArrivalMark {
+  readonly sentAtMs: number;
+  receivedAtMs: number;
+  readonly inFlight: RunKind | 'none';
+  inFlightMs: number;
+  inFlightCpuShare: number;
+  messageMs: number;
+  readonly runsAtArrival: Readonly<Record<RunKind, number>>;
+  prefillStartMs?: number;
+  prefillStartCpuMs?: number;
+  runsAtPrefill?: Readonly<Record<RunKind, number>>;
+}
+
+interface Run {
+  readonly kind: RunKind;
+  readonly startMs: number;
+  readonly startCpuMs: number;
+}
+
+export class FirstTokenTracer {
+  private lastRun: (Run & { endMs: number; cpuShare: number }) | undefined;
+  private current: Run | undefined;
+  private readonly started: Record<RunKind, number> = { decode: 0, prefill: 0, chunk: 0 };
+  private traces: FirstTokenTrace[] = [];
+  /** Requests read while a run was under way (an asynchronous runner): their wait ends with that run. */
+  private readDuringRun: ArrivalMark[] = [];
+
+  runStarted(kind: RunKind): void {
+    this.started[kind] += 1;
+    this.current = { kind, startMs: nowMs(), startCpuMs: threadCpuMs() };
+  }
+
+  runEnded(): void {
+    const endMs = nowMs();
+    const run = this.current;
+    if (run !== undefined) this.lastRun = { ...run, endMs, cpuShare: (threadCpuMs() - run.startCpuMs) / (endMs - run.startMs) };
+    this.current = undefined;
+    for (const mark of this.readDuringRun) {
+      mark.inFlightMs = endMs - mark.sentAtMs;
+      mark.inFlightCpuShare = this.lastRun?.cpuShare ?? Number.NaN;
+      mark.messageMs = 0;
+      mark.receivedAtMs = endMs;
+    }
+    this.readDuringRun = [];
+  }
+
+  /** A request read by the engine; `sentAtMs` from the sending thread (the reading time when absent). */
+  arrived(sentAtMs: number | undefined): ArrivalMark {
+    const receivedAtMs = nowMs();
+    const sent = sentAtMs ?? receivedAtMs;
+    const runsAtArrival = { ...this.started };
+    if (this.current !== undefined) {
+      const mark = { sentAtMs: sent, receivedAtMs, inFlight: this.current.kind, inFlightMs: 0, inFlightCpuShare: Number.NaN, messageMs: 0, runsAtArrival };
+      this.readDuringRun.push(mark);
+      return mark;
+    }
+    const run = this.lastRun;
+    const waited = run !== undefined && run.endMs > sent;
+    return {
+      sentAtMs: sent,
+      receivedAtMs,
+      inFlight: waited ? run.kind : 'none',
+      inFlightMs: waited ? run.endMs - sent : 0,
+      inFlightCpuShare: waited ? run.cpuShare : Number.NaN,
+      messageMs: receivedAtMs - (waited ? run.endMs : sent),
+      runsAtArrival,
+    };
+  }
+
+  /** Called before the request's own (first) prefill run starts. */
+  prefillStarting(mark: ArrivalMark): void {
+    mark.prefillStartMs = nowMs();
+    mark.prefillStartCpuMs = threadCpuMs();
+    mark.runsAtPrefill = { ...this.started };
+  }
+
+  firstToken(id: number, promptTokens: number, maxTokens: number, mark: ArrivalMark, rows: number, paddedTokens: number): void {
+    const at = nowMs();
+    const start = mark.prefillStartMs ?? at;
+    const before = mark.runsAtPrefill ?? this.started;
+    const queuedRuns = { decode: 0, prefill: 0, chunk: 0 };
+    for (const kind of Object.keys(queuedRuns) as RunKind[]) queuedRuns[kind] = before[kind] - mark.runsAtArrival[kind];
+    this.traces.push({
+      id,
+      promptTokens,
+      maxTokens,
+      inFlight: mark.inFlight,
+      inFlightMs: mark.inFlightMs,
+      inFlightCpuShare: mark.inFlightCpuShare,
+      messageMs: mark.messageMs,
+      queuedMs: start - mark.receivedAtMs,
+      queuedRuns,
+      prefillMs: at - start,
+      prefillCpuMs: threadCpuMs() - (mark.prefillStartCpuMs ?? Number.NaN),
+      prefillRows: rows,
+      prefillPaddedTokens: paddedTokens,
+      sentAtMs: mark.sentAtMs,
+      firstTokenAtMs: at,
+    });
+    if (this.traces.length > 2 * TRACE_KEEP) this.traces = this.traces.slice(-TRACE_KEEP);
+  }
+
+  recent(): FirstTokenTrace[] {
+    return this.traces.slice(-TRACE_KEEP);
+  }
+}
