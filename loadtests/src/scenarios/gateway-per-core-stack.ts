@@ -25,6 +25,7 @@ import { launchServer, type RunningServer } from '../lib/processes/server-proces
 import { sleep } from '../lib/load/load-window.js';
 import { pinProcess, pinnedCommand } from '../lib/per-core/index.js';
 import { FLEET_HOST, ProcessStack, UNLIMITED_TIER, benchKey, waitForFleetSize } from './fleet-launch.js';
+import { nginxConfPreamble } from '../lib/processes/nginx-conf.js';
 
 export const SIMPLE = 'simple';
 
@@ -152,20 +153,7 @@ export async function startNginx(work: string, upstreamPort: number): Promise<Me
 async function startNginxOn(work: string, upstreamPort: number, NGINX_PORT: number): Promise<MeasuredServer> {
   const dir = join(work, 'nginx');
   await mkdir(join(dir, 'tmp'), { recursive: true });
-  const user = process.getuid?.() === 0 ? 'user root root;\n' : '';
-  const conf = `${user}worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log ${dir}/access.log;
-  client_body_temp_path ${dir}/tmp/body;
-  proxy_temp_path ${dir}/tmp/proxy;
-  fastcgi_temp_path ${dir}/tmp/fastcgi;
-  uwsgi_temp_path ${dir}/tmp/uwsgi;
-  scgi_temp_path ${dir}/tmp/scgi;
-  upstream node { server 127.0.0.1:${upstreamPort}; keepalive 64; }
+  const conf = `${nginxConfPreamble(dir)}  upstream node { server 127.0.0.1:${upstreamPort}; keepalive 64; }
   server {
     listen 127.0.0.1:${NGINX_PORT};
     location / { proxy_pass http://node; proxy_http_version 1.1; proxy_set_header Connection ""; }

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { sleep } from '../load/load-window.js';
 import { pinnedCommand } from '../per-core/index.js';
 import { launchServer, type RunningServer } from './server-process.js';
+import { nginxConfPreamble } from './nginx-conf.js';
 
 /** A measured anchor: its port and the processes whose CPU counts (nginx: master and worker). */
 export interface LlmAnchor {
@@ -45,22 +46,9 @@ export async function startSseNginx(work: string, core: number, upstreamPort: nu
 async function startSseNginxOn(work: string, core: number, upstreamPort: number, port: number): Promise<LlmAnchor> {
   const dir = join(work, 'nginx-sse');
   await mkdir(join(dir, 'tmp'), { recursive: true });
-  const user = process.getuid?.() === 0 ? 'user root root;\n' : '';
   await writeFile(
     join(dir, 'nginx.conf'),
-    `${user}worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log ${dir}/access.log;
-  client_body_temp_path ${dir}/tmp/body;
-  proxy_temp_path ${dir}/tmp/proxy;
-  fastcgi_temp_path ${dir}/tmp/fastcgi;
-  uwsgi_temp_path ${dir}/tmp/uwsgi;
-  scgi_temp_path ${dir}/tmp/scgi;
-  keepalive_requests 100000;
+    `${nginxConfPreamble(dir)}  keepalive_requests 100000;
   upstream node { server 127.0.0.1:${upstreamPort}; keepalive 256; keepalive_requests 100000; }
   server {
     listen 127.0.0.1:${port};
