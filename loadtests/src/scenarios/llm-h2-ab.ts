@@ -17,18 +17,17 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startRedisServer } from '../../../shared/test/support/index.js';
 import { runStreamLoad } from '../lib/clients/sse-stream-client.js';
 import type { BenchOptions } from '../lib/options/bench-options.js';
 import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/output/results-files.js';
 import { formatTable } from '../lib/output/text-table.js';
 import { perCoreSupport, perUnit, pinProcess, readThreadCpu, threadCpuDelta } from '../lib/per-core/index.js';
-import { launchEngineDouble, launchRelayAnchor, engineModelConfig } from '../lib/processes/llm-bench-servers.js';
-import { launchNode, waitForModelReady } from '../lib/processes/node-process.js';
+import { launchRelayAnchor } from '../lib/processes/llm-bench-servers.js';
 import type { RunningServer } from '../lib/processes/server-process.js';
 import { summarizeLatencies } from '../lib/sampling/percentiles.js';
 import { benchKey, ProcessStack, waitForFleetSize } from './fleet-launch.js';
 import { launchLlmBenchGateway } from './llm-bench-gateway.js';
+import { startLlmBenchUpstream } from './llm-bench-upstream.js';
 
 const TOKENS_PER_STREAM = 64;
 const ITL_MS = 20;
@@ -68,16 +67,7 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
   const stack = new ProcessStack();
   const started = new Date();
   try {
-    const redis = await startRedisServer();
-    stack.push(redis);
-    const engine = await launchEngineDouble(work, ITL_MS);
-    stack.push(engine);
-    const repo = join(work, 'repo');
-    await mkdir(join(repo, 'llm_engine', '1'), { recursive: true });
-    await writeFile(join(repo, 'llm_engine', 'config.pbtxt'), engineModelConfig(`http://127.0.0.1:${engine.port}/v1`, Math.max(...concurrencies) + 8));
-    const node = await launchNode({ modelRepository: repo, extraArgs: ['--redis-url', redis.url, '--node-id', 'llm-ab-node', '--advertise-host', '127.0.0.1', '--llm-h2c-port', '0'] });
-    stack.push(node);
-    await waitForModelReady(node.httpBase, 'llm_engine');
+    const { redisUrl, node } = await startLlmBenchUpstream(work, stack, 'llm-ab-node', Math.max(...concurrencies) + 8, ITL_MS);
     const { key, hash } = benchKey('llm');
     const profileDir = process.env.LLM_BENCH_CPU_PROF_DIR;
     const baseBundle = process.env.LLM_BENCH_AB_BASE_BUNDLE;
@@ -85,9 +75,9 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
     if (h2NodeFlags !== undefined) log(`h2 runs with ${h2NodeFlags.join(' ')}`);
     if (baseBundle !== undefined) log(`h1 is the base bundle ${baseBundle} over HTTP/2, h2 this build over HTTP/2`);
     // Each pushed as soon as it runs: a second one failing to start must not leave the first behind.
-    const h1 = await launchLlmBenchGateway({ work, name: 'h1', redisUrl: redis.url, keyHash: hash, ...(baseBundle === undefined ? { nodeHttp2: false } : { bundleDir: baseBundle }) });
+    const h1 = await launchLlmBenchGateway({ work, name: 'h1', redisUrl: redisUrl, keyHash: hash, ...(baseBundle === undefined ? { nodeHttp2: false } : { bundleDir: baseBundle }) });
     stack.push(h1);
-    const h2 = await launchLlmBenchGateway({ work, name: 'h2', redisUrl: redis.url, keyHash: hash, ...(profileDir === undefined ? {} : { profileDir }), ...(h2NodeFlags === undefined ? {} : { nodeFlags: h2NodeFlags }) });
+    const h2 = await launchLlmBenchGateway({ work, name: 'h2', redisUrl: redisUrl, keyHash: hash, ...(profileDir === undefined ? {} : { profileDir }), ...(h2NodeFlags === undefined ? {} : { nodeFlags: h2NodeFlags }) });
     stack.push(h2);
     const gateways: Record<'h1' | 'h2', RunningServer> = { h1, h2 };
     for (const gateway of Object.values(gateways)) await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);

@@ -10,16 +10,14 @@ import { Agent, request } from 'node:http';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startRedisServer } from '../../../shared/test/support/index.js';
 import type { BenchOptions } from '../lib/options/bench-options.js';
 import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/output/results-files.js';
 import { perCoreSupport, pinProcess } from '../lib/per-core/index.js';
 import { readUserSys } from '../lib/processes/llm-floor-anchors.js';
-import { engineModelConfig, launchEngineDouble } from '../lib/processes/llm-bench-servers.js';
-import { launchNode, waitForModelReady } from '../lib/processes/node-process.js';
 import { summarizeLatencies } from '../lib/sampling/percentiles.js';
 import { benchKey, ProcessStack, waitForFleetSize } from './fleet-launch.js';
 import { launchLlmBenchGateway } from './llm-bench-gateway.js';
+import { startLlmBenchUpstream } from './llm-bench-upstream.js';
 
 const ITL_MS = 20;
 const log = (message: string): void => void process.stderr.write(`[bench llm-ttft-probe] ${message}\n`);
@@ -66,18 +64,9 @@ export async function runLlmTtftProbeScenario(options: BenchOptions): Promise<nu
   const stack = new ProcessStack();
   const started = new Date();
   try {
-    const redis = await startRedisServer();
-    stack.push(redis);
-    const engine = await launchEngineDouble(work, ITL_MS);
-    stack.push(engine);
-    const repo = join(work, 'repo');
-    await mkdir(join(repo, 'llm_engine', '1'), { recursive: true });
-    await writeFile(join(repo, 'llm_engine', 'config.pbtxt'), engineModelConfig(`http://127.0.0.1:${engine.port}/v1`, 8));
-    const node = await launchNode({ modelRepository: repo, extraArgs: ['--redis-url', redis.url, '--node-id', 'llm-ttft-node', '--advertise-host', '127.0.0.1', '--llm-h2c-port', '0'] });
-    stack.push(node);
-    await waitForModelReady(node.httpBase, 'llm_engine');
+    const { redisUrl, node } = await startLlmBenchUpstream(work, stack, 'llm-ttft-node', 8, ITL_MS);
     const { key, hash } = benchKey('llm');
-    const gateway = await launchLlmBenchGateway({ work, name: 'ttft', redisUrl: redis.url, keyHash: hash });
+    const gateway = await launchLlmBenchGateway({ work, name: 'ttft', redisUrl: redisUrl, keyHash: hash });
     stack.push(gateway);
     await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);
     if (support.ok) pinProcess(gateway.pid, 0);

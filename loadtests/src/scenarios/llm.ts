@@ -22,19 +22,18 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startRedisServer } from '../../../shared/test/support/index.js';
 import { runStreamLoad, type StreamLoadResult } from '../lib/clients/sse-stream-client.js';
 import type { BenchOptions } from '../lib/options/bench-options.js';
 import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/output/results-files.js';
 import { formatTable } from '../lib/output/text-table.js';
 import { perCoreSupport, perUnit, pinProcess, readThreadCpu, threadCpuDelta, type CpuSplit } from '../lib/per-core/index.js';
-import { launchEngineDouble, launchRelayAnchor, engineModelConfig } from '../lib/processes/llm-bench-servers.js';
+import { launchRelayAnchor } from '../lib/processes/llm-bench-servers.js';
 import { launchWriteFloor, nginxAvailable, readUserSys, splitEvents, startSseNginx, type LlmAnchor, type UserSys } from '../lib/processes/llm-floor-anchors.js';
-import { launchNode, waitForModelReady } from '../lib/processes/node-process.js';
 import { summarizeLatencies, type LatencySummary } from '../lib/sampling/percentiles.js';
 import { coreBusyShare, readCoreTicks } from './llm-core-busy.js';
 import { benchKey, ProcessStack, waitForFleetSize } from './fleet-launch.js';
 import { launchLlmBenchGateway } from './llm-bench-gateway.js';
+import { startLlmBenchUpstream } from './llm-bench-upstream.js';
 
 const DEFAULT_CONCURRENCIES = [1, 16, 64];
 const TOKENS_PER_STREAM = 64;
@@ -140,17 +139,8 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
   const stack = new ProcessStack();
   const started = new Date();
   try {
-    const redis = await startRedisServer();
-    stack.push(redis);
-    const engine = await launchEngineDouble(work, ITL_MS);
-    stack.push(engine);
-    const repo = join(work, 'repo');
-    await mkdir(join(repo, 'llm_engine', '1'), { recursive: true });
-    await writeFile(join(repo, 'llm_engine', 'config.pbtxt'), engineModelConfig(`http://127.0.0.1:${engine.port}/v1`, Math.max(...concurrencies) + 8));
     // The node serves its LLM routes over HTTP/2 too: `gateway` reaches it so (the default), `gateway-h1` over HTTP/1.1.
-    const node = await launchNode({ modelRepository: repo, extraArgs: ['--redis-url', redis.url, '--node-id', 'llm-bench-node', '--advertise-host', '127.0.0.1', '--llm-h2c-port', '0'] });
-    stack.push(node);
-    await waitForModelReady(node.httpBase, 'llm_engine');
+    const { redisUrl, node } = await startLlmBenchUpstream(work, stack, 'llm-bench-node', Math.max(...concurrencies) + 8, ITL_MS);
     const { key, hash } = benchKey('llm');
     // LLM_BENCH_CPU_PROF_DIR=<dir>: the gateway runs with --cpu-prof (a .cpuprofile there when it stops).
     const profileDir = process.env.LLM_BENCH_CPU_PROF_DIR;
@@ -159,13 +149,13 @@ export async function runLlmScenario(options: BenchOptions): Promise<number> {
     const gateway = await launchLlmBenchGateway({
       work,
       name: 'bench',
-      redisUrl: redis.url,
+      redisUrl: redisUrl,
       keyHash: hash,
       ...(keepWarm === undefined ? {} : { keepWarmMs: Number(keepWarm) }),
       ...(profileDir === undefined ? {} : { profileDir }),
     });
     stack.push(gateway); // before the next start, which may fail
-    const gatewayH1 = await launchLlmBenchGateway({ work, name: 'bench-h1', redisUrl: redis.url, keyHash: hash, nodeHttp2: false, ...(keepWarm === undefined ? {} : { keepWarmMs: Number(keepWarm) }) });
+    const gatewayH1 = await launchLlmBenchGateway({ work, name: 'bench-h1', redisUrl: redisUrl, keyHash: hash, nodeHttp2: false, ...(keepWarm === undefined ? {} : { keepWarmMs: Number(keepWarm) }) });
     stack.push(gatewayH1);
     await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);
     await waitForFleetSize(`http://127.0.0.1:${gatewayH1.port}/metrics`, 1);

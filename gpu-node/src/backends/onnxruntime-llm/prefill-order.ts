@@ -54,11 +54,20 @@ export function parsePrefillOrder(model: string, text: string | undefined): Pref
 
 /** Whether `a` is prefilled before `b` at time `nowNs`. */
 export function goesBefore(a: WaitingKey, b: WaitingKey, policy: PrefillPolicy, nowNs: bigint): boolean {
+  return before(a, b, policy, agedBefore(policy, nowNs));
+}
+
+/** Arrivals before this instant (ns) have waited past the aging bound. */
+function agedBefore(policy: PrefillPolicy, nowNs: bigint): bigint {
+  return nowNs - BigInt(policy.agingMs) * 1_000_000n;
+}
+
+// The aging instant comes in computed once per choice: a BigInt sum per comparison would allocate.
+function before(a: WaitingKey, b: WaitingKey, policy: PrefillPolicy, agedIfBefore: bigint): boolean {
   if (a.level !== b.level) return a.level < b.level;
   if (policy.order === 'shortest_first') {
-    const agingNs = BigInt(policy.agingMs) * 1_000_000n;
-    const aAged = nowNs - a.arrivedNs > agingNs;
-    const bAged = nowNs - b.arrivedNs > agingNs;
+    const aAged = a.arrivedNs < agedIfBefore;
+    const bAged = b.arrivedNs < agedIfBefore;
     if (aAged !== bAged) return aAged;
     if (!aAged) {
       if (a.maxTokens !== b.maxTokens) return a.maxTokens < b.maxTokens;
@@ -70,8 +79,9 @@ export function goesBefore(a: WaitingKey, b: WaitingKey, policy: PrefillPolicy, 
 
 /** The request to prefill next (undefined when none waits). */
 export function nextToPrefill<T extends WaitingKey>(waiting: readonly T[], policy: PrefillPolicy, nowNs: bigint): T | undefined {
+  const agedIfBefore = agedBefore(policy, nowNs);
   let best: T | undefined;
-  for (const s of waiting) if (best === undefined || goesBefore(s, best, policy, nowNs)) best = s;
+  for (const s of waiting) if (best === undefined || before(s, best, policy, agedIfBefore)) best = s;
   return best;
 }
 
