@@ -6,8 +6,10 @@
  * are epoch milliseconds (performance.timeOrigin + now), comparable between the node's threads.
  */
 import { readFileSync } from 'node:fs';
+import { TraceRing, type FirstTokenTrace, type RunKind } from './trace-ring.js';
 
-export type RunKind = 'decode' | 'prefill' | 'chunk';
+export type { FirstTokenTrace, RunKind } from './trace-ring.js';
+
 
 /**
  * TESSERA_LLM_TRACE_CPU=1 (benches only: a file read per run): each run's on-CPU time of the engine thread from
@@ -24,34 +26,9 @@ function threadCpuMs(): number {
   }
 }
 
-export interface FirstTokenTrace {
-  readonly id: number;
-  readonly promptTokens: number;
-  readonly maxTokens: number;
-  /** The kind of model run under way when the request was sent, or 'none' (the engine thread was free). */
-  readonly inFlight: RunKind | 'none';
-  /** From the request's sending to the end of that run (0 for 'none'). */
-  readonly inFlightMs: number;
-  /** That run's on-CPU share (thread CPU / wall; NaN unless TESSERA_LLM_TRACE_CPU=1): below 1 the core was shared. */
-  readonly inFlightCpuShare: number;
-  /** From the end of that run (or the sending) to the engine reading the request (message delivery, tokenizing). */
-  readonly messageMs: number;
-  /** From reading the request to the start of its own prefill run, and the runs started meanwhile, by kind. */
-  readonly queuedMs: number;
-  readonly queuedRuns: Readonly<Record<RunKind, number>>;
-  /** Its own prefill run (for a chunked prompt: from its first chunk's start to its last chunk's end), its rows and padded tokens. */
-  readonly prefillMs: number;
-  /** The engine thread's CPU time over the same span (NaN unless TESSERA_LLM_TRACE_CPU=1). */
-  readonly prefillCpuMs: number;
-  readonly prefillRows: number;
-  readonly prefillPaddedTokens: number;
-  /** When the request was sent and when its first token was sampled (epoch ms): the rest of its TTFT is delivery. */
-  readonly sentAtMs: number;
-  readonly firstTokenAtMs: number;
-}
 
 /** Traces kept (a ring): enough for a bench window's probes beside a wave's members. */
-const TRACE_KEEP = 2048;
+export const TRACE_KEEP = 2048;
 
 export function nowMs(): number {
   return performance.timeOrigin + performance.now();
@@ -81,7 +58,7 @@ export class FirstTokenTracer {
   private lastRun: (Run & { endMs: number; cpuShare: number }) | undefined;
   private current: Run | undefined;
   private readonly started: Record<RunKind, number> = { decode: 0, prefill: 0, chunk: 0 };
-  private traces: FirstTokenTrace[] = [];
+  private readonly traces = new TraceRing(TRACE_KEEP);
   /** Requests read while a run was under way (an asynchronous runner): their wait ends with that run. */
   private readDuringRun: ArrivalMark[] = [];
 
@@ -157,10 +134,9 @@ export class FirstTokenTracer {
       sentAtMs: mark.sentAtMs,
       firstTokenAtMs: at,
     });
-    if (this.traces.length > 2 * TRACE_KEEP) this.traces = this.traces.slice(-TRACE_KEEP);
   }
 
   recent(): FirstTokenTrace[] {
-    return this.traces.slice(-TRACE_KEEP);
+    return this.traces.toArray();
   }
 }

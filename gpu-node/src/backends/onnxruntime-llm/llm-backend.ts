@@ -18,6 +18,7 @@ import type { EngineStats } from './engine-stats.js';
 import { llmSettingsOf, type LlmSettings } from './llm-config.js';
 import type { HostMessage, LlmWorkerData, LoadedInfo, WireEvent, WorkerMessage } from './protocol.js';
 import { parseSamplingParameters } from './sampling.js';
+import { startGcSampler } from './gc-sampler.js';
 
 export const ONNXRUNTIME_LLM_BACKEND = 'onnxruntime_llm';
 /** No tokenizer makes a token of more characters than this; longer prompts cannot fit the context. */
@@ -75,6 +76,7 @@ export class LlmInstance implements BackendInstance {
   }
 
   static async start(source: ModelSource, spec: InstanceSpec): Promise<LlmInstance> {
+    startGcSampler('main');
     const settings = llmSettingsOf(source);
     const data: LlmWorkerData = { model: source.name, modelPath: source.modelPath, tokenizerDirs: [source.versionDir, dirname(source.versionDir)], settings };
     const worker = startModuleWorker(siblingModule(import.meta.url, 'llm-worker'), data);
