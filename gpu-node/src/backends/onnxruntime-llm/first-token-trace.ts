@@ -48,37 +48,54 @@ export interface ArrivalMark {
   runsAtPrefill?: Readonly<Record<RunKind, number>>;
 }
 
+/** A model run's times (reused: the engine starts a few hundred runs a second, so none allocates). */
 interface Run {
-  readonly kind: RunKind;
-  readonly startMs: number;
-  readonly startCpuMs: number;
+  kind: RunKind;
+  startMs: number;
+  startCpuMs: number;
+  endMs: number;
+  cpuShare: number;
 }
 
 export class FirstTokenTracer {
-  private lastRun: (Run & { endMs: number; cpuShare: number }) | undefined;
-  private current: Run | undefined;
+  private readonly lastRun: Run = { kind: 'decode', startMs: 0, startCpuMs: 0, endMs: 0, cpuShare: Number.NaN };
+  private hasLastRun = false;
+  private readonly current: Run = { kind: 'decode', startMs: 0, startCpuMs: 0, endMs: 0, cpuShare: Number.NaN };
+  private running = false;
   private readonly started: Record<RunKind, number> = { decode: 0, prefill: 0, chunk: 0 };
   private readonly traces = new TraceRing(TRACE_KEEP);
   /** Requests read while a run was under way (an asynchronous runner): their wait ends with that run. */
-  private readDuringRun: ArrivalMark[] = [];
+  private readonly readDuringRun: ArrivalMark[] = [];
 
   runStarted(kind: RunKind): void {
     this.started[kind] += 1;
-    this.current = { kind, startMs: nowMs(), startCpuMs: threadCpuMs() };
+    this.current.kind = kind;
+    this.current.startMs = nowMs();
+    this.current.startCpuMs = threadCpuMs();
+    this.running = true;
   }
 
   runEnded(): void {
     const endMs = nowMs();
-    const run = this.current;
-    if (run !== undefined) this.lastRun = { ...run, endMs, cpuShare: (threadCpuMs() - run.startCpuMs) / (endMs - run.startMs) };
-    this.current = undefined;
+    if (this.running) {
+      const run = this.current;
+      const last = this.lastRun;
+      last.kind = run.kind;
+      last.startMs = run.startMs;
+      last.startCpuMs = run.startCpuMs;
+      last.endMs = endMs;
+      last.cpuShare = (threadCpuMs() - run.startCpuMs) / (endMs - run.startMs);
+      this.hasLastRun = true;
+    }
+    this.running = false;
+    if (this.readDuringRun.length === 0) return;
     for (const mark of this.readDuringRun) {
       mark.inFlightMs = endMs - mark.sentAtMs;
-      mark.inFlightCpuShare = this.lastRun?.cpuShare ?? Number.NaN;
+      mark.inFlightCpuShare = this.hasLastRun ? this.lastRun.cpuShare : Number.NaN;
       mark.messageMs = 0;
       mark.receivedAtMs = endMs;
     }
-    this.readDuringRun = [];
+    this.readDuringRun.length = 0;
   }
 
   /** A request read by the engine; `sentAtMs` from the sending thread (the reading time when absent). */
@@ -86,13 +103,13 @@ export class FirstTokenTracer {
     const receivedAtMs = nowMs();
     const sent = sentAtMs ?? receivedAtMs;
     const runsAtArrival = { ...this.started };
-    if (this.current !== undefined) {
+    if (this.running) {
       const mark = { sentAtMs: sent, receivedAtMs, inFlight: this.current.kind, inFlightMs: 0, inFlightCpuShare: Number.NaN, messageMs: 0, runsAtArrival };
       this.readDuringRun.push(mark);
       return mark;
     }
     const run = this.lastRun;
-    const waited = run !== undefined && run.endMs > sent;
+    const waited = this.hasLastRun && run.endMs > sent;
     return {
       sentAtMs: sent,
       receivedAtMs,

@@ -5,8 +5,10 @@
  * Sequences keep their tokens at positions 0..length-1 of their row; the rest of the row is padding the
  * attention mask hides. The mask [rows, capacity + 1] is kept beside it (the last column is the new token).
  *
- * A step's presents are written by onnxruntime into buffers kept here for the purpose (no allocation per
- * step). What a step copies: the new token's key and value into each row (heads × head_dim floats per
+ * A step's presents are written by onnxruntime into buffers kept here for the purpose. onnxruntime-node
+ * (1.30) still hands back a fresh copy of every output of every run (measured: ~3.5 MiB of ArrayBuffers per
+ * 32-row run at capacity 128, with or without the kept buffers), so each run allocates that much external
+ * memory whatever this cache does; docs/benchmarks.md (sixth pass) has what that costs in GC. What a step copies: the new token's key and value into each row (heads × head_dim floats per
  * layer and kind), nothing else (the model's own past-to-present concatenation is the model's work). Rarely: a prefill's cache into a fresh row, the last row into the hole a leaving
  * sequence leaves (rows stay dense), and every row when capacity or rows double. Every copy is counted.
  */
@@ -70,7 +72,7 @@ export class KvCache {
     return [...this.buffers, ...this.presents].reduce((sum, b) => sum + b.byteLength, 0) + this.mask.byteLength;
   }
 
-  /** The buffers the present outputs of a run over `rows` rows go to (onnxruntime writes them in place: no allocation per step). */
+  /** The buffers the present outputs of a run over `rows` rows go to (onnxruntime writes them in place). */
   presentViews(rows = this.active): Float32Array[] {
     const floats = rows * this.rowFloatsPerPosition * (this.capacity + 1);
     return this.presents.map((b) => b.subarray(0, floats));
