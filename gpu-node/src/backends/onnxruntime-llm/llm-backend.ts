@@ -51,6 +51,15 @@ function priorityOf(request: ExecutionRequest): number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0;
 }
 
+/**
+ * TESSERA_LLM_ENGINE_YOUNG_MB (benches): the engine thread's young generation in MiB (V8's default when unset),
+ * to try the engine isolate's GC behaviour under another young generation without a rebuild.
+ */
+function engineWorkerOptions(): { resourceLimits?: { maxYoungGenerationSizeMb: number } } {
+  const young = Number(process.env['TESSERA_LLM_ENGINE_YOUNG_MB'] ?? '');
+  return Number.isFinite(young) && young > 0 ? { resourceLimits: { maxYoungGenerationSizeMb: young } } : {};
+}
+
 export class LlmInstance implements BackendInstance {
   private readonly pending = new Map<number, Pending>();
   private readonly statsWaiters = new Map<number, (stats: EngineStats) => void>();
@@ -79,7 +88,7 @@ export class LlmInstance implements BackendInstance {
     startGcSampler('main');
     const settings = llmSettingsOf(source);
     const data: LlmWorkerData = { model: source.name, modelPath: source.modelPath, tokenizerDirs: [source.versionDir, dirname(source.versionDir)], settings };
-    const worker = startModuleWorker(siblingModule(import.meta.url, 'llm-worker'), data);
+    const worker = startModuleWorker(siblingModule(import.meta.url, 'llm-worker'), data, engineWorkerOptions());
     const info = await new Promise<LoadedInfo>((resolve, reject) => {
       const onMessage = (message: WorkerMessage) => {
         if (message.type === 'ready') resolve(message.info);
