@@ -23,7 +23,7 @@ const KINDS: Readonly<Record<number, string>> = {
 let started = false;
 
 /** Starts sampling this isolate when TESSERA_LLM_GC_LOG names a file (once per isolate); a no-op otherwise. */
-export function startGcSampler(label: string): void {
+export function startGcSampler(label: string, extra: () => object = () => ({})): void {
   if (LOG === undefined || LOG === '' || started) return;
   started = true;
   const counts: Record<string, { n: number; ms: number }> = {};
@@ -43,6 +43,7 @@ export function startGcSampler(label: string): void {
       mallocedMiB: mib(heap.malloced_memory),
       spacesMiB: Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name.replace('_space', ''), mib(s.space_used_size)])),
       gc: { ...counts },
+      ...extra(),
     };
     for (const key of Object.keys(counts)) delete counts[key];
     try {

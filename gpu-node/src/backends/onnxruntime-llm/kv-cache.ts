@@ -8,9 +8,13 @@
  * A step's presents are written by onnxruntime into buffers kept here for the purpose. onnxruntime-node
  * (1.30) still hands back a fresh copy of every output of every run (measured: ~3.5 MiB of ArrayBuffers per
  * 32-row run at capacity 128, with or without the kept buffers), so each run allocates that much external
- * memory whatever this cache does; docs/benchmarks.md (sixth pass) has what that costs in GC. What a step copies: the new token's key and value into each row (heads × head_dim floats per
- * layer and kind), nothing else (the model's own past-to-present concatenation is the model's work). Rarely: a prefill's cache into a fresh row, the last row into the hole a leaving
- * sequence leaves (rows stay dense), and every row when capacity or rows double. Every copy is counted.
+ * memory whatever this cache does; docs/benchmarks.md (sixth pass) has what that costs in GC.
+ *
+ * What a step copies: the new token's key and value into each row (heads × head_dim floats per layer and
+ * kind), nothing else (the model's own past-to-present concatenation is the model's work). Beside steps: a
+ * prefill's cache into a fresh row, the last row into the hole a leaving sequence leaves (rows stay dense),
+ * and every row at a re-layout (rows or capacity moved: tens of times a second under mixed lengths, each into
+ * new buffers). Every copy is counted.
  */
 import type { DecoderLayout } from './decoder-layout.js';
 
@@ -26,6 +30,9 @@ export interface CopyCounters {
   /** Floats moved when a sequence outgrew its length bucket into the next one. */
   bucketFloats: number;
 }
+
+/** Re-layouts of every cache of this thread and the bytes of the new arrays they allocated (the GC samples report them). */
+export const kvRelayouts = { count: 0, newBytes: 0 };
 
 /** Capacity moves in steps of this many positions. */
 const CAPACITY_STEP = 32;
@@ -213,6 +220,8 @@ export class KvCache {
     this.capacity = capacity;
     this.mask = new BigInt64Array(rows * (capacity + 1));
     for (let r = 0; r < this.active; r++) this.writeMaskRow(r);
+    kvRelayouts.count += 1;
+    kvRelayouts.newBytes += this.allocatedBytes;
   }
 
   /** Every sequence left: the memory goes back. */
