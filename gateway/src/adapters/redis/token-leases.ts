@@ -13,8 +13,9 @@
  * are the only shared state. What changes, bounded by the lease size (at most `rate x leaseMs`, and
  * at most half the burst): tokens are spent up to `leaseMs` after Redis counted them (`keepWarmMs` for
  * a holding kept warm, below), so over a window a tenant may see up to one lease per gateway more than
- * its burst; and tokens one gateway holds unused are not available to another, and expire. A tier whose lease would be under MIN_LEASE tokens (low rates:
- * 10 requests/s at 100 ms) is not leased at all and stays decided in Redis request by request.
+ * its burst; and tokens one gateway holds unused are not available to another, and expire. A tier
+ * whose lease would be under MIN_LEASE tokens (low rates: 10 requests/s at 100 ms) is not leased at
+ * all and stays decided in Redis request by request.
  * `leaseMs` 0 turns leasing off (gateway config `rateLimitLeaseMs`).
  *
  * RateLimit-Remaining for a request decided locally is the bucket's remainder after the lease plus
@@ -29,10 +30,10 @@
  * down to zero: it never grows before a grant is in, so what it spends was granted by Redis.
  *
  * Renewals follow use, not time: a holding is named for renewal only when it was spent from since its
- * last grant, and then when it fell under half its target or is past half its life. One not spent from is left
- * as it is: it costs no script call and no timer tick, and stays spendable while warm (`keepWarmMs`
- * after its last use), so the first request after a pause shorter than that is still decided here,
- * without Redis, and its take makes the holding due at once. So a tenant costs at most one script call
+ * last grant, and then when it fell under half its target or is past half its life. One not spent
+ * from is left as it is: it costs no script call and no timer tick, and stays spendable while warm
+ * (`keepWarmMs` after its last use), so the first request after a pause shorter than that is still
+ * decided here, without Redis, and its take makes the holding due at once. So a tenant costs at most one script call
  * per bucket per half lease while busy, about one per request (or per completion charge) while slow,
  * and none while idle; before, every warm bucket was renewed every half lease whether spent or not
  * (about 40 script calls a second for an idle LLM tenant's two buckets, 19 ms of gateway CPU a second).
