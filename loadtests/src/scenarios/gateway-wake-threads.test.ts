@@ -10,8 +10,8 @@ describe('gateway-wake-account parsing', () => {
   it("names a Node process's threads by creation rank, the pid as main, later ones as other", () => {
     const roles = nodeThreadRoles(100, [112, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110]);
     expect(roles.get(100)).toBe('main');
-    expect(roles.get(101)).toBe('V8 worker');
-    expect(roles.get(105)).toBe('V8 delayed tasks');
+    expect(roles.get(101)).toBe('V8 delayed tasks');
+    expect(roles.get(105)).toBe('V8 worker');
     expect(roles.get(106)).toBe('inspector signal');
     expect(roles.get(110)).toBe('libuv pool');
     expect(roles.get(112)).toBe('other');

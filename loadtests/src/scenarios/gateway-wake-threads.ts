@@ -4,9 +4,10 @@
  * text of `strace -f -qq -o FILE -p PID`. Pure parsing and arithmetic here; the scenario reads the files.
  *
  * Roles on Node 20 (every thread is called "node"): the main thread's id is the pid; the others are
- * named by their rank in creation order, which Node's start-up fixes (checked with `strace -e clone3`
- * on node 20.20: four V8 platform workers, V8's delayed-task thread, the inspector's signal thread
- * (small stack), then libuv's four pool threads). Threads past those ten are "other".
+ * named by their rank in creation order, which Node's start-up fixes (node_platform.cc starts the
+ * platform's delayed-task thread, then its four workers; then the inspector's signal thread, the one
+ * with a small stack in `strace -e clone3` on node 20.20; then libuv's four pool threads). Threads past
+ * those ten are "other".
  */
 
 export interface ThreadSched {
@@ -26,7 +27,7 @@ export function parseSchedstat(tid: number, schedstat: string, status: string): 
   return { tid, runNs: run ?? 0, waitNs: wait ?? 0, slices: slices ?? 0, voluntary: field('voluntary_ctxt_switches'), nonvoluntary: field('nonvoluntary_ctxt_switches') };
 }
 
-const NODE_ROLES = ['V8 worker', 'V8 worker', 'V8 worker', 'V8 worker', 'V8 delayed tasks', 'inspector signal', 'libuv pool', 'libuv pool', 'libuv pool', 'libuv pool'];
+const NODE_ROLES = ['V8 delayed tasks', 'V8 worker', 'V8 worker', 'V8 worker', 'V8 worker', 'inspector signal', 'libuv pool', 'libuv pool', 'libuv pool', 'libuv pool'];
 
 /** Role of each tid of a Node process: `main` for the pid, else by creation rank (see the file's comment). */
 export function nodeThreadRoles(pid: number, tids: readonly number[]): Map<number, string> {
