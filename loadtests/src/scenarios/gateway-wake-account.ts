@@ -282,7 +282,14 @@ async function main(): Promise<void> {
     if (ONLY.has('gateway')) {
       const miss = createHttpInferClient('127.0.0.1', stack.gateway.port, 8, { headers: { authorization: `Bearer ${stack.key}`, 'cache-control': 'no-store' } });
       clients.push(miss);
-      for (let i = 0; i < WARMUP; i++) await miss.infer(SIMPLE_REQUEST);
+      // A busy box can let the node's load report lapse for a moment (503 "no node is ready"): retried.
+      let warmupErrors = 0;
+      for (let i = 0; i < WARMUP; i++) {
+        await miss.infer(SIMPLE_REQUEST).catch(async (error: unknown) => {
+          if (++warmupErrors > 50) throw error;
+          await sleep(200);
+        });
+      }
       for (const [loadName, make] of loads(() => miss.infer(SIMPLE_REQUEST))) accounts.push(await account('gateway miss (HTTP)', 'node', stack.gateway, loadName, make, work, redis));
     }
     if (ONLY.has('nginx') && nginxAvailable()) {
