@@ -22,9 +22,9 @@
  *                                    //   the tenant's rate to this gateway, whose next requests are decided
  *                                    //   in memory; 0 = every request decided in Redis. What it bounds:
  *                                    //   adapters/redis/token-leases.ts
- *   "rateLimitKeepWarmMs": 5000,     // [5000] a lease used within this long is renewed before it expires, in
- *                                    //   the background, so a tenant's first request after idle does not wait for
- *                                    //   Redis (about two script calls per lease per warm tenant); 0 = off
+ *   "rateLimitKeepWarmMs": 5000,     // [5000] a lease used within this long stays spendable, and is renewed in
+ *                                    //   the background once spent from, so a tenant's first request after idle
+ *                                    //   does not wait for Redis (no script call while idle); 0 = off
  *   "metrics": { "requireAdminKey": true },   // [true] whether /metrics needs the admin key (Bearer). false only
  *                                    //   where the gateway's port is reachable from a private Prometheus
  *                                    //   network alone: the metrics name tenants, models and nodes

@@ -13,6 +13,8 @@
  * LLM_BENCH_AB_BASE_BUNDLE=<dir> compares builds instead: side `h1` is then a gateway from that bundle
  * (a base build, built with its build-info's builtAtMs pushed ahead) and both reach the node over HTTP/2.
  * LLM_BENCH_AB_H2_NODE_FLAGS (space-separated) are node/V8 flags for side `h2` alone (a V8 flag against the same build).
+ * LLM_BENCH_AB_IDLE_AFTER_S=<s>: after each gateway point, that gateway's CPU over the next <s> seconds
+ * with no stream (what it spends right after use: lease renewals kept warm, timers), per side and round.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -46,6 +48,8 @@ interface AbPoint {
   readonly netCpuUsPerToken: number;
   readonly ttftP50Ms: number;
   readonly itlP50Ms: number;
+  /** CPU µs per second of the gateway in the idle spell right after this point (LLM_BENCH_AB_IDLE_AFTER_S). */
+  readonly idleAfterUsPerSec?: number;
 }
 
 const median = (values: readonly number[]): number => {
@@ -60,6 +64,7 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
   const durationMs = options.durationS * 1000;
   // LLM_BENCH_AB_STAGGER=1: starts spread over one stream's length (not a closed-loop burst), as the llm bench's `-staggered` points.
   const stagger = process.env.LLM_BENCH_AB_STAGGER === '1';
+  const idleAfterMs = Number(process.env.LLM_BENCH_AB_IDLE_AFTER_S ?? 0) * 1000;
   const support = perCoreSupport();
   if (!support.ok) log(`not pinned: ${support.why}`);
   if (support.ok) pinProcess(process.pid, 1);
@@ -112,14 +117,22 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
       const cpu = perUnit(threadCpuDelta(before, await readThreadCpu(pid), pid), result.tokens).totalUs;
       const tokensPerSec = (result.tokens / result.elapsedMs) * 1000;
       const idle = side === 'anchor' ? 0 : idleUsPerSec[side];
+      let idleAfterUsPerSec: number | undefined;
+      if (side !== 'anchor' && idleAfterMs > 0) {
+        const idleBefore = await readThreadCpu(pid);
+        const idleStarted = performance.now();
+        await new Promise((resolve) => setTimeout(resolve, idleAfterMs));
+        idleAfterUsPerSec = threadCpuDelta(idleBefore, await readThreadCpu(pid), pid).totalUs / ((performance.now() - idleStarted) / 1000);
+      }
       const point: AbPoint = {
         round, side, concurrency, tokens: result.tokens, failedStreams: result.failedStreams, tokensPerSec,
         cpuUsPerToken: cpu, netCpuUsPerToken: cpu - idle / tokensPerSec,
         ttftP50Ms: summarizeLatencies(result.ttftUs).p50Us / 1000, itlP50Ms: summarizeLatencies(result.itlUs).p50Us / 1000,
+        ...(idleAfterUsPerSec === undefined ? {} : { idleAfterUsPerSec }),
       };
       points.push(point);
       if (result.failedStreams > 0) log(`round ${round} c=${concurrency} ${side}: failures: ${result.failures.join('; ')}`);
-      log(`round ${round} c=${concurrency} ${side}: ${tokensPerSec.toFixed(0)} tok/s, ${result.failedStreams} failed, CPU ${cpu.toFixed(1)} µs/token (net ${point.netCpuUsPerToken.toFixed(1)})`);
+      log(`round ${round} c=${concurrency} ${side}: ${tokensPerSec.toFixed(0)} tok/s, ${result.failedStreams} failed, CPU ${cpu.toFixed(1)} µs/token (net ${point.netCpuUsPerToken.toFixed(1)})${idleAfterUsPerSec === undefined ? '' : `, then idle ${idleAfterUsPerSec.toFixed(0)} µs/s`}`);
     };
 
     for (const c of concurrencies) await measure(0, 'anchor', c);
@@ -139,7 +152,8 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
       const h2Gross = grossOf('h2');
       const wins = h1Gross.filter((v, i) => h2Gross[i] !== undefined && h2Gross[i]! < v).length;
       const gross = (side: Side) => median(points.filter((p) => p.side === side && p.concurrency === c).map((p) => p.cpuUsPerToken));
-      return { concurrency: c, h1NetMedian: median(h1), h2NetMedian: median(h2), h1GrossMedian: gross('h1'), h2GrossMedian: gross('h2'), h2CheaperGross: `${wins} of ${Math.min(h1Gross.length, h2Gross.length)}`, anchorMedian: median(net('anchor')), h1Rounds: h1, h2Rounds: h2 };
+      const idleAfter = (side: Side) => median(points.filter((p) => p.side === side && p.concurrency === c && p.idleAfterUsPerSec !== undefined).map((p) => p.idleAfterUsPerSec!));
+      return { concurrency: c, h1NetMedian: median(h1), h2NetMedian: median(h2), h1GrossMedian: gross('h1'), h2GrossMedian: gross('h2'), h2CheaperGross: `${wins} of ${Math.min(h1Gross.length, h2Gross.length)}`, anchorMedian: median(net('anchor')), h1IdleAfterMedian: idleAfter('h1'), h2IdleAfterMedian: idleAfter('h2'), h1Rounds: h1, h2Rounds: h2 };
     });
     const text = [
       `LLM streams through the gateway, ${baseBundle === undefined ? 'node reached over HTTP/1.1 vs HTTP/2' : `base bundle ${baseBundle} (h1) vs this build (h2), both over HTTP/2`}${stagger ? ', starts staggered' : ''}, ${rounds} interleaved rounds of ${options.durationS} s per point, ${TOKENS_PER_STREAM} tokens per stream ${ITL_MS} ms apart`,
@@ -147,20 +161,20 @@ export async function runLlmH2AbScenario(options: BenchOptions): Promise<number>
       `gateway idle: h1 ${idleUsPerSec.h1.toFixed(0)}, h2 ${idleUsPerSec.h2.toFixed(0)} µs of CPU per second`,
       '',
       formatTable(
-        ['round', 'side', 'conc', 'tok/s', 'failed', 'CPU µs/token', 'net of idle', 'TTFT p50 ms', 'ITL p50 ms'],
-        points.map((p) => [String(p.round), p.side, String(p.concurrency), p.tokensPerSec.toFixed(0), String(p.failedStreams), p.cpuUsPerToken.toFixed(1), p.netCpuUsPerToken.toFixed(1), p.ttftP50Ms.toFixed(2), p.itlP50Ms.toFixed(2)]),
+        ['round', 'side', 'conc', 'tok/s', 'failed', 'CPU µs/token', 'net of idle', 'TTFT p50 ms', 'ITL p50 ms', 'idle after, µs/s'],
+        points.map((p) => [String(p.round), p.side, String(p.concurrency), p.tokensPerSec.toFixed(0), String(p.failedStreams), p.cpuUsPerToken.toFixed(1), p.netCpuUsPerToken.toFixed(1), p.ttftP50Ms.toFixed(2), p.itlP50Ms.toFixed(2), p.idleAfterUsPerSec === undefined ? '-' : p.idleAfterUsPerSec.toFixed(0)]),
       ),
       '',
       formatTable(
-        ['conc', 'HTTP/1.1 net µs/token (median)', 'HTTP/2 net µs/token (median)', 'h2 / h1', 'gross h1 / h2', 'h2 cheaper (gross) in', 'bare relay µs/token'],
-        summary.map((s) => [String(s.concurrency), s.h1NetMedian.toFixed(1), s.h2NetMedian.toFixed(1), (s.h2NetMedian / s.h1NetMedian).toFixed(2), `${s.h1GrossMedian.toFixed(1)} / ${s.h2GrossMedian.toFixed(1)}`, s.h2CheaperGross, s.anchorMedian.toFixed(1)]),
+        ['conc', 'HTTP/1.1 net µs/token (median)', 'HTTP/2 net µs/token (median)', 'h2 / h1', 'gross h1 / h2', 'h2 cheaper (gross) in', 'bare relay µs/token', 'idle after h1 / h2, µs/s (median)'],
+        summary.map((s) => [String(s.concurrency), s.h1NetMedian.toFixed(1), s.h2NetMedian.toFixed(1), (s.h2NetMedian / s.h1NetMedian).toFixed(2), `${s.h1GrossMedian.toFixed(1)} / ${s.h2GrossMedian.toFixed(1)}`, s.h2CheaperGross, s.anchorMedian.toFixed(1), Number.isNaN(s.h1IdleAfterMedian) ? '-' : `${s.h1IdleAfterMedian.toFixed(0)} / ${s.h2IdleAfterMedian.toFixed(0)}`]),
       ),
       '',
     ].join('\n');
     process.stdout.write(text);
     const dir = join(options.outRoot ?? DEFAULT_RESULTS_ROOT, localDate(started));
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'llm-h2-ab.json'), `${JSON.stringify({ started: started.toISOString(), command: `npm run bench -- llm-h2-ab ${process.argv.slice(3).join(' ')}`.trim(), baseBundle, h2NodeFlags, rounds, pinned: support.ok, idleUsPerSec, points, summary }, null, 2)}\n`);
+    await writeFile(join(dir, 'llm-h2-ab.json'), `${JSON.stringify({ started: started.toISOString(), command: `${idleAfterMs > 0 ? `LLM_BENCH_AB_IDLE_AFTER_S=${idleAfterMs / 1000} ` : ''}npm run bench -- llm-h2-ab ${process.argv.slice(3).join(' ')}`.trim(), baseBundle, h2NodeFlags, rounds, pinned: support.ok, idleUsPerSec, points, summary }, null, 2)}\n`);
     await writeFile(join(dir, 'llm-h2-ab.txt'), text);
     log(`results in ${dir}/llm-h2-ab.{json,txt}`);
     return points.some((p) => p.side !== 'anchor' && p.failedStreams > 0) ? 1 : 0;

@@ -20,6 +20,7 @@ import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { LlmUpstream, LlmUpstreamRequest, LlmUpstreamResponse, NodeView } from '../../core/ports/index.js';
 import { markNotAccepted } from '../../core/routing/upstream-errors.js';
 import type { NodeBreakers } from '../grpc/node-breakers.js';
+import { makeDirectBody } from './h2-direct-body.js';
 
 export interface LlmH2UpstreamOptions {
   /** Where nodes without an HTTP/2 address go (the HTTP/1.1 upstream). */
@@ -77,19 +78,17 @@ class NodeSession {
 /**
  * A session torn down under a stream (the node killed, its socket closed) ends the stream's readable
  * side like a complete answer, only with a non-zero close code: that end is dropped (the stream
- * closes without 'end', or with an error), so a cut answer is never taken for a whole one.
+ * closes without 'end', or with an error), so a cut answer is never taken for a whole one. The body
+ * is also readable below its Readable (h2-direct-body.ts), as the native relay reads it.
  */
 function failTruncatedEnd(stream: ClientHttp2Stream, nodeId: string): void {
-  const push = stream.push.bind(stream);
-  stream.push = (chunk: unknown, encoding?: BufferEncoding): boolean => {
+  makeDirectBody(stream, () => {
     const code = stream.rstCode;
-    if (chunk === null && code !== undefined && code !== constants.NGHTTP2_NO_ERROR) {
-      // Already destroyed with the session, it then closes without 'end', which readers take as a cut.
-      if (!stream.destroyed) stream.destroy(new Error(`the stream from node '${nodeId}' was cut mid-answer (HTTP/2 code ${code})`));
-      return false;
-    }
-    return push(chunk, encoding);
-  };
+    if (code === undefined || code === constants.NGHTTP2_NO_ERROR) return true;
+    // Already destroyed with the session, it then closes without 'end', which readers take as a cut.
+    if (!stream.destroyed) stream.destroy(new Error(`the stream from node '${nodeId}' was cut mid-answer (HTTP/2 code ${code})`));
+    return false;
+  });
 }
 
 export function createLlmH2Upstream(options: LlmH2UpstreamOptions): LlmUpstream & { close(): void } {

@@ -46,6 +46,8 @@ async function serve(serveLlm: DirectLlm, logger: Logger, incoming: IncomingMess
         headers: { get: (name) => incomingHeader(incoming, name) },
         readBody: (maxBytes) => readIncomingBody(incoming, maxBytes),
         signal: client.signal,
+        // The relay stops the node's request through the client's signal: no second controller per stream.
+        abort: () => client.abort(),
       },
       target,
     );

@@ -12,10 +12,14 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { SseRelay } from '../../core/llm/sse-relay.js';
+import { directBodyOf } from './h2-direct-body.js';
 import { frameChunk, lastChunk } from './http-chunk.js';
 
 export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRelay, outgoing: ServerResponse, headers: Record<string, string>): void {
   const input = source instanceof Readable ? source : Readable.from(source, { objectMode: false });
+  // An HTTP/2 answer is read below its Readable (h2-direct-body.ts): its chunks come to onData directly,
+  // and onData's false answer stops its reading instead of pause().
+  const direct = directBodyOf(source);
   // Not flushed on its own: the node answers with its first event, so the status line goes with it, in one write.
   outgoing.writeHead(200, headers);
   let done = false;
@@ -26,7 +30,7 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
   const finish = (last: Uint8Array | undefined | false): void => {
     if (done) return;
     done = true;
-    input.off('data', onData);
+    if (direct === undefined) input.off('data', onData);
     input.off('end', onEnd);
     outgoing.off('drain', onDrain);
     outgoing.off('close', onClientClose);
@@ -37,14 +41,20 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
     else if (last !== undefined) outgoing.end(last);
     else outgoing.end();
   };
-  const onData = (chunk: Uint8Array): void => {
+  /** Relays one chunk; false: the client is not keeping up (the input is paused until it drains). */
+  const onData = (chunk: Uint8Array): boolean => {
+    if (done) return false;
     const out = relay.push(chunk);
-    if (relay.over) return finish(out);
-    if (out === undefined) return;
+    if (relay.over) {
+      finish(out);
+      return false;
+    }
+    if (out === undefined) return true;
     if (socket !== undefined) {
       // A socket gone is reported by the response's 'close' (onClientClose).
-      if (!socket.destroyed && !socket.write(frameChunk(out))) input.pause();
-      return;
+      if (socket.destroyed || socket.write(frameChunk(out))) return true;
+      if (direct === undefined) input.pause();
+      return false;
     }
     const flowing = outgoing.write(out);
     if (outgoing.chunkedEncoding && outgoing.headersSent && outgoing.socket !== null) {
@@ -52,10 +62,14 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
       socket = outgoing.socket;
       socket.on('drain', onDrain);
     }
-    if (!flowing) input.pause();
+    if (!flowing && direct === undefined) input.pause();
+    return flowing;
   };
   const onEnd = (): void => finish(relay.end());
-  const onDrain = (): void => void input.resume();
+  const onDrain = (): void => {
+    if (direct !== undefined) direct.resume();
+    else input.resume();
+  };
   const onClientClose = (): void => {
     if (done) return;
     relay.cancel(new Error('the client closed the connection'));
@@ -69,8 +83,9 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
   input.once('close', () => {
     if (!done && !input.readableEnded) finish(relay.fail(undefined, new Error('the node\'s answer closed before its end')));
   });
-  input.on('data', onData);
   input.once('end', onEnd);
+  if (direct !== undefined) direct.start(onData);
+  else input.on('data', onData);
   outgoing.on('drain', onDrain);
   outgoing.once('close', onClientClose);
 }

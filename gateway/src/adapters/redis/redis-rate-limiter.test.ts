@@ -286,6 +286,8 @@ describe('Redis token bucket', () => {
       function steered(keepWarmMs: number, client: Redis = redis) {
         const clock = { now: 5_000_000 };
         let tick = (): void => undefined;
+        /** Whether the limiter wants its renewal timer running. */
+        const timer = { running: false };
         const limiter = createRedisRateLimiter({
           redis: client,
           logger: silentLogger,
@@ -294,10 +296,10 @@ describe('Redis token bucket', () => {
           now: () => clock.now,
           renewalTicks: (run) => {
             tick = run;
-            return { start: () => undefined, stop: () => undefined };
+            return { start: () => void (timer.running = true), stop: () => void (timer.running = false) };
           },
         });
-        return { limiter, clock, client, tick: () => tick() };
+        return { limiter, clock, client, timer, tick: () => tick() };
       }
 
       /** Runs the tick and waits until what it sent has been answered (one connection answers in order). */
@@ -356,6 +358,25 @@ describe('Redis token bucket', () => {
         // Without renewal the same request waits for Redis (and is answered once it runs again).
         expect(coldTake.settled).toBe(false);
         expect(await coldTake.done).toMatchObject({ allowed: true });
+      });
+
+      it('costs an idle tenant no script call and no timer, and a slow one about a call per request', async () => {
+        const limits: RateLimits = { requestsPerSecond: 1000, burst: 1000, elementsPerSecond: 0, elementsBurst: 0 };
+        const warm = steered(60_000);
+        await warm.limiter.take('idle-cheap', 0, limits);
+        const start = await scriptCalls();
+        // Ten leases with no request: nothing renewed, and the limiter lets its timer stop.
+        await idle(warm, 1000);
+        expect((await scriptCalls()) - start).toBe(0);
+        expect(warm.timer.running).toBe(false);
+        // A request every 200 ms (two leases apart): each decided locally, each followed by one renewal.
+        for (let i = 0; i < 10; i++) {
+          expect(await warm.limiter.take('idle-cheap', 0, limits)).toMatchObject({ allowed: true });
+          expect(warm.timer.running).toBe(true);
+          await idle(warm, 200);
+        }
+        expect((await scriptCalls()) - start).toBe(10);
+        expect(warm.timer.running).toBe(false);
       });
 
       it('keeps the bucket exact with renewals: two gateways never allow more than it grants', async () => {

@@ -12,10 +12,11 @@
  * the same requests one call each at that instant, so every request gets its own decision and
  * RateLimit figures. No timer: a lone request waits only for the code already running in its turn.
  *
- * Renewal ahead of time (`keepWarmMs`, default 5 s when leasing): a tenant's holding is renewed in
- * the background before it expires or runs low (token-leases.ts), through the same per-key batcher, so
- * the first request after an idle spell is decided locally instead of waiting for Redis. A timer ticks
- * every quarter lease while holdings are warm, and stops when none is.
+ * Renewal ahead of time (`keepWarmMs`, default 5 s when leasing): a tenant's holding that was spent
+ * from is renewed in the background before it expires or runs low (token-leases.ts: renewals follow
+ * use, and an idle holding costs nothing), through the same per-key batcher, so the next request is
+ * decided locally instead of waiting for Redis. A timer ticks every quarter lease while a holding spent
+ * from waits for its renewal, and stops when none does: an idle gateway runs no timer for its leases.
  *
  * Failure policy: FAIL OPEN. When Redis cannot answer (down, timeout), the request is allowed, a
  * warning is logged (at most once per `warnEveryMs`) and `onStoreError` is called (a metric). A dead
@@ -46,7 +47,7 @@ export interface RedisRateLimiterOptions {
   readonly leaseMs?: number;
   /** Clock for lease expiry; default Date.now. */
   readonly now?: () => number;
-  /** Renew a holding ahead of time while it was used within this long; default 60000 ms, 0: never. */
+  /** Renew a holding spent from ahead of time while it was used within this long; default 5000 ms, 0: never. */
   readonly keepWarmMs?: number;
   /** Runs the renewal tick; default a timer every quarter lease (tests call the tick themselves). */
   readonly renewalTicks?: (tick: () => void) => { start(): void; stop(): void };
@@ -60,8 +61,8 @@ interface Take {
 }
 
 /**
- * 5 s, not longer: a warm holding costs about 20 script calls a second while nothing is spent (30 ms of
- * gateway CPU a second measured idle at 60 s), and that grows with every tenant seen recently.
+ * 5 s: an idle holding costs no script call now (renewals follow use), but it keeps up to a lease of
+ * the tenant's tokens from other gateways and lets them be spent that long after Redis counted them.
  */
 export const DEFAULT_KEEP_WARM_MS = 5_000;
 
@@ -155,11 +156,15 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
   };
   const batcher = new KeyedBatcher<Take, RateLimitDecision>(decide, { maxBatch: options.maxBatch ?? DEFAULT_MAX_BATCH });
   const renew = (key: string, limits: RateLimits): void => {
-    batcher.submit(key, { elements: 0, limits, renew: true }).catch(() => leases.endRenewal(key));
+    batcher.submit(key, { elements: 0, limits, renew: true }).catch(() => {
+      // Still spent from: due again at the next tick.
+      leases.endRenewal(key);
+      ticks.start();
+    });
   };
   const tick = (): void => {
     for (const due of leases.dueForRenewal()) renew(due.key, due.limits);
-    if (leases.size === 0) ticks.stop();
+    if (!leases.renewalAhead) ticks.stop();
   };
   const ticks = options.renewalTicks?.(tick) ?? intervalTicks(tick, Math.max(5, leaseMs / 4));
   let lastWarning = -Infinity;
@@ -180,14 +185,14 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       const local = leases.take(key, elements, limits);
       if (local !== undefined) {
         if (leases.lowAndWarm(key) && leases.markRenewing(key)) renew(key, limits);
+        else ticks.start();
         return local;
       }
+      // No tick to start here: a holding this call leases is due only once a later take spends from it.
       try {
         return await batcher.submit(key, { elements, limits });
       } catch (error) {
         return failOpen(error, limits);
-      } finally {
-        if (leases.size > 0) ticks.start();
       }
     },
   };

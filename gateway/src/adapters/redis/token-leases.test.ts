@@ -69,17 +69,19 @@ describe('TokenLeases', () => {
 describe('TokenLeases renewal ahead of time', () => {
   const l = limits(1000, 5000);
 
-  it('names a warm holding past half its life, once, until its renewal comes back', () => {
+  it('names a warm holding spent from past half its life, once, until its renewal comes back', () => {
     let now = 0;
     const leases = new TokenLeases(100, () => now, 1000);
     leases.add('k', l, grant(100));
+    leases.take('k', 0, l);
     expect(leases.dueForRenewal()).toEqual([]);
+    expect(leases.renewalAhead).toBe(true);
     now = 50;
     expect(leases.dueForRenewal()).toEqual([{ key: 'k', limits: l }]);
     expect(leases.dueForRenewal()).toEqual([]);
     // Three tokens spent while the call was out come out of the fresh grant; the clock restarts.
     for (let i = 0; i < 3; i++) leases.take('k', 0, l);
-    leases.renewed('k', l, { requests: 100, elements: 0 }, grant(100));
+    leases.renewed('k', l, { requests: 99, elements: 0 }, grant(100));
     expect(leases.snapshot('k', l)).toEqual({ requests: 97, elements: 0 });
     now = 90;
     expect(leases.take('k', 0, l)).toMatchObject({ allowed: true });
@@ -102,38 +104,76 @@ describe('TokenLeases renewal ahead of time', () => {
     expect(leases.dueForRenewal()).toHaveLength(1);
   });
 
-  it('lets a holding unused for keepWarmMs expire, and renews nothing when keepWarmMs is 0', () => {
+  it('renews nothing for a holding not spent from, keeps it spendable for keepWarmMs, then lets it lapse; nothing at all when keepWarmMs is 0', () => {
     let now = 0;
     const warm = new TokenLeases(100, () => now, 1000);
     const cold = new TokenLeases(100, () => now, 0);
     warm.add('k', l, grant(100));
     cold.add('k', l, grant(100));
-    for (now = 50; now <= 1000; now += 50) {
-      for (const due of warm.dueForRenewal()) warm.renewed(due.key, l, warm.snapshot(due.key, l), grant(100));
+    // Idle: ten leases long, no renewal named, and no tick needed.
+    for (now = 25; now <= 1000; now += 25) {
+      expect(warm.dueForRenewal()).toEqual([]);
+      expect(warm.renewalAhead).toBe(false);
     }
     expect(cold.dueForRenewal()).toEqual([]);
     expect(cold.take('k', 0, l)).toBeUndefined();
-    // Used at 0, renewed until 1000: still held at 1050, not renewed after, gone at 1150.
-    now = 1050;
+    // Back at 1000 (within keepWarmMs of its grant): decided from the old holding, and due at once.
+    now = 1000;
+    expect(warm.take('k', 0, l)).toMatchObject({ allowed: true });
+    expect(warm.dueForRenewal()).toEqual([{ key: 'k', limits: l }]);
+    warm.renewed('k', l, { requests: 99, elements: 0 }, grant(100));
+    // Not spent from again: lapses keepWarmMs after that last take.
+    now = 1900;
     expect(warm.dueForRenewal()).toEqual([]);
     expect(warm.size).toBe(1);
-    now = 1150;
+    now = 2001;
     expect(warm.dueForRenewal()).toEqual([]);
     expect(warm.size).toBe(0);
+    expect(warm.take('k', 0, l)).toBeUndefined();
+  });
+
+  it('does not ask again and again for a tenant held at its limit while it sends nothing', () => {
+    let now = 0;
+    const leases = new TokenLeases(100, () => now, 5000);
+    leases.add('k', l, grant(2));
+    leases.take('k', 0, l);
+    leases.take('k', 0, l);
+    expect(leases.dueForRenewal()).toHaveLength(1);
+    // The bucket is empty: the renewal grants nothing, and the holding stays empty.
+    leases.renewed('k', l, { requests: 0, elements: 0 }, grant(0));
+    for (now = 25; now <= 2000; now += 25) expect(leases.dueForRenewal()).toEqual([]);
+    expect(leases.take('k', 0, l)).toBeUndefined();
+  });
+
+  it('renews a slow tenant about once per take, not once per half lease', () => {
+    let now = 0;
+    const leases = new TokenLeases(100, () => now, 5000);
+    leases.add('k', l, grant(100));
+    let renewals = 0;
+    // One take every 400 ms for 4 s, a tick every 25 ms: four leases between two takes.
+    for (now = 0; now < 4000; now += 25) {
+      if (now % 400 === 0) expect(leases.take('k', 0, l)).toMatchObject({ allowed: true });
+      for (const due of leases.dueForRenewal()) {
+        renewals++;
+        leases.renewed(due.key, l, leases.snapshot(due.key, l), grant(100));
+      }
+    }
+    expect(renewals).toBe(10);
   });
 
   it('keeps a warm holding spendable past its expiry until a renewal comes back, down to zero, and renews it again after a failure', () => {
     let now = 0;
     const leases = new TokenLeases(100, () => now, 1000);
     leases.add('k', l, grant(3));
+    expect(leases.take('k', 0, l)).toMatchObject({ allowed: true });
     now = 60;
     expect(leases.dueForRenewal()).toHaveLength(1);
     now = 500; // Redis is slow: the renewal has not come back
-    for (let i = 0; i < 3; i++) expect(leases.take('k', 0, l)).toMatchObject({ allowed: true });
+    for (let i = 0; i < 2; i++) expect(leases.take('k', 0, l)).toMatchObject({ allowed: true });
     expect(leases.take('k', 0, l)).toBeUndefined();
     leases.endRenewal('k');
     expect(leases.dueForRenewal()).toEqual([{ key: 'k', limits: l }]);
-    // Reconciled: the three spent come out of the fresh grant.
+    // Reconciled: the two spent come out of the fresh grant.
     leases.renewed('k', l, { requests: 0, elements: 0 }, grant(100));
     expect(leases.snapshot('k', l)).toEqual({ requests: 100, elements: 0 });
   });
@@ -154,6 +194,7 @@ describe('TokenLeases renewal ahead of time', () => {
     let now = 0;
     const leases = new TokenLeases(100, () => now, 1000);
     leases.add('k', l, grant(100));
+    leases.take('k', 0, l);
     now = 60;
     expect(leases.dueForRenewal()).toHaveLength(1);
     // Dropped while the renewal was out (the tier changed and back), having spent some of what it gave back.

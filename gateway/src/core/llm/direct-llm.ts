@@ -23,6 +23,12 @@ export interface DirectLlmRequest {
   readBody(maxBytes: number): Promise<Uint8Array>;
   /** Aborts when the client goes away. */
   readonly signal: AbortSignal;
+  /**
+   * Aborts `signal` (its owner's controller), when the caller has one: the node's request then rides on
+   * the client's own signal, and a relay that stops it (budget spent) aborts that one; without it,
+   * forwarding makes a second AbortController per request.
+   */
+  readonly abort?: () => void;
 }
 
 export type DirectLlm = (request: DirectLlmRequest, target: LlmPostTarget) => Promise<LlmAnswer>;
@@ -44,6 +50,7 @@ export function createDirectLlm(deps: LlmRouteDeps & { readonly logger: Logger }
       headers: request.headers,
       readBody: (maxBytes) => request.readBody(maxBytes),
       signal: request.signal,
+      ...(request.abort === undefined ? {} : { abort: request.abort }),
       traceParent: parent,
       setRoute: (r) => void (route = r),
       setModel: (m) => void (model = m),

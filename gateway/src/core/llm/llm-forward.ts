@@ -40,6 +40,12 @@ export interface LlmForwardRequest {
   readonly deadline: number;
   /** The client's disconnect. */
   readonly signal: AbortSignal;
+  /**
+   * Aborts `signal` (its owner's controller), when the caller has one: the node's request then rides on
+   * the client's own signal, and a relay that stops it (budget spent) aborts that one; without it,
+   * forwarding makes a second AbortController per request.
+   */
+  readonly abort?: () => void;
 }
 
 /** A non-streamed answer, read whole. */
@@ -125,14 +131,26 @@ function countPiece(counter: TokenCounter, text: string): number {
   return count;
 }
 
+const noop = (): void => undefined;
+
+/**
+ * What aborts the node's request: the client's signal itself when the caller can abort it (one
+ * AbortSignal per stream: each costs an EventTarget and its listeners, docs/benchmarks.md issue 20),
+ * else a controller of its own that follows the client's.
+ */
+function upstreamAbortOf(request: LlmForwardRequest): { signal: AbortSignal; abort: () => void; detach: () => void } {
+  if (request.abort !== undefined) return { signal: request.signal, abort: request.abort, detach: noop };
+  const controller = new AbortController();
+  const onClientGone = (): void => controller.abort();
+  request.signal.addEventListener('abort', onClientGone, { once: true });
+  return { signal: controller.signal, abort: () => controller.abort(), detach: () => request.signal.removeEventListener('abort', onClientGone) };
+}
+
 export async function forwardLlm(deps: LlmForwardDeps, request: LlmForwardRequest): Promise<WholeAnswer | StreamedAnswer> {
   const { router, upstream } = deps;
   const { auth, model } = request;
-  const upstreamAbort = new AbortController();
-  const onClientGone = (): void => upstreamAbort.abort();
   if (request.signal.aborted) throw TesseraError.cancelled('the client closed the connection');
-  request.signal.addEventListener('abort', onClientGone, { once: true });
-  const detach = (): void => request.signal.removeEventListener('abort', onClientGone);
+  const { signal: upstreamSignal, abort: abortUpstream, detach } = upstreamAbortOf(request);
 
   let lease: NodeLease;
   try {
@@ -153,7 +171,7 @@ export async function forwardLlm(deps: LlmForwardDeps, request: LlmForwardReques
       path: request.path,
       body: request.body,
       headers: { 'content-type': 'application/json' },
-      signal: upstreamAbort.signal,
+      signal: upstreamSignal,
       headersTimeoutMs: deps.answerTimeoutMs,
     });
   let response: LlmUpstreamResponse;
@@ -198,7 +216,7 @@ export async function forwardLlm(deps: LlmForwardDeps, request: LlmForwardReques
     countTokens: (text) => countPiece(deps.counter, text),
     meter,
     overBudgetError: (retryAfterMs) => tokenLimitError(auth, model, meter.total, retryAfterMs),
-    abortUpstream: () => upstreamAbort.abort(),
+    abortUpstream,
     onEnd: () => {
       lease.release();
       detach();

@@ -39,6 +39,12 @@ export interface LlmExchange {
   readBody(maxBytes: number): Promise<Uint8Array>;
   /** Aborts when the client goes away. */
   readonly signal: AbortSignal;
+  /**
+   * Aborts `signal` (its owner's controller), when the caller has one: the node's request then rides on
+   * the client's own signal, and a relay that stops it (budget spent) aborts that one; without it,
+   * forwarding makes a second AbortController per request.
+   */
+  readonly abort?: () => void;
   readonly traceParent: TraceContext | undefined;
   setRoute(route: GatewayRoute): void;
   setModel(model: string): void;
@@ -123,6 +129,7 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
         format: 'openai',
         deadline: requestDeadline(exchange.headers, now(), auth.tier.queueTimeoutMs),
         signal: exchange.signal,
+        ...(exchange.abort === undefined ? {} : { abort: exchange.abort }),
       });
       if (answer.kind === 'stream') return streamAnswer(answer);
       if (key !== undefined && answer.status === 200) {
@@ -164,6 +171,7 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
         format: 'generate',
         deadline: requestDeadline(exchange.headers, now(), auth.tier.queueTimeoutMs),
         signal: exchange.signal,
+        ...(exchange.abort === undefined ? {} : { abort: exchange.abort }),
       });
       if (answer.kind === 'stream') return streamAnswer(answer);
       return { status: answer.status, headers: { 'Content-Type': answer.contentType }, body: answer.body };

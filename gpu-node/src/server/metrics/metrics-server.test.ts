@@ -1,6 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import type * as PerfHooks from 'node:perf_hooks';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ModelStatsSnapshot } from '../../models/index.js';
-import { createMetricsServer, parseMeminfo, parseNvidiaSmiQuery } from './index.js';
+import { createMetricsServer, EVENT_LOOP_SAMPLE_MS, parseMeminfo, parseNvidiaSmiQuery } from './index.js';
 import type { MetricsServer } from './index.js';
 
 function snapshot(model: string, version: string, n: number): ModelStatsSnapshot {
@@ -59,6 +61,20 @@ function value(text: string, series: string): number | undefined {
 }
 
 describe('metrics endpoint', () => {
+  it("samples the event-loop lag every EVENT_LOOP_SAMPLE_MS, not prom-client's 10 ms that woke an idle node 100 times a second", async () => {
+    // prom-client reads perf_hooks through require(): the same module object is spied on here.
+    const perfHooks = createRequire(import.meta.url)('node:perf_hooks') as typeof PerfHooks;
+    const monitor = vi.spyOn(perfHooks, 'monitorEventLoopDelay');
+    try {
+      server = createMetricsServer({ statsSnapshots: () => [] }, { gpuQuery: async () => null });
+      expect(monitor).toHaveBeenCalledWith({ resolution: EVENT_LOOP_SAMPLE_MS });
+      expect(EVENT_LOOP_SAMPLE_MS).toBeGreaterThanOrEqual(100);
+      expect((await server.scrape()).split('\n').filter((line) => line.startsWith('nodejs_eventloop_lag_p99_seconds '))).toHaveLength(1);
+    } finally {
+      monitor.mockRestore();
+    }
+  });
+
   it('labels each instance with where it runs and its execution provider', async () => {
     const instances = [
       { model: 'mlp', version: '1', instance: 'mlp_0_0', kind: 'gpu' as const, device: 0, provider: 'webgpu' },

@@ -16,6 +16,13 @@ import { applyServerTimeouts } from '../../../../shared/src/http/index.js';
 
 export const DEFAULT_METRICS_PORT = 8002;
 
+/**
+ * How often the event-loop lag is sampled for nodejs_eventloop_lag_*. prom-client's default (10 ms) is a
+ * native timer that wakes an idle node 100 times a second; ten samples a second still give the lag
+ * percentiles hundreds of samples per scrape (the gateway made the same cut, docs/benchmarks.md, 2026-11-26f).
+ */
+export const EVENT_LOOP_SAMPLE_MS = 100;
+
 export interface MetricsServerOptions {
   /** Registry to serve; default a fresh one (so tests and several nodes in one process don't collide). */
   readonly registry?: Registry;
@@ -48,7 +55,7 @@ export function createMetricsServer(source: MetricsSource, options: MetricsServe
   const instanceSnapshots = source.instanceSnapshots;
   if (instanceSnapshots !== undefined) registerInstanceMetrics(registry, () => instanceSnapshots.call(source));
   if (options.cpuMetrics ?? true) registerCpuMetrics(registry);
-  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   const gpu = (options.gpuMetrics ?? true) ? gpuMetrics(registry, options.gpuQuery, options.intervalMs) : undefined;
 
   const scrape = async (): Promise<string> => {
