@@ -26,6 +26,7 @@ import { FirstTokenTracer, type ArrivalMark } from './first-token-trace.js';
 import { subRunRanges } from './decode-split.js';
 import { requestSize } from './request-size.js';
 import { prefillRunCap } from './prefill-cap.js';
+import { DecodeFeeds } from './decode-feeds.js';
 
 export type FinishReason = 'stop' | 'length' | 'cancelled';
 
@@ -130,8 +131,7 @@ export class BatchEngine {
   private chunking: Chunking | undefined;
   readonly bytesPerToken: number;
   private readonly policy: PrefillPolicy;
-  /** A step's logits ([rows, 1, vocab]) are written here. */
-  private readonly logits: Float32Array;
+  private readonly decodeFeeds: DecodeFeeds;
   private readonly tracer = new FirstTokenTracer();
 
   constructor(
@@ -149,7 +149,7 @@ export class BatchEngine {
       rows: [],
     }));
     this.bytesPerToken = layout.layers * 2 * layout.heads * layout.headDim * 4;
-    this.logits = new Float32Array(options.maxNumSeqs * vocab);
+    this.decodeFeeds = new DecodeFeeds(layout, vocab, options.maxNumSeqs);
     this.policy = { order: options.prefillOrder ?? DEFAULT_PREFILL_ORDER, agingMs: options.prefillAgingMs ?? DEFAULT_PREFILL_AGING_MS };
   }
 
@@ -477,18 +477,7 @@ export class BatchEngine {
     const { cache } = bucket;
     const events = this.pending;
     const rows = to - from;
-    const { heads, headDim } = this.layout;
-    const capacity = cache.capacity;
-    const feeds: Record<string, { data: Float32Array | BigInt64Array; dims: readonly number[] }> = {
-      input_ids: { data: BigInt64Array.from(bucket.rows.slice(from, to), (s) => BigInt(s.nextToken)), dims: [rows, 1] },
-      position_ids: { data: BigInt64Array.from(cache.lengths.slice(from, to), BigInt), dims: [rows, 1] },
-      attention_mask: { data: cache.maskView(from, to), dims: [rows, capacity + 1] },
-    };
-    const views = cache.pastViews(from, to);
-    cache.pastNames.forEach((name, i) => (feeds[name] = { data: views[i] as Float32Array, dims: [rows, heads, capacity, headDim] }));
-    const presents = cache.presentViews(rows);
-    const into: Record<string, { data: Float32Array; dims: readonly number[] }> = { logits: { data: this.logits.subarray(0, rows * this.vocab), dims: [rows, 1, this.vocab] } };
-    cache.presentNames.forEach((name, i) => (into[name] = { data: presents[i] as Float32Array, dims: [rows, heads, capacity + 1, headDim] }));
+    const { feeds, into, presents, logits } = this.decodeFeeds.build(cache, from, to, (r) => (bucket.rows[r] as Sequence).nextToken);
     const started = process.hrtime.bigint();
     this.tracer.runStarted('decode');
     await this.runner.run(feeds, into).finally(() => this.tracer.runEnded());
@@ -498,7 +487,6 @@ export class BatchEngine {
     this.counts.stepModelNs += Number(ran - started);
     this.counts.stepRuns += 1;
     this.counts.stepSequences += rows;
-    const logits = into['logits']!.data;
     for (let r = from; r < to; r++) this.advance(bucket.rows[r] as Sequence, logits, (r - from) * this.vocab, events);
   }
 

@@ -6,8 +6,10 @@
  * are epoch milliseconds (performance.timeOrigin + now), comparable between the node's threads.
  */
 import { readFileSync } from 'node:fs';
+import { TraceRing, type FirstTokenTrace, type RunKind } from './trace-ring.js';
 
-export type RunKind = 'decode' | 'prefill' | 'chunk';
+export type { FirstTokenTrace, RunKind } from './trace-ring.js';
+
 
 /**
  * TESSERA_LLM_TRACE_CPU=1 (benches only: a file read per run): each run's on-CPU time of the engine thread from
@@ -24,34 +26,9 @@ function threadCpuMs(): number {
   }
 }
 
-export interface FirstTokenTrace {
-  readonly id: number;
-  readonly promptTokens: number;
-  readonly maxTokens: number;
-  /** The kind of model run under way when the request was sent, or 'none' (the engine thread was free). */
-  readonly inFlight: RunKind | 'none';
-  /** From the request's sending to the end of that run (0 for 'none'). */
-  readonly inFlightMs: number;
-  /** That run's on-CPU share (thread CPU / wall; NaN unless TESSERA_LLM_TRACE_CPU=1): below 1 the core was shared. */
-  readonly inFlightCpuShare: number;
-  /** From the end of that run (or the sending) to the engine reading the request (message delivery, tokenizing). */
-  readonly messageMs: number;
-  /** From reading the request to the start of its own prefill run, and the runs started meanwhile, by kind. */
-  readonly queuedMs: number;
-  readonly queuedRuns: Readonly<Record<RunKind, number>>;
-  /** Its own prefill run (for a chunked prompt: from its first chunk's start to its last chunk's end), its rows and padded tokens. */
-  readonly prefillMs: number;
-  /** The engine thread's CPU time over the same span (NaN unless TESSERA_LLM_TRACE_CPU=1). */
-  readonly prefillCpuMs: number;
-  readonly prefillRows: number;
-  readonly prefillPaddedTokens: number;
-  /** When the request was sent and when its first token was sampled (epoch ms): the rest of its TTFT is delivery. */
-  readonly sentAtMs: number;
-  readonly firstTokenAtMs: number;
-}
 
 /** Traces kept (a ring): enough for a bench window's probes beside a wave's members. */
-const TRACE_KEEP = 2048;
+export const TRACE_KEEP = 2048;
 
 export function nowMs(): number {
   return performance.timeOrigin + performance.now();
@@ -71,37 +48,54 @@ export interface ArrivalMark {
   runsAtPrefill?: Readonly<Record<RunKind, number>>;
 }
 
+/** A model run's times (reused: the engine starts a few hundred runs a second, so none allocates). */
 interface Run {
-  readonly kind: RunKind;
-  readonly startMs: number;
-  readonly startCpuMs: number;
+  kind: RunKind;
+  startMs: number;
+  startCpuMs: number;
+  endMs: number;
+  cpuShare: number;
 }
 
 export class FirstTokenTracer {
-  private lastRun: (Run & { endMs: number; cpuShare: number }) | undefined;
-  private current: Run | undefined;
+  private readonly lastRun: Run = { kind: 'decode', startMs: 0, startCpuMs: 0, endMs: 0, cpuShare: Number.NaN };
+  private hasLastRun = false;
+  private readonly current: Run = { kind: 'decode', startMs: 0, startCpuMs: 0, endMs: 0, cpuShare: Number.NaN };
+  private running = false;
   private readonly started: Record<RunKind, number> = { decode: 0, prefill: 0, chunk: 0 };
-  private traces: FirstTokenTrace[] = [];
+  private readonly traces = new TraceRing(TRACE_KEEP);
   /** Requests read while a run was under way (an asynchronous runner): their wait ends with that run. */
-  private readDuringRun: ArrivalMark[] = [];
+  private readonly readDuringRun: ArrivalMark[] = [];
 
   runStarted(kind: RunKind): void {
     this.started[kind] += 1;
-    this.current = { kind, startMs: nowMs(), startCpuMs: threadCpuMs() };
+    this.current.kind = kind;
+    this.current.startMs = nowMs();
+    this.current.startCpuMs = threadCpuMs();
+    this.running = true;
   }
 
   runEnded(): void {
     const endMs = nowMs();
-    const run = this.current;
-    if (run !== undefined) this.lastRun = { ...run, endMs, cpuShare: (threadCpuMs() - run.startCpuMs) / (endMs - run.startMs) };
-    this.current = undefined;
+    if (this.running) {
+      const run = this.current;
+      const last = this.lastRun;
+      last.kind = run.kind;
+      last.startMs = run.startMs;
+      last.startCpuMs = run.startCpuMs;
+      last.endMs = endMs;
+      last.cpuShare = (threadCpuMs() - run.startCpuMs) / (endMs - run.startMs);
+      this.hasLastRun = true;
+    }
+    this.running = false;
+    if (this.readDuringRun.length === 0) return;
     for (const mark of this.readDuringRun) {
       mark.inFlightMs = endMs - mark.sentAtMs;
-      mark.inFlightCpuShare = this.lastRun?.cpuShare ?? Number.NaN;
+      mark.inFlightCpuShare = this.hasLastRun ? this.lastRun.cpuShare : Number.NaN;
       mark.messageMs = 0;
       mark.receivedAtMs = endMs;
     }
-    this.readDuringRun = [];
+    this.readDuringRun.length = 0;
   }
 
   /** A request read by the engine; `sentAtMs` from the sending thread (the reading time when absent). */
@@ -109,13 +103,13 @@ export class FirstTokenTracer {
     const receivedAtMs = nowMs();
     const sent = sentAtMs ?? receivedAtMs;
     const runsAtArrival = { ...this.started };
-    if (this.current !== undefined) {
+    if (this.running) {
       const mark = { sentAtMs: sent, receivedAtMs, inFlight: this.current.kind, inFlightMs: 0, inFlightCpuShare: Number.NaN, messageMs: 0, runsAtArrival };
       this.readDuringRun.push(mark);
       return mark;
     }
     const run = this.lastRun;
-    const waited = run !== undefined && run.endMs > sent;
+    const waited = this.hasLastRun && run.endMs > sent;
     return {
       sentAtMs: sent,
       receivedAtMs,
@@ -157,10 +151,9 @@ export class FirstTokenTracer {
       sentAtMs: mark.sentAtMs,
       firstTokenAtMs: at,
     });
-    if (this.traces.length > 2 * TRACE_KEEP) this.traces = this.traces.slice(-TRACE_KEEP);
   }
 
   recent(): FirstTokenTrace[] {
-    return this.traces.slice(-TRACE_KEEP);
+    return this.traces.toArray();
   }
 }

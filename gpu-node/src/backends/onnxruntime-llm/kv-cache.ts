@@ -5,10 +5,16 @@
  * Sequences keep their tokens at positions 0..length-1 of their row; the rest of the row is padding the
  * attention mask hides. The mask [rows, capacity + 1] is kept beside it (the last column is the new token).
  *
- * A step's presents are written by onnxruntime into buffers kept here for the purpose (no allocation per
- * step). What a step copies: the new token's key and value into each row (heads × head_dim floats per
- * layer and kind), nothing else (the model's own past-to-present concatenation is the model's work). Rarely: a prefill's cache into a fresh row, the last row into the hole a leaving
- * sequence leaves (rows stay dense), and every row when capacity or rows double. Every copy is counted.
+ * A step's presents are written by onnxruntime into buffers kept here for the purpose. onnxruntime-node
+ * (1.30) still hands back a fresh copy of every output of every run (measured: ~3.5 MiB of ArrayBuffers per
+ * 32-row run at capacity 128, with or without the kept buffers), so each run allocates that much external
+ * memory whatever this cache does; docs/benchmarks.md (sixth pass) has what that costs in GC.
+ *
+ * What a step copies: the new token's key and value into each row (heads × head_dim floats per layer and
+ * kind), nothing else (the model's own past-to-present concatenation is the model's work). Beside steps: a
+ * prefill's cache into a fresh row, the last row into the hole a leaving sequence leaves (rows stay dense),
+ * and every row at a re-layout (rows or capacity moved: tens of times a second under mixed lengths, each into
+ * new buffers). Every copy is counted.
  */
 import type { DecoderLayout } from './decoder-layout.js';
 
@@ -24,6 +30,9 @@ export interface CopyCounters {
   /** Floats moved when a sequence outgrew its length bucket into the next one. */
   bucketFloats: number;
 }
+
+/** Re-layouts of every cache of this thread and the bytes of the new arrays they allocated (the GC samples report them). */
+export const kvRelayouts = { count: 0, newBytes: 0 };
 
 /** Capacity moves in steps of this many positions. */
 const CAPACITY_STEP = 32;
@@ -70,7 +79,7 @@ export class KvCache {
     return [...this.buffers, ...this.presents].reduce((sum, b) => sum + b.byteLength, 0) + this.mask.byteLength;
   }
 
-  /** The buffers the present outputs of a run over `rows` rows go to (onnxruntime writes them in place: no allocation per step). */
+  /** The buffers the present outputs of a run over `rows` rows go to (onnxruntime writes them in place). */
   presentViews(rows = this.active): Float32Array[] {
     const floats = rows * this.rowFloatsPerPosition * (this.capacity + 1);
     return this.presents.map((b) => b.subarray(0, floats));
@@ -211,6 +220,8 @@ export class KvCache {
     this.capacity = capacity;
     this.mask = new BigInt64Array(rows * (capacity + 1));
     for (let r = 0; r < this.active; r++) this.writeMaskRow(r);
+    kvRelayouts.count += 1;
+    kvRelayouts.newBytes += this.allocatedBytes;
   }
 
   /** Every sequence left: the memory goes back. */

@@ -18,6 +18,7 @@ import type { EngineStats } from './engine-stats.js';
 import { llmSettingsOf, type LlmSettings } from './llm-config.js';
 import type { HostMessage, LlmWorkerData, LoadedInfo, WireEvent, WorkerMessage } from './protocol.js';
 import { parseSamplingParameters } from './sampling.js';
+import { startGcSampler } from './gc-sampler.js';
 
 export const ONNXRUNTIME_LLM_BACKEND = 'onnxruntime_llm';
 /** No tokenizer makes a token of more characters than this; longer prompts cannot fit the context. */
@@ -50,6 +51,15 @@ function priorityOf(request: ExecutionRequest): number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0;
 }
 
+/**
+ * TESSERA_LLM_ENGINE_YOUNG_MB (benches): the engine thread's young generation in MiB (V8's default when unset),
+ * to try the engine isolate's GC behaviour under another young generation without a rebuild.
+ */
+function engineWorkerOptions(): { resourceLimits?: { maxYoungGenerationSizeMb: number } } {
+  const young = Number(process.env['TESSERA_LLM_ENGINE_YOUNG_MB'] ?? '');
+  return Number.isFinite(young) && young > 0 ? { resourceLimits: { maxYoungGenerationSizeMb: young } } : {};
+}
+
 export class LlmInstance implements BackendInstance {
   private readonly pending = new Map<number, Pending>();
   private readonly statsWaiters = new Map<number, (stats: EngineStats) => void>();
@@ -75,9 +85,10 @@ export class LlmInstance implements BackendInstance {
   }
 
   static async start(source: ModelSource, spec: InstanceSpec): Promise<LlmInstance> {
+    startGcSampler('main');
     const settings = llmSettingsOf(source);
     const data: LlmWorkerData = { model: source.name, modelPath: source.modelPath, tokenizerDirs: [source.versionDir, dirname(source.versionDir)], settings };
-    const worker = startModuleWorker(siblingModule(import.meta.url, 'llm-worker'), data);
+    const worker = startModuleWorker(siblingModule(import.meta.url, 'llm-worker'), data, engineWorkerOptions());
     const info = await new Promise<LoadedInfo>((resolve, reject) => {
       const onMessage = (message: WorkerMessage) => {
         if (message.type === 'ready') resolve(message.info);

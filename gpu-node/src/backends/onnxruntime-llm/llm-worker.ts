@@ -12,10 +12,13 @@ import { decoderLayoutOf, type ValueInfo } from './decoder-layout.js';
 import type { HostMessage, LlmWorkerData, WireEvent, WorkerMessage } from './protocol.js';
 import { rememberingSingleTokens } from './single-token-text.js';
 import { loadTokenizer } from './tokenizer-file.js';
+import { startGcSampler } from './gc-sampler.js';
+import { kvRelayouts } from './kv-cache.js';
 
 const port = parentPort;
 if (port === null) throw new Error('llm-worker.ts runs as a worker thread');
 const data = workerData as LlmWorkerData;
+startGcSampler(`engine ${data.model}`, () => ({ kvRelayouts: { ...kvRelayouts } }));
 
 function post(message: WorkerMessage): void {
   port?.postMessage(message);
