@@ -12,10 +12,9 @@ import { validateTensorData } from './validate.js';
 
 /**
  * Joins tensors of equal datatype and equal non-batch dimensions into one whose dim 0 is the sum.
- * The result takes the first tensor's name; its data is a fresh buffer, or one from `allocate`, which
- * must return exactly that many bytes the caller owns (every one of them is written here).
+ * The result takes the first tensor's name; its data is a fresh buffer.
  */
-export function concatBatch(tensors: readonly Tensor[], allocate: (bytes: number) => Uint8Array = freshBytes): Tensor {
+export function concatBatch(tensors: readonly Tensor[]): Tensor {
   const first = tensors[0];
   if (first === undefined) throw TesseraError.invalidArg('cannot concatenate an empty list of tensors');
   const inner = first.shape.slice(1);
@@ -40,8 +39,7 @@ export function concatBatch(tensors: readonly Tensor[], allocate: (bytes: number
     batch += t.shape[0] as number;
     bytes += t.data.length;
   }
-  const data = allocate(bytes);
-  if (data.byteLength !== bytes) throw TesseraError.internal(`a batch buffer of ${data.byteLength} bytes was given for ${bytes}`);
+  const data = new Uint8Array(bytes);
   let offset = 0;
   for (const t of tensors) {
     data.set(t.data, offset);
@@ -49,8 +47,6 @@ export function concatBatch(tensors: readonly Tensor[], allocate: (bytes: number
   }
   return { name: first.name, datatype: first.datatype, shape: [batch, ...inner], data };
 }
-
-const freshBytes = (bytes: number): Uint8Array => new Uint8Array(bytes);
 
 /**
  * Cuts a tensor along dim 0 into pieces of the given sizes (which must add up to dim 0). The pieces'

@@ -2,7 +2,7 @@
  * Turning a list of requests into session runs and the runs' outputs back into per-request results.
  *
  * A batching model (max_batch_size > 0) gets one run: each input is the requests' tensors concatenated
- * along dim 0 (one copy, into a fresh or pooled buffer that is then transferred to the worker), and each output is
+ * along dim 0 (one copy, into a fresh buffer that is then transferred to the worker), and each output is
  * cut back into the requests' rows (views, no copy). A non-batching model gets one run per request. A run
  * of one request lends the request's own tensors (no copy): a session on the main thread reads them in
  * place, and the backend copies them once before a run crosses to a thread (wire-tensor.ts `forThread`).
@@ -187,8 +187,7 @@ function innerShape(tensor: Tensor): string {
   return formatShape(tensor.shape.slice(1));
 }
 
-/** `allocate`: where a joined input's bytes go (batch-buffer-pool.ts); exactly the size asked, every byte overwritten. */
-export function planBatch(requests: readonly ExecutionRequest[], io: ModelIo, allocate?: (bytes: number) => Uint8Array): BatchPlan {
+export function planBatch(requests: readonly ExecutionRequest[], io: ModelIo): BatchPlan {
   if (requests.length === 1) return planOne(requests[0] as ExecutionRequest, io);
   const rejected = new Map<number, TesseraError>();
   const accepted: { index: number; request: ExecutionRequest; rows: number }[] = [];
@@ -231,7 +230,7 @@ export function planBatch(requests: readonly ExecutionRequest[], io: ModelIo, al
     // One request: its tensor is the batch, lent as it is (its checks ran in checkRequest).
     if (only !== undefined) return only.request.inputs.find((t) => t.name === info.name) as Tensor;
     const parts = accepted.map(({ request }) => request.inputs.find((t) => t.name === info.name) as Tensor);
-    return ownedTensorToWire(concatBatch(parts, allocate));
+    return ownedTensorToWire(concatBatch(parts));
   });
   const run: PlannedRun = {
     requestIndexes: accepted.map((a) => a.index),

@@ -31,7 +31,6 @@ import { siblingModule } from '../worker/sibling-module.js';
 import { openInlineSession } from '../worker/inline-session.js';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { planBatch, splitRunOutputs, type ModelIo, type PlannedRun } from './batch-plan.js';
-import { BatchBufferPool } from './batch-buffer-pool.js';
 import { configTypeOfOrt } from './element-types.js';
 import { cudaProviderInstalled, gpuProviderCandidates, refuseCpuAccelerators, skippedProviderReasons } from './execution-providers.js';
 import type { OrtExecuteBody, OrtExecuteReply, OrtInfo, OrtInit, OrtRun, OrtThreadRun } from './protocol.js';
@@ -84,9 +83,6 @@ class OnnxRuntimeInstance implements BackendInstance {
   private readonly io: ModelIo;
   /** An inline instance's session in the pool, for its large batches; opened on first need. */
   private pooled: Promise<OrtWorker> | undefined;
-  /** The joined inputs' buffers, back from the worker for the next batch (batch-buffer-pool.ts). */
-  private readonly batchBuffers = new BatchBufferPool();
-  private readonly takeBatchBuffer = (bytes: number): Uint8Array => this.batchBuffers.take(bytes);
 
   constructor(
     readonly spec: InstanceSpec,
@@ -117,7 +113,7 @@ class OnnxRuntimeInstance implements BackendInstance {
 
   private async run(requests: readonly ExecutionRequest[], checkAgainstCpu?: number): Promise<ExecutionBatchResult> {
     const start = process.hrtime.bigint();
-    const plan = planBatch(requests, this.io, this.takeBatchBuffer);
+    const plan = planBatch(requests, this.io);
     // Every slot is filled below, by a run's result or by the request's rejection; the placeholder is
     // shared so that a batch of 64 does not build 64 errors with stack traces that are then discarded.
     const results: ExecutionResult[] = [];
@@ -144,7 +140,6 @@ class OnnxRuntimeInstance implements BackendInstance {
     }
 
     const received = process.hrtime.bigint();
-    if (reply.spentInputs !== undefined) for (const buffer of reply.spentInputs) this.batchBuffers.give(buffer);
     for (let r = 0; r < plan.runs.length; r++) {
       const run = plan.runs[r] as PlannedRun;
       const outcome = reply.runs[r];

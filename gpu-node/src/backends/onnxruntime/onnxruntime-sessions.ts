@@ -12,7 +12,7 @@ import {
   tensorToTypedArray,
 } from '../../../../shared/src/tensors/index.js';
 import type { WireTensor } from '../worker/protocol.js';
-import { isWire, ownedArrayBuffer, runInputTensor, type RunInput } from '../worker/wire-tensor.js';
+import { ownedArrayBuffer, runInputTensor, type RunInput } from '../worker/wire-tensor.js';
 import type { SessionFactory } from '../worker/session-host.js';
 import { wireError } from '../worker/worker-runtime.js';
 import { datatypeOfOrt, ortTypeOf } from './element-types.js';
@@ -232,7 +232,6 @@ async function execute(state: InstanceSession, body: OrtExecuteBody): Promise<Wo
   const runs: OrtRunResult[] = [];
   // Each output buffer is onnxruntime's own, fresh per run, so none appears twice.
   const transfer: ArrayBuffer[] = [];
-  const spent: ArrayBuffer[] = [];
   // Each run fails on its own: a bad shape in one request of a non-batching model spares the others.
   for (const run of body.runs) {
     try {
@@ -266,30 +265,14 @@ async function execute(state: InstanceSession, body: OrtExecuteBody): Promise<Wo
       inputNs += t1 - t0;
       inferNs += t2 - t1;
       runs.push({ outputs });
-      collectSpentInputs(run.inputs, transfer, spent);
     } catch (error) {
       runs.push({ error: wireError(error) });
     }
   }
-  const reply: OrtExecuteReply = { runs, inputNs: Number(inputNs), inferNs: Number(inferNs), outputNs: Number(outputNs) };
-  return { body: spent.length === 0 ? reply : { ...reply, spentInputs: spent }, transfer };
-}
-
-/**
- * Adds a finished run's own input buffers to what goes back with the reply (batch-buffer-pool.ts).
- * Left out: lent views (a request's body, not ours to reuse), empty buffers, and any buffer already
- * on the transfer list, which is one an output shares (were onnxruntime to hand an input back as an
- * output): pooled, the next batch's join would overwrite an answer. Call after the run's outputs are
- * on `transfer`.
- */
-export function collectSpentInputs(inputs: readonly RunInput[], transfer: ArrayBuffer[], spent: ArrayBuffer[]): void {
-  for (const input of inputs) {
-    if (!isWire(input)) continue;
-    const buffer = input.data;
-    if (buffer.byteLength === 0 || transfer.includes(buffer)) continue;
-    transfer.push(buffer);
-    spent.push(buffer);
-  }
+  return {
+    body: { runs, inputNs: Number(inputNs), inferNs: Number(inferNs), outputNs: Number(outputNs) },
+    transfer,
+  };
 }
 
 async function release(state: InstanceSession): Promise<void> {

@@ -63,9 +63,4 @@ export type OrtRunResult = WireOutcome;
 /** inputNs: wire inputs to onnxruntime tensors; inferNs: session.run alone; outputNs: outputs back to wire tensors. */
 export interface OrtExecuteReply extends WorkerTimings {
   readonly runs: readonly OrtRunResult[];
-  /**
-   * The runs' own input buffers (wire tensors), handed back after the runs for the next batch
-   * (batch-buffer-pool.ts): never one that an output shares, never a lent view.
-   */
-  readonly spentInputs?: readonly ArrayBuffer[];
 }
