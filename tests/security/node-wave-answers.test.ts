@@ -13,7 +13,6 @@ import { encodeModel, OnnxDataType } from '../../gpu-node/src/example-models/onn
 import { createNodeCore } from '../../gpu-node/src/server-api/node-core-impl.js';
 import { createHttpServer } from '../../gpu-node/src/server/http/index.js';
 import { createGrpcServer } from '../../gpu-node/src/server/grpc/index.js';
-import type { NodeCore } from '../../gpu-node/src/server-api/index.js';
 import { createHttpInferClient } from '../../loadtests/src/lib/clients/http-client.js';
 import { createGrpcInferClient } from '../../loadtests/src/lib/clients/grpc-client.js';
 import type { InferRequest } from '../../shared/src/tensors/index.js';
@@ -55,7 +54,7 @@ function request(seed: number, binary: boolean): InferRequest {
     id: `wave-${seed}`,
     modelName: 'doubler',
     inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, WIDTH], data: new Uint8Array(values.buffer) }],
-    outputs: [{ name: 'OUTPUT0', parameters: { binary_data: binary } }],
+    outputs: [{ name: 'OUTPUT0', binaryData: binary }],
     parameters: {},
   };
 }
@@ -65,7 +64,7 @@ function expectedBytes(seed: number): Buffer {
 }
 
 let dir: string;
-let core: NodeCore;
+let core: ReturnType<typeof createNodeCore>;
 let http: ReturnType<typeof createHttpServer>;
 let grpc: ReturnType<typeof createGrpcServer>;
 let httpPort: number;

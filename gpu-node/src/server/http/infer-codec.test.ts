@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { encodeInferResponse } from '../../../../shared/src/kserve/index.js';
 import type { InferResponse } from '../../../../shared/src/tensors/index.js';
-import { encodeInfer, joinChunks } from './infer-codec.js';
+import { encodeInfer, joinChunks, type DecodedInfer } from './infer-codec.js';
+
+/** How the client asked for its outputs (the request itself is not read by the encoder). */
+function asked(binaryOutputDefault: boolean): DecodedInfer {
+  return { request: { id: '', modelName: 'mlp', inputs: [], parameters: {} }, binaryOutputDefault, outputBinary: new Map() };
+}
 
 /** Two requests' rows cut from one batch output, as the batch plan answers them (views, not copies). */
 function waveAnswers(): { batch: Uint8Array; responses: InferResponse[] } {
@@ -20,7 +25,7 @@ describe('encodeInfer (the HTTP answer as chunks)', () => {
   it('writes a binary output as a view of the batch output, byte-identical to the codec\'s one body', () => {
     const { batch, responses } = waveAnswers();
     for (const [r, response] of responses.entries()) {
-      const options = { binaryOutputDefault: true };
+      const options = asked(true);
       const answer = encodeInfer(response, options);
       const reference = encodeInferResponse(response, options);
       expect(Buffer.from(joinChunks(answer)).equals(Buffer.from(reference.body))).toBe(true);
@@ -35,7 +40,7 @@ describe('encodeInfer (the HTTP answer as chunks)', () => {
 
   it('answers JSON outputs as one body, as before', () => {
     const { responses } = waveAnswers();
-    const options = { binaryOutputDefault: false };
+    const options = asked(false);
     const answer = encodeInfer(responses[0]!, options);
     expect(answer.chunks).toHaveLength(1);
     expect(Buffer.from(answer.chunks[0]!).toString()).toBe(Buffer.from(encodeInferResponse(responses[0]!, options).body).toString());
@@ -44,8 +49,8 @@ describe('encodeInfer (the HTTP answer as chunks)', () => {
   it('counts the JSON header in UTF-8 bytes when a name is not ASCII', () => {
     const { responses } = waveAnswers();
     const response = { ...responses[0]!, modelName: 'modèle' };
-    const answer = encodeInfer(response, { binaryOutputDefault: true });
-    const reference = encodeInferResponse(response, { binaryOutputDefault: true });
+    const answer = encodeInfer(response, asked(true));
+    const reference = encodeInferResponse(response, asked(true));
     expect(Buffer.from(joinChunks(answer)).equals(Buffer.from(reference.body))).toBe(true);
     expect(answer.headers['Inference-Header-Content-Length']).toBe(reference.headers['Inference-Header-Content-Length']);
   });
