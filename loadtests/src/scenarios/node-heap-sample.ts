@@ -5,6 +5,8 @@
  * fixed number of requests after a warm-up. Prints self bytes per request by function, top 40; client
  * frames (raw-http, http-client, grpc-client, this file) are the load generator's, not the node's.
  *
+ * HEAP_SAMPLE_MODEL=mlp_large samples the 64-request wave instead (mlp_large, `preferred_batch_size: [64]`, 64 callers).
+ *
  *   node --import tsx loadtests/src/scenarios/node-heap-sample.ts [http|grpc] [REQUESTS] [OUT.txt]
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -19,7 +21,8 @@ import type { InferRequest } from '../../../shared/src/tensors/index.js';
 import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import type { InferClient } from '../lib/clients/infer-client.js';
-import { int32Tensor } from './batching-requests.js';
+import { fp32Tensor, int32Tensor } from './batching-requests.js';
+import { MLP_INPUT, MLP_MODEL, MLP_OUTPUT, MLP_WIDTH, mlpConfigText } from './batching-configs.js';
 
 interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -27,11 +30,15 @@ interface ProfileNode {
   children: ProfileNode[];
 }
 
-const CONCURRENCY = 16;
+const WAVE = process.env.HEAP_SAMPLE_MODEL === 'mlp_large';
+const CONCURRENCY = WAVE ? 64 : 16;
+const MODEL = WAVE ? MLP_MODEL : 'simple';
 const protocol = process.argv[2] === 'grpc' ? 'grpc' : 'http';
 const count = Number(process.argv[3] ?? 5000);
 const out = process.argv[4];
-const request: InferRequest = { id: '', modelName: 'simple', inputs: [int32Tensor('INPUT0', 16), int32Tensor('INPUT1', 16)], parameters: {} };
+const request: InferRequest = WAVE
+  ? { id: '', modelName: MLP_MODEL, inputs: [fp32Tensor(MLP_INPUT, MLP_WIDTH)], outputs: [{ name: MLP_OUTPUT }], parameters: {} }
+  : { id: '', modelName: 'simple', inputs: [int32Tensor('INPUT0', 16), int32Tensor('INPUT1', 16)], parameters: {} };
 
 async function drive(client: InferClient, n: number): Promise<void> {
   let left = n;
@@ -45,8 +52,12 @@ async function drive(client: InferClient, n: number): Promise<void> {
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'tessera-heap-sample-'));
-await writeExampleRepository(dir, { only: ['simple'] });
-const core = createNodeCore({ repositoryPath: dir, controlMode: 'explicit', loadModels: ['simple'] });
+await writeExampleRepository(dir, { only: [MODEL] });
+if (WAVE) {
+  const setup = { id: 'pref64', instances: 1, intraOpThreads: 1, dynamicBatching: { preferredBatchSizes: [64], maxQueueDelayUs: 60_000 } };
+  await writeFile(join(dir, MLP_MODEL, 'config.pbtxt'), mlpConfigText(setup));
+}
+const core = createNodeCore({ repositoryPath: dir, controlMode: 'explicit', loadModels: [MODEL] });
 await core.start();
 const http = createHttpServer(core, {});
 const { port } = await http.listen(0, '127.0.0.1');
@@ -87,7 +98,7 @@ const walk = (node: ProfileNode, path: readonly string[]): void => {
 };
 walk(profile.head, []);
 const lines = [
-  `${protocol}, ${count} simple requests (concurrency ${CONCURRENCY}), node and client in one process, ${process.version}`,
+  `${protocol}, ${count} ${MODEL} requests (concurrency ${CONCURRENCY}), node and client in one process, ${process.version}`,
   `total sampled ${total} bytes: ${Math.round(total / count)} B/req (client included)`,
   ...[...bySite]
     .sort((a, b) => b[1] - a[1])

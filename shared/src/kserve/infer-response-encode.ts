@@ -55,11 +55,26 @@ export function assembleBody(jsonText: string, sections: readonly Uint8Array[]):
   };
 }
 
+/** A response as its JSON header text and the binary sections that follow it (views of the outputs, not copies). */
+export interface EncodedHttpParts {
+  readonly jsonText: string;
+  readonly sections: readonly Uint8Array[];
+}
+
 /**
  * Throws INVALID_ARG when an output the client wants as JSON is FP16/BF16, and INTERNAL when an output
  * tensor's data does not match its own shape (a backend bug, not the client's).
  */
 export function encodeInferResponse(response: InferResponse, options: ResponseEncodingOptions): EncodedHttpBody {
+  const parts = encodeInferResponseParts(response, options);
+  return assembleBody(parts.jsonText, parts.sections);
+}
+
+/**
+ * encodeInferResponse without joining the parts: a server that can write several buffers in one go
+ * sends the outputs' own bytes instead of a copy of them. The sections must not change until written.
+ */
+export function encodeInferResponseParts(response: InferResponse, options: ResponseEncodingOptions): EncodedHttpParts {
   // The JSON text is written directly (the same text writeJson gives for the response object, with
   // the same key order): this runs once per answer, and building the object first cost twice as much.
   const sections: Uint8Array[] = [];
@@ -85,7 +100,7 @@ export function encodeInferResponse(response: InferResponse, options: ResponseEn
       text += `,"data":${writeJson(tensorBytesToJsonData(tensor))}}`;
     }
   }
-  return assembleBody(`${text}]}`, sections);
+  return { jsonText: `${text}]}`, sections };
 }
 
 /** A shape as writeJson writes it, without its intermediate array of strings. */

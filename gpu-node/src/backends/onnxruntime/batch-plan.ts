@@ -183,8 +183,11 @@ function inputNamed(request: ExecutionRequest, name: string): Tensor {
   throw TesseraError.internal(`input '${name}' vanished from a checked request`);
 }
 
-function innerShape(tensor: Tensor): string {
-  return formatShape(tensor.shape.slice(1));
+/** Whether two shapes agree after the batch dimension (numbers compared: no shape strings per request). */
+function sameInnerShape(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 1; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 export function planBatch(requests: readonly ExecutionRequest[], io: ModelIo): BatchPlan {
@@ -192,7 +195,7 @@ export function planBatch(requests: readonly ExecutionRequest[], io: ModelIo): B
   const rejected = new Map<number, TesseraError>();
   const accepted: { index: number; request: ExecutionRequest; rows: number }[] = [];
   // The first acceptable request fixes the non-batch dimensions every later one must match.
-  const reference = new Map<string, string>();
+  const reference = new Map<string, readonly number[]>();
   requests.forEach((request, index) => {
     try {
       const rows = checkRequest(request, io);
@@ -200,14 +203,14 @@ export function planBatch(requests: readonly ExecutionRequest[], io: ModelIo): B
       if (io.batching && requests.length > 1) {
         for (const input of request.inputs) {
           const want = reference.get(input.name);
-          if (want !== undefined && want !== innerShape(input)) {
+          if (want !== undefined && !sameInnerShape(want, input.shape)) {
             throw TesseraError.invalidArg(
               `input '${input.name}' for model '${io.modelName}' has shape ${formatShape(input.shape)}, ` +
-                `but the batch it was scheduled into has ${want} after the batch dimension`,
+                `but the batch it was scheduled into has ${formatShape(want.slice(1))} after the batch dimension`,
             );
           }
         }
-        for (const input of request.inputs) reference.set(input.name, innerShape(input));
+        for (const input of request.inputs) if (!reference.has(input.name)) reference.set(input.name, input.shape);
       }
       accepted.push({ index, request, rows });
     } catch (error) {

@@ -42,6 +42,14 @@ import { GRPC_DECOUPLED_REFUSAL, loadTrailerValues, traceParentFrom } from './in
 
 export const MODEL_INFER_PATH = `/${GRPCInferenceService.typeName}/${GRPCInferenceService.method.modelInfer.name}`;
 
+/**
+ * Outputs of this many bytes or more go out as views of the batch's output after the bytes before them,
+ * not copied into the answer's own buffer: a wave of 64 mlp_large answers made 64 buffers of 4 KB each,
+ * too large for Node's shared slab (under 4 KiB), and that external memory drove V8's mark-compacts.
+ * Smaller outputs are copied (the head then stays on the slab and the answer is one chunk).
+ */
+export const OUTPUT_VIEW_BYTES = 1024;
+
 export interface ModelInferFastPathOptions {
   readonly maxReceiveBytes: number;
   readonly maxSendBytes: number;
@@ -88,7 +96,7 @@ async function run(
       inferRequestFromProto(msg),
       traced === undefined ? { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL } : { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL, traceParent: traced },
     );
-    answer = encodeInferResponseFramed(response);
+    answer = encodeInferResponseFramed(response, OUTPUT_VIEW_BYTES);
   } catch (error) {
     const tessera = toTesseraError(error);
     call.fail(grpcStatusOf(tessera.code), tessera.message);

@@ -3,8 +3,10 @@
  * only ever sees these functions, so a change in the codec's shape is absorbed here.
  */
 import {
+  assembleBody,
   decodeInferRequestBody,
-  encodeInferResponse,
+  encodeInferResponseParts,
+  INFERENCE_HEADER_CONTENT_LENGTH,
   parseHeaderLength,
   type DecodedInferRequest,
   type RawInputModel,
@@ -26,12 +28,6 @@ export interface DecodeArgs {
 /** The request, and how the client wants its outputs (binary or JSON per output): pass it to encodeInfer. */
 export type DecodedInfer = DecodedInferRequest;
 
-export interface EncodedInfer {
-  readonly body: Uint8Array;
-  /** This answer's own headers (never Content-Length): the caller may complete them in place. */
-  readonly headers: Record<string, string>;
-}
-
 /** Bytes of the JSON part of the body: validates the header like the codec does (400 when invalid). */
 export function jsonPartLength(headerLength: string | null, bodyLength: number): number {
   return parseHeaderLength(headerLength, bodyLength) ?? bodyLength;
@@ -42,9 +38,49 @@ export function decodeInfer(args: DecodeArgs): DecodedInfer {
   return decodeInferRequestBody(args);
 }
 
-/** Encodes the response the way `decoded` asked. */
-export function encodeInfer(response: InferResponse, decoded: DecodedInfer): EncodedInfer {
-  return encodeInferResponse(response, decoded);
+/** An answer as the buffers to write in order, and their total length. */
+export interface EncodedInferChunks {
+  /**
+   * The JSON header's bytes, then each binary output's own bytes: views of the batch's output, not
+   * copies (a wave of 64 answers used to copy each 4 KB row into a body of its own). Nothing writes an
+   * output after the run, so they stay as they are until written.
+   */
+  readonly chunks: readonly Uint8Array[];
+  readonly byteLength: number;
+  /** This answer's own headers (never Content-Length): the caller may complete them in place. */
+  readonly headers: Record<string, string>;
+}
+
+/** Encodes the response the way `decoded` asked, as the codec's one body would read, without joining it. */
+export function encodeInfer(response: InferResponse, decoded: DecodedInfer): EncodedInferChunks {
+  const { jsonText, sections } = encodeInferResponseParts(response, decoded);
+  if (sections.length === 0) {
+    const { body, headers } = assembleBody(jsonText, sections);
+    return { chunks: [body], byteLength: body.byteLength, headers };
+  }
+  // A few hundred bytes: Buffer.from takes them from Node's shared slab, not a buffer of their own.
+  const head = Buffer.from(jsonText, 'utf8');
+  const chunks: Uint8Array[] = [head];
+  let byteLength = head.byteLength;
+  for (const section of sections) {
+    if (section.byteLength === 0) continue;
+    chunks.push(section);
+    byteLength += section.byteLength;
+  }
+  return { chunks, byteLength, headers: { 'Content-Type': 'application/octet-stream', [INFERENCE_HEADER_CONTENT_LENGTH]: String(head.byteLength) } };
+}
+
+/** The chunks as one body (a compressed answer, a Web Response): one copy. */
+export function joinChunks(answer: { readonly chunks: readonly Uint8Array[]; readonly byteLength: number }): Uint8Array {
+  const only = answer.chunks[0];
+  if (answer.chunks.length === 1 && only !== undefined) return only;
+  const body = new Uint8Array(answer.byteLength);
+  let offset = 0;
+  for (const chunk of answer.chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
 }
 
 /**

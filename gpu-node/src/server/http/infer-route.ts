@@ -14,7 +14,7 @@ import { INFER_HEADER_LENGTH } from '../../../../shared/src/kserve/index.js';
 import { extractTraceContext, TRACEPARENT_HEADER } from '../../../../shared/src/tracing/index.js';
 import type { NodeCore } from '../../server-api/index.js';
 import { payloadBodyLimits, readBody, type ReadBodyOptions } from './body-reader.js';
-import { decodeInfer, encodeInfer, jsonPartLength, rawInputModelOf } from './infer-codec.js';
+import { decodeInfer, encodeInfer, joinChunks, jsonPartLength, rawInputModelOf } from './infer-codec.js';
 import { requestDeadline } from './request-deadline.js';
 import { compressBody, negotiateResponseCoding } from './response-compression.js';
 import type { HttpLimits } from './server-options.js';
@@ -38,10 +38,12 @@ export interface InferHttpInput {
   readonly clientSignal: AbortSignal;
 }
 
-/** A successful answer: status 200 with these headers (no Content-Length) and body. */
+/** A successful answer: status 200 with these headers (no Content-Length) and the body's chunks, to write in order. */
 export interface InferHttpAnswer {
   readonly headers: Record<string, string>;
-  readonly body: Uint8Array;
+  /** Views of the outputs among them (infer-codec.ts): write them as they are, never change them. */
+  readonly chunks: readonly Uint8Array[];
+  readonly byteLength: number;
 }
 
 export function runInfer(
@@ -91,7 +93,7 @@ export async function handleInfer(
     clientSignal: request.signal,
   };
   const answer = await runInfer(context, input, modelName, modelVersion);
-  return new Response(answer.body, { status: 200, headers: answer.headers });
+  return new Response(joinChunks(answer), { status: 200, headers: answer.headers });
 }
 
 const bodyLimits = new WeakMap<HttpLimits, ReadBodyOptions>();
@@ -143,12 +145,10 @@ async function inferWithin(
   // compressed payload), and they are this answer's own object: completed in place, not copied.
   const headers = encoded.headers;
   headers['Vary'] = 'Accept-Encoding';
-  let payload = encoded.body;
   const acceptEncoding = input.header('accept-encoding');
   const coding = acceptEncoding === null ? undefined : negotiateResponseCoding(acceptEncoding);
-  if (coding !== undefined) {
-    payload = await compressBody(payload, coding);
-    headers['Content-Encoding'] = coding;
-  }
-  return { headers, body: payload };
+  if (coding === undefined) return { headers, chunks: encoded.chunks, byteLength: encoded.byteLength };
+  const payload = await compressBody(joinChunks(encoded), coding);
+  headers['Content-Encoding'] = coding;
+  return { headers, chunks: [payload], byteLength: payload.byteLength };
 }

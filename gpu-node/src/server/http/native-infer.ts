@@ -48,9 +48,9 @@ async function serve(
   const input = new IncomingInferInput(incoming, clientSignal);
   try {
     const answer = await runInfer(context, input, target.model, target.version);
-    answer.headers['Content-Length'] = String(answer.body.byteLength);
+    answer.headers['Content-Length'] = String(answer.byteLength);
     outgoing.writeHead(200, answer.headers);
-    outgoing.end(answer.body);
+    writeChunks(outgoing, answer.chunks);
   } catch (error) {
     const failure = clientSignal.aborted && !isTesseraError(error) ? TesseraError.cancelled('the client closed the connection') : error;
     const answer = errorAnswer(failure, logger, { method: 'POST', url: incoming.url ?? '' });
@@ -64,6 +64,17 @@ async function serve(
     outgoing.end(answer.body);
     if (unread) outgoing.once('finish', () => incoming.socket?.destroySoon());
   }
+}
+
+/**
+ * The answer's chunks in one write: corked, so the head, the JSON header and each output's bytes leave
+ * as one writev (end() uncorks fully) instead of being copied into one body first.
+ */
+function writeChunks(outgoing: ServerResponse, chunks: readonly Uint8Array[]): void {
+  const last = chunks.length - 1;
+  if (last > 0) outgoing.cork();
+  for (let i = 0; i < last; i++) outgoing.write(chunks[i]);
+  outgoing.end(chunks[last]);
 }
 
 /** The request as infer-route.ts reads it: one object per request, its methods shared, not two closures. */
