@@ -161,21 +161,35 @@ async function startAnchorSide(): Promise<Side> {
   };
 }
 
-/** Median net CPU per point and protocol, and the median of the rounds' gRPC/HTTP ratios. */
+/**
+ * A window that measured what it was meant to: no errors, the rate delivered (open loop) and a
+ * positive CPU figure. On a shared box a window can stall (the gateway's synchronous log writes wait
+ * on a pipe this starved process drains); such a window says nothing about either protocol.
+ */
+export function measuredWindow(sample: GrpcVsHttpSample): boolean {
+  return sample.errors === 0 && sample.dropped === 0 && Number.isFinite(sample.netCpuUs) && sample.netCpuUs > 0;
+}
+
+/**
+ * Median net CPU per point and protocol over the measured windows, and the median of the gRPC/HTTP
+ * ratios of the rounds where both windows measured (the same moment of the box).
+ */
 export function grpcVsHttpTable(samples: readonly GrpcVsHttpSample[]): string {
-  const lines = ['| side | point | HTTP µs | gRPC µs | gRPC / HTTP per round: median (rounds) |', '| --- | --- | --- | --- | --- |'];
+  const lines = ['| side | point | HTTP µs | gRPC µs | gRPC / HTTP per round: median (rounds) | windows left out |', '| --- | --- | --- | --- | --- | --- |'];
   const keys = [...new Set(samples.map((s) => `${s.side}\t${s.point}`))];
   for (const key of keys) {
     const [side, point] = key.split('\t') as [string, string];
-    const of = (protocol: Protocol): GrpcVsHttpSample[] => samples.filter((s) => s.side === side && s.point === point && s.protocol === protocol);
+    const all = samples.filter((s) => s.side === side && s.point === point);
+    const of = (protocol: Protocol): GrpcVsHttpSample[] => all.filter((s) => s.protocol === protocol && measuredWindow(s));
     const http = of('HTTP');
     const grpc = of('gRPC');
     const ratios = grpc.flatMap((g) => {
       const h = http.find((s) => s.round === g.round);
       return h === undefined ? [] : [g.netCpuUs / h.netCpuUs];
     });
-    const cpu = (list: GrpcVsHttpSample[]): string => median(list.map((s) => s.netCpuUs)).toFixed(0);
-    lines.push(`| ${side} | ${point} | ${cpu(http)} | ${cpu(grpc)} | **${median(ratios).toFixed(2)}** (${ratios.map((r) => r.toFixed(2)).join(', ')}) |`);
+    const cpu = (list: GrpcVsHttpSample[]): string => (list.length === 0 ? '-' : median(list.map((s) => s.netCpuUs)).toFixed(0));
+    const ratio = ratios.length === 0 ? '-' : `**${median(ratios).toFixed(2)}** (${ratios.map((r) => r.toFixed(2)).join(', ')})`;
+    lines.push(`| ${side} | ${point} | ${cpu(http)} | ${cpu(grpc)} | ${ratio} | ${all.length - http.length - grpc.length} |`);
   }
   return lines.join('\n');
 }
