@@ -13,6 +13,7 @@ import { GrpcStatus } from '../../../../shared/src/errors/index.js';
 import { grpcTimeoutHeader } from '../../../../shared/src/grpc/index.js';
 import { upstreamError } from './grpc-errors.js';
 import type { UpstreamError } from './grpc-errors.js';
+import { CallDeadlines, type DeadlineEntry } from './h2-call-deadlines.js';
 import { statusFromHttpStatus, statusFromResetCode } from './h2-call-status.js';
 import { ConnectBackoff } from './h2-node-connection.js';
 import type { NodeConnection, NodeSession } from './h2-node-connection.js';
@@ -54,6 +55,9 @@ export interface AnswerHandling<T> {
 
 /** setTimeout fires at once for longer delays; a deadline that far away needs no timer. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Every call's deadline on one timer (h2-call-deadlines.ts says why). */
+const deadlines = new CallDeadlines();
 
 export const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
@@ -99,11 +103,11 @@ export function h2Call<T>(connection: NodeConnection, nodeId: string, call: H2Ca
     /** The headers that carried grpc-status: the trailers, or the headers of a trailers-only answer. */
     let statusHeaders: IncomingHttpHeaders | undefined;
     let streamError: Error | undefined;
-    let timer: NodeJS.Timeout | undefined;
+    let deadline: DeadlineEntry | undefined;
 
     const cleanup = (): void => {
       settled = true;
-      if (timer !== undefined) clearTimeout(timer);
+      if (deadline !== undefined) deadlines.cancel(deadline);
       call.signal?.removeEventListener('abort', onAbort);
     };
     /** A failure decided here (deadline, cancellation, a refused answer): reset the stream, stop listening. */
@@ -121,8 +125,7 @@ export function h2Call<T>(connection: NodeConnection, nodeId: string, call: H2Ca
     };
     const onAbort = (): void => failLocally(upstreamError({ code: GrpcStatus.CANCELLED, details: 'Cancelled on client' }, nodeId, false, undefined));
     const onDeadline = (): void => failLocally(upstreamError({ code: GrpcStatus.DEADLINE_EXCEEDED, details: 'Deadline exceeded' }, nodeId, false, undefined));
-    const remainingMs = call.deadline - Date.now();
-    if (remainingMs < MAX_TIMER_MS) timer = setTimeout(onDeadline, Math.max(0, remainingMs));
+    if (call.deadline - Date.now() < MAX_TIMER_MS) deadline = deadlines.add(call.deadline, onDeadline);
     call.signal?.addEventListener('abort', onAbort, { once: true });
     if (call.signal?.aborted) onAbort();
 

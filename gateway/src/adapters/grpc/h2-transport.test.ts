@@ -10,7 +10,7 @@ import { constants, createServer as createHttp2Server } from 'node:http2';
 import type { Http2Server, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TesseraError } from '../../../../shared/src/errors/index.js';
 import { ModelInferRequestSchema, ModelInferResponseSchema } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { frameGrpcMessage, parametersFromProto, receivedResponseOf } from '../../../../shared/src/grpc/index.js';
@@ -235,6 +235,24 @@ describe('http2 transport on the wire', () => {
     expect(countsAgainstNode(error)).toBe(true);
     await waitFor(() => streams[0]?.rstCode !== undefined, { what: 'the node to see the reset' });
     expect(streams[0]!.rstCode).toBe(constants.NGHTTP2_CANCEL);
+  });
+
+  it("watches the calls' deadlines on one timer: calls arm no timer of their own, and a hung call still expires", async () => {
+    const t = transport();
+    const node = view('n', address);
+    await t.infer(node, simpleRequest(0), { deadline: soon() }); // connects: the connect timer is not a call's
+    const armed = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      for (let i = 0; i < 10; i++) await t.infer(node, simpleRequest(i), { deadline: soon() });
+      await Promise.all(Array.from({ length: 10 }, (_, i) => t.infer(node, simpleRequest(i), { deadline: soon() })));
+      // At most the one shared timer, armed when no earlier deadline was waiting.
+      expect(armed.mock.calls.length).toBeLessThanOrEqual(1);
+    } finally {
+      armed.mockRestore();
+    }
+    behaviour = hang;
+    const error = await failure(t.infer(node, simpleRequest(0), { deadline: Date.now() + 1100 }));
+    expect(error).toMatchObject({ code: 'DEADLINE_EXCEEDED', notAccepted: false });
   });
 
   it('a deadline that reaches the node nearly spent (used up in the gateway queue) is not held against it', async () => {

@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { createPromMetrics } from './prom-metrics.js';
+import { createRequire } from 'node:module';
+import type * as PerfHooks from 'node:perf_hooks';
+import { describe, expect, it, vi } from 'vitest';
+import { createPromMetrics, EVENT_LOOP_SAMPLE_MS } from './prom-metrics.js';
 
 const labels = { tenant: 't1', model: 'simple', version: '1' };
 
@@ -10,6 +12,20 @@ async function samples(metrics: ReturnType<typeof createPromMetrics>, name: stri
 }
 
 describe('prom metrics', () => {
+  it('samples the event-loop lag on a timer of EVENT_LOOP_SAMPLE_MS, not prom-client\'s 10 ms that woke an idle gateway 100 times a second', async () => {
+    // prom-client reads perf_hooks through require(): the same module object is spied on here.
+    const perfHooks = createRequire(import.meta.url)('node:perf_hooks') as typeof PerfHooks;
+    const monitor = vi.spyOn(perfHooks, 'monitorEventLoopDelay');
+    try {
+      const metrics = createPromMetrics();
+      expect(monitor).toHaveBeenCalledWith({ resolution: EVENT_LOOP_SAMPLE_MS });
+      expect(EVENT_LOOP_SAMPLE_MS).toBeGreaterThanOrEqual(100);
+      expect(await samples(metrics, 'tessera_gateway_nodejs_eventloop_lag_p99_seconds')).toHaveLength(1);
+    } finally {
+      monitor.mockRestore();
+    }
+  });
+
   it('labels a model the fleet view does not list yet by its name once it answered 2xx, and made-up names as unknown', async () => {
     const metrics = createPromMetrics({ processMetrics: false });
     metrics.setModelFilter(() => false);

@@ -52,6 +52,13 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
 /** Raw label combinations whose cells are remembered at most; past it the memory starts over. */
 const MAX_REMEMBERED = 4096;
+/**
+ * How often the event-loop lag metric samples the loop, ms. prom-client's default (10 ms) is a timer that
+ * wakes the process 100 times a second whatever the traffic: the most frequent wake-up of an idle
+ * gateway, and at 150 misses/s one more for every two misses (docs/benchmarks.md, issue 17,
+ * 2026-11-26f). Ten samples a second still give the lag percentiles a few hundred samples per scrape.
+ */
+export const EVENT_LOOP_SAMPLE_MS = 100;
 /** The model label of a model no node serves. */
 export const UNKNOWN_MODEL = 'unknown';
 
@@ -85,7 +92,7 @@ export function createPromMetrics(options: PromMetricsOptions = {}): PromMetrics
   const p = options.prefix ?? 'tessera_gateway_';
   const maxValues = options.maxLabelValues ?? 1000;
   const registry = new Registry();
-  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: p });
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: p, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
 
   const seen = new Map<string, Set<string>>();
   /** The value itself while the label has room, else "_other". */
