@@ -20,6 +20,7 @@ const SCENARIOS: Readonly<Record<string, (options: BenchOptions) => Promise<numb
   batching: runBatchingScenario,
   'batching-per-core': runBatchingPerCoreScenario,
   gateway: runGatewayScenario,
+  'gateway-grpc-vs-http': async (options) => (await import('./scenarios/gateway-grpc-vs-http.js')).runGatewayGrpcVsHttpScenario(options),
   'cache-ratio': runCacheRatioScenario,
   llm: runLlmScenario,
   'llm-batching': runLlmBatchingScenario,

@@ -209,6 +209,11 @@ export function ratePoint(label: string, call: () => Promise<unknown>, ratePerSe
 
 /** One request at a time. */
 export function soloPoint(label: string, call: () => Promise<unknown>, server: MeasuredServer | undefined, timing: PointTiming): Promise<MeasuredPoint> {
-  const load = startClosedLoad({ concurrency: 1, call: async () => void (await call()) });
+  return closedPoint(label, call, 1, server, timing);
+}
+
+/** Closed loop: `concurrency` callers, each sending its next request when the last is answered. */
+export function closedPoint(label: string, call: () => Promise<unknown>, concurrency: number, server: MeasuredServer | undefined, timing: PointTiming): Promise<MeasuredPoint> {
+  const load = startClosedLoad({ concurrency, call: async () => void (await call()) });
   return windowPoint(label, load, server, timing);
 }

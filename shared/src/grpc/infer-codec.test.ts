@@ -158,3 +158,25 @@ describe('client direction and round trips', () => {
     expect(Object.getPrototypeOf(params)).toBe(Object.prototype);
   });
 });
+
+describe('safe-integer bounds (the BigInt bounds are made once, not per dimension or parameter)', () => {
+  const p = (parameterChoice: MessageInitShape<typeof InferParameterSchema>['parameterChoice']) => create(InferParameterSchema, { parameterChoice });
+  const raw = (shape: bigint[]): Init => ({ inputs: [{ name: 'x', datatype: 'INT8', shape }], rawInputContents: [new Uint8Array(1)] });
+
+  it('a dimension of ±2^53 is an invalid dimension; ±(2^53 - 1) passes that check and fails on what follows', () => {
+    expect(errorOf(() => decode(raw([2n ** 53n]))).message).toMatch(/invalid dimension 9007199254740992 /);
+    expect(errorOf(() => decode(raw([-(2n ** 53n)]))).message).toMatch(/invalid dimension -9007199254740992 /);
+    expect(errorOf(() => decode(raw([2n ** 53n - 1n]))).message).toMatch(/unexpected total byte size 1/);
+    expect(errorOf(() => decode(raw([-(2n ** 53n - 1n)]))).message).toMatch(/all dimensions must be specified/);
+  });
+
+  it('an int64 parameter is a number up to ±(2^53 - 1) and a bigint beyond', () => {
+    const params = parametersFromProto({
+      inside: p({ case: 'int64Param', value: 2n ** 53n - 1n }),
+      below: p({ case: 'int64Param', value: -(2n ** 53n - 1n) }),
+      outside: p({ case: 'int64Param', value: 2n ** 53n }),
+      under: p({ case: 'int64Param', value: -(2n ** 53n) }),
+    });
+    expect(params).toEqual({ inside: 2 ** 53 - 1, below: -(2 ** 53 - 1), outside: 2n ** 53n, under: -(2n ** 53n) });
+  });
+});

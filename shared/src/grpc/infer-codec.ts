@@ -38,9 +38,13 @@ interface WireTensor {
   readonly contents?: InferTensorContents | undefined;
 }
 
+/** The safe-integer bounds as BigInts, made once: two BigInts per dimension of every request otherwise. */
+const MIN_SAFE_DIM = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE_DIM = BigInt(Number.MAX_SAFE_INTEGER);
+
 function shapeFromProto(shape: readonly bigint[], what: string): number[] {
   return shape.map((dim) => {
-    if (dim < BigInt(Number.MIN_SAFE_INTEGER) || dim > BigInt(Number.MAX_SAFE_INTEGER)) {
+    if (dim < MIN_SAFE_DIM || dim > MAX_SAFE_DIM) {
       throw TesseraError.invalidArg(`invalid dimension ${dim} in shape ${formatShape(shape)} of ${what}`);
     }
     return Number(dim);

@@ -24,8 +24,12 @@ function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/** Made once: two BigInts per int64 parameter (sequence_id, priority) of every request otherwise. */
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 function fromBigint(value: bigint): number | bigint {
-  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+  return value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value;
 }
 
 /** One parameter value; `where` names it in errors ("parameter 'x'", "parameter 'x' of input 'y'"). */

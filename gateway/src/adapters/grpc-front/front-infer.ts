@@ -12,7 +12,7 @@ import type { Deadline, Metadata } from '@grpc/grpc-js';
 import type { ModelInferRequest, ModelInferResponse } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { checkForwardableFraming, inferRequestFromProto, inferResponseToProto } from '../../../../shared/src/grpc/index.js';
 import { decodeInferResponseBody, INFER_HEADER_LENGTH } from '../../../../shared/src/kserve/index.js';
-import type { InferResponse } from '../../../../shared/src/tensors/index.js';
+import type { InferRequest, InferResponse } from '../../../../shared/src/tensors/index.js';
 import type { DirectInfer, DirectInferRequest } from '../../core/app/index.js';
 import { BodyOverLimitError, cancellationOf, type Cancellation, type HeaderReader, type HttpAnswer } from '../../core/http/index.js';
 import { metadataHeaders, requireModelName, versionOf } from './call-bridge.js';
@@ -52,14 +52,25 @@ export async function frontInferAnswer(
 ): Promise<HttpAnswer> {
   const model = requireModelName(msg.modelName, 'ModelInfer');
   const version = versionOf(msg.modelVersion);
-  // The version as routes know it ('007' is '7'), as the HTTP path takes it from the URL.
-  const { modelVersion: _asSent, ...decoded } = inferRequestFromProto(msg);
-  const request = version === undefined ? decoded : { ...decoded, modelVersion: version };
+  const decoded = inferRequestFromProto(msg);
   // A message whose last field lies about its length would swallow what the transport appends.
   if (received !== undefined) checkForwardableFraming(received);
-  const decodedRequest = { request: received === undefined ? request : { ...request, forwardable: received }, binaryOutputDefault: true, outputBinary: new Map<string, boolean>() };
-  return serveInfer(new FrontRequest(path, headers, received, cancel, decodedRequest), model, version);
+  // One object with every field named, not a rest copy and two spreads per call: the version as routes
+  // know it ('007' is '7', as the HTTP path takes it from the URL) and the bytes the message arrived as.
+  const request: InferRequest = {
+    id: decoded.id,
+    modelName: decoded.modelName,
+    modelVersion: version,
+    inputs: decoded.inputs,
+    outputs: decoded.outputs,
+    parameters: decoded.parameters,
+    forwardable: received,
+  };
+  return serveInfer(new FrontRequest(path, headers, received, cancel, { request, binaryOutputDefault: true, outputBinary: NO_OUTPUT_CHOICES }), model, version);
 }
+
+/** No output named binary or not: every output follows binaryOutputDefault (read only, shared by every call). */
+const NO_OUTPUT_CHOICES: ReadonlyMap<string, boolean> = new Map();
 
 /** A call's metadata as request headers, by lower-case name: a Map, or read on demand (H2StreamHeaderReader). */
 export interface RequestMetadata {
