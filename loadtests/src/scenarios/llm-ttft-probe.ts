@@ -5,11 +5,19 @@
  * go one at a time, alternating direct to the node and through the gateway (keep-alive connections on
  * both, as in the bench), so both see the same box. Same stack and pinning as `llm`.
  * LLM_TTFT_PROBE_PAIRS (default 150) sets the pairs; LLM_TTFT_PROBE_GAP_MS (default 0) idles between streams.
+ * LLM_TTFT_PROBE_GATEWAY_CORE=1 pins the gateway on core 1 with everything else (default 0: alone).
+ * LLM_TTFT_PROBE_PROFILE_DIR=<dir> runs the gateway with --cpu-prof there; LLM_TTFT_PROBE_NODE_FLAGS adds
+ * Node flags (space-separated, e.g. `--cpu-prof-interval 50`).
+ * LLM_TTFT_PROBE_NODE_HTTP2=0 sends the gateway's node requests over HTTP/1.1 (config llm.nodeHttp2).
+ * LLM_TTFT_PROBE_MARKS=1 loads llm-ttft-marks.mjs into the gateway and breaks each gateway stream's
+ * first token down on one clock (request in -> node stream opened -> node headers -> node's first
+ * data -> first write to the client), written to llm-ttft-marks.{json,txt}.
  */
 import { Agent, request } from 'node:http';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { BenchOptions } from '../lib/options/bench-options.js';
 import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/output/results-files.js';
 import { perCoreSupport, pinProcess } from '../lib/per-core/index.js';
@@ -22,8 +30,13 @@ import { startLlmBenchUpstream } from './llm-bench-upstream.js';
 const ITL_MS = 20;
 const log = (message: string): void => void process.stderr.write(`[bench llm-ttft-probe] ${message}\n`);
 
+const MARKS_SCRIPT = fileURLToPath(new URL('./llm-ttft-marks.mjs', import.meta.url));
+
+/** Client-side hrtime (ns) of each gateway stream's start and first event, for the marks. */
+const clientMarks: [number, number][] = [];
+
 /** One stream: µs from the request's start to its first event. */
-function firstEventUs(agent: Agent, port: number, headers: Record<string, string>, body: string): Promise<number> {
+function firstEventUs(agent: Agent, port: number, headers: Record<string, string>, body: string, marks?: [number, number][]): Promise<number> {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     let first: number | undefined;
@@ -34,7 +47,11 @@ function firstEventUs(agent: Agent, port: number, headers: Record<string, string
         return;
       }
       res.on('data', () => {
-        first ??= Number(process.hrtime.bigint() - start) / 1000;
+        if (first === undefined) {
+          const at = process.hrtime.bigint();
+          first = Number(at - start) / 1000;
+          marks?.push([Number(start), Number(at)]);
+        }
       });
       res.on('end', () => (first === undefined ? reject(new Error('no event')) : resolve(first)));
       res.on('error', reject);
@@ -57,6 +74,8 @@ async function runQueueWaitNs(pid: number): Promise<number> {
 export async function runLlmTtftProbeScenario(options: BenchOptions): Promise<number> {
   const pairs = Number(process.env.LLM_TTFT_PROBE_PAIRS ?? (options.quick ? 30 : 150));
   const gapMs = Number(process.env.LLM_TTFT_PROBE_GAP_MS ?? 0);
+  // 1: the gateway shares core 1 with the node and the client (no cross-core wake-up on its path).
+  const gatewayCore = Number(process.env.LLM_TTFT_PROBE_GATEWAY_CORE ?? 0);
   const support = perCoreSupport();
   if (support.ok) pinProcess(process.pid, 1);
   else log(`not pinned: ${support.why}`);
@@ -66,10 +85,21 @@ export async function runLlmTtftProbeScenario(options: BenchOptions): Promise<nu
   try {
     const { redisUrl, node } = await startLlmBenchUpstream(work, stack, 'llm-ttft-node', 8, ITL_MS);
     const { key, hash } = benchKey('llm');
-    const gateway = await launchLlmBenchGateway({ work, name: 'ttft', redisUrl: redisUrl, keyHash: hash });
+    const withMarks = process.env.LLM_TTFT_PROBE_MARKS === '1';
+    const marksFile = join(work, 'ttft-marks.json');
+    if (withMarks) process.env.TTFT_MARKS_OUT = marksFile;
+    const gateway = await launchLlmBenchGateway({
+      work,
+      name: 'ttft',
+      redisUrl: redisUrl,
+      keyHash: hash,
+      ...(process.env.LLM_TTFT_PROBE_NODE_HTTP2 === '0' ? { nodeHttp2: false } : {}),
+      nodeFlags: [...(withMarks ? ['--import', MARKS_SCRIPT] : []), ...(process.env.LLM_TTFT_PROBE_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '')],
+      ...(process.env.LLM_TTFT_PROBE_PROFILE_DIR === undefined ? {} : { profileDir: process.env.LLM_TTFT_PROBE_PROFILE_DIR }),
+    });
     stack.push(gateway);
     await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);
-    if (support.ok) pinProcess(gateway.pid, 0);
+    if (support.ok) pinProcess(gateway.pid, gatewayCore);
     const body = JSON.stringify({ model: 'llm_engine', prompt: 'tell me a story about a gateway', stream: true, max_tokens: 2 });
     const targets = {
       direct: { port: node.httpPort, headers: {}, agent: new Agent({ keepAlive: true, maxSockets: 1 }), samples: [] as number[] },
@@ -94,7 +124,7 @@ export async function runLlmTtftProbeScenario(options: BenchOptions): Promise<nu
       try {
         for (const name of order) {
           const t = targets[name];
-          got[name] = await firstEventUs(t.agent, t.port, t.headers, body);
+          got[name] = await firstEventUs(t.agent, t.port, t.headers, body, name === 'gateway' ? clientMarks : undefined);
           if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
         }
       } catch {
@@ -117,7 +147,7 @@ export async function runLlmTtftProbeScenario(options: BenchOptions): Promise<nu
     const medianDiff = sortedDiffs[sortedDiffs.length >> 1]!;
     const text = [
       `first-token latency at one stream, ${pairs} pairs (direct / gateway alternating, 2-token streams, ${gapMs} ms between streams)`,
-      support.ok ? 'gateway alone on core 0; node, engine double, Redis and this load generator on core 1' : `NOT pinned: ${support.why}`,
+      support.ok ? `gateway ${gatewayCore === 0 ? 'alone on core 0' : `on core ${gatewayCore}`}; node, engine double, Redis and this load generator on core 1` : `NOT pinned: ${support.why}`,
       `direct TTFT p50 / p90 / p99: ${(d.p50Us / 1000).toFixed(2)} / ${(d.p90Us / 1000).toFixed(2)} / ${(d.p99Us / 1000).toFixed(2)} ms`,
       `gateway TTFT p50 / p90 / p99: ${(g.p50Us / 1000).toFixed(2)} / ${(g.p90Us / 1000).toFixed(2)} / ${(g.p99Us / 1000).toFixed(2)} ms`,
       `added p50 (difference of p50s): ${((g.p50Us - d.p50Us) / 1000).toFixed(2)} ms; median of the pairs' differences: ${(medianDiff / 1000).toFixed(2)} ms`,
@@ -131,9 +161,42 @@ export async function runLlmTtftProbeScenario(options: BenchOptions): Promise<nu
     await writeFile(join(dir, 'llm-ttft-probe.json'), `${JSON.stringify({ started: started.toISOString(), pairs, gapMs, direct: d, gateway: g, failedPairs, medianDiffUs: medianDiff, gatewayCpuUsPerStream: cpuUsPerStream, gatewayRunQueueUsPerStream: runQueueUsPerStream, diffsUs: diffs }, null, 2)}\n`);
     await writeFile(join(dir, 'llm-ttft-probe.txt'), text);
     log(`results in ${dir}/llm-ttft-probe.{json,txt}`);
+    if (withMarks) {
+      await stack.close();
+      const breakdown = await marksBreakdown(marksFile, clientMarks.slice(-diffs.length));
+      process.stdout.write(breakdown.text);
+      await writeFile(join(dir, 'llm-ttft-marks.json'), `${JSON.stringify({ steps: breakdown.rows, marks: breakdown.marks, client: clientMarks.slice(-diffs.length) })}\n`);
+      await writeFile(join(dir, 'llm-ttft-marks.txt'), breakdown.text);
+    }
     return 0;
   } finally {
     await stack.close();
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * Pairs the gateway's marks (one per POST, in order) with the client's last streams and gives each
+ * step's p50 in µs. The warm-up streams come first in both lists, so the tails line up.
+ */
+async function marksBreakdown(file: string, client: [number, number][]): Promise<{ text: string; rows: number[][]; marks: number[][] }> {
+  const saved = JSON.parse(await readFile(file, 'utf8')) as { marks: number[][]; gcs: number[][] };
+  const all = saved.marks;
+  const marks = all.slice(-client.length);
+  const steps = ['client send -> gateway request event', 'request event -> node stream opened', 'node stream opened -> node headers', 'node headers -> node first data', 'node first data -> first write to client', 'first write -> client first event'];
+  const rows = marks.map((m, i) => {
+    const [start, first] = client[i]!;
+    const points = [start, m[0]!, m[1]!, m[2]!, m[3]!, m[4]!, first];
+    return steps.map((_, k) => (points[k + 1]! - points[k]!) / 1000);
+  });
+  const lines = steps.map((name, k) => {
+    const s = summarizeLatencies(rows.map((r) => Math.max(0, r[k]!)));
+    return `${name}: p50 ${s.p50Us.toFixed(0)} µs, p90 ${s.p90Us.toFixed(0)} µs`;
+  });
+  // GC pauses that began between a stream's request event and its first write to the client.
+  const inside = marks.map((m) => saved.gcs.filter(([at]) => at! >= m[0]! && at! <= m[4]!));
+  const gcMs = inside.reduce((sum, list) => sum + list.reduce((s, g) => s + g[1]!, 0), 0);
+  const withGc = inside.filter((list) => list.length > 0).length;
+  lines.push(`GC inside a stream's first token: ${withGc} of ${marks.length} streams, ${((gcMs * 1000) / Math.max(1, marks.length)).toFixed(0)} µs per stream on average (${saved.gcs.length} GCs in the gateway's life)`);
+  return { text: `gateway stream broken down (${rows.length} streams, one clock):\n${lines.join('\n')}\n`, rows, marks };
 }

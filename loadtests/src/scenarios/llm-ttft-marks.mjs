@@ -1,0 +1,95 @@
+// Loaded into the gateway under test with `node --import` by llm-ttft-probe.ts (LLM_TTFT_PROBE_MARKS=1;
+// plain JS, so it runs in front of the production bundle). For each streamed LLM request it records, on
+// process.hrtime (CLOCK_MONOTONIC, the load generator's clock too): the server's 'request' event, the
+// HTTP/2 stream opened to the node, the node's response headers, the node's first data, and the first
+// write to the client's socket, and every GC. On exit (SIGTERM) it writes them to TTFT_MARKS_OUT as JSON.
+// Through NODE_OPTIONS it also runs in the node (TTFT_MARKS_PER_PID=1: one file per process), where a
+// request's first socket write is its answer's start. Diagnosis only: the wrappers cost a few µs a request.
+import { writeFileSync } from 'node:fs';
+import http from 'node:http';
+import http2 from 'node:http2';
+import { syncBuiltinESMExports } from 'node:module';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
+
+// TTFT_MARKS_PER_PID=1 (the probe loaded into several processes through NODE_OPTIONS): one file each.
+const out = process.env.TTFT_MARKS_OUT && (process.env.TTFT_MARKS_PER_PID === '1' ? `${process.env.TTFT_MARKS_OUT}.${process.pid}` : process.env.TTFT_MARKS_OUT);
+const nowNs = () => Number(process.hrtime.bigint());
+/** [requestNs, upstreamOpenNs, upstreamHeadersNs, upstreamFirstDataNs, clientFirstWriteNs] */
+const marks = [];
+// The probe sends one stream at a time: the request being served is the one the upstream stream belongs to.
+let current;
+
+// Marks placed by a diagnosis build (globalThis.__ttftMark?.(i) in the request's steps), when there are any.
+globalThis.__ttftMark = (i) => {
+  if (current !== undefined) current[5 + i] = nowNs();
+};
+
+/** [startNs, durationMs, kind] of every GC (perf_hooks), to see which fall inside a request's first token. */
+const gcs = [];
+const perfOriginNs = nowNs() - performance.now() * 1e6;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcs.push([perfOriginNs + entry.startTime * 1e6, entry.duration, entry.detail?.kind ?? 0]);
+}).observe({ entryTypes: ['gc'] });
+
+const emit = http.Server.prototype.emit;
+http.Server.prototype.emit = function (event, req) {
+  if (event === 'request' && req.method === 'POST') {
+    // [13]: the first write of any kind (a node's answer, when the probe is loaded into the node); [14]: header count.
+    const mark = [nowNs(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, req.rawHeaders.length / 2];
+    marks.push(mark);
+    current = mark;
+    const socket = req.socket;
+    const write = socket.write;
+    // The first write after the node's headers is the first event (the status line goes with it).
+    socket.write = function (...args) {
+      if (mark[13] === 0) {
+        mark[13] = nowNs();
+        // No stream to a node was opened for it (this is the node): nothing more to see on this socket.
+        if (mark[1] === 0) socket.write = write;
+      }
+      if (mark[2] !== 0 && mark[4] === 0) {
+        mark[4] = nowNs();
+        socket.write = write;
+      }
+      return write.apply(this, args);
+    };
+  }
+  return emit.apply(this, arguments);
+};
+
+const connect = http2.connect;
+http2.connect = function (...args) {
+  const session = connect.apply(this, args);
+  const request = session.request;
+  session.request = function (...rargs) {
+    const mark = current;
+    if (mark !== undefined) mark[1] = nowNs();
+    const stream = request.apply(this, rargs);
+    if (mark !== undefined) {
+      stream.once('response', () => {
+        mark[2] = nowNs();
+        // Wrapped here, outside h2-direct-body.ts's own wrapper: every chunk the handle reads is seen.
+        const push = stream.push;
+        stream.push = function (chunk, ...rest) {
+          if (mark[3] === 0 && chunk !== null) mark[3] = nowNs();
+          return push.call(this, chunk, ...rest);
+        };
+        if (stream.readableLength > 0) mark[3] = mark[2];
+      });
+    }
+    return stream;
+  };
+  return session;
+};
+syncBuiltinESMExports();
+
+const dump = () => {
+  if (out) writeFileSync(out, JSON.stringify({ marks, gcs }));
+};
+process.once('exit', dump);
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.once(signal, () => {
+    dump();
+    process.exit(0);
+  });
+}
