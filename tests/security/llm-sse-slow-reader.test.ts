@@ -6,13 +6,13 @@
  * is a decoupled TypeScript model streaming 64 KiB tokens as fast as it may. And a client that resets
  * its HTTP/2 stream mid-stream stops the model, as a closed HTTP/1.1 connection does.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { connect as h2connect, constants } from 'node:http2';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BUFFERED_EVENT_BYTES } from '../../gpu-node/src/server/http/sse.js';
-import { eventually, llmRepository, longPrompt, type LlmRepository } from '../../gpu-node/test/llm/support.js';
+import { eventually, llmRepository, longPrompt, writeDecoupledScriptModel, type LlmRepository } from '../../gpu-node/test/llm/support.js';
 import { removeDir, startTestNode, type TestNode } from '../../gpu-node/test/support.js';
 
 const TOKEN_BYTES = 64 * 1024;
@@ -24,25 +24,12 @@ let repo: LlmRepository;
 let log: string;
 
 async function writeFlood(dir: string, cancelLog: string): Promise<void> {
-  const folder = join(dir, 'flood');
-  await mkdir(join(folder, '1'), { recursive: true });
-  await writeFile(
-    join(folder, 'config.pbtxt'),
-    [
-      'name: "flood"',
-      'backend: "typescript"',
-      'default_model_filename: "model.js"',
-      'max_batch_size: 0',
-      'model_transaction_policy { decoupled: true }',
+  await writeDecoupledScriptModel(dir, 'flood', {
+    io: [
       'input [ { name: "text_input" data_type: TYPE_STRING dims: [ 1 ] } ]',
       'output [ { name: "text_output" data_type: TYPE_STRING dims: [ 1 ] } ]',
-      '',
-    ].join('\n'),
-  );
-  await writeFile(join(folder, '1', 'package.json'), '{ "type": "module" }\n');
-  await writeFile(
-    join(folder, '1', 'model.js'),
-    [
+    ],
+    model: [
       "import { appendFileSync } from 'node:fs';",
       `const token = 'x'.repeat(${TOKEN_BYTES});`,
       'export async function execute(requests) {',
@@ -57,9 +44,8 @@ async function writeFlood(dir: string, cancelLog: string): Promise<void> {
       '    sender.close();',
       '  }',
       '}',
-      '',
-    ].join('\n'),
-  );
+    ],
+  });
 }
 
 beforeAll(async () => {

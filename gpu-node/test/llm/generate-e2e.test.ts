@@ -3,36 +3,21 @@
  * the one-answer form, the exact SSE framing of generate_stream, errors as events, and a client that
  * closes the connection mid-stream stopping the model.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDir, startTestNode, type TestNode } from '../support.js';
-import { eventually, llmRepository, longPrompt, type LlmRepository } from './support.js';
+import { eventually, llmRepository, longPrompt, writeDecoupledScriptModel, type LlmRepository } from './support.js';
 
 let node: TestNode;
 let repo: LlmRepository;
 
 /** A decoupled model that sends one response, then fails the request. */
 async function writeFailsMidway(dir: string): Promise<void> {
-  const folder = join(dir, 'fails_midway');
-  await mkdir(join(folder, '1'), { recursive: true });
-  await writeFile(
-    join(folder, 'config.pbtxt'),
-    [
-      'name: "fails_midway"',
-      'backend: "typescript"',
-      'default_model_filename: "model.js"',
-      'max_batch_size: 0',
-      'model_transaction_policy { decoupled: true }',
+  await writeDecoupledScriptModel(dir, 'fails_midway', {
+    io: [
       'input [ { name: "text_input" data_type: TYPE_STRING dims: [ 1 ] } ]',
       'output [ { name: "text_output" data_type: TYPE_STRING dims: [ -1 ] } ]',
-      '',
-    ].join('\n'),
-  );
-  await writeFile(join(folder, '1', 'package.json'), '{ "type": "module" }\n');
-  await writeFile(
-    join(folder, '1', 'model.js'),
-    [
+    ],
+    model: [
       'export async function execute(requests) {',
       '  for (const { sender } of requests) {',
       "    sender.send({ outputs: { text_output: { datatype: 'BYTES', shape: [1], data: ['partial'] } } });",
@@ -40,9 +25,8 @@ async function writeFailsMidway(dir: string): Promise<void> {
       "    sender.send({ error: 'boom after one response' });",
       '  }',
       '}',
-      '',
-    ].join('\n'),
-  );
+    ],
+  });
 }
 
 beforeAll(async () => {

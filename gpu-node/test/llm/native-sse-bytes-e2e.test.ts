@@ -6,16 +6,14 @@
  * holding quotes, backslashes, control characters, non-ASCII text, emoji and UTF-8 split mid-character,
  * for generate_stream, /v1/completions and /v1/chat/completions, streamed or not, and for errors.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/example-models/prng.js';
 import { createHttpServer } from '../../src/server/http/http-server.js';
 import { removeDir, startTestNode, type TestNode } from '../support.js';
-import { llmRepository, type LlmRepository } from './support.js';
+import { llmRepository, writeDecoupledScriptModel, type LlmRepository } from './support.js';
 
 let node: TestNode;
 let repo: LlmRepository;
@@ -24,29 +22,16 @@ let honoPort: number;
 
 /** A decoupled model with the vLLM-style I/O that streams back, one response each, the base64 byte strings its prompt lists. */
 async function writeEchoBytes(dir: string): Promise<void> {
-  const folder = join(dir, 'echo_bytes');
-  await mkdir(join(folder, '1'), { recursive: true });
   const input = (name: string, type: string, optional: boolean) => `  { name: "${name}" data_type: ${type} dims: [ 1 ]${optional ? ' optional: true' : ''} }`;
-  await writeFile(
-    join(folder, 'config.pbtxt'),
-    [
-      'name: "echo_bytes"',
-      'backend: "typescript"',
-      'default_model_filename: "model.js"',
-      'max_batch_size: 0',
-      'model_transaction_policy { decoupled: true }',
+  await writeDecoupledScriptModel(dir, 'echo_bytes', {
+    io: [
       'input [',
       [input('text_input', 'TYPE_STRING', false), input('stream', 'TYPE_BOOL', true), input('sampling_parameters', 'TYPE_STRING', true), input('exclude_input_in_output', 'TYPE_BOOL', true)].join(',\n'),
       ']',
       'output [ { name: "text_output" data_type: TYPE_STRING dims: [ -1 ] } ]',
       'parameters { key: "tokenizer" value: { string_value: "gpt-tokenizer:cl100k_base" } }',
-      '',
-    ].join('\n'),
-  );
-  await writeFile(join(folder, '1', 'package.json'), '{ "type": "module" }\n');
-  await writeFile(
-    join(folder, '1', 'model.js'),
-    [
+    ],
+    model: [
       'export async function execute(requests) {',
       '  for (const { sender, inputs } of requests) {',
       '    const pieces = JSON.parse(new TextDecoder().decode(inputs.text_input.data[0]));',
@@ -57,9 +42,8 @@ async function writeEchoBytes(dir: string): Promise<void> {
       '    sender.close();',
       '  }',
       '}',
-      '',
-    ].join('\n'),
-  );
+    ],
+  });
 }
 
 beforeAll(async () => {

@@ -2,7 +2,7 @@
  * The LLM suites' node: the example repository's `token_stream` (decoupled, vLLM-style I/O) with a
  * short token delay and a cancellation log the model appends to whenever a request saw its signal.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tokenStreamConfigText, type TokenStreamConfigOptions } from '../../src/example-models/index.js';
 import { exampleRepository } from '../support.js';
@@ -41,4 +41,17 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 20_0
 /** `n` words: a prompt long enough that streaming it takes a while. */
 export function longPrompt(n: number): string {
   return Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+}
+
+/**
+ * Writes a decoupled typescript-backend model `name` (max_batch_size 0) into `repository`: `io` are its
+ * config.pbtxt lines after the common head (inputs, outputs, parameters), `model` its model.js lines.
+ */
+export async function writeDecoupledScriptModel(repository: string, name: string, files: { io: readonly string[]; model: readonly string[] }): Promise<void> {
+  const folder = join(repository, name);
+  await mkdir(join(folder, '1'), { recursive: true });
+  const head = [`name: "${name}"`, 'backend: "typescript"', 'default_model_filename: "model.js"', 'max_batch_size: 0', 'model_transaction_policy { decoupled: true }'];
+  await writeFile(join(folder, 'config.pbtxt'), [...head, ...files.io, ''].join('\n'));
+  await writeFile(join(folder, '1', 'package.json'), '{ "type": "module" }\n');
+  await writeFile(join(folder, '1', 'model.js'), [...files.model, ''].join('\n'));
 }

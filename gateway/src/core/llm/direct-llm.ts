@@ -23,11 +23,7 @@ export interface DirectLlmRequest {
   readBody(maxBytes: number): Promise<Uint8Array>;
   /** Aborts when the client goes away. */
   readonly signal: AbortSignal;
-  /**
-   * Aborts `signal` (its owner's controller), when the caller has one: the node's request then rides on
-   * the client's own signal, and a relay that stops it (budget spent) aborts that one; without it,
-   * forwarding makes a second AbortController per request.
-   */
+  /** Aborts `signal`, when the caller owns its controller (passed on as LlmForwardRequest.abort, which says why). */
   readonly abort?: () => void;
 }
 

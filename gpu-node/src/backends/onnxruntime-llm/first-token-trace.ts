@@ -10,7 +10,6 @@ import { TraceRing, type FirstTokenTrace, type RunKind } from './trace-ring.js';
 
 export type { FirstTokenTrace, RunKind } from './trace-ring.js';
 
-
 /**
  * TESSERA_LLM_TRACE_CPU=1 (benches only: a file read per run): each run's on-CPU time of the engine thread from
  * /proc/thread-self/schedstat (ns), so a bench on a shared core can tell a long run from a starved one.
@@ -25,7 +24,6 @@ function threadCpuMs(): number {
     return Number.NaN;
   }
 }
-
 
 /** Traces kept (a ring): enough for a bench window's probes beside a wave's members. */
 export const TRACE_KEEP = 2048;
