@@ -1,9 +1,9 @@
 /**
  * The main isolate's old-generation headroom (`--heap-growing-percent`, issue 18). Under a batching load
  * the node promotes a few KB of request objects per inference into old space, and V8 sets the next
- * mark-compact's limit at about twice the node's small live heap (~20 MB), starting concurrent marking
- * when about half of that headroom is used: a mark-compact every ~1,000 inferences, each ~40 ms of
- * marking and sweeping on V8's helper threads. A fixed growing factor lets the old generation reach
+ * mark-compact's limit at about twice the node's small live heap (~20 MB) and starts concurrent marking
+ * well before it (at 20-25 MB of 42-50): a mark-compact every ~1,000 inferences, each ~40 ms of marking
+ * and sweeping on V8's helper threads. The factor is process-wide: worker isolates get it too. A fixed growing factor lets the old generation reach
  * (1 + percent/100) times its live size first: fewer mark-compacts for tens of MB of heap. External
  * memory (ArrayBuffers) keeps its own trigger in V8, so the node's memory stays bounded either way.
  */
