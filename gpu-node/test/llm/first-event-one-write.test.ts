@@ -100,7 +100,7 @@ describe('a streamed answer\'s start leaves the node in one write', () => {
 
   it('HTTP/1.1: the status line and headers arrive in the same read as the first event', async () => {
     const first = await new Promise<string>((resolve, reject) => {
-      const socket = connect({ host: '127.0.0.1', port: node.httpPort, noDelay: true });
+      const socket = connect({ host: '127.0.0.1', port: node.httpPort!, noDelay: true });
       socket.on('error', reject);
       socket.on('connect', () =>
         socket.write(`POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY}`),

@@ -33,12 +33,19 @@ let server: Server | undefined;
 afterEach(() => server?.close());
 
 /** Serves one relayed stream fed from `feed`; answers what the client read and when onStarted ran. */
-async function serveOne(feed: (source: PassThrough) => void): Promise<{ body: string; started: { headersSent: boolean; written: number }[] }> {
-  const started: { headersSent: boolean; written: number }[] = [];
+interface AtStart {
+  readonly headersSent: boolean;
+  readonly written: number;
+  /** Bytes the socket still held back (corked or buffered): 0 once they were handed to the kernel. */
+  readonly heldBack: number;
+}
+
+async function serveOne(feed: (source: PassThrough) => void): Promise<{ body: string; started: AtStart[] }> {
+  const started: AtStart[] = [];
   server = createServer((_req, res: ServerResponse) => {
     const source = new PassThrough();
     relayToResponse(source, newRelay(), res, { 'Content-Type': 'text/event-stream' }, () => {
-      started.push({ headersSent: res.headersSent, written: res.socket?.bytesWritten ?? 0 });
+      started.push({ headersSent: res.headersSent, written: res.socket?.bytesWritten ?? 0, heldBack: res.socket?.writableLength ?? -1 });
     });
     feed(source);
   });
@@ -58,7 +65,7 @@ async function serveOne(feed: (source: PassThrough) => void): Promise<{ body: st
 }
 
 describe('relayToResponse onStarted (the request recorded off the first event\'s path)', () => {
-  it('runs once, after the status line and the first event were handed to the socket', async () => {
+  it('runs once, after the status line and the first event were sent (not left corked for the next tick)', async () => {
     const { body, started } = await serveOne((source) => {
       source.write(event('one'));
       setTimeout(() => {
@@ -70,6 +77,7 @@ describe('relayToResponse onStarted (the request recorded off the first event\'s
     expect(started).toHaveLength(1);
     expect(started[0]!.headersSent).toBe(true);
     expect(started[0]!.written).toBeGreaterThan(event('one').length);
+    expect(started[0]!.heldBack).toBe(0);
   });
 
   it('runs once at the end when the node ended without an event', async () => {

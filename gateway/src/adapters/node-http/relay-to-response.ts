@@ -81,6 +81,9 @@ export function relayToResponse(
       outgoing.chunkedEncoding = false;
       socket = outgoing.socket;
       socket.on('drain', onDrain);
+      // node:http corks the socket on a response's write until the next tick: the status line and the
+      // first events leave now, not after the work that follows them (their count, the access line).
+      if (socket.writableCorked > 0) socket.uncork();
     }
     return flowing;
   };
