@@ -3,13 +3,13 @@
 // pairs' differences) and, from the marks, each gateway step's wall p50 and CPU p50 (process.cpuUsage,
 // which does not move with how busy the box is the way wall time does).
 // usage: node loadtests/src/scenarios/llm-ttft-ab-table.mjs PREFIX > table.md
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 const prefix = process.argv[2];
 const dir = dirname(prefix);
 const runs = readdirSync(dir)
-  .filter((name) => name.startsWith(`${basename(prefix)}-`))
+  .filter((name) => name.startsWith(`${basename(prefix)}-`) && statSync(join(dir, name)).isDirectory())
   .map((name) => {
     const [side, turn] = name.slice(basename(prefix).length + 1).split('-');
     const day = readdirSync(join(dir, name))[0];
