@@ -201,29 +201,16 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
 /** What a renewal item of a batch answers (nobody reads it). */
 const RENEWED: RateLimitDecision = { allowed: true, retryAfterMs: 0, remaining: 0, limit: 0, resetSeconds: 0 };
 
-/**
- * A timer that runs `tick` every `everyMs` while started; unref'd, so it never holds the process open.
- * Started from an immediate: `start` runs on a request's admission after the gateway idled (the timer was
- * stopped), and creating the interval there (a timer list made anew) cost that request's first token
- * ~20 µs; a tick one immediate later changes nothing for leases renewed every `everyMs`.
- */
+/** A timer that runs `tick` every `everyMs` while started; unref'd, so it never holds the process open. */
 function intervalTicks(tick: () => void, everyMs: number): { start(): void; stop(): void } {
   let timer: ReturnType<typeof setInterval> | undefined;
-  let starting: ReturnType<typeof setImmediate> | undefined;
-  const begin = (): void => {
-    starting = undefined;
-    timer = setInterval(tick, everyMs);
-    timer.unref();
-  };
   return {
     start() {
-      if (timer !== undefined || starting !== undefined) return;
-      starting = setImmediate(begin);
-      starting.unref();
+      if (timer !== undefined) return;
+      timer = setInterval(tick, everyMs);
+      timer.unref();
     },
     stop() {
-      if (starting !== undefined) clearImmediate(starting);
-      starting = undefined;
       if (timer !== undefined) clearInterval(timer);
       timer = undefined;
     },
