@@ -43,9 +43,11 @@ export type RunnerTensors = Readonly<Record<string, { data: Float32Array | BigIn
 
 /**
  * A model run: feeds by input name to outputs by name (onnxruntime's session, or a stand-in). Outputs
- * given in `into` are written into those arrays instead of new ones.
+ * given in `into` are written into those arrays instead of new ones, and only those are fetched.
  */
 export interface DecoderRunner {
+  /** Per present (KvCache.presentNames order), an output holding its last position only: decode runs fetch these instead. */
+  readonly lastPositionOutputs?: readonly string[];
   run(feeds: RunnerTensors, into?: RunnerTensors): Promise<Record<string, { data: Float32Array; dims: readonly number[] }>>;
 }
 
@@ -124,7 +126,7 @@ export class BatchEngine {
   private running = false;
   /** The engine's counters (EngineStats: what each one counts). */
   private readonly counts = {
-    steps: 0, stepSequences: 0, stepCopyNs: 0, stepModelNs: 0, stepRuns: 0, bucketMoves: 0, prefillsBetweenRuns: 0, prefills: 0,
+    steps: 0, stepSequences: 0, stepCopyNs: 0, stepModelNs: 0, stepRuns: 0, stepFetchedBytes: 0, bucketMoves: 0, prefillsBetweenRuns: 0, prefills: 0,
     prefillRuns: 0, prefillTokens: 0, prefillPaddedTokens: 0, prefillChunks: 0, admissionWaitNs: 0, prefillNs: 0, firstTokenNs: 0,
   };
   /** The long prompt being prefilled in chunks, if any (admitted: counted in `active`). */
@@ -145,11 +147,11 @@ export class BatchEngine {
     this.limits = bucketLimits(options.lengthBuckets, options.contextLength);
     this.buckets = this.limits.map((limit) => ({
       limit,
-      cache: new KvCache(layout, options.maxNumSeqs, limit),
+      cache: new KvCache(layout, options.maxNumSeqs, limit, runner.lastPositionOutputs === undefined),
       rows: [],
     }));
     this.bytesPerToken = layout.layers * 2 * layout.heads * layout.headDim * 4;
-    this.decodeFeeds = new DecodeFeeds(layout, vocab, options.maxNumSeqs);
+    this.decodeFeeds = new DecodeFeeds(layout, vocab, options.maxNumSeqs, runner.lastPositionOutputs);
     this.policy = { order: options.prefillOrder ?? DEFAULT_PREFILL_ORDER, agingMs: options.prefillAgingMs ?? DEFAULT_PREFILL_AGING_MS };
   }
 
@@ -477,15 +479,16 @@ export class BatchEngine {
     const { cache } = bucket;
     const events = this.pending;
     const rows = to - from;
-    const { feeds, into, presents, logits } = this.decodeFeeds.build(cache, from, to, (r) => (bucket.rows[r] as Sequence).nextToken);
+    const { feeds, into, presents, presentLength, logits } = this.decodeFeeds.build(cache, from, to, (r) => (bucket.rows[r] as Sequence).nextToken);
     const started = process.hrtime.bigint();
     this.tracer.runStarted('decode');
     await this.runner.run(feeds, into).finally(() => this.tracer.runEnded());
     const ran = process.hrtime.bigint();
-    cache.appendStep(presents, from, to);
+    cache.appendStep(presents, from, to, presentLength);
     this.counts.stepCopyNs += Number(process.hrtime.bigint() - ran);
     this.counts.stepModelNs += Number(ran - started);
     this.counts.stepRuns += 1;
+    this.counts.stepFetchedBytes += this.decodeFeeds.fetchedBytes(cache, rows);
     this.counts.stepSequences += rows;
     for (let r = from; r < to; r++) this.advance(bucket.rows[r] as Sequence, logits, (r - from) * this.vocab, events);
   }

@@ -33,6 +33,9 @@ export interface LoadedInfo {
   readonly headDim: number;
   readonly vocab: number;
   readonly eosId: number | undefined;
+  /** What decode runs fetch from onnxruntime: each present's last position (last-position-outputs.ts) or the full presents, and why. */
+  readonly kvFetch: 'last-position' | 'full';
+  readonly kvFetchWhy?: string;
 }
 
 export type WorkerMessage =
