@@ -7,7 +7,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import { BatchEngine, type DecoderRunner, type SequenceEvent } from './batch-engine.js';
+import { BatchEngine } from './batch-engine.js';
+import type { DecoderRunner, SequenceEvent } from './engine-api.js';
 import { decoderLayoutOf, type ValueInfo } from './decoder-layout.js';
 import type { HostMessage, LlmWorkerData, WireEvent, WorkerMessage } from './protocol.js';
 import { rememberingSingleTokens } from './single-token-text.js';

@@ -1,5 +1,5 @@
 /** Messages between an onnxruntime_llm instance (main thread) and its engine thread. */
-import type { FinishReason } from './batch-engine.js';
+import type { FinishReason } from './engine-api.js';
 import type { EngineStats } from './engine-stats.js';
 import type { SamplingParameters } from './sampling.js';
 import type { LlmSettings } from './llm-config.js';
