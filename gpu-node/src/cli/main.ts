@@ -5,6 +5,7 @@
 import { createLogger } from '../../../shared/src/logging/index.js';
 import { NODE_USAGE, parseNodeArgs } from './node-options.js';
 import { startNode } from './start-node.js';
+import { applyHeapGrowingPercent } from './heap-growth.js';
 
 const parsed = parseNodeArgs(process.argv.slice(2), process.env);
 if (parsed.kind === 'help') {
@@ -17,6 +18,8 @@ if (parsed.kind === 'error') {
   process.exit(2);
 }
 
+// Before any model loads: the process's V8 heap setting (heap-growth.ts).
+applyHeapGrowingPercent(parsed.options.heapGrowingPercent);
 const logger = createLogger({ verbosity: parsed.options.logVerbose, fields: { service: 'tessera-node' } });
 try {
   const node = await startNode(parsed.options, logger);

@@ -23,7 +23,15 @@ describe('tessera-node command line', () => {
       modelLoadThreadCount: 4,
       backendThreadPoolSize: availableParallelism(),
       backendThreadIdleMs: 2000,
+      heapGrowingPercent: 300,
     });
+  });
+
+  it('takes the heap growing percent, 0 for V8 its own, refusing what is not a percent in range', () => {
+    const good = parseNodeArgs(['--model-repository=/m', '--heap-growing-percent=0']);
+    expect(good.kind === 'options' && good.options.heapGrowingPercent).toBe(0);
+    const bad = parseNodeArgs(['--model-repository=/m', '--heap-growing-percent=-5']);
+    expect(bad.kind === 'error' && bad.problems).toEqual(["--heap-growing-percent must be an integer in [0, 10000], got '-5'"]);
   });
 
   it('sizes model loading and the backend thread pool, refusing counts below 1', () => {

@@ -9,6 +9,7 @@ import { modelNameProblem } from '../../../shared/src/names/index.js';
 import { fleetPushUrls } from '../load-report/http-report-pusher.js';
 import { parseRestrictions, type Restrictions } from '../server/restricted-apis.js';
 import { DEFAULT_IDLE_GRACE_MS } from '../backends/worker/index.js';
+import { DEFAULT_HEAP_GROWING_PERCENT } from './heap-growth.js';
 
 export type ModelControlMode = 'none' | 'poll' | 'explicit';
 export type RateLimitMode = 'off' | 'execution_count';
@@ -42,6 +43,8 @@ export interface NodeOptions {
   readonly backendThreadPoolSize: number;
   /** --backend-thread-idle-ms: how long a pool thread hosting nothing lingers before it ends; default 2000. */
   readonly backendThreadIdleMs: number;
+  /** --heap-growing-percent: the main isolate's old space grows to (1 + N/100) x its live size between mark-compacts; default 300, 0: V8's own (heap-growth.ts). */
+  readonly heapGrowingPercent: number;
   /** --exit-timeout-secs; default 30. */
   readonly exitTimeoutSecs: number;
   /** --log-verbose; default 0. */
@@ -96,6 +99,8 @@ Model repository
                                 (default: the number of cores)
   --backend-thread-idle-ms N    how long such a thread lingers, hosting nothing, before it ends,
                                 so a burst of loads reuses it (default 2000; 0 ends it at once)
+  --heap-growing-percent N      old space may grow to (1 + N/100) times its live size before a
+                                full collection (default 300; 0: V8's own, about 100 here)
 
 Endpoints
   --http-port N                 KServe v2 HTTP port (default 8000; 0 picks a free one)
@@ -169,6 +174,7 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
         'model-load-thread-count': { type: 'string' },
         'backend-thread-pool-size': { type: 'string' },
         'backend-thread-idle-ms': { type: 'string' },
+        'heap-growing-percent': { type: 'string' },
         'http-port': { type: 'string' },
         'grpc-port': { type: 'string' },
         'metrics-port': { type: 'string' },
@@ -268,6 +274,7 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     modelLoadThreadCount: int('model-load-thread-count', v['model-load-thread-count'], 4, 1, 1024),
     backendThreadPoolSize: int('backend-thread-pool-size', v['backend-thread-pool-size'], availableParallelism(), 1, 1024),
     backendThreadIdleMs: int('backend-thread-idle-ms', v['backend-thread-idle-ms'], DEFAULT_IDLE_GRACE_MS, 0, 600_000),
+    heapGrowingPercent: int('heap-growing-percent', v['heap-growing-percent'], DEFAULT_HEAP_GROWING_PERCENT, 0, 10_000),
     httpPort: int('http-port', v['http-port'], 8000, 0, 65_535),
     grpcPort: int('grpc-port', v['grpc-port'], 8001, 0, 65_535),
     metricsPort: int('metrics-port', v['metrics-port'], 8002, 0, 65_535),

@@ -5,6 +5,9 @@
  * fixed number of requests after a warm-up. Prints self bytes per request by function, top 40; client
  * frames (raw-http, http-client, grpc-client, this file) are the load generator's, not the node's.
  *
+ * HEAP_SAMPLE_CLIENT_WORKER=1 runs the load generator in a worker thread (its own isolate): the profile is the node's alone.
+ * HEAP_SAMPLE_SURVIVORS=1 leaves out what scavenges collected: what is left lived through a scavenge (promoted to
+ * old space, where only a mark-compact frees it) or is still alive at the end.
  * HEAP_SAMPLE_MODEL=mlp_large samples the 64-request wave instead (mlp_large, `preferred_batch_size: [64]`, 64 callers).
  *
  *   node --import tsx loadtests/src/scenarios/node-heap-sample.ts [http|grpc] [REQUESTS] [OUT.txt]
@@ -18,6 +21,7 @@ import { createGrpcServer } from '../../../gpu-node/src/server/grpc/index.js';
 import { createHttpServer } from '../../../gpu-node/src/server/http/index.js';
 import { createNodeCore } from '../../../gpu-node/src/server-api/node-core-impl.js';
 import type { InferRequest } from '../../../shared/src/tensors/index.js';
+import { startModuleWorker } from '../../../shared/src/workers/index.js';
 import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import type { InferClient } from '../lib/clients/infer-client.js';
@@ -40,7 +44,29 @@ const request: InferRequest = WAVE
   ? { id: '', modelName: MLP_MODEL, inputs: [fp32Tensor(MLP_INPUT, MLP_WIDTH)], outputs: [{ name: MLP_OUTPUT }], parameters: {} }
   : { id: '', modelName: 'simple', inputs: [int32Tensor('INPUT0', 16), int32Tensor('INPUT1', 16)], parameters: {} };
 
-async function drive(client: InferClient, n: number): Promise<void> {
+/** The load generator in a worker thread: the same requests, its allocations in another isolate. */
+interface Driver {
+  drive(n: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+function workerClient(targetPort: number): Driver {
+  const worker = startModuleWorker(new URL('./node-heap-sample-client.ts', import.meta.url), { protocol, port: targetPort, concurrency: CONCURRENCY, request });
+  return {
+    drive: (n) =>
+      new Promise((resolve) => {
+        worker.once('message', () => resolve());
+        worker.postMessage(n);
+      }),
+    close: async () => {
+      worker.postMessage(0);
+      await new Promise((resolve) => worker.once('exit', resolve));
+    },
+  };
+}
+
+async function drive(client: InferClient | Driver, n: number): Promise<void> {
+  if ('drive' in client) return client.drive(n);
   let left = n;
   const lane = async (): Promise<void> => {
     while (left > 0) {
@@ -63,7 +89,8 @@ const http = createHttpServer(core, {});
 const { port } = await http.listen(0, '127.0.0.1');
 const grpc = createGrpcServer(core, {});
 const { port: grpcPort } = await grpc.listen(0, '127.0.0.1');
-const client = protocol === 'http' ? createHttpInferClient('127.0.0.1', port, CONCURRENCY) : createGrpcInferClient('127.0.0.1', grpcPort);
+const inWorker = process.env.HEAP_SAMPLE_CLIENT_WORKER === '1';
+const client = inWorker ? workerClient(protocol === 'http' ? port : grpcPort) : protocol === 'http' ? createHttpInferClient('127.0.0.1', port, CONCURRENCY) : createGrpcInferClient('127.0.0.1', grpcPort);
 await drive(client, 3000);
 
 const session = new Session();
@@ -71,7 +98,7 @@ session.connect();
 await session.post('HeapProfiler.startSampling', {
   samplingInterval: 256,
   includeObjectsCollectedByMajorGC: true,
-  includeObjectsCollectedByMinorGC: true,
+  includeObjectsCollectedByMinorGC: process.env.HEAP_SAMPLE_SURVIVORS !== '1',
 });
 await drive(client, count);
 const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: { head: ProfileNode } };
