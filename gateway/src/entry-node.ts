@@ -47,12 +47,14 @@ import { createDispatcher } from './core/routing/index.js';
 import { applyServerTimeouts, limitPipelinedRequests } from '../../shared/src/http/index.js';
 
 /**
- * Log lines (one access line per request among them) leave in one write(2) per event-loop turn, right
- * after that turn's answers (adapters/node-http/turn-end.ts): never inside a request's way, as a 100 ms
- * batch was (0.1-0.9 ms whenever it landed), and one write per turn rather than per line under load
- * (a write per line was a tenth of a cache hit's CPU). See shared/src/logging (`flushWith`): lines are
- * flushed at exit, lost only on SIGKILL.
+ * Log lines (one access line per request among them) are written in batches, 8 KiB or at most this
+ * late: one write(2) per batch, not one per line (a write per line was a tenth of a cache hit's CPU,
+ * and each wakes the log's reader). A batch that is due is written right after the answers of that
+ * event-loop turn (adapters/node-http/turn-end.ts), never ahead of one, as an 8 KiB batch filled by a
+ * request's own line was. See shared/src/logging (`batchMs`, `flushWith`): flushed at exit, lost only
+ * on SIGKILL.
  */
+const ACCESS_LOG_BATCH_MS = 100;
 const ACCESS_LOG_FLUSH = (flush: () => void): void => processTurnEnd.afterAnswer(flush);
 
 /** The node used when there is neither Redis nor a static node list: a local node's gRPC port. */
@@ -102,7 +104,7 @@ export interface RunningGateway {
 }
 
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
-  const logger = options.logger ?? createLogger({ fields: { component: 'gateway' }, flushWith: ACCESS_LOG_FLUSH });
+  const logger = options.logger ?? createLogger({ fields: { component: 'gateway' }, batchMs: ACCESS_LOG_BATCH_MS, flushWith: ACCESS_LOG_FLUSH });
   const adminKeyHash = options.adminKey !== undefined ? await sha256Hex(options.adminKey) : options.config.adminKeyHash;
   const config: GatewayConfig = { ...options.config, adminKeyHash };
   const redisUrl = options.redisUrl === undefined ? config.redisUrl : options.redisUrl;
@@ -387,7 +389,7 @@ export async function embeddedConfig(): Promise<{ config: GatewayConfig; demoKey
 
 /** `tessera-gateway ...`: resolves when the gateway has stopped after SIGTERM/SIGINT. */
 export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const logger = createLogger({ fields: { component: 'gateway' }, flushWith: ACCESS_LOG_FLUSH });
+  const logger = createLogger({ fields: { component: 'gateway' }, batchMs: ACCESS_LOG_BATCH_MS, flushWith: ACCESS_LOG_FLUSH });
   let running: RunningGateway;
   let tracing: ReturnType<typeof createTracing> | undefined;
   try {

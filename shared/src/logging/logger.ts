@@ -16,7 +16,7 @@
 import { destination as pinoDestination, pino } from 'pino';
 import type { DestinationStream, Logger as PinoLogger } from 'pino';
 import { flatFields, flatLine } from './flat-line.js';
-import { LineBatch, type LineBatchTimers } from './line-batch.js';
+import { LineBatch } from './line-batch.js';
 import { REDACTED_FIELDS, type LogFields, type Logger } from './logger-interface.js';
 import { createRedactor } from './redact-fields.js';
 
@@ -34,9 +34,9 @@ export interface LoggerOptions {
    */
   readonly batchMs?: number;
   /**
-   * Stderr only (no `write`), instead of `batchMs`: collect lines and write them together when this
-   * runs the flush it is given (the gateway: right after the answers of the event-loop turn that made
-   * them), and synchronously at process exit. More than `TURN_BATCH_CHARS` waiting are written at once.
+   * With `batchMs`: a batch that is due (8 KiB waiting, or `batchMs` old) is written when this runs
+   * the flush it is given (the gateway: right after the answers of the event-loop turn), not there and
+   * then; past `TURN_BATCH_CHARS` waiting, at once.
    */
   readonly flushWith?: (flush: () => void) => void;
   /** Fields added to every line; default none. */
@@ -55,7 +55,7 @@ type TesseraPino = PinoLogger<'verbose'>;
 /** A batch is written once this many UTF-16 code units wait (about 8 KiB, below sonic-boom's 16 KiB write size). */
 const BATCH_CHARS = 8192;
 
-/** A `flushWith` batch writes before its flush past this many UTF-16 code units: memory stays bounded. */
+/** A `flushWith` batch is written at once past this many UTF-16 code units: memory stays bounded. */
 export const TURN_BATCH_CHARS = 256 * 1024;
 
 /** Batches still holding lines; one 'exit' listener writes them all. */
@@ -74,32 +74,14 @@ function flushBatchedAtExit(): void {
 /** Stderr, written synchronously: the last lines before a process.exit() are not lost. */
 function stderrDestination(batchMs: number, flushWith: LoggerOptions['flushWith']): DestinationStream {
   const stream = pinoDestination({ dest: 2, sync: true });
-  if (!(batchMs > 0) && flushWith === undefined) return stream;
+  if (!(batchMs > 0)) return stream;
   // Lines wait in a LineBatch (line-batch.ts) and reach the stream one batch per write, still
   // synchronously, so the lines waiting at exit can be written from the 'exit' listener.
-  const batch =
-    flushWith === undefined
-      ? new LineBatch((text) => stream.write(text), BATCH_CHARS, batchMs)
-      : new LineBatch((text) => stream.write(text), TURN_BATCH_CHARS, 0, scheduledBy(flushWith));
+  const deferred = flushWith === undefined ? undefined : { defer: flushWith, hardMaxChars: TURN_BATCH_CHARS };
+  const batch = new LineBatch((text) => stream.write(text), BATCH_CHARS, batchMs, undefined, deferred);
   if (batched.size === 0) process.once('exit', flushBatchedAtExit);
   batched.add(batch);
   return { write: (line: string) => batch.write(line) };
-}
-
-/** LineBatch's timer as a flush that `flushWith` runs; a flush that came first disarms it. */
-function scheduledBy(flushWith: (flush: () => void) => void): LineBatchTimers {
-  return {
-    setTimeout: (task) => {
-      const armed = { live: true };
-      flushWith(() => {
-        if (armed.live) task();
-      });
-      return armed;
-    },
-    clearTimeout: (handle) => {
-      (handle as { live: boolean }).live = false;
-    },
-  };
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {

@@ -3,9 +3,8 @@
  * access log). One setImmediate per turn runs both.
  *
  * Why: a request's access line is made before its answer is handed to the end-of-turn writer, so a
- * log flush scheduled on its own would run first and put a write(2) in the request's way; a timer
- * batch (the old 100 ms flush) landed inside whichever request was running, 0.1-0.9 ms at a time.
- * Here the lines of a turn leave in one write right after that turn's answers.
+ * log batch that the line made due (8 KiB) was written there and then, a write(2) of 0.1-0.9 ms ahead
+ * of that request's answer. Here a due batch leaves in one write right after the turn's answers.
  */
 export type Task = () => void;
 
