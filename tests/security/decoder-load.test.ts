@@ -2,7 +2,8 @@
  * Models the onnxruntime_llm backend must refuse at load, each with an error naming what is wrong: a
  * tokenizer file that is not JSON, not a tokenizer, or missing; an ONNX model whose inputs or outputs
  * do not have the cached-attention layout; a config that is not decoupled or names a token the
- * tokenizer lacks. Real onnxruntime and the real tokenizer package load each one.
+ * tokenizer lacks; a model file the last-position patch (last-position-outputs.ts) cannot read fails as
+ * onnxruntime's own load would. Real onnxruntime and the real tokenizer package load each one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSimpleOnnx } from '../../gpu-node/src/example-models/simple-models.js';
@@ -70,6 +71,17 @@ describe('onnxruntime_llm refuses broken models at load', () => {
 
   it('a file that is not ONNX at all', async () => {
     expect((await loadError({}, { '1/model.onnx': 'not a model' })).message).toMatch(/onnxruntime could not load/);
+  });
+
+  it('a malformed model file (truncated, or a graph longer than the file) fails naming the file, patched or not', async () => {
+    const model = buildTinyDecoderOnnx(TINY_DECODER_SPEC, 1);
+    const truncated = model.subarray(0, model.byteLength >> 1);
+    const overlong = new Uint8Array([0x08, 0x08, 0x3a, 0xff, 0xff, 0xff, 0xff, 0x07, 0x0a]);
+    for (const bytes of [truncated, overlong]) {
+      const error = await loadError({}, { '1/model.onnx': bytes });
+      expect(error.code).toBe('INVALID_ARG');
+      expect(error.message).toMatch(/onnxruntime could not load '.*\/1\/model\.onnx'/);
+    }
   });
 
   it('bad parameters', async () => {

@@ -18,7 +18,7 @@
  * - the anchor (bare onnxruntime decoding one sequence, one thread, core 0) before and after, and the
  *   engine's KV copy cost per step (llm-engine-probe.ts, core 0).
  *
- * Writes loadtests/results/2026-11-26d-decstep/<model>/llm-batching.{json,md} and two SVG plots per model.
+ * Writes loadtests/results/2026-11-26g-kvslice/<model>/llm-batching.{json,md} and two SVG plots per model.
  */
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -37,7 +37,7 @@ import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
 import { closedLoop, probes, wholeRequestBatch, windowFigures, type StreamRecord, type WindowFigures } from './llm-stream-client.js';
 
 const RESULTS_ROOT = fileURLToPath(new URL('../../results', import.meta.url));
-const RESULTS_FOLDER = '2026-11-26e-ttftsplit';
+const RESULTS_FOLDER = '2026-11-26g-kvslice';
 /**
  * LLM_PROBE_GAP_MS: a drawn pause (0..this, ms) before each TTFT probe, so probes arrive at random points of
  * the engine's runs; 0 (the default, as before) sends each probe as the last one ends, which through HTTP lands

@@ -135,6 +135,8 @@ async function copy(): Promise<object> {
     stepCopyUsPerStep: stats.stepCopyNs / stats.steps / 1000,
     stepModelUsPerStep: stats.stepModelNs / stats.steps / 1000,
     copyShareOfStep: stats.stepCopyNs / (stats.stepCopyNs + stats.stepModelNs),
+    // What a decode run fetches out of onnxruntime (each a fresh copy in onnxruntime-node): logits and presents, full or last position.
+    fetchedBytesPerDecodeRun: stats.stepFetchedBytes / stats.stepRuns,
     bytesPerStep: {
       newTokens: (floats.stepFloats * 4) / stats.steps,
       prefill: (floats.prefillFloats * 4) / stats.steps,

@@ -16,6 +16,16 @@ const out = process.env.TTFT_MARKS_OUT && (process.env.TTFT_MARKS_PER_PID === '1
 const nowNs = () => Number(process.hrtime.bigint());
 /** [requestNs, upstreamOpenNs, upstreamHeadersNs, upstreamFirstDataNs, clientFirstWriteNs] */
 const marks = [];
+/**
+ * Per mark of the five above, the process's CPU (user + sys, µs) and the event loop's idle time (µs,
+ * time blocked waiting for I/O or timers) when it was taken: a step's wall time that is neither CPU
+ * nor idle loop is time the process was runnable but not running (another process had the core).
+ */
+const costs = [];
+const costOf = () => {
+  const cpu = process.cpuUsage();
+  return [cpu.user + cpu.system, performance.eventLoopUtilization().idle * 1000];
+};
 // The probe sends one stream at a time: the request being served is the one the upstream stream belongs to.
 let current;
 
@@ -36,7 +46,9 @@ http.Server.prototype.emit = function (event, req) {
   if (event === 'request' && req.method === 'POST') {
     // [13]: the first write of any kind (a node's answer, when the probe is loaded into the node); [14]: header count.
     const mark = [nowNs(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, req.rawHeaders.length / 2];
+    const cost = [costOf()];
     marks.push(mark);
+    costs.push(cost);
     current = mark;
     const socket = req.socket;
     const write = socket.write;
@@ -49,6 +61,7 @@ http.Server.prototype.emit = function (event, req) {
       }
       if (mark[2] !== 0 && mark[4] === 0) {
         mark[4] = nowNs();
+        cost[4] = costOf();
         socket.write = write;
       }
       return write.apply(this, args);
@@ -63,18 +76,29 @@ http2.connect = function (...args) {
   const request = session.request;
   session.request = function (...rargs) {
     const mark = current;
-    if (mark !== undefined) mark[1] = nowNs();
+    const cost = costs[costs.length - 1];
+    if (mark !== undefined) {
+      mark[1] = nowNs();
+      cost[1] = costOf();
+    }
     const stream = request.apply(this, rargs);
     if (mark !== undefined) {
       stream.once('response', () => {
         mark[2] = nowNs();
+        cost[2] = costOf();
         // Wrapped here, outside h2-direct-body.ts's own wrapper: every chunk the handle reads is seen.
         const push = stream.push;
         stream.push = function (chunk, ...rest) {
-          if (mark[3] === 0 && chunk !== null) mark[3] = nowNs();
+          if (mark[3] === 0 && chunk !== null) {
+            mark[3] = nowNs();
+            cost[3] = costOf();
+          }
           return push.call(this, chunk, ...rest);
         };
-        if (stream.readableLength > 0) mark[3] = mark[2];
+        if (stream.readableLength > 0) {
+          mark[3] = mark[2];
+          cost[3] = cost[2];
+        }
       });
     }
     return stream;
@@ -84,7 +108,7 @@ http2.connect = function (...args) {
 syncBuiltinESMExports();
 
 const dump = () => {
-  if (out) writeFileSync(out, JSON.stringify({ marks, gcs }));
+  if (out) writeFileSync(out, JSON.stringify({ marks, gcs, costs }));
 };
 process.once('exit', dump);
 for (const signal of ['SIGTERM', 'SIGINT']) {

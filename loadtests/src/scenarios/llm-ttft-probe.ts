@@ -180,7 +180,7 @@ export async function runLlmTtftProbeScenario(options: BenchOptions): Promise<nu
  * step's p50 in µs. The warm-up streams come first in both lists, so the tails line up.
  */
 async function marksBreakdown(file: string, client: [number, number][]): Promise<{ text: string; rows: number[][]; marks: number[][] }> {
-  const saved = JSON.parse(await readFile(file, 'utf8')) as { marks: number[][]; gcs: number[][] };
+  const saved = JSON.parse(await readFile(file, 'utf8')) as { marks: number[][]; gcs: number[][]; costs?: number[][][] };
   const all = saved.marks;
   const marks = all.slice(-client.length);
   const steps = ['client send -> gateway request event', 'request event -> node stream opened', 'node stream opened -> node headers', 'node headers -> node first data', 'node first data -> first write to client', 'first write -> client first event'];
@@ -189,10 +189,19 @@ async function marksBreakdown(file: string, client: [number, number][]): Promise
     const points = [start, m[0]!, m[1]!, m[2]!, m[3]!, m[4]!, first];
     return steps.map((_, k) => (points[k + 1]! - points[k]!) / 1000);
   });
-  const lines = steps.map((name, k) => {
+  const lines: string[] = steps.map((name, k) => {
     const s = summarizeLatencies(rows.map((r) => Math.max(0, r[k]!)));
     return `${name}: p50 ${s.p50Us.toFixed(0)} µs, p90 ${s.p90Us.toFixed(0)} µs`;
   });
+  // The gateway's own steps (request event .. first write): its CPU and its event loop's idle time in each.
+  const costs = (saved.costs ?? []).slice(-client.length);
+  if (costs.length === marks.length) {
+    for (let k = 0; k < 4; k++) {
+      const cpu = summarizeLatencies(costs.map((c) => Math.max(0, (c[k + 1]?.[0] ?? 0) - (c[k]?.[0] ?? 0))));
+      const idle = summarizeLatencies(costs.map((c) => Math.max(0, (c[k + 1]?.[1] ?? 0) - (c[k]?.[1] ?? 0))));
+      lines.push(`  ${steps[k + 1]}: gateway CPU p50 ${cpu.p50Us.toFixed(0)} µs, event loop idle p50 ${idle.p50Us.toFixed(0)} µs`);
+    }
+  }
   // GC pauses that began between a stream's request event and its first write to the client.
   const inside = marks.map((m) => saved.gcs.filter(([at]) => at! >= m[0]! && at! <= m[4]!));
   const gcMs = inside.reduce((sum, list) => sum + list.reduce((s, g) => s + g[1]!, 0), 0);

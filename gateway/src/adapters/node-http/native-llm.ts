@@ -14,7 +14,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { incomingHeader } from '../../../../shared/src/http/index.js';
-import { matchLlmPostPath, type DirectLlm, type LlmAnswer, type LlmPostTarget } from '../../core/llm/index.js';
+import { matchLlmPostPath, type DirectLlm, type DirectLlmAnswer, type LlmPostTarget } from '../../core/llm/index.js';
 import { discardUnreadBody, readIncomingBody } from './incoming-body.js';
 import type { NativeListener } from './native-infer.js';
 import { relayToResponse } from './relay-to-response.js';
@@ -60,11 +60,13 @@ async function serve(serveLlm: DirectLlm, logger: Logger, incoming: IncomingMess
   if (!incoming.readableEnded) outgoing.once('finish', () => discardUnreadBody(incoming));
 }
 
-function write(outgoing: ServerResponse, answer: LlmAnswer): void {
+function write(outgoing: ServerResponse, answer: DirectLlmAnswer): void {
   if (answer.stream !== undefined) {
     // A client gone while the node was being reached: the relay is cancelled, which aborts the node's request.
-    if (outgoing.destroyed) answer.stream.relay.cancel(new Error('the client closed the connection'));
-    else relayToResponse(answer.stream.source, answer.stream.relay, outgoing, answer.headers);
+    if (outgoing.destroyed) {
+      answer.stream.relay.cancel(new Error('the client closed the connection'));
+      answer.recordRequest?.();
+    } else relayToResponse(answer.stream.source, answer.stream.relay, outgoing, answer.headers, answer.recordRequest);
     return;
   }
   if (outgoing.headersSent || outgoing.destroyed) return;

@@ -15,7 +15,14 @@ import type { SseRelay } from '../../core/llm/sse-relay.js';
 import { directBodyOf } from './h2-direct-body.js';
 import { frameChunk, lastChunk } from './http-chunk.js';
 
-export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRelay, outgoing: ServerResponse, headers: Record<string, string>): void {
+/** `onStarted`: called once, after the first events are written (or at the end, when none were). */
+export function relayToResponse(
+  source: AsyncIterable<Uint8Array>,
+  relay: SseRelay,
+  outgoing: ServerResponse,
+  headers: Record<string, string>,
+  onStarted?: () => void,
+): void {
   const input = source instanceof Readable ? source : Readable.from(source, { objectMode: false });
   // An HTTP/2 answer is read below its Readable (h2-direct-body.ts): its chunks come to onData directly,
   // and onData's false answer stops its reading instead of pause().
@@ -25,6 +32,12 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
   let done = false;
   // Set once node:http's chunked framing is off: each event is framed by frameChunk and written here.
   let socket: Socket | undefined;
+  let started = onStarted;
+  const start = (): void => {
+    const call = started;
+    started = undefined;
+    call?.();
+  };
 
   /** `last`: the final bytes; false: the client is gone, nothing more to write. */
   const finish = (last: Uint8Array | undefined | false): void => {
@@ -36,10 +49,12 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
     outgoing.off('close', onClientClose);
     socket?.off('drain', onDrain);
     if (!input.readableEnded) input.destroy();
-    if (last === false) return;
-    if (socket !== undefined) outgoing.end(last !== undefined && last.length > 0 ? frameChunk(last, true) : lastChunk());
-    else if (last !== undefined) outgoing.end(last);
-    else outgoing.end();
+    if (last !== false) {
+      if (socket !== undefined) outgoing.end(last !== undefined && last.length > 0 ? frameChunk(last, true) : lastChunk());
+      else if (last !== undefined) outgoing.end(last);
+      else outgoing.end();
+    }
+    start();
   };
   /** Relays one chunk; false: the client is not keeping up (the input is paused until it drains). */
   const onData = (chunk: Uint8Array): boolean => {
@@ -50,19 +65,26 @@ export function relayToResponse(source: AsyncIterable<Uint8Array>, relay: SseRel
       return false;
     }
     if (out === undefined) return true;
-    if (socket !== undefined) {
-      // A socket gone is reported by the response's 'close' (onClientClose).
-      if (socket.destroyed || socket.write(frameChunk(out))) return true;
-      if (direct === undefined) input.pause();
-      return false;
-    }
+    const flowing = send(out);
+    // Counted once written (sse-relay.ts says why), and the request recorded after its first events.
+    relay.meterSent();
+    start();
+    if (!flowing && direct === undefined) input.pause();
+    return flowing;
+  };
+  /** Writes whole events; false: the client is not keeping up. */
+  const send = (out: Uint8Array): boolean => {
+    // A socket gone is reported by the response's 'close' (onClientClose).
+    if (socket !== undefined) return socket.destroyed || socket.write(frameChunk(out));
     const flowing = outgoing.write(out);
     if (outgoing.chunkedEncoding && outgoing.headersSent && outgoing.socket !== null) {
       outgoing.chunkedEncoding = false;
       socket = outgoing.socket;
       socket.on('drain', onDrain);
+      // node:http corks the socket on a response's write until the next tick: the status line and the
+      // first events leave now, not after the work that follows them (their count, the access line).
+      if (socket.writableCorked > 0) socket.uncork();
     }
-    if (!flowing && direct === undefined) input.pause();
     return flowing;
   };
   const onEnd = (): void => finish(relay.end());

@@ -27,7 +27,14 @@ export interface DirectLlmRequest {
   readonly abort?: () => void;
 }
 
-export type DirectLlm = (request: DirectLlmRequest, target: LlmPostTarget) => Promise<LlmAnswer>;
+/**
+ * `recordRequest`, on a streamed answer: the request's metric, span end and access line, for the server
+ * to call once the stream's first bytes are written (or it ended without any), so that work never sits
+ * between the node's first event and the client. Absent: already recorded.
+ */
+export type DirectLlmAnswer = LlmAnswer & { readonly recordRequest?: () => void };
+
+export type DirectLlm = (request: DirectLlmRequest, target: LlmPostTarget) => Promise<DirectLlmAnswer>;
 
 export function createDirectLlm(deps: LlmRouteDeps & { readonly logger: Logger }): DirectLlm {
   const { config, metrics, logger, now } = deps;
@@ -65,8 +72,12 @@ export function createDirectLlm(deps: LlmRouteDeps & { readonly logger: Logger }
     } catch (error) {
       answer = failureAnswer(error, metrics, logger, telemetry, facts(), request.signal.aborted);
     }
-    finishRequest(metrics, logger, telemetry, { method: 'POST', path: request.path }, facts(), answer.status, now() - started);
-    return { ...answer, headers: withHeaders(answer.headers, extra) };
+    const status = answer.status;
+    const record = (): void => finishRequest(metrics, logger, telemetry, { method: 'POST', path: request.path }, facts(), status, now() - started);
+    const headers = withHeaders(answer.headers, extra);
+    if (answer.stream !== undefined) return { ...answer, headers, recordRequest: record };
+    record();
+    return { ...answer, headers };
   };
 }
 

@@ -36,6 +36,7 @@ export function relayToReadable(source: AsyncIterable<Uint8Array>, relay: SseRel
           if (relay.over) return;
           const out = next.done ? relay.end() : relay.push(next.value);
           if (out !== undefined) controller.enqueue(out);
+          relay.meterSent();
           if (relay.over) {
             controller.close();
             return;

@@ -65,6 +65,8 @@ export class SseRelay {
   private refused = false;
   private charging = false;
   private ended = false;
+  /** Whole events handed out by `push` whose tokens are not counted yet (`meterSent`). */
+  private unmetered: Uint8Array | undefined;
 
   constructor(private readonly options: SseRelayOptions) {
     this.scanner = new EventTextScanner(options.format, options.countTokens);
@@ -75,9 +77,16 @@ export class SseRelay {
     return this.ended;
   }
 
-  /** The bytes to send for a chunk of the node's answer (undefined: nothing yet). */
+  /**
+   * The bytes to send for a chunk of the node's answer (undefined: nothing yet). Their tokens are
+   * counted by `meterSent`, which the driver calls once it has written them (else the next call here
+   * or the stream's end does): counting the first event (it learns the stream's template) costs
+   * about as much as relaying it, and the event is relayed whatever its count (a refusal ends the
+   * stream at the next event), so it need not wait for it.
+   */
   push(chunk: Uint8Array): Uint8Array | undefined {
     if (this.ended) return undefined;
+    this.meterSent();
     const bytes = concat(this.carry, chunk);
     const cut = lastEventEnd(bytes);
     if (cut < 0) {
@@ -88,16 +97,26 @@ export class SseRelay {
     const whole = cut === bytes.length ? bytes : bytes.subarray(0, cut);
     this.carry = cut === bytes.length ? undefined : bytes.slice(cut);
     if (this.refused) return this.finishWith(this.options.overBudgetError(this.options.meter.refusedRetryMs ?? 1000), 'over_budget');
-    // Charged in the background: a store round trip (Redis) never holds an event back. A refusal
-    // ends the stream at the next event, so a stream runs at most a step or two past its budget.
-    if (this.options.meter.add(this.scanner.tokensIn(whole)) && !this.charging) this.charge();
+    this.unmetered = whole;
     // After `[DONE]` the node ends its answer; reading on to that end keeps its connection reusable.
     return whole;
+  }
+
+  /** Counts the tokens of what the last `push` gave (sent by now) and starts a charge when one is due. */
+  meterSent(): void {
+    const whole = this.unmetered;
+    if (whole === undefined) return;
+    this.unmetered = undefined;
+    // Charged in the background: a store round trip (Redis) never holds an event back. A refusal
+    // ends the stream at the next event, so a stream runs at most a step or two past its budget.
+    if (this.options.meter.add(this.scanner.tokensIn(whole)) && !this.charging && !this.ended) this.charge();
   }
 
   /** The node ended its answer: the bytes to send last (an error event when it was incomplete). */
   end(): Uint8Array | undefined {
     if (this.ended) return undefined;
+    // `[DONE]` is seen while counting.
+    this.meterSent();
     if (this.options.format === 'openai' && !this.scanner.sawDone) return this.fail(upstreamFailure('the node ended the stream before it was complete'));
     this.finish('done');
     return undefined;
@@ -123,6 +142,9 @@ export class SseRelay {
     if (this.ended) return;
     this.ended = true;
     this.carry = undefined;
+    const last = this.unmetered;
+    this.unmetered = undefined;
+    if (last !== undefined) this.options.meter.add(this.scanner.tokensIn(last));
     if (outcome !== 'done') this.options.abortUpstream();
     // Tokens still pending are charged (and metered) whatever the outcome: they were generated.
     void this.options.meter.settle().catch(() => undefined);

@@ -19,67 +19,17 @@ import { KvCache, type CopyCounters } from './kv-cache.js';
 import { bucketIndexOf, bucketLimits } from './length-bucket.js';
 import type { EngineStats } from './engine-stats.js';
 import { chunkFeeds, paddedTokens, prefillFeeds, presentRow } from './prefill-batch.js';
-import { DEFAULT_PREFILL_AGING_MS, DEFAULT_PREFILL_ORDER, joinsGroup, nextToPrefill, type PrefillOrder, type PrefillPolicy, type WaitingKey } from './prefill-order.js';
-import { sampleToken, seededRandom, type SamplingParameters } from './sampling.js';
+import { DEFAULT_PREFILL_AGING_MS, DEFAULT_PREFILL_ORDER, joinsGroup, nextToPrefill, type PrefillPolicy, type WaitingKey } from './prefill-order.js';
+import { sampleToken, seededRandom } from './sampling.js';
 import { TextStream, type Detokenizer } from './text-stream.js';
 import { FirstTokenTracer, type ArrivalMark } from './first-token-trace.js';
 import { subRunRanges } from './decode-split.js';
 import { requestSize } from './request-size.js';
 import { prefillRunCap } from './prefill-cap.js';
 import { DecodeFeeds } from './decode-feeds.js';
+import type { AddRequest, DecoderRunner, EngineOptions, FinishReason, RunnerTensors, SequenceEvent } from './engine-api.js';
 
-export type FinishReason = 'stop' | 'length' | 'cancelled';
-
-/** One sequence's news from a step: text to send, and whether (and why) it ended. */
-export interface SequenceEvent {
-  readonly id: number;
-  readonly text: string;
-  readonly tokens: number;
-  readonly done?: FinishReason;
-  readonly error?: TesseraError;
-}
-
-export type RunnerTensors = Readonly<Record<string, { data: Float32Array | BigInt64Array; dims: readonly number[] }>>;
-
-/**
- * A model run: feeds by input name to outputs by name (onnxruntime's session, or a stand-in). Outputs
- * given in `into` are written into those arrays instead of new ones.
- */
-export interface DecoderRunner {
-  run(feeds: RunnerTensors, into?: RunnerTensors): Promise<Record<string, { data: Float32Array; dims: readonly number[] }>>;
-}
-
-export interface EngineOptions {
-  readonly maxNumSeqs: number;
-  readonly kvCacheBytes: number;
-  readonly contextLength: number;
-  readonly eosId: number | undefined;
-  /** 'wait': a request the budget cannot take now waits; 'reject': it is refused at once. */
-  readonly admission: 'wait' | 'reject';
-  /** Most requests waiting for admission; 0 = no limit. */
-  readonly maxQueueSize: number;
-  /** Cached-length bounds of the length buckets (length-bucket.ts); [] = one padded run per step. */
-  readonly lengthBuckets: readonly number[];
-  /** Most padded prompt tokens (rows × longest prompt) of one prefill run; a longer prompt is prefilled alone, in chunks of this size. */
-  readonly maxBatchedTokens: number;
-  /** The same cap while other work is exposed to the run (prefill-cap.ts); absent = maxBatchedTokens always. */
-  readonly busyPrefillTokens?: number;
-  /** Order of waiting prefills within a priority level, and its aging bound (prefill-order.ts); defaults there. */
-  readonly prefillOrder?: PrefillOrder;
-  readonly prefillAgingMs?: number;
-  /** Most rows of one decode run: a bucket's step is cut into runs of at most this many rows, newcomers prefilled between them (decode-split.ts); 0 = one run per bucket. */
-  readonly decodeRunRows?: number;
-}
-
-export interface AddRequest {
-  readonly id: number;
-  readonly promptIds: readonly number[];
-  readonly params: SamplingParameters;
-  /** Lower first, as the dynamic batcher's levels (1 is the highest); 0 = the default level. */
-  readonly priority: number;
-  /** When the request was sent to the engine (epoch ms, first-token-trace.ts), for the TTFT breakdown. */
-  readonly sentAtMs?: number;
-}
+export type { AddRequest, DecoderRunner, EngineOptions, FinishReason, RunnerTensors, SequenceEvent } from './engine-api.js';
 
 interface Sequence extends WaitingKey {
   readonly request: AddRequest;
@@ -124,7 +74,7 @@ export class BatchEngine {
   private running = false;
   /** The engine's counters (EngineStats: what each one counts). */
   private readonly counts = {
-    steps: 0, stepSequences: 0, stepCopyNs: 0, stepModelNs: 0, stepRuns: 0, bucketMoves: 0, prefillsBetweenRuns: 0, prefills: 0,
+    steps: 0, stepSequences: 0, stepCopyNs: 0, stepModelNs: 0, stepRuns: 0, stepFetchedBytes: 0, bucketMoves: 0, prefillsBetweenRuns: 0, prefills: 0,
     prefillRuns: 0, prefillTokens: 0, prefillPaddedTokens: 0, prefillChunks: 0, admissionWaitNs: 0, prefillNs: 0, firstTokenNs: 0,
   };
   /** The long prompt being prefilled in chunks, if any (admitted: counted in `active`). */
@@ -145,11 +95,11 @@ export class BatchEngine {
     this.limits = bucketLimits(options.lengthBuckets, options.contextLength);
     this.buckets = this.limits.map((limit) => ({
       limit,
-      cache: new KvCache(layout, options.maxNumSeqs, limit),
+      cache: new KvCache(layout, options.maxNumSeqs, limit, runner.lastPositionOutputs === undefined),
       rows: [],
     }));
     this.bytesPerToken = layout.layers * 2 * layout.heads * layout.headDim * 4;
-    this.decodeFeeds = new DecodeFeeds(layout, vocab, options.maxNumSeqs);
+    this.decodeFeeds = new DecodeFeeds(layout, vocab, options.maxNumSeqs, runner.lastPositionOutputs);
     this.policy = { order: options.prefillOrder ?? DEFAULT_PREFILL_ORDER, agingMs: options.prefillAgingMs ?? DEFAULT_PREFILL_AGING_MS };
   }
 
@@ -477,15 +427,16 @@ export class BatchEngine {
     const { cache } = bucket;
     const events = this.pending;
     const rows = to - from;
-    const { feeds, into, presents, logits } = this.decodeFeeds.build(cache, from, to, (r) => (bucket.rows[r] as Sequence).nextToken);
+    const { feeds, into, presents, presentLength, logits } = this.decodeFeeds.build(cache, from, to, (r) => (bucket.rows[r] as Sequence).nextToken);
     const started = process.hrtime.bigint();
     this.tracer.runStarted('decode');
     await this.runner.run(feeds, into).finally(() => this.tracer.runEnded());
     const ran = process.hrtime.bigint();
-    cache.appendStep(presents, from, to);
+    cache.appendStep(presents, from, to, presentLength);
     this.counts.stepCopyNs += Number(process.hrtime.bigint() - ran);
     this.counts.stepModelNs += Number(ran - started);
     this.counts.stepRuns += 1;
+    this.counts.stepFetchedBytes += this.decodeFeeds.fetchedBytes(cache, rows);
     this.counts.stepSequences += rows;
     for (let r = from; r < to; r++) this.advance(bucket.rows[r] as Sequence, logits, (r - from) * this.vocab, events);
   }

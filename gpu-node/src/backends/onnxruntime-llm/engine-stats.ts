@@ -15,6 +15,8 @@ export interface EngineStats {
   readonly stepModelNs: number;
   /** Model runs of decode steps (steps × buckets with sequences in them). */
   readonly stepRuns: number;
+  /** Bytes of outputs fetched out of onnxruntime by decode runs (onnxruntime-node copies each into a fresh array): logits and presents, full or last position. */
+  readonly stepFetchedBytes: number;
   /** Sequences moved into a longer bucket. */
   readonly bucketMoves: number;
   /** Prefills done between the bucket runs of a step (requests that arrived during it). */

@@ -5,10 +5,12 @@
  * Sequences keep their tokens at positions 0..length-1 of their row; the rest of the row is padding the
  * attention mask hides. The mask [rows, capacity + 1] is kept beside it (the last column is the new token).
  *
- * A step's presents are written by onnxruntime into buffers kept here for the purpose. onnxruntime-node
- * (1.30) still hands back a fresh copy of every output of every run (measured: ~3.5 MiB of ArrayBuffers per
- * 32-row run at capacity 128, with or without the kept buffers), so each run allocates that much external
- * memory whatever this cache does; docs/benchmarks.md (sixth pass) has what that costs in GC.
+ * onnxruntime-node (1.30) hands back a fresh JS copy of every fetched output of every run, kept buffers or
+ * not: fetching the full presents of a 32-row run at capacity 128 copied ~3.5 MiB of ArrayBuffers out per
+ * run (docs/benchmarks.md, sixth pass). So when the model takes them (last-position-outputs.ts), a decode
+ * run fetches only each present's last position ([rows, heads, 1, head_dim]: 32 KiB over 32 rows of the
+ * tiny decoder, beside the logits' 32 KiB), kept by DecodeFeeds; otherwise the full presents, written into
+ * buffers kept here. Prefills still fetch the full presents (their whole prompt is cached).
  *
  * What a step copies: the new token's key and value into each row (heads × head_dim floats per layer and
  * kind), nothing else (the model's own past-to-present concatenation is the model's work). Beside steps: a
@@ -56,6 +58,8 @@ export class KvCache {
     private readonly layout: DecoderLayout,
     private readonly maxRows: number,
     private readonly maxCapacity: number,
+    /** Whether decode runs write full presents here; not when they fetch only the last position (DecodeFeeds keeps those). */
+    private readonly keepsPresents = true,
   ) {
     const names: string[] = [];
     const presents: string[] = [];
@@ -145,9 +149,10 @@ export class KvCache {
 
   /**
    * Takes each row's new token from the presents of a run over rows from..to-1 ([to - from, heads,
-   * capacity + 1, head_dim]: the past followed by the new position) into position `length` of its row.
+   * positions, head_dim], the new token last: the full presents, positions = capacity + 1, or the
+   * last-position outputs, positions = 1) into position `length` of its row.
    */
-  appendStep(presents: readonly Float32Array[], first = 0, end = this.active): void {
+  appendStep(presents: readonly Float32Array[], first = 0, end = this.active, positions = this.capacity + 1): void {
     const { capacity } = this;
     const width = this.layout.headDim;
     const heads = this.layout.heads;
@@ -157,7 +162,7 @@ export class KvCache {
       for (let r = first; r < end; r++) {
         const length = this.lengths[r] as number;
         for (let h = 0; h < heads; h++) {
-          const from = (((r - first) * heads + h) * (capacity + 1) + capacity) * width;
+          const from = (((r - first) * heads + h) * positions + positions - 1) * width;
           buffer.set(present.subarray(from, from + width), ((r * heads + h) * capacity + length) * width);
         }
       }
@@ -215,7 +220,7 @@ export class KvCache {
       }
       return fresh;
     });
-    this.presents = this.buffers.map(() => new Float32Array(rows * heads * (capacity + 1) * width));
+    this.presents = this.keepsPresents ? this.buffers.map(() => new Float32Array(rows * heads * (capacity + 1) * width)) : [];
     this.rows = rows;
     this.capacity = capacity;
     this.mask = new BigInt64Array(rows * (capacity + 1));

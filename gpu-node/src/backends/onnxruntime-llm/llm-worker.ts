@@ -7,13 +7,15 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import { BatchEngine, type DecoderRunner, type SequenceEvent } from './batch-engine.js';
+import { BatchEngine } from './batch-engine.js';
+import type { DecoderRunner, SequenceEvent } from './engine-api.js';
 import { decoderLayoutOf, type ValueInfo } from './decoder-layout.js';
 import type { HostMessage, LlmWorkerData, WireEvent, WorkerMessage } from './protocol.js';
 import { rememberingSingleTokens } from './single-token-text.js';
 import { loadTokenizer } from './tokenizer-file.js';
 import { startGcSampler } from './gc-sampler.js';
 import { kvRelayouts } from './kv-cache.js';
+import { loadDecoderSession } from './decoder-session.js';
 
 const port = parentPort;
 if (port === null) throw new Error('llm-worker.ts runs as a worker thread');
@@ -34,17 +36,18 @@ function valueInfos(metadata: readonly ort.InferenceSession.ValueMetadata[]): Va
 }
 
 /** onnxruntime as the engine's runner: plain arrays in, plain arrays out. */
-function sessionRunner(session: ort.InferenceSession, outputNames: readonly string[]): DecoderRunner {
+function sessionRunner(session: ort.InferenceSession, outputNames: readonly string[], lastPositionOutputs: readonly string[] | undefined): DecoderRunner {
   return {
+    ...(lastPositionOutputs === undefined ? {} : { lastPositionOutputs }),
     async run(feeds, into) {
       const tensor = ({ data: array, dims }: { data: Float32Array | BigInt64Array; dims: readonly number[] }): ort.Tensor =>
         array instanceof Float32Array ? new ort.Tensor('float32', array, dims) : new ort.Tensor('int64', array, dims);
       const tensors: Record<string, ort.Tensor> = {};
       for (const [name, value] of Object.entries(feeds)) tensors[name] = tensor(value);
       if (into !== undefined) {
-        // onnxruntime writes into the given tensors' memory: no output allocation or copy.
+        // onnxruntime writes into the given tensors' memory, and fetches (copies out) only these outputs.
         const fetches: Record<string, ort.Tensor> = {};
-        for (const name of outputNames) fetches[name] = tensor(into[name] as { data: Float32Array; dims: readonly number[] });
+        for (const [name, value] of Object.entries(into)) fetches[name] = tensor(value as { data: Float32Array; dims: readonly number[] });
         await session.run(tensors, fetches);
         return {};
       }
@@ -61,9 +64,9 @@ function sessionRunner(session: ort.InferenceSession, outputNames: readonly stri
 
 async function start(): Promise<void> {
   const { settings } = data;
-  let session: ort.InferenceSession;
+  let loaded: Awaited<ReturnType<typeof loadDecoderSession>>;
   try {
-    session = await ort.InferenceSession.create(data.modelPath, {
+    loaded = await loadDecoderSession(data.modelPath, {
       intraOpNumThreads: settings.intraOpThreads,
       interOpNumThreads: 1,
       extra: { session: { intra_op: { allow_spinning: '0' } } },
@@ -71,6 +74,7 @@ async function start(): Promise<void> {
   } catch (error) {
     throw TesseraError.invalidArg(`model '${data.model}': onnxruntime could not load '${data.modelPath}': ${wireError(error).message}`);
   }
+  const { session } = loaded;
   const layout = decoderLayoutOf(data.model, valueInfos(session.inputMetadata), valueInfos(session.outputMetadata), {
     ...(settings.heads === undefined ? {} : { heads: settings.heads }),
     ...(settings.headDim === undefined ? {} : { headDim: settings.headDim }),
@@ -84,9 +88,12 @@ async function start(): Promise<void> {
     throw TesseraError.invalidArg(`model '${data.model}': the tokenizer has ${tokenizerVocab} tokens, more than the model's ${vocab} logits`);
   }
   const outputNames = ['logits', ...Array.from({ length: layout.layers }, (_, i) => [`present.${i}.key`, `present.${i}.value`]).flat()];
+  const lastPositionOutputs = lastPositionNames(outputNames.slice(1), loaded.lastPositionOutputs);
+  // Once per load: decode runs will copy the whole cache out of onnxruntime every step.
+  if (lastPositionOutputs === undefined) console.warn(`model '${data.model}': decode runs fetch the full presents: ${loaded.why ?? 'no last-position outputs'}`);
   const promptTokens = new Map<number, number>();
   const engine = new BatchEngine(
-    sessionRunner(session, outputNames),
+    sessionRunner(session, outputNames, lastPositionOutputs),
     layout,
     vocab,
     rememberingSingleTokens({ decode: (ids) => tokenizer.decode(ids as number[], { skip_special_tokens: true }) }),
@@ -132,7 +139,14 @@ async function start(): Promise<void> {
         break;
     }
   });
-  post({ type: 'ready', info: { ...layout, vocab, eosId } });
+  const kvFetch = lastPositionOutputs === undefined ? { kvFetch: 'full' as const, kvFetchWhy: loaded.why ?? 'no last-position outputs' } : { kvFetch: 'last-position' as const };
+  post({ type: 'ready', info: { ...layout, vocab, eosId, ...kvFetch } });
+}
+
+/** The last-position outputs in `presents` order, when the session has one for every present. */
+function lastPositionNames(presents: readonly string[], outputs: ReadonlyMap<string, string> | undefined): string[] | undefined {
+  const names = presents.map((p) => outputs?.get(p));
+  return names.every((n) => n !== undefined) ? names : undefined;
 }
 
 start().catch((error: unknown) => {

@@ -1,5 +1,5 @@
 /** Messages between an onnxruntime_llm instance (main thread) and its engine thread. */
-import type { FinishReason } from './batch-engine.js';
+import type { FinishReason } from './engine-api.js';
 import type { EngineStats } from './engine-stats.js';
 import type { SamplingParameters } from './sampling.js';
 import type { LlmSettings } from './llm-config.js';
@@ -33,6 +33,9 @@ export interface LoadedInfo {
   readonly headDim: number;
   readonly vocab: number;
   readonly eosId: number | undefined;
+  /** What decode runs fetch from onnxruntime: each present's last position (last-position-outputs.ts) or the full presents, and why. */
+  readonly kvFetch: 'last-position' | 'full';
+  readonly kvFetchWhy?: string;
 }
 
 export type WorkerMessage =
