@@ -32,7 +32,7 @@ import { createMemoryResponseCache, createRedisResponseCache } from './adapters/
 import { createRedisNodeDirectory, createStaticNodeDirectory, type StaticNode } from './adapters/fleet/index.js';
 import { createNodeTransport } from './adapters/grpc/index.js';
 import { createGrpcFront, type GrpcFront } from './adapters/grpc-front/index.js';
-import { createNativeInferListener, createNativeLlmListener, createNodeLlm } from './adapters/node-http/index.js';
+import { createNativeInferListener, createNativeLlmListener, createNodeLlm, processTurnEnd } from './adapters/node-http/index.js';
 import { createDirectLlm } from './core/llm/index.js';
 import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTenantStore } from './adapters/memory/index.js';
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
@@ -47,11 +47,15 @@ import { createDispatcher } from './core/routing/index.js';
 import { applyServerTimeouts, limitPipelinedRequests } from '../../shared/src/http/index.js';
 
 /**
- * Log lines (one access line per request among them) are written in batches at most this late: one
- * write(2) per batch instead of one per request, which was a tenth of a cache hit's CPU. See
- * shared/src/logging (`batchMs`): lines are flushed at exit, lost only on SIGKILL.
+ * Log lines (one access line per request among them) are written in batches, 8 KiB or at most this
+ * late: one write(2) per batch, not one per line (a write per line was a tenth of a cache hit's CPU,
+ * and each wakes the log's reader). A batch that is due is written right after the answers of that
+ * event-loop turn (adapters/node-http/turn-end.ts), never ahead of one, as an 8 KiB batch filled by a
+ * request's own line was. See shared/src/logging (`batchMs`, `flushWith`): flushed at exit, lost only
+ * on SIGKILL.
  */
 const ACCESS_LOG_BATCH_MS = 100;
+const ACCESS_LOG_FLUSH = (flush: () => void): void => processTurnEnd.afterAnswer(flush);
 
 /** The node used when there is neither Redis nor a static node list: a local node's gRPC port. */
 export const DEFAULT_LOCAL_NODE: StaticNodeConfig = Object.freeze({ id: 'local', grpc: '127.0.0.1:8001', http: '127.0.0.1:8000' });
@@ -100,7 +104,7 @@ export interface RunningGateway {
 }
 
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
-  const logger = options.logger ?? createLogger({ fields: { component: 'gateway' }, batchMs: ACCESS_LOG_BATCH_MS });
+  const logger = options.logger ?? createLogger({ fields: { component: 'gateway' }, batchMs: ACCESS_LOG_BATCH_MS, flushWith: ACCESS_LOG_FLUSH });
   const adminKeyHash = options.adminKey !== undefined ? await sha256Hex(options.adminKey) : options.config.adminKeyHash;
   const config: GatewayConfig = { ...options.config, adminKeyHash };
   const redisUrl = options.redisUrl === undefined ? config.redisUrl : options.redisUrl;
@@ -385,7 +389,7 @@ export async function embeddedConfig(): Promise<{ config: GatewayConfig; demoKey
 
 /** `tessera-gateway ...`: resolves when the gateway has stopped after SIGTERM/SIGINT. */
 export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const logger = createLogger({ fields: { component: 'gateway' }, batchMs: ACCESS_LOG_BATCH_MS });
+  const logger = createLogger({ fields: { component: 'gateway' }, batchMs: ACCESS_LOG_BATCH_MS, flushWith: ACCESS_LOG_FLUSH });
   let running: RunningGateway;
   let tracing: ReturnType<typeof createTracing> | undefined;
   try {

@@ -53,6 +53,29 @@ describe('LineBatch', () => {
     expect(timers.armed.size).toBe(0);
   });
 
+  it('with a deferred flush, hands a due batch (by size or by age) to it instead of writing there and then; past the hard cap, writes at once', () => {
+    const out: string[] = [];
+    const timers = manualTimers();
+    const deferred: (() => void)[] = [];
+    const batch = new LineBatch((t) => out.push(t), 10, 100, timers, { defer: (flush) => deferred.push(flush), hardMaxChars: 30 });
+    batch.write('aaaaa\n');
+    batch.write('bbbbb\n'); // due by size: deferred once
+    batch.write('c\n');
+    expect(out).toEqual([]);
+    expect(deferred).toHaveLength(1);
+    deferred.shift()!();
+    expect(out).toEqual(['aaaaa\nbbbbb\nc\n']);
+    batch.write('d\n');
+    timers.fire(); // due by age: deferred too
+    expect(out).toHaveLength(1);
+    deferred.shift()!();
+    expect(out).toEqual(['aaaaa\nbbbbb\nc\n', 'd\n']);
+    for (let i = 0; i < 4; i++) batch.write('eeeeeeee\n'); // 36 characters waiting: past the cap
+    expect(out).toEqual(['aaaaa\nbbbbb\nc\n', 'd\n', 'eeeeeeee\n'.repeat(4)]);
+    deferred.shift()?.(); // the deferred flush queued at 18 characters finds nothing left
+    expect(out).toHaveLength(3);
+  });
+
   it('the gateway logger loses no line at exit, in order (batched stderr)', () => {
     const script = `
       import { createLogger } from ${JSON.stringify(fileURLToPath(new URL('./logger.ts', import.meta.url)))};

@@ -23,23 +23,48 @@ const realTimers: LineBatchTimers = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
+export interface DeferredFlush {
+  /** Runs the flush it is given later (the gateway: right after the answers of the current turn). */
+  readonly defer: (flush: () => void) => void;
+  /** Past this many code units waiting, a line is written at once: memory stays bounded. */
+  readonly hardMaxChars: number;
+}
+
 export class LineBatch {
   private lines: string[] = [];
   private chars = 0;
   private timer: unknown;
+  private flushQueued = false;
 
   constructor(
     private readonly sink: (text: string) => void,
     private readonly maxChars: number,
     private readonly maxDelayMs: number,
     private readonly timers: LineBatchTimers = realTimers,
+    /** When given, a batch that is due (by size or by age) is written through `defer`, not there and then. */
+    private readonly later: DeferredFlush | undefined = undefined,
   ) {}
 
   write(line: string): void {
     this.lines.push(line);
     this.chars += line.length;
-    if (this.chars >= this.maxChars) this.flush();
-    else if (this.timer === undefined) this.timer = this.timers.setTimeout(() => this.flush(), this.maxDelayMs);
+    if (this.later !== undefined && this.chars >= this.later.hardMaxChars) this.flush();
+    else if (this.chars >= this.maxChars) this.due();
+    else if (this.timer === undefined) this.timer = this.timers.setTimeout(() => this.due(), this.maxDelayMs);
+  }
+
+  private due(): void {
+    const deferred = this.later;
+    if (deferred === undefined) {
+      this.flush();
+      return;
+    }
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    deferred.defer(() => {
+      this.flushQueued = false;
+      this.flush();
+    });
   }
 
   /** Hands on what is waiting, in order; nothing when nothing waits. */

@@ -33,6 +33,12 @@ export interface LoggerOptions {
    * is written at once.
    */
   readonly batchMs?: number;
+  /**
+   * With `batchMs`: a batch that is due (8 KiB waiting, or `batchMs` old) is written when this runs
+   * the flush it is given (the gateway: right after the answers of the event-loop turn), not there and
+   * then; past `TURN_BATCH_CHARS` waiting, at once.
+   */
+  readonly flushWith?: (flush: () => void) => void;
   /** Fields added to every line; default none. */
   readonly fields?: LogFields;
 }
@@ -49,6 +55,9 @@ type TesseraPino = PinoLogger<'verbose'>;
 /** A batch is written once this many UTF-16 code units wait (about 8 KiB, below sonic-boom's 16 KiB write size). */
 const BATCH_CHARS = 8192;
 
+/** A `flushWith` batch is written at once past this many UTF-16 code units: memory stays bounded. */
+export const TURN_BATCH_CHARS = 256 * 1024;
+
 /** Batches still holding lines; one 'exit' listener writes them all. */
 const batched = new Set<LineBatch>();
 
@@ -63,12 +72,13 @@ function flushBatchedAtExit(): void {
 }
 
 /** Stderr, written synchronously: the last lines before a process.exit() are not lost. */
-function stderrDestination(batchMs: number): DestinationStream {
+function stderrDestination(batchMs: number, flushWith: LoggerOptions['flushWith']): DestinationStream {
   const stream = pinoDestination({ dest: 2, sync: true });
   if (!(batchMs > 0)) return stream;
   // Lines wait in a LineBatch (line-batch.ts) and reach the stream one batch per write, still
   // synchronously, so the lines waiting at exit can be written from the 'exit' listener.
-  const batch = new LineBatch((text) => stream.write(text), BATCH_CHARS, batchMs);
+  const deferred = flushWith === undefined ? undefined : { defer: flushWith, hardMaxChars: TURN_BATCH_CHARS };
+  const batch = new LineBatch((text) => stream.write(text), BATCH_CHARS, batchMs, undefined, deferred);
   if (batched.size === 0) process.once('exit', flushBatchedAtExit);
   batched.add(batch);
   return { write: (line: string) => batch.write(line) };
@@ -76,7 +86,7 @@ function stderrDestination(batchMs: number): DestinationStream {
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const write = options.write;
-  const destination: DestinationStream = write === undefined ? stderrDestination(options.batchMs ?? 0) : { write: (line: string) => write(line) };
+  const destination: DestinationStream = write === undefined ? stderrDestination(options.batchMs ?? 0, options.flushWith) : { write: (line: string) => write(line) };
   const root: TesseraPino = pino<'verbose'>(
     {
       level: 'verbose',

@@ -195,4 +195,37 @@ describe('createRedisNodeDirectory', () => {
     await client.publish(keys.eventsChannel, 'not json');
     await waitFor(() => logger.lines.some((l) => l.msg === 'malformed fleet event ignored'), { what: 'the bad event to be logged' });
   });
+
+  it('between full scans reads the known nodes\' keys alone, and still sees new figures, expiries and missed joins', async () => {
+    // A client of our own whose SCAN and MGET calls are counted (the directory sends its commands on it).
+    const counted = new Redis(redis.url);
+    const calls = { scan: 0, mget: 0 };
+    const scan = counted.scan.bind(counted) as (...args: unknown[]) => Promise<[string, string[]]>;
+    const mget = counted.mget.bind(counted) as (...args: unknown[]) => Promise<(string | null)[]>;
+    Object.assign(counted, {
+      scan: (...args: unknown[]) => (calls.scan++, scan(...args)),
+      mget: (...args: unknown[]) => (calls.mget++, mget(...args)),
+    });
+    try {
+      await client.set(keys.nodeKey('gpu-10'), JSON.stringify(report('gpu-10', { seq: 1 })), 'PX', 60_000);
+      directory = await createRedisNodeDirectory({ redis: counted, refreshMs: 20, fullScanEvery: 5 });
+      // New figures arrive through the periodic reads.
+      await client.set(keys.nodeKey('gpu-10'), JSON.stringify(report('gpu-10', { seq: 2, models: [{ name: 'simple', versions: ['1'], queued: 9, inflight: 1, capacity: 8, execTimeEmaMs: 3 }] })), 'PX', 60_000);
+      await waitFor(() => directory!.all()[0]?.models.get('simple')?.queued === 9, { what: 'the new figures of gpu-10' });
+      await waitFor(() => calls.mget >= 16, { what: 'sixteen periodic reads' });
+      // One full scan (SCAN then MGET) in five periodic refreshes, plus the one at start: a scan every
+      // time would make as many SCANs as MGETs.
+      expect(calls.scan).toBeLessThan(calls.mget / 2);
+      // A key that went away without a leave event: the next read drops the node.
+      await client.del(keys.nodeKey('gpu-10'));
+      await waitFor(() => directory!.all().length === 0, { what: 'gpu-10 to leave' });
+      // A node whose join event was missed (its key written, nothing published): found by a full scan.
+      await client.set(keys.nodeKey('gpu-11'), JSON.stringify(report('gpu-11')), 'PX', 60_000);
+      await waitFor(() => ids(directory!).includes('gpu-11'), { what: 'a full scan to find gpu-11' });
+    } finally {
+      await directory?.close();
+      directory = undefined;
+      counted.disconnect();
+    }
+  });
 });

@@ -3,9 +3,12 @@
  *
  * - Start: SCAN MATCH the node keys, MGET them, parse each report (a malformed one is ignored and
  *   logged once per distinct value), then SUBSCRIBE to the events channel.
- * - Every `refreshMs` (default 1000, about the nodes' report period) the scan runs again: new figures
- *   are applied, and nodes whose key is gone (expired or deleted) leave the view. A node that joined
- *   through an event during a scan is not dropped by that scan.
+ * - Every `refreshMs` (default 1000, about the nodes' report period) the known nodes' keys are read
+ *   again (one MGET): new figures are applied, and nodes whose key is gone (expired or deleted) leave
+ *   the view. Every `fullScanEvery`-th time, and whenever the events channel is not subscribed, the
+ *   full scan runs instead, so a node whose join event was missed is still found. A node that joined
+ *   through an event during a read is not dropped by that read. Why not a scan every second: SCAN then
+ *   MGET is two Redis replies, two more loop wake-ups a second, each a request's wait at low rates.
  * - Events make the view react between scans: `join` applies the carried report, `leave` drops the
  *   node and ignores any report of that same process (nodeId, startedAt) from then on, so a key that
  *   lingers until its TTL cannot bring it back. A restarted node (later startedAt) is welcome again.
@@ -39,6 +42,8 @@ export interface RedisNodeDirectoryOptions {
   readonly staleAfterMs?: number;
   /** Period of the full scan; default 1000 ms. */
   readonly refreshMs?: number;
+  /** One periodic refresh in this many is a full scan (the others read the known keys); default 10. */
+  readonly fullScanEvery?: number;
   /** Keys per SCAN step and per MGET; default 200. */
   readonly batchSize?: number;
   /** Default Date.now (the reports' sentAt is compared with it). */
@@ -68,6 +73,7 @@ export async function createRedisNodeDirectory(options: RedisNodeDirectoryOption
   const keys = fleetKeys(options.keyPrefix !== undefined ? { prefix: options.keyPrefix } : {});
   const refreshMs = options.refreshMs ?? 1000;
   const batchSize = options.batchSize ?? 200;
+  const fullScanEvery = Math.max(1, options.fullScanEvery ?? 10);
   const now = options.now ?? Date.now;
   // Our own clients fail a command after one retry: the next scan is the retry, and a long offline
   // queue would only make the view older.
@@ -192,16 +198,43 @@ export async function createRedisNodeDirectory(options: RedisNodeDirectoryOption
     for (const nodeId of [...departed.keys()]) if (!found.has(nodeId)) departed.delete(nodeId);
   }
 
+  /** The known nodes' keys only (one MGET): figures, and departures whose key is gone. */
+  async function readKnownOnce(): Promise<void> {
+    const started = ++tick;
+    const nodeIds = [...nodes.keys()];
+    for (let from = 0; from < nodeIds.length; from += batchSize) {
+      const batch = nodeIds.slice(from, from + batchSize);
+      const values = await client.mget(...batch.map((nodeId) => keys.nodeKey(nodeId)));
+      batch.forEach((nodeId, i) => {
+        const value = values[i];
+        if (value === null || value === undefined) {
+          const known = nodes.get(nodeId);
+          if (known !== undefined && known.seenTick < started) remove(nodeId, 'its key expired or was deleted');
+          return;
+        }
+        const report = parseValue(keys.nodeKey(nodeId), value);
+        if (report !== undefined) apply(report, started);
+      });
+    }
+  }
+
   /** A scan that STARTS after this call: a caller that just wrote a key must not get a scan begun before. */
   function refresh(): Promise<void> {
+    return read(scanOnce);
+  }
+
+  /** `once` (a full scan or a read of the known keys) after any in progress; never rejects. */
+  function read(once: () => Promise<void>): Promise<void> {
     if (refreshing !== undefined) {
+      // A full scan asked for meanwhile waits here; a periodic read of the known keys is skipped.
+      if (once !== scanOnce) return refreshing;
       queuedScan ??= refreshing.then(() => {
         queuedScan = undefined;
         return refresh();
       });
       return queuedScan;
     }
-    refreshing = scanOnce()
+    refreshing = once()
       .then(
         () => {
           if (redisDown) logger.info('node directory: Redis reachable again');
@@ -247,8 +280,19 @@ export async function createRedisNodeDirectory(options: RedisNodeDirectoryOption
   // Subscribe first: a node that joins during the first scan is then seen one way or the other. While
   // Redis is unreachable the SUBSCRIBE waits in the subscriber's queue and completes once it connects;
   // start-up waits for it only briefly, the periodic scan covers the meantime.
+  let listening = false;
+  // ioredis resubscribes after a reconnect; until then the periodic refresh scans in full.
+  subscriber.on('close', () => {
+    listening = false;
+  });
   const subscribed = subscriber.subscribe(keys.eventsChannel).then(
-    () => true,
+    () => {
+      listening = true;
+      subscriber.on('ready', () => {
+        listening = true;
+      });
+      return true;
+    },
     (error: unknown) => {
       if (!closed) logger.warn('node directory: cannot subscribe to fleet events', { error: toTesseraError(error).message });
       return false;
@@ -262,7 +306,17 @@ export async function createRedisNodeDirectory(options: RedisNodeDirectoryOption
     });
   }
   await refresh();
-  const timer = setInterval(() => void refresh(), refreshMs);
+  let sinceFullScan = 0;
+  const periodic = (): void => {
+    sinceFullScan++;
+    if (!listening || redisDown || sinceFullScan >= fullScanEvery) {
+      sinceFullScan = 0;
+      void refresh();
+    } else {
+      void read(readKnownOnce);
+    }
+  };
+  const timer = setInterval(periodic, refreshMs);
   timer.unref();
 
   const live = (): Known[] => [...nodes.values()].filter(fresh);

@@ -12,15 +12,19 @@
  *
  * Cost: an answer waits for the rest of its turn's callbacks (the other requests read in that turn);
  * a lone request waits for nothing (setImmediate runs right after the I/O callbacks).
+ *
+ * The access log's lines of a turn are written after its answers (turn-end.ts).
  */
+import { processTurnEnd } from './turn-end.js';
+
 export class EndOfTurnWriter<T> {
   private pending: T[] = [];
   private scheduled = false;
 
   constructor(
     private readonly write: (item: T) => void,
-    /** Runs the flush at the end of the turn; setImmediate unless a test drives it. */
-    private readonly endOfTurn: (task: () => void) => void = setImmediate,
+    /** Runs the flush at the end of the turn: the process's turn (turn-end.ts) unless a test drives it. */
+    private readonly endOfTurn: (task: () => void) => void = (task) => processTurnEnd.answer(task),
   ) {}
 
   /** Queues `item` for this turn's flush; `write` runs for each, in order, at the end of the turn. */
