@@ -18,7 +18,8 @@
  * - the anchor (bare onnxruntime decoding one sequence, one thread, core 0) before and after, and the
  *   engine's KV copy cost per step (llm-engine-probe.ts, core 0).
  *
- * Writes loadtests/results/2026-11-26g-kvslice/<model>/llm-batching.{json,md} and two SVG plots per model.
+ * Writes <--out, default loadtests/results>/<local date>/<model>/llm-batching.{json,md} and two SVG plots per model,
+ * as the other benches date their folders (no pass's name in the code).
  */
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -29,6 +30,7 @@ import { benchDecoderFiles } from '../../../gpu-node/src/example-models/bench-de
 import { tinyDecoderFiles, type TinyDecoderConfigOptions } from '../../../gpu-node/src/example-models/tiny-decoder.js';
 import { renderLineChart } from '../lib/charts/svg-chart.js';
 import type { BenchOptions } from '../lib/options/bench-options.js';
+import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/output/results-files.js';
 import { formatTable } from '../lib/output/text-table.js';
 import { perCoreSupport, pinnedCommand, pinProcess } from '../lib/per-core/index.js';
 import { readThreadCpu, threadCpuDelta } from '../lib/per-core/index.js';
@@ -36,8 +38,6 @@ import { launchNode, waitForModelReady, type RunningNode } from '../lib/processe
 import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
 import { closedLoop, probes, wholeRequestBatch, windowFigures, type StreamRecord, type WindowFigures } from './llm-stream-client.js';
 
-const RESULTS_ROOT = fileURLToPath(new URL('../../results', import.meta.url));
-const RESULTS_FOLDER = '2026-11-26g-kvslice';
 /**
  * LLM_PROBE_GAP_MS: a drawn pause (0..this, ms) before each TTFT probe, so probes arrive at random points of
  * the engine's runs; 0 (the default, as before) sends each probe as the last one ends, which through HTTP lands
@@ -159,7 +159,7 @@ export async function runLlmBatchingScenario(options: BenchOptions): Promise<num
 }
 
 async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: BenchOptions, perCore: ReturnType<typeof perCoreSupport>): Promise<number> {
-  const RESULTS_DIR = join(options.outRoot ?? RESULTS_ROOT, RESULTS_FOLDER, CONTINUOUS);
+  const RESULTS_DIR = join(options.outRoot ?? DEFAULT_RESULTS_ROOT, localDate(new Date()), CONTINUOUS);
   const ONE_AT_A_TIME = `${CONTINUOUS}_seq1`;
   const ARRIVAL = `${CONTINUOUS}_arrival`;
   const concurrencies = options.concurrencies ?? (options.quick ? [1, 8, 32] : [1, 2, 4, 8, 16, 32]);

@@ -2,21 +2,12 @@ import { createServer, request, type Server, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { GatewayMetrics, RateLimitDecision, RateLimiter, Tier } from '../../core/ports/index.js';
-import type { AuthContext } from '../../core/auth/index.js';
+import { llmTenant as auth, silentMetrics as metrics, unlimitedLimiter as unlimited } from '../../../test/support/relay-fixtures.js';
 import { OpenAIApiError } from '../../core/llm/openai-error.js';
 import { SseRelay } from '../../core/llm/sse-relay.js';
 import { CompletionMeter } from '../../core/llm/token-budget.js';
 import { relayToResponse } from './relay-to-response.js';
 
-const unlimited: RateLimiter = {
-  async take(): Promise<RateLimitDecision> {
-    return { allowed: true, retryAfterMs: 0, remaining: 1e9, limit: 1e9, resetSeconds: 60 };
-  },
-};
-const metrics: GatewayMetrics = { request: () => undefined, rateLimited: () => undefined, authRejected: () => undefined, render: async () => ({ contentType: '', body: '' }) };
-const tier = { name: 't', llm: { tokensPerMinute: 1e9, tokensBurst: 1e9, cacheCompletions: false } } as unknown as Tier;
-const auth = { tenant: { id: 'ten', name: 'ten', tier: 't' }, tier, keyId: 'k' } as AuthContext;
 const event = (text: string): string => `data: ${JSON.stringify({ choices: [{ index: 0, text, finish_reason: null }] })}\n\n`;
 
 const newRelay = (): SseRelay =>

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AuthContext } from '../auth/index.js';
-import type { GatewayMetrics, RateLimitDecision, RateLimiter, Tier } from '../ports/index.js';
+import { llmTenant as auth, silentMetrics as metrics, unlimitedLimiter as unlimited } from '../../../test/support/relay-fixtures.js';
 import { OpenAIApiError } from './openai-error.js';
 import { SseRelay, type RelayOutcome } from './sse-relay.js';
 import { CompletionMeter } from './token-budget.js';
@@ -8,15 +7,6 @@ import { CompletionMeter } from './token-budget.js';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const event = (text: string): string => `data: ${JSON.stringify({ id: 'c', choices: [{ index: 0, text, finish_reason: null }] })}\n\n`;
-
-const unlimited: RateLimiter = {
-  async take(): Promise<RateLimitDecision> {
-    return { allowed: true, retryAfterMs: 0, remaining: 1e9, limit: 1e9, resetSeconds: 60 };
-  },
-};
-const metrics: GatewayMetrics = { request: () => undefined, rateLimited: () => undefined, authRejected: () => undefined, render: async () => ({ contentType: '', body: '' }) };
-const tier = { name: 't', llm: { tokensPerMinute: 1e9, tokensBurst: 1e9, cacheCompletions: false } } as unknown as Tier;
-const auth = { tenant: { id: 'ten', name: 'ten', tier: 't' }, tier, keyId: 'k' } as AuthContext;
 
 function relay(): { relay: SseRelay; counted: string[]; meter: CompletionMeter; outcome: () => RelayOutcome | undefined } {
   const counted: string[] = [];
