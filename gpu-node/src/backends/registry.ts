@@ -69,7 +69,8 @@ export function backendNameOf(config: ModelConfig): string {
 }
 
 /**
- * A registry with Tessera's own backends; pass the node's logger so CPU fallbacks are reported, and
+ * A registry with Tessera's own backends; pass the node's logger so CPU fallbacks and decoders loaded
+ * without last-position outputs are reported, and
  * `threadPoolSize` (`--backend-thread-pool-size`) to size the onnxruntime backend's worker pool and
  * `threadIdleGraceMs` (`--backend-thread-idle-ms`) for how long its idle threads linger.
  */
@@ -86,7 +87,7 @@ export function createDefaultBackendRegistry(
   );
   registry.register(createTypescriptBackend());
   registry.register(createOpenAIBackend());
-  registry.register(createOnnxRuntimeLlmBackend());
+  registry.register(createOnnxRuntimeLlmBackend(options.logger !== undefined ? { logger: options.logger } : {}));
   return registry;
 }
 

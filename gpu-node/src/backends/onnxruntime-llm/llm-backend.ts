@@ -10,6 +10,7 @@
 import { dirname } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { TesseraError, type ErrorCode } from '../../../../shared/src/errors/index.js';
+import { silentLogger, type Logger } from '../../../../shared/src/logging/index.js';
 import { decodeBytesElements, encodeBytesElements, type Tensor } from '../../../../shared/src/tensors/index.js';
 import { startModuleWorker } from '../../../../shared/src/workers/index.js';
 import type { Backend, BackendInstance, ExecutionBatchResult, ExecutionRequest, ExecutionResult, InstanceSpec, ModelSource } from '../backend.js';
@@ -228,13 +229,22 @@ export class LlmInstance implements BackendInstance {
   }
 }
 
-export function createOnnxRuntimeLlmBackend(): Backend {
+/** `logger`: the node's, so a model whose decode runs must fetch the full presents is reported (once per model). */
+export function createOnnxRuntimeLlmBackend(options: { readonly logger?: Logger } = {}): Backend {
+  const logger = options.logger ?? silentLogger;
+  const reported = new Set<string>();
   return {
     name: ONNXRUNTIME_LLM_BACKEND,
     defaultModelFilename: 'model.onnx',
     async createInstance(source: ModelSource, spec: InstanceSpec): Promise<BackendInstance> {
-      await Promise.resolve();
-      return LlmInstance.start(source, spec);
+      const instance = await LlmInstance.start(source, spec);
+      const { kvFetch, kvFetchWhy } = instance.info;
+      if (kvFetch === 'full' && !reported.has(source.name)) {
+        reported.add(source.name);
+        // Every decode run then copies the whole cache out of onnxruntime (kv-cache.ts says what that costs).
+        logger.warn('decoder model loaded without last-position outputs: decode runs fetch the full presents', { model: source.name, reason: kvFetchWhy });
+      }
+      return instance;
     },
   };
 }

@@ -89,8 +89,6 @@ async function start(): Promise<void> {
   }
   const outputNames = ['logits', ...Array.from({ length: layout.layers }, (_, i) => [`present.${i}.key`, `present.${i}.value`]).flat()];
   const lastPositionOutputs = lastPositionNames(outputNames.slice(1), loaded.lastPositionOutputs);
-  // Once per load: decode runs will copy the whole cache out of onnxruntime every step.
-  if (lastPositionOutputs === undefined) console.warn(`model '${data.model}': decode runs fetch the full presents: ${loaded.why ?? 'no last-position outputs'}`);
   const promptTokens = new Map<number, number>();
   const engine = new BatchEngine(
     sessionRunner(session, outputNames, lastPositionOutputs),
