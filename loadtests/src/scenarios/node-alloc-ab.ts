@@ -24,6 +24,7 @@ import { writeExampleRepository } from '../../../gpu-node/src/example-models/ind
 import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import type { InferClient } from '../lib/clients/infer-client.js';
+import { sendClosedLoop } from '../lib/load/closed-loop.js';
 import { perCoreSupport, pinProcess, readThreadCpu } from '../lib/per-core/index.js';
 import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
 import { fp32Tensor, int32Tensor } from './batching-requests.js';
@@ -79,15 +80,10 @@ async function rssMiB(pid: number): Promise<number> {
 }
 
 async function drive(client: InferClient, count: number): Promise<void> {
-  let left = count;
-  const lane = async (): Promise<void> => {
-    while (left > 0) {
-      left -= 1;
-      const result = await client.infer(request);
-      if (result.response.outputs[0]?.data.length !== OUTPUT_BYTES) throw new Error('unexpected answer');
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  await sendClosedLoop(count, CONCURRENCY, async () => {
+    const result = await client.infer(request);
+    if (result.response.outputs[0]?.data.length !== OUTPUT_BYTES) throw new Error('unexpected answer');
+  });
 }
 
 async function turn(counted: Counted, protocol: Protocol, count: number): Promise<Omit<Turn, 'build' | 'protocol' | 'round'>> {

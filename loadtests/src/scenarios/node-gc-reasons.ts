@@ -19,6 +19,7 @@ import { writeExampleRepository } from '../../../gpu-node/src/example-models/ind
 import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import type { InferClient } from '../lib/clients/infer-client.js';
+import { sendClosedLoop } from '../lib/load/closed-loop.js';
 import { perCoreSupport, pinProcess } from '../lib/per-core/index.js';
 import { launchNode, waitForModelReady } from '../lib/processes/node-process.js';
 import { fp32Tensor } from './batching-requests.js';
@@ -51,14 +52,7 @@ interface Phase {
 }
 
 async function drive(client: InferClient, count: number): Promise<void> {
-  let left = count;
-  const lane = async (): Promise<void> => {
-    while (left > 0) {
-      left -= 1;
-      await client.infer(request);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  await sendClosedLoop(count, CONCURRENCY, () => client.infer(request));
 }
 
 /** "... current mu = 0.9) finalize incremental marking via task; GC in old space requested" -> the text after the last ')'. */

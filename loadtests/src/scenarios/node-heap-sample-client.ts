@@ -8,6 +8,7 @@ import type { InferRequest } from '../../../shared/src/tensors/index.js';
 import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import type { InferClient } from '../lib/clients/infer-client.js';
+import { sendClosedLoop } from '../lib/load/closed-loop.js';
 
 interface ClientData {
   readonly protocol: 'http' | 'grpc';
@@ -20,14 +21,7 @@ const { protocol, port, concurrency, request } = workerData as ClientData;
 const client: InferClient = protocol === 'http' ? createHttpInferClient('127.0.0.1', port, concurrency) : createGrpcInferClient('127.0.0.1', port);
 
 async function drive(n: number): Promise<void> {
-  let left = n;
-  const lane = async (): Promise<void> => {
-    while (left > 0) {
-      left -= 1;
-      await client.infer(request);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, lane));
+  await sendClosedLoop(n, concurrency, () => client.infer(request));
 }
 
 parentPort?.on('message', (n: number) => {

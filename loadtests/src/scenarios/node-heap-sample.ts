@@ -25,6 +25,7 @@ import { startModuleWorker } from '../../../shared/src/workers/index.js';
 import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import type { InferClient } from '../lib/clients/infer-client.js';
+import { sendClosedLoop } from '../lib/load/closed-loop.js';
 import { fp32Tensor, int32Tensor } from './batching-requests.js';
 import { MLP_INPUT, MLP_MODEL, MLP_OUTPUT, MLP_WIDTH, mlpConfigText } from './batching-configs.js';
 
@@ -67,14 +68,7 @@ function workerClient(targetPort: number): Driver {
 
 async function drive(client: InferClient | Driver, n: number): Promise<void> {
   if ('drive' in client) return client.drive(n);
-  let left = n;
-  const lane = async (): Promise<void> => {
-    while (left > 0) {
-      left -= 1;
-      await client.infer(request);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  await sendClosedLoop(n, CONCURRENCY, () => client.infer(request));
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'tessera-heap-sample-'));

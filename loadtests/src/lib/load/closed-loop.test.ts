@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runClosedLoop } from './closed-loop.js';
+import { runClosedLoop, sendClosedLoop } from './closed-loop.js';
 
 describe('runClosedLoop', () => {
   it('keeps N calls in flight, counts the window only, and reads stats at its edges', async () => {
@@ -33,5 +33,26 @@ describe('runClosedLoop', () => {
     expect(result.firstError).toBe('boom');
     expect(result.clientSendUs).toBe(2);
     expect(result.clientRecvUs).toBe(4);
+  });
+});
+
+describe('sendClosedLoop', () => {
+  it('sends exactly the count, never more than the concurrency at once', async () => {
+    let sent = 0;
+    let inFlight = 0;
+    let most = 0;
+    await sendClosedLoop(37, 5, async () => {
+      sent += 1;
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      inFlight -= 1;
+    });
+    expect(sent).toBe(37);
+    expect(most).toBe(5);
+  });
+
+  it('rejects when a call fails', async () => {
+    await expect(sendClosedLoop(3, 2, async () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
   });
 });

@@ -99,3 +99,19 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<ClosedL
     clientRecvUs: completed > 0 ? window.recvUsTotal / completed : 0,
   };
 }
+
+/**
+ * Exactly `count` requests from `concurrency` closed-loop callers, none timed: for benches that measure
+ * a process over a fixed amount of work (turns of N inferences) rather than over a window. A failed call
+ * rejects the whole run.
+ */
+export async function sendClosedLoop(count: number, concurrency: number, call: () => Promise<unknown>): Promise<void> {
+  let left = count;
+  const caller = async (): Promise<void> => {
+    while (left > 0) {
+      left -= 1;
+      await call();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, caller));
+}
