@@ -17,7 +17,7 @@ import { isCacheable } from '../../../../shared/src/cache-key/cacheable.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import { modelCacheSettings, type CacheSettings } from '../../config/index.js';
 import type { CacheLayer, CacheRunResult } from '../cache/index.js';
-import { parseCacheControl } from '../cache/index.js';
+import { bypassRunOf, parseCacheControl } from '../cache/index.js';
 import type { CacheKeyFunction, Tier } from '../ports/index.js';
 import type { VersionChooser } from '../routing/index.js';
 import type { GatewayInferCache, InferCacheRequest } from './gateway-deps.js';
@@ -50,11 +50,13 @@ export function createInferCache(options: InferCacheOptions): GatewayInferCache 
         if (produced.modelVersion === '') return produced;
         answeredVersion.set(model, produced.modelVersion);
         // Keyed by a remembered version the node no longer answers with: never stored under that key.
-        return version === undefined || produced.modelVersion === version ? produced : { ...produced, cacheable: false };
+        return version === undefined || produced.modelVersion === version ? produced
+          : // Named fields, not a spread: `produced` may be an EncodedOnRead, whose body is a getter.
+            { body: produced.body, headers: produced.headers, computeUs: produced.computeUs, modelVersion: produced.modelVersion, cacheable: false };
       };
       const modelSettings = modelCacheSettings(settings, model);
       if (version === undefined || !modelSettings.enabled || !isCacheable(request)) {
-        return { ...(await produce(input.cancel.signal)), status: 'BYPASS' };
+        return bypassRunOf(await produce(input.cancel.signal));
       }
       // Computed by the layer only when it reads or writes the store: a no-store miss hashes nothing.
       const key = (): string =>

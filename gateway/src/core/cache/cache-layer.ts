@@ -60,6 +60,7 @@ import type {
   Produce,
   ProducedResponse,
 } from './cache-types.js';
+import { bypassRunOf } from './bypass-run.js';
 import { noopCacheObserver } from './cache-types.js';
 import { LocalCache } from './local-cache.js';
 import { SingleFlight } from './single-flight.js';
@@ -232,7 +233,9 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
 
   async function bypass(reason: CacheBypassReason, labels: CacheLabels, produce: Produce, signal: AbortSignal | undefined): Promise<CacheRunResult> {
     const produced = await produce(signal ?? NEVER_ABORTED());
-    return finish({ ...fromProduced(produced, 'unavailable'), bypassReason: reason }, labels, 'BYPASS', 'store');
+    observer.bypass(labels, reason);
+    // Not finish(): its copy would read the body, which a gRPC answer never reads (bypass-run.ts).
+    return bypassRunOf(produced);
   }
 
   async function coalesced(
