@@ -12,6 +12,7 @@
  * When none can be found (the first request to a model in a static fleet, an unknown model) the
  * request BYPASSes the cache.
  */
+import { cancelSignalOf, type CancelSignal } from '../http/index.js';
 import { cacheNamespace } from '../../../../shared/src/cache-key/cache-key-input.js';
 import { isCacheable } from '../../../../shared/src/cache-key/cacheable.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
@@ -43,7 +44,7 @@ export function createInferCache(options: InferCacheOptions): GatewayInferCache 
       const model = request.modelName;
       const chosen = versions.choose(model, request.modelVersion, input.headers);
       const version = chosen ?? answeredVersion.get(model);
-      const produce = async (signal: AbortSignal) => {
+      const produce = async (signal: CancelSignal) => {
         // Pinned only when produced: the key takes the version on its own, so a hit copies nothing.
         const pinned: InferRequest = chosen === undefined ? request : { ...request, modelVersion: chosen };
         const produced = await input.produce(pinned, signal);
@@ -56,7 +57,7 @@ export function createInferCache(options: InferCacheOptions): GatewayInferCache 
       };
       const modelSettings = modelCacheSettings(settings, model);
       if (version === undefined || !modelSettings.enabled || !isCacheable(request)) {
-        return bypassRunOf(await produce(input.cancel.signal));
+        return bypassRunOf(await produce(cancelSignalOf(input.cancel)));
       }
       // Computed by the layer only when it reads or writes the store: a no-store miss hashes nothing.
       const key = (): string =>

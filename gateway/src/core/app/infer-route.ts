@@ -14,7 +14,7 @@ import { elementCount, type InferRequest, type InferResponse } from '../../../..
 import { inSpan, noopTracer, type TraceContext } from '../../../../shared/src/tracing/index.js';
 import { requireModel, tenantScope, type AuthContext } from '../auth/index.js';
 import { bypassRunOf, withResponseId } from '../cache/index.js';
-import { readTierBody, type Cancellation, type HeaderReader, type HttpAnswer } from '../http/index.js';
+import { cancelSignalOf, readTierBody, type CancelSignal, type Cancellation, type HeaderReader, type HttpAnswer } from '../http/index.js';
 import { acceptJobAnswer, asyncPreference, isQueueTimeoutRejection, webhookGuardFor } from '../jobs/index.js';
 import type { CacheRunResult } from '../cache/index.js';
 import type { AnsweredResponse, GatewayAppDeps } from './gateway-deps.js';
@@ -113,7 +113,7 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
   // This request's own upstream answer (a hit or a coalesced wait leaves it unset): HttpAnswer.inferResponse.
   let producedResponse: InferResponse | undefined;
   // The admission and upstream spans hang under `parent`: the cache span when the cache runs.
-  const produceUnder = (parent: TraceContext | undefined) => async (request: InferRequest, upstreamSignal: AbortSignal): Promise<AnsweredResponse> => {
+  const produceUnder = (parent: TraceContext | undefined) => async (request: InferRequest, upstreamSignal: CancelSignal): Promise<AnsweredResponse> => {
     const result = await dispatcher.dispatch(
       { ...request, id: '' },
       { tenantId: auth.tenant.id, tenantScope: scope, tier: auth.tier, deadline, signal: upstreamSignal, headers, trace: { tracer, parent }, ...streamed },
@@ -136,7 +136,7 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
   const started = now();
   try {
     if (deps.cache === undefined || exchange.onResponse !== undefined) {
-      cached = bypassRunOf(await produceUnder(root)(decoded.request, exchange.cancel.signal));
+      cached = bypassRunOf(await produceUnder(root)(decoded.request, cancelSignalOf(exchange.cancel)));
     } else if (!tracer.enabled) {
       cached = await runCache(root);
     } else {
