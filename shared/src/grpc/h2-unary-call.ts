@@ -37,12 +37,28 @@ export interface H2UnaryCall {
   readonly signal: AbortSignal;
   /** Whether `signal` has aborted (or would have); reading it makes no signal. */
   readonly aborted: boolean;
+  /**
+   * The same cancellation without an AbortSignal: the call itself, told by the stream's one 'close'
+   * listener and the deadline's timer it already has (no AbortController, no EventTarget). What the
+   * gateway's miss listens to (its CancelSignal, gateway/src/core/http/cancellation.ts).
+   */
+  readonly watch: H2CallWatch;
   /** Whether a status was written or the stream went away: nothing more will be sent. */
   readonly answered: boolean;
   /** Ends the call with a trailers-only status (unless it already ended). */
   fail(code: number, details: string, metadata?: H2Metadata): void;
   /** Ends the call with one framed message (`chunks`, written in order) and status OK. */
   reply(chunks: readonly Uint8Array[], headers: H2Metadata, trailers: H2Metadata): void;
+}
+
+/** The part of AbortSignal a listener for the call's end uses: an AbortSignal's shape, so either serves. */
+export interface H2CallWatch {
+  readonly aborted: boolean;
+  /** The abort's TesseraError (DEADLINE_EXCEEDED or CANCELLED) once aborted. */
+  readonly reason: unknown;
+  /** As AbortSignal's: called once when the call aborts; one added after that is not called (read `aborted`). */
+  addEventListener(type: 'abort', listener: () => void, options?: { readonly once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -93,9 +109,12 @@ const expireCall = (call: UnaryCall): void => call.expire();
  * One call's state and its answers in one object: methods on the prototype instead of a dozen
  * closures per call (the gateway's cache hit is GC-bound: docs/benchmarks.md, issue 17, 2026-11-26d).
  */
-class UnaryCall implements H2UnaryCall {
+class UnaryCall implements H2UnaryCall, H2CallWatch {
+  readonly watch: H2CallWatch = this;
   timer: NodeJS.Timeout | undefined = undefined;
   private controller: AbortController | undefined = undefined;
+  /** The watch's listeners, made on first add (a hit adds none). */
+  private listeners: (() => void)[] | undefined = undefined;
   private abortReason: TesseraError | undefined = undefined;
   private done = false;
   private readonly deadline: number;
@@ -123,8 +142,23 @@ class UnaryCall implements H2UnaryCall {
     return this.abortReason !== undefined;
   }
 
+  get reason(): unknown {
+    return this.abortReason;
+  }
+
   get answered(): boolean {
     return this.done;
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.abortReason !== undefined) return;
+    (this.listeners ??= []).push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const listeners = this.listeners;
+    const at = listeners?.indexOf(listener) ?? -1;
+    if (at >= 0) listeners!.splice(at, 1);
   }
 
   fail(code: number, details: string, metadata?: H2Metadata): void {
@@ -208,6 +242,10 @@ class UnaryCall implements H2UnaryCall {
     if (this.abortReason !== undefined) return;
     this.abortReason = reason;
     this.controller?.abort(reason);
+    const listeners = this.listeners;
+    if (listeners === undefined) return;
+    this.listeners = undefined;
+    for (const listener of listeners) listener();
   }
 
   private finish(): void {
