@@ -24,6 +24,7 @@ import type { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
 import { isSchedulerError } from '../scheduler/scheduler-errors.js';
 import type { SchedulerRegistry } from '../scheduler/scheduler-registry.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
+import { abortSignalOf, type Cancellable } from '../scheduler/call-cancellation.js';
 import { applyClassification, readOutputLabels, type OutputLabels } from './classification.js';
 import { ModelStatsCollector, type FailureReason } from './model-stats.js';
 import { clientOutputShapes, type ValidatedRequest } from './request-validator.js';
@@ -177,7 +178,7 @@ export class ModelVersion {
   async infer(
     request: InferRequest,
     validated: ValidatedRequest,
-    signal?: AbortSignal,
+    signal?: Cancellable,
     trace?: TraceScope,
     stream?: { readonly onResponse?: ResponseListener; readonly refusal?: string },
   ): Promise<InferResponse> {
@@ -196,7 +197,7 @@ export class ModelVersion {
       this.isDecoupled && listener !== undefined
         ? {
             ...validated.execution,
-            ...(signal === undefined ? {} : { signal }),
+            ...(signal === undefined ? {} : { signal: abortSignalOf(signal) }),
             onResponse: (outputs: readonly Tensor[], final: boolean) => {
               // Past a cancellation the caller has had its answer; late responses go nowhere.
               if (signal?.aborted === true) return;
@@ -209,7 +210,7 @@ export class ModelVersion {
           }
         : signal === undefined
           ? validated.execution
-          : { ...validated.execution, signal };
+          : withSignal(validated.execution, signal);
     let scheduled;
     try {
       const batchSize = validated.batchSize;
@@ -289,4 +290,19 @@ function failureReason(error: TesseraError): FailureReason {
     default:
       return 'OTHER';
   }
+}
+
+/**
+ * The execution with the request's signal. A call's cancellation record (call-cancellation.ts) makes
+ * its AbortSignal only when a backend reads `signal` (TypeScript models, ensembles, LLMs); the
+ * onnxruntime backend never does, so its gRPC requests make none.
+ */
+function withSignal(execution: ExecutionRequest, cancellable: Cancellable): ExecutionRequest {
+  if (cancellable instanceof AbortSignal) return { ...execution, signal: cancellable };
+  return {
+    ...execution,
+    get signal(): AbortSignal {
+      return cancellable.signal;
+    },
+  };
 }

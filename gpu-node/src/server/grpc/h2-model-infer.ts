@@ -91,7 +91,8 @@ async function run(
     setModel(model);
     // Trace headers are read only when a traceparent came: an untraced call makes no reader closure.
     const traced = headers[TRACEPARENT_HEADER] === undefined ? undefined : traceParentFrom((name) => firstHeader(headers, name)).traceParent;
-    const signal = call.signal;
+    // The call itself is the cancellation: no AbortController unless a backend reads a signal (call-cancellation.ts).
+    const signal = call;
     const response = await core.infer(
       inferRequestFromProto(msg),
       traced === undefined ? { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL } : { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL, traceParent: traced },
