@@ -100,6 +100,7 @@ export function serveH2Unary(stream: ServerHttp2Stream, options: H2UnaryOptions,
 }
 
 const ignore = (): void => undefined;
+const EMPTY_BODY = Buffer.alloc(0);
 const expireCall = (call: UnaryCall): void => call.expire();
 
 /**
@@ -115,9 +116,11 @@ class UnaryCall implements H2UnaryCall {
   private moreAbortHandlers: AbortHandler[] | undefined = undefined;
   private done = false;
   private readonly deadline: number;
-  private readonly chunks: Buffer[] = [];
+  /** The body's first chunk, and the rest only when there are more (most requests come in one). */
+  private first: Buffer | undefined = undefined;
+  private more: Buffer[] | undefined = undefined;
   private received = 0;
-  private trailers: H2Metadata = {};
+  private trailers: H2Metadata | undefined = undefined;
 
   constructor(
     private readonly stream: ServerHttp2Stream,
@@ -203,11 +206,11 @@ class UnaryCall implements H2UnaryCall {
 
   // A property, not a method: the stream calls it as a listener, and removes it past the limit.
   readonly onData = (chunk: Buffer): void => {
-    const { chunks, options } = this;
+    const options = this.options;
     this.received += chunk.length;
     const received = this.received;
     // The prefix's declared length when it has arrived whole in the first chunk: grpc-js refuses on it, before the message comes.
-    const first = chunks.length === 0 ? chunk : chunks[0]!;
+    const first = this.first ?? chunk;
     const declared = first.length >= GRPC_PREFIX_BYTES ? first.readUInt32BE(1) : received - GRPC_PREFIX_BYTES;
     if (declared > options.maxReceiveBytes || received > options.maxReceiveBytes + GRPC_PREFIX_BYTES) {
       this.stream.off('data', this.onData);
@@ -218,13 +221,15 @@ class UnaryCall implements H2UnaryCall {
       this.stream.resume();
       return;
     }
-    chunks.push(chunk);
+    if (this.first === undefined) this.first = chunk;
+    else (this.more ??= []).push(chunk);
   };
 
   ended(): void {
     if (this.done) return;
-    const { chunks } = this;
-    const cut = cutUnaryMessage(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.received));
+    const { first, more } = this;
+    const body = first === undefined ? EMPTY_BODY : more === undefined ? first : Buffer.concat([first, ...more], this.received);
+    const cut = cutUnaryMessage(body);
     if ('problem' in cut) {
       const { code, details } = framingStatus(cut.problem, this.options.path);
       this.fail(code, details);
