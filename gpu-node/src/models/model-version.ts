@@ -24,7 +24,7 @@ import type { RateLimiter } from '../scheduler/dynamic/rate-limiter.js';
 import { isSchedulerError } from '../scheduler/scheduler-errors.js';
 import type { SchedulerRegistry } from '../scheduler/scheduler-registry.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
-import { abortSignalOf, type Cancellable } from '../scheduler/call-cancellation.js';
+import { abortSignalOf, type CallCancellation, type Cancellable } from '../scheduler/call-cancellation.js';
 import { applyClassification, readOutputLabels, type OutputLabels } from './classification.js';
 import { ModelStatsCollector, type FailureReason } from './model-stats.js';
 import { clientOutputShapes, type ValidatedRequest } from './request-validator.js';
@@ -293,16 +293,27 @@ function failureReason(error: TesseraError): FailureReason {
 }
 
 /**
- * The execution with the request's signal. A call's cancellation record (call-cancellation.ts) makes
- * its AbortSignal only when a backend reads `signal` (TypeScript models, ensembles, LLMs); the
- * onnxruntime backend never does, so its gRPC requests make none.
+ * The execution with the request's signal, copied into a class instance: `{ ...execution, signal }`
+ * (and a spread with a getter) cost ~1 µs per request, 1.5% of the node's CPU on `simple`, against
+ * ~0.1 µs for Object.assign into an instance (docs/benchmarks.md, issue 18, eighth pass). A call's
+ * cancellation record (call-cancellation.ts) makes its AbortSignal only when a backend reads `signal`
+ * (TypeScript models, ensembles, LLMs); the onnxruntime backend never does, so its gRPC requests make none.
+ * The validator's execution carries no signal of its own, so nothing is copied over the getter.
  */
 function withSignal(execution: ExecutionRequest, cancellable: Cancellable): ExecutionRequest {
-  if (cancellable instanceof AbortSignal) return { ...execution, signal: cancellable };
-  return {
-    ...execution,
-    get signal(): AbortSignal {
-      return cancellable.signal;
-    },
-  };
+  return cancellable instanceof AbortSignal
+    ? Object.assign(new SignalledExecution(cancellable), execution)
+    : Object.assign(new CallExecution(cancellable), execution);
+}
+
+class SignalledExecution {
+  constructor(readonly signal: AbortSignal) {}
+}
+
+class CallExecution {
+  constructor(private readonly cancellation: CallCancellation) {}
+
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
 }
