@@ -121,6 +121,9 @@ async function copy(): Promise<object> {
     // The engine thread alone (model runs, copies, sampling, detokenizing, posting events).
     engineThreadCpuUsPerToken: (engineCpuS * 1e6) / tokens,
     runsPerStep: stats.stepRuns / stats.steps,
+    // Messages the engine thread posted to the main thread (each a batch of events), per step and per token.
+    eventMessagesPerStep: stats.eventMessages / stats.steps,
+    eventsPerMessage: stats.events / stats.eventMessages,
     // What a newcomer waits for before its prefill starts (the run in flight), and the prefill itself.
     meanAdmissionWaitMs: stats.admissionWaitNs / stats.prefills / 1e6,
     meanPrefillMs: stats.prefillNs / stats.prefills / 1e6,

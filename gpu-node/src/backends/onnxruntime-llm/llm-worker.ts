@@ -2,7 +2,7 @@
  * The engine thread of one onnxruntime_llm instance: it owns the onnxruntime session, the tokenizer,
  * the KV cache and the continuous-batching engine, so neither a step nor tokenization ever blocks the
  * node's event loop. The main thread sends requests and cancellations; the thread answers with each
- * step's events in one message.
+ * step's events in one message (event-wire.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
@@ -10,7 +10,8 @@ import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { BatchEngine } from './batch-engine.js';
 import type { DecoderRunner, SequenceEvent } from './engine-api.js';
 import { decoderLayoutOf, type ValueInfo } from './decoder-layout.js';
-import type { HostMessage, LlmWorkerData, WireEvent, WorkerMessage } from './protocol.js';
+import type { HostMessage, LlmWorkerData, WorkerMessage } from './protocol.js';
+import { packEvents, type WireEvent } from './event-wire.js';
 import { rememberingSingleTokens } from './single-token-text.js';
 import { loadTokenizer } from './tokenizer-file.js';
 import { startGcSampler } from './gc-sampler.js';
@@ -24,6 +25,12 @@ startGcSampler(`engine ${data.model}`, () => ({ kvRelayouts: { ...kvRelayouts } 
 
 function post(message: WorkerMessage): void {
   port?.postMessage(message);
+}
+
+/** A batch of events in one message, its numbers transferred rather than copied. */
+function postEvents(events: readonly WireEvent[]): void {
+  const packed = packEvents(events);
+  port?.postMessage({ type: 'events', packed } satisfies WorkerMessage, [packed.numbers.buffer]);
 }
 
 function wireError(error: unknown): { code: string; message: string } {
@@ -109,7 +116,7 @@ async function start(): Promise<void> {
           ...(e.error === undefined ? {} : { error: wireError(e.error) }),
         };
       });
-      post({ type: 'events', events: wire });
+      postEvents(wire);
     },
   );
   port?.on('message', (message: HostMessage) => {
@@ -119,7 +126,7 @@ async function start(): Promise<void> {
         try {
           ids = tokenizer.encode(message.prompt, { add_special_tokens: false }).ids;
         } catch (error) {
-          post({ type: 'events', events: [{ id: message.id, text: '', tokens: 0, error: { code: 'INVALID_ARG', message: `the prompt could not be tokenized: ${wireError(error).message}` } }] });
+          postEvents([{ id: message.id, text: '', tokens: 0, error: { code: 'INVALID_ARG', message: `the prompt could not be tokenized: ${wireError(error).message}` } }]);
           return;
         }
         promptTokens.set(message.id, ids.length);
