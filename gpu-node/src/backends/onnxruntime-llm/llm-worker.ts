@@ -27,10 +27,9 @@ function post(message: WorkerMessage): void {
   port?.postMessage(message);
 }
 
-/** A batch of events in one message, its numbers transferred rather than copied. */
+/** A batch of events in one message (event-wire.ts). */
 function postEvents(events: readonly WireEvent[]): void {
-  const packed = packEvents(events);
-  port?.postMessage({ type: 'events', packed } satisfies WorkerMessage, [packed.numbers.buffer]);
+  post({ type: 'events', packed: packEvents(events) });
 }
 
 function wireError(error: unknown): { code: string; message: string } {
