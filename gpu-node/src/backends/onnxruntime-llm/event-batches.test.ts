@@ -1,5 +1,5 @@
 /**
- * What the engine thread sends the main thread (event-wire.ts), through a real instance of tiny_decoder:
+ * What the engine thread sends the main thread (llm-worker.ts), through a real instance of tiny_decoder:
  * one message per decode step for all its sequences (not one per length-bucket run), every token an event,
  * and nothing more for a stream once it was cancelled.
  */

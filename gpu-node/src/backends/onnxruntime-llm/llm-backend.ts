@@ -17,8 +17,7 @@ import type { Backend, BackendInstance, ExecutionBatchResult, ExecutionRequest, 
 import { siblingModule } from '../worker/sibling-module.js';
 import type { EngineStats } from './engine-stats.js';
 import { llmSettingsOf, type LlmSettings } from './llm-config.js';
-import type { HostMessage, LlmWorkerData, LoadedInfo, WorkerMessage } from './protocol.js';
-import { unpackEvents, type WireEvent } from './event-wire.js';
+import type { HostMessage, LlmWorkerData, LoadedInfo, WireEvent, WorkerMessage } from './protocol.js';
 import { parseSamplingParameters } from './sampling.js';
 import { startGcSampler } from './gc-sampler.js';
 
@@ -170,7 +169,7 @@ export class LlmInstance implements BackendInstance {
   }
 
   private onMessage(message: WorkerMessage): void {
-    if (message.type === 'events') for (const event of unpackEvents(message.packed)) this.onEvent(event);
+    if (message.type === 'events') for (const event of message.events) this.onEvent(event);
     else if (message.type === 'stats') {
       this.statsWaiters.get(message.id)?.(message.stats);
       this.statsWaiters.delete(message.id);

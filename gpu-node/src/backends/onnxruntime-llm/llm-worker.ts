@@ -2,7 +2,7 @@
  * The engine thread of one onnxruntime_llm instance: it owns the onnxruntime session, the tokenizer,
  * the KV cache and the continuous-batching engine, so neither a step nor tokenization ever blocks the
  * node's event loop. The main thread sends requests and cancellations; the thread answers with each
- * step's events in one message (event-wire.ts).
+ * step's events in one message.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
@@ -10,8 +10,7 @@ import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { BatchEngine } from './batch-engine.js';
 import type { DecoderRunner, SequenceEvent } from './engine-api.js';
 import { decoderLayoutOf, type ValueInfo } from './decoder-layout.js';
-import type { HostMessage, LlmWorkerData, WorkerMessage } from './protocol.js';
-import { packEvents, type WireEvent } from './event-wire.js';
+import type { HostMessage, LlmWorkerData, WireEvent, WorkerMessage } from './protocol.js';
 import { rememberingSingleTokens } from './single-token-text.js';
 import { loadTokenizer } from './tokenizer-file.js';
 import { startGcSampler } from './gc-sampler.js';
@@ -25,11 +24,6 @@ startGcSampler(`engine ${data.model}`, () => ({ kvRelayouts: { ...kvRelayouts } 
 
 function post(message: WorkerMessage): void {
   port?.postMessage(message);
-}
-
-/** A batch of events in one message (event-wire.ts). */
-function postEvents(events: readonly WireEvent[]): void {
-  post({ type: 'events', packed: packEvents(events) });
 }
 
 function wireError(error: unknown): { code: string; message: string } {
@@ -115,7 +109,7 @@ async function start(): Promise<void> {
           ...(e.error === undefined ? {} : { error: wireError(e.error) }),
         };
       });
-      postEvents(wire);
+      post({ type: 'events', events: wire });
     },
   );
   port?.on('message', (message: HostMessage) => {
@@ -125,7 +119,7 @@ async function start(): Promise<void> {
         try {
           ids = tokenizer.encode(message.prompt, { add_special_tokens: false }).ids;
         } catch (error) {
-          postEvents([{ id: message.id, text: '', tokens: 0, error: { code: 'INVALID_ARG', message: `the prompt could not be tokenized: ${wireError(error).message}` } }]);
+          post({ type: 'events', events: [{ id: message.id, text: '', tokens: 0, error: { code: 'INVALID_ARG', message: `the prompt could not be tokenized: ${wireError(error).message}` } }] });
           return;
         }
         promptTokens.set(message.id, ids.length);

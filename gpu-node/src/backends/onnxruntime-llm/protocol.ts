@@ -1,8 +1,8 @@
 /** Messages between an onnxruntime_llm instance (main thread) and its engine thread. */
+import type { FinishReason } from './engine-api.js';
 import type { EngineStats } from './engine-stats.js';
 import type { SamplingParameters } from './sampling.js';
 import type { LlmSettings } from './llm-config.js';
-import type { PackedEvents } from './event-wire.js';
 
 export interface LlmWorkerData {
   readonly model: string;
@@ -18,6 +18,15 @@ export type HostMessage =
   | { readonly type: 'stats'; readonly id: number }
   | { readonly type: 'close' };
 
+export interface WireEvent {
+  readonly id: number;
+  readonly text: string;
+  readonly tokens: number;
+  readonly promptTokens?: number;
+  readonly done?: FinishReason;
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
 export interface LoadedInfo {
   readonly layers: number;
   readonly heads: number;
@@ -32,5 +41,5 @@ export interface LoadedInfo {
 export type WorkerMessage =
   | { readonly type: 'ready'; readonly info: LoadedInfo }
   | { readonly type: 'load-failed'; readonly error: { readonly code: string; readonly message: string } }
-  | { readonly type: 'events'; readonly packed: PackedEvents }
+  | { readonly type: 'events'; readonly events: readonly WireEvent[] }
   | { readonly type: 'stats'; readonly id: number; readonly stats: EngineStats };
