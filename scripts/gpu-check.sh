@@ -38,6 +38,11 @@ chmod +x "$work/bin/node"
 cp -r "$pack/app" "$work/app"
 unpack "$pack/app/$binding/libonnxruntime.so.1" "$work/app/$binding/libonnxruntime.so.1"
 rm -f "$work/app/$binding/libonnxruntime.so.1.xz"
+# The bundle's compressed chunks, unpacked in place.
+while IFS= read -r packed; do
+  unpack "${packed%.xz}" "${packed%.xz}"
+  rm -f "$packed"
+done < <(find "$work/app" -name '*.xz')
 
 # Vulkan for onnxruntime's WebGPU provider: the packed libraries the machine lacks (its own win where it
 # has them), the driver's libraries, and the driver's ICD file.
@@ -45,8 +50,8 @@ libs=()
 if [ -d "$pack/vulkan" ]; then
   mkdir -p "$work/vulkan"
   for lib in "$pack"/vulkan/*; do
-    name="$(basename "$lib")"
-    ldconfig -p 2>/dev/null | grep -q "^[[:space:]]*$name " || cp "$lib" "$work/vulkan/$name"
+    name="$(basename "${lib%.xz}")"
+    ldconfig -p 2>/dev/null | grep -q "^[[:space:]]*$name " || unpack "$pack/vulkan/$name" "$work/vulkan/$name"
   done
   libs+=("$work/vulkan")
 fi

@@ -4,7 +4,8 @@
 # files with onnxruntime-common, and the Vulkan loader with the libraries the NVIDIA driver's Vulkan ICD
 # needs, from Debian's packages (onnxruntime's WebGPU provider runs on Vulkan; a bare GPU machine has the
 # driver's ICD but maybe not the loader, nor libglvnd and X11's client libraries that the ICD links to).
-# The two large binaries are xz-compressed so the folder stays under 60 MiB.
+# Every large file (the two binaries, the bundle's chunks, the Vulkan libraries) is xz-compressed, as
+# FILE.xz, so the folder plus the repository's tracked files stay under the device tool's 64 MiB.
 #
 # Usage: scripts/gpu-pack.sh [--fast] [DIR]   (default DIR: .gpu-check/ in the repository, ignored by git)
 #   --fast   copy without compressing (for tests on this machine; far over 60 MiB)
@@ -30,7 +31,7 @@ put() {
   local from="$1" to="$2"
   mkdir -p "$(dirname "$to")"
   if [ "$compress" = 1 ]; then
-    xz -T0 -6 -c "$from" > "$to.xz"
+    xz -T0 -9 -c "$from" > "$to.xz"
   else
     cp "$from" "$to"
   fi
@@ -42,6 +43,9 @@ mkdir -p "$pack/app/node_modules"
 (cd "$root" && node scripts/build.mjs --outdir "$pack/app/dist" >/dev/null)
 # Source maps and the build record are for development; the pack only runs the bundle.
 find "$pack/app/dist" -name '*.map' -delete
+if [ "$compress" = 1 ]; then
+  find "$pack/app/dist" -type f -size +64k -exec xz -T0 -9 {} +
+fi
 cp "$root/package.json" "$pack/app/package.json"
 
 mkdir -p "$pack/app/node_modules/onnxruntime-node/$binding"
@@ -61,7 +65,7 @@ if (cd "$debs" && apt-get download "${vulkan_packages[@]}" >/dev/null 2>&1); the
   for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$debs/root"; done
   # Each library under its soname as a file of its own (a symbolic link would travel as a dangling link).
   for lib in "$debs"/root/usr/lib/x86_64-linux-gnu/*.so.[0-9]; do
-    cp -L "$lib" "$pack/vulkan/$(basename "$lib")"
+    put "$lib" "$pack/vulkan/$(basename "$lib")"
   done
 else
   echo "gpu-pack: could not download libvulkan1 and the driver's dependencies; the GPU machine's own Vulkan loader will be used, if it has one" >&2

@@ -18,6 +18,7 @@ import { loadGatewayConfig } from '../src/config/index.js';
 import { createGatewayApp, createInferCache, type GatewayDispatcher } from '../src/core/app/index.js';
 import { seedTenants, sha256Hex } from '../src/core/auth/index.js';
 import { createCacheLayer } from '../src/core/cache/index.js';
+import type { CancelSignal } from '../src/core/http/index.js';
 import type { DispatchContext } from '../src/core/ports/index.js';
 import { RecordingMetrics } from './app-fixtures.js';
 import { createVersionChooser } from '../src/core/routing/index.js';
@@ -26,7 +27,7 @@ const KEY = 'tsk_native-cancel';
 
 /** Never answers: records each call's signal and rejects once it aborts. */
 class WaitingDispatcher implements GatewayDispatcher {
-  readonly calls: { signal: AbortSignal | undefined; aborted: Promise<void> }[] = [];
+  readonly calls: { signal: CancelSignal | undefined; aborted: Promise<void> }[] = [];
   async dispatch(_request: unknown, ctx: DispatchContext): Promise<never> {
     let seen!: () => void;
     const aborted = new Promise<void>((resolve) => (seen = resolve));
@@ -97,7 +98,7 @@ const body = (offset: number) =>
   });
 
 /** Sends a request, waits until the dispatcher has it, then drops the connection. */
-async function sendAndLeave(headers: Record<string, string>, offset: number): Promise<{ signal: AbortSignal | undefined; aborted: Promise<void> }> {
+async function sendAndLeave(headers: Record<string, string>, offset: number): Promise<{ signal: CancelSignal | undefined; aborted: Promise<void> }> {
   const calls = dispatcher.calls.length;
   const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v2/models/simple/infer', headers: { authorization: `Bearer ${KEY}`, ...headers } });
   req.on('error', () => undefined);
@@ -108,9 +109,11 @@ async function sendAndLeave(headers: Record<string, string>, offset: number): Pr
 }
 
 describe('the infer fast path cancels the upstream call when the client goes away', () => {
-  it('on a no-store miss (the request signal itself)', async () => {
+  it('on a no-store miss (the request itself: its watch, no AbortSignal made)', async () => {
     const call = await sendAndLeave({ 'cache-control': 'no-store' }, 1);
     expect(call.signal).toBeDefined();
+    // Issue 17's lead 1: the dispatcher listens to the request, not to an AbortController made for it.
+    expect(call.signal instanceof AbortSignal).toBe(false);
     await call.aborted;
     expect(call.signal!.aborted).toBe(true);
   });

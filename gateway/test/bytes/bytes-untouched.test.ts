@@ -94,7 +94,7 @@ describe('tensor bytes through the gateway, untouched (redis + node + gateway)',
   });
 
   /** One infer by `protocol`; resolves with the answer's OUTPUT0 and the gateway's x-cache. */
-  async function infer(protocol: Protocol, c: Case): Promise<{ datatype: string; shape: number[]; bytes: Uint8Array; cache: string | undefined; id: string; model: string }> {
+  async function infer(protocol: Protocol, c: Case, opts: { noStore?: boolean; deadlineMs?: number } = {}): Promise<{ datatype: string; shape: number[]; bytes: Uint8Array; cache: string | undefined; id: string; model: string }> {
     const model = echoModel(c.datatype);
     if (protocol === 'grpc') {
       const request = create(ModelInferRequestSchema, {
@@ -103,7 +103,8 @@ describe('tensor bytes through the gateway, untouched (redis + node + gateway)',
         inputs: [create(ModelInferRequest_InferInputTensorSchema, { name: 'INPUT0', datatype: c.datatype, shape: c.shape.map(BigInt) })],
         rawInputContents: [c.bytes],
       });
-      const result = await client.unary<ModelInferResponse>('modelInfer', request, { key: KEY });
+      const metadata: Record<string, string> = opts.noStore === true ? { 'cache-control': 'no-store' } : {};
+      const result = await client.unary<ModelInferResponse>('modelInfer', request, { key: KEY, metadata, ...(opts.deadlineMs === undefined ? {} : { deadlineMs: opts.deadlineMs }) });
       if (result.error !== undefined) throw new Error(`gRPC ${result.error.code}: ${result.error.details}`);
       const out = result.response!;
       const cache = result.trailer.get('x-cache')[0] ?? result.initial.get('x-cache')[0];
@@ -122,7 +123,7 @@ describe('tensor bytes through the gateway, untouched (redis + node + gateway)',
     );
     const response = await fetch(`${gateway.url}/v2/models/${model}/infer`, {
       method: 'POST',
-      headers: { ...encoded.headers, authorization: `Bearer ${KEY}` },
+      headers: { ...encoded.headers, authorization: `Bearer ${KEY}`, ...(opts.noStore === true ? { 'cache-control': 'no-store' } : {}) },
       body: encoded.body,
     });
     const body = new Uint8Array(await response.arrayBuffer());
@@ -163,6 +164,20 @@ describe('tensor bytes through the gateway, untouched (redis + node + gateway)',
       { numRuns: 60 },
     );
   }, 180_000);
+
+  // A gRPC miss that is not stored is answered from the node's message and never encodes a KServe body
+  // (core/app/encoded-on-read.ts): the bytes and the id must be the same as over HTTP, which reads one.
+  it('gives back the same bytes on no-store misses, both protocols, the gRPC fast path and grpc-js alike', async () => {
+    await fc.assert(
+      fc.asyncProperty(caseArb, protocols, fc.boolean(), async (c, protocol, withDeadline) => {
+        const expected = { datatype: c.datatype, shape: [...c.shape], bytes: Buffer.from(c.bytes).toString('hex'), id: c.id, model: echoModel(c.datatype), cache: 'BYPASS' };
+        // With a deadline the call carries grpc-timeout and takes the h2 fast path; without, grpc-js's handler.
+        const answer = await infer(protocol, c, { noStore: true, ...(withDeadline ? { deadlineMs: 20_000 } : {}) });
+        expect({ datatype: answer.datatype, shape: answer.shape, bytes: Buffer.from(answer.bytes).toString('hex'), id: answer.id, model: answer.model, cache: answer.cache }).toEqual(expected);
+      }),
+      { numRuns: 40 },
+    );
+  }, 120_000);
 
   it('takes JSON requests too: values encoded once on the way in come back as the same bytes, miss and hit, and by gRPC', async () => {
     const jsonCase = fc.oneof(

@@ -84,6 +84,8 @@ export interface RequestMetadata {
  */
 class FrontRequest implements DirectInferRequest, HeaderReader {
   readonly headers: HeaderReader = this;
+  // Both callers write a produced answer from `inferResponse` (frontInfer, h2-front-infer.ts's encodedAnswer).
+  readonly answersFromResponse = true;
 
   constructor(
     readonly path: string,

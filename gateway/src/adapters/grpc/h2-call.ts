@@ -7,6 +7,7 @@
  * no connection, backoff, never sent, or refused). What a call does with the answer's bytes and its
  * status is the caller's (h2-unary-call.ts, h2-stream-call.ts).
  */
+import type { CancelSignal } from '../../core/http/index.js';
 import { constants } from 'node:http2';
 import type { ClientHttp2Stream, IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 import { GrpcStatus } from '../../../../shared/src/errors/index.js';
@@ -25,7 +26,7 @@ export interface H2Call {
   readonly body: readonly Uint8Array[];
   /** Absolute deadline, ms since the epoch. */
   readonly deadline: number;
-  readonly signal?: AbortSignal;
+  readonly signal?: CancelSignal;
   /** Extra request headers (trace context, `triton_grpc_error`); lowercase names. */
   readonly metadata?: Readonly<Record<string, string>>;
   /** Largest answer message accepted; larger ones fail RESOURCE_EXHAUSTED. */

@@ -15,7 +15,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { matchInferPath, type DirectInfer, type DirectInferRequest, type InferTarget } from '../../core/app/index.js';
-import type { Cancellation, HeaderReader, HttpAnswer } from '../../core/http/index.js';
+import type { CancelSignal, Cancellation, HeaderReader, HttpAnswer } from '../../core/http/index.js';
 import { incomingHeader } from '../../../../shared/src/http/index.js';
 import { EndOfTurnWriter } from './end-of-turn-writer.js';
 import { discardUnreadBody, readIncomingBody } from './incoming-body.js';
@@ -31,13 +31,18 @@ export type NativeListener = (incoming: IncomingMessage, outgoing: ServerRespons
  * `signal`, so a cache hit makes neither (core/http/cancellation.ts); `aborted` reads the response's
  * state instead (node:http marks it destroyed when the connection closes).
  */
-class NativeRequest implements DirectInferRequest, Cancellation, HeaderReader {
+class NativeRequest implements DirectInferRequest, Cancellation, CancelSignal, HeaderReader {
   readonly headers: HeaderReader = this;
   readonly cancel: Cancellation = this;
+  /** What the cache, dispatcher and upstream call listen to: this, no AbortController (a miss's). */
+  readonly watch: CancelSignal = this;
   /** Set when serveInfer answered; written at the end of the turn. */
   answer: HttpAnswer | undefined = undefined;
   private controller: AbortController | undefined = undefined;
   private onClose: (() => void) | undefined = undefined;
+  /** The watch's listeners, and the one 'close' listener that calls them; made on first add. */
+  private listeners: (() => void)[] | undefined = undefined;
+  private onWatchClose: (() => void) | undefined = undefined;
 
   constructor(
     private readonly incoming: IncomingMessage,
@@ -72,9 +77,28 @@ class NativeRequest implements DirectInferRequest, Cancellation, HeaderReader {
     return this.controller.signal;
   }
 
+  /** As AbortSignal's: a listener added after the client left is not called (callers read `aborted`). */
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.listeners === undefined) {
+      const listeners: (() => void)[] = (this.listeners = []);
+      this.onWatchClose = () => {
+        if (this.outgoing.writableFinished) return;
+        for (const called of listeners.splice(0)) called();
+      };
+      this.outgoing.once('close', this.onWatchClose);
+    }
+    this.listeners.push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const at = this.listeners?.indexOf(listener) ?? -1;
+    if (at >= 0) this.listeners!.splice(at, 1);
+  }
+
   /** Once answered, a close no longer cancels anything. */
   stopListening(): void {
     if (this.onClose !== undefined) this.outgoing.off('close', this.onClose);
+    if (this.onWatchClose !== undefined) this.outgoing.off('close', this.onWatchClose);
   }
 }
 

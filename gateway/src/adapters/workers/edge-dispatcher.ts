@@ -5,6 +5,7 @@
  * path: p2c pick, one retry on a node that refused the connection), because they need no admission.
  */
 import type { GatewayDispatcher } from '../../core/app/index.js';
+import { toAbortSignal } from '../../core/http/index.js';
 import type { NodeTransport } from '../../core/ports/index.js';
 import { createDispatcher, type RoutingConfig } from '../../core/routing/index.js';
 import { admissionObjectName } from './admission-do.js';
@@ -32,7 +33,7 @@ export function createEdgeDispatcher(options: EdgeDispatcherOptions): GatewayDis
         method: 'POST',
         headers: wire.headers,
         body: wire.body,
-        ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
+        ...(ctx.signal === undefined ? {} : { signal: toAbortSignal(ctx.signal) }),
       });
       return decodeResult(response);
     },

@@ -22,6 +22,7 @@ import {
   INFERENCE_HEADER_CONTENT_LENGTH,
 } from '../../../../shared/src/kserve/index.js';
 import type { GatewayDispatcher } from '../../core/app/index.js';
+import { toAbortSignal, type CancelSignal } from '../../core/http/index.js';
 
 export interface TwoTierOptions {
   /** Base URLs of the Node gateways, e.g. `https://gw-eu.example.com`. At least one. */
@@ -45,7 +46,8 @@ export function createTwoTierDispatcher(options: TwoTierOptions): GatewayDispatc
     `/v2/models/${encodeURIComponent(model)}${version ? `/versions/${encodeURIComponent(version)}` : ''}${suffix}`;
 
   /** One call, on the next upstream in turn; a network failure is retried once on the following one. */
-  async function call(pathname: string, init: RequestInit, deadline: number, signal: AbortSignal | undefined): Promise<Response> {
+  async function call(pathname: string, init: RequestInit, deadline: number, cancel: CancelSignal | undefined): Promise<Response> {
+    const signal = cancel === undefined ? undefined : toAbortSignal(cancel);
     const first = next++ % upstreams.length;
     let lastError: unknown;
     for (let attempt = 0; attempt < Math.min(2, upstreams.length); attempt++) {
@@ -73,7 +75,7 @@ export function createTwoTierDispatcher(options: TwoTierOptions): GatewayDispatc
     return Number.isFinite(retryAfter) && retryAfter > 0 ? new TesseraError(error.code, error.message, { retryAfterMs: retryAfter * 1000 }) : error;
   }
 
-  async function metadata(model: string, version: string | undefined, suffix: string, ctx: { deadline: number; signal?: AbortSignal }): Promise<unknown> {
+  async function metadata(model: string, version: string | undefined, suffix: string, ctx: { deadline: number; signal?: CancelSignal }): Promise<unknown> {
     const headers: Record<string, string> = options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` };
     const response = await call(path(model, version, suffix), { method: 'GET', headers }, ctx.deadline, ctx.signal);
     if (!response.ok) throw await failure(response);

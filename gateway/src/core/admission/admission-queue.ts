@@ -31,6 +31,7 @@
  * Every rejection is a TesseraError UNAVAILABLE (HTTP 503) with `retryAfterMs`, except a client's
  * cancellation (CANCELLED).
  */
+import type { CancelSignal } from '../http/cancellation.js';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { AdmissionObserver, AdmissionRejectReason, Clock, TimerHandle } from '../ports/index.js';
 import { MAX_TIMER_MS, systemClock } from './clock.js';
@@ -59,7 +60,7 @@ export interface AdmissionRequest {
   /** Largest fraction (0..1] of the queue this tier may occupy. */
   readonly share: number;
   /** Aborting removes a waiting request (rejected with CANCELLED). */
-  readonly signal?: AbortSignal;
+  readonly signal?: CancelSignal;
 }
 
 export interface AdmissionHandlers {

@@ -37,6 +37,8 @@ export interface DirectInferRequest {
   readonly decoded?: InferExchange['decoded'];
   /** A decoupled model's request: its responses as they arrive (InferExchange.onResponse). */
   readonly onResponse?: InferExchange['onResponse'];
+  /** The adapter writes a produced answer from its `inferResponse`, never its body (InferExchange.answersFromResponse). */
+  readonly answersFromResponse?: boolean;
 }
 
 /** The answer's `headers` object is made for it: the adapter may add its own (Content-Length) in place. */
@@ -52,6 +54,7 @@ class DirectExchange implements InferExchange, RequestFacts {
   readonly cancel: Cancellation;
   readonly decoded: InferExchange['decoded'];
   readonly onResponse: InferExchange['onResponse'];
+  readonly answersFromResponse: boolean;
   /** Set once authentication accepted the key. */
   auth: AuthContext | undefined = undefined;
   /** As in the Hono app: the route is 'other' until authentication let the request reach the route. */
@@ -69,6 +72,7 @@ class DirectExchange implements InferExchange, RequestFacts {
     this.cancel = request.cancel ?? cancellationOf(request.signal);
     this.decoded = request.decoded;
     this.onResponse = request.onResponse;
+    this.answersFromResponse = request.answersFromResponse === true;
     this.extra = { [REQUEST_ID_HEADER]: requestId };
   }
 

@@ -8,7 +8,7 @@ import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import type { Tracer } from '../../../../shared/src/tracing/index.js';
 import type { GatewayConfig } from '../../config/index.js';
 import type { CacheRunResult, ProducedResponse } from '../cache/index.js';
-import type { Cancellation, HeaderReader } from '../http/index.js';
+import type { CancelSignal, Cancellation, HeaderReader } from '../http/index.js';
 import type { TenantStats } from './tenant-stats.js';
 import type { HostResolver } from '../jobs/webhook-policy.js';
 import type { LlmDeps } from '../llm/llm-deps.js';
@@ -58,7 +58,7 @@ export interface InferCacheRequest {
    * Runs the request upstream (pinned to the resolved version) and encodes the answer without its id.
    * `signal` is the one to cancel the upstream call with (shared work aborts only when all waiters left).
    */
-  readonly produce: (request: InferRequest, signal: AbortSignal) => Promise<AnsweredResponse>;
+  readonly produce: (request: InferRequest, signal: CancelSignal) => Promise<AnsweredResponse>;
 }
 
 export interface GatewayInferCache {

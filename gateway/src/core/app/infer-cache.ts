@@ -12,12 +12,13 @@
  * When none can be found (the first request to a model in a static fleet, an unknown model) the
  * request BYPASSes the cache.
  */
+import { cancelSignalOf, type CancelSignal } from '../http/index.js';
 import { cacheNamespace } from '../../../../shared/src/cache-key/cache-key-input.js';
 import { isCacheable } from '../../../../shared/src/cache-key/cacheable.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import { modelCacheSettings, type CacheSettings } from '../../config/index.js';
 import type { CacheLayer, CacheRunResult } from '../cache/index.js';
-import { parseCacheControl } from '../cache/index.js';
+import { bypassRunOf, parseCacheControl } from '../cache/index.js';
 import type { CacheKeyFunction, Tier } from '../ports/index.js';
 import type { VersionChooser } from '../routing/index.js';
 import type { GatewayInferCache, InferCacheRequest } from './gateway-deps.js';
@@ -43,18 +44,20 @@ export function createInferCache(options: InferCacheOptions): GatewayInferCache 
       const model = request.modelName;
       const chosen = versions.choose(model, request.modelVersion, input.headers);
       const version = chosen ?? answeredVersion.get(model);
-      const produce = async (signal: AbortSignal) => {
+      const produce = async (signal: CancelSignal) => {
         // Pinned only when produced: the key takes the version on its own, so a hit copies nothing.
         const pinned: InferRequest = chosen === undefined ? request : { ...request, modelVersion: chosen };
         const produced = await input.produce(pinned, signal);
         if (produced.modelVersion === '') return produced;
         answeredVersion.set(model, produced.modelVersion);
         // Keyed by a remembered version the node no longer answers with: never stored under that key.
-        return version === undefined || produced.modelVersion === version ? produced : { ...produced, cacheable: false };
+        return version === undefined || produced.modelVersion === version ? produced
+          : // Named fields, not a spread: `produced` may be an EncodedOnRead, whose body is a getter.
+            { body: produced.body, headers: produced.headers, computeUs: produced.computeUs, modelVersion: produced.modelVersion, cacheable: false };
       };
       const modelSettings = modelCacheSettings(settings, model);
       if (version === undefined || !modelSettings.enabled || !isCacheable(request)) {
-        return { ...(await produce(input.cancel.signal)), status: 'BYPASS' };
+        return bypassRunOf(await produce(cancelSignalOf(input.cancel)));
       }
       // Computed by the layer only when it reads or writes the store: a no-store miss hashes nothing.
       const key = (): string =>

@@ -9,16 +9,17 @@
  * rate limit (it takes the tensor elements), the rate limit before any queue or cache.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
-import { decodeInferRequestBody, encodeInferResponse, INFER_HEADER_LENGTH, type DecodedInferRequest } from '../../../../shared/src/kserve/index.js';
+import { decodeInferRequestBody, INFER_HEADER_LENGTH, type DecodedInferRequest } from '../../../../shared/src/kserve/index.js';
 import { elementCount, type InferRequest, type InferResponse } from '../../../../shared/src/tensors/index.js';
 import { inSpan, noopTracer, type TraceContext } from '../../../../shared/src/tracing/index.js';
 import { requireModel, tenantScope, type AuthContext } from '../auth/index.js';
-import { withResponseId } from '../cache/index.js';
-import { readTierBody, type Cancellation, type HeaderReader, type HttpAnswer } from '../http/index.js';
+import { bypassRunOf, withResponseId } from '../cache/index.js';
+import { cancelSignalOf, readTierBody, type CancelSignal, type Cancellation, type HeaderReader, type HttpAnswer } from '../http/index.js';
 import { acceptJobAnswer, asyncPreference, isQueueTimeoutRejection, webhookGuardFor } from '../jobs/index.js';
 import type { CacheRunResult } from '../cache/index.js';
 import type { AnsweredResponse, GatewayAppDeps } from './gateway-deps.js';
 import { DECOUPLED_STREAM_TIMEOUT_MS } from './decoupled-models.js';
+import { EncodedOnRead } from './encoded-on-read.js';
 import { applyRateLimit, requestDeadline } from './rate-limit.js';
 
 
@@ -42,6 +43,11 @@ export interface InferExchange {
    * gives its message as received (for the size limits); undefined: `readBody` is a KServe HTTP body.
    */
   readonly decoded?: DecodedInferRequest | undefined;
+  /**
+   * The front door writes a produced answer from `HttpAnswer.inferResponse` and never reads its body
+   * (the gRPC front door): such an answer comes with `body: null` and only `x-cache` as headers.
+   */
+  readonly answersFromResponse?: boolean | undefined;
   /** A decoupled model's request (gRPC front door): its responses as they arrive; never cached. */
   readonly onResponse?: ((response: InferResponse) => void) | undefined;
 }
@@ -107,17 +113,13 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
   // This request's own upstream answer (a hit or a coalesced wait leaves it unset): HttpAnswer.inferResponse.
   let producedResponse: InferResponse | undefined;
   // The admission and upstream spans hang under `parent`: the cache span when the cache runs.
-  const produceUnder = (parent: TraceContext | undefined) => async (request: InferRequest, upstreamSignal: AbortSignal): Promise<AnsweredResponse> => {
+  const produceUnder = (parent: TraceContext | undefined) => async (request: InferRequest, upstreamSignal: CancelSignal): Promise<AnsweredResponse> => {
     const result = await dispatcher.dispatch(
       { ...request, id: '' },
       { tenantId: auth.tenant.id, tenantScope: scope, tier: auth.tier, deadline, signal: upstreamSignal, headers, trace: { tracer, parent }, ...streamed },
     );
     producedResponse = result.response;
-    const encoded = encodeInferResponse(result.response, {
-      binaryOutputDefault: decoded.binaryOutputDefault,
-      outputBinary: decoded.outputBinary,
-    });
-    return { body: encoded.body, headers: encoded.headers, computeUs: result.computeUs ?? 0, modelVersion: result.response.modelVersion };
+    return new EncodedOnRead(result.response, { binaryOutputDefault: decoded.binaryOutputDefault, outputBinary: decoded.outputBinary }, result.computeUs ?? 0);
   };
   const runCache = (parent: TraceContext | undefined): Promise<CacheRunResult> =>
     deps.cache!.run({
@@ -134,7 +136,7 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
   const started = now();
   try {
     if (deps.cache === undefined || exchange.onResponse !== undefined) {
-      cached = { ...(await produceUnder(root)(decoded.request, exchange.cancel.signal)), status: 'BYPASS' as const };
+      cached = bypassRunOf(await produceUnder(root)(decoded.request, cancelSignalOf(exchange.cancel)));
     } else if (!tracer.enabled) {
       cached = await runCache(root);
     } else {
@@ -150,10 +152,12 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
     throw error;
   }
   deps.stats?.record(auth.tenant.id, model, version ?? '', 'success', now() - started, now(), cached.status);
+  const inferResponse = cached.status === 'HIT' ? undefined : producedResponse;
+  // A front door that writes its own answer from the response (gRPC) reads no body: one not stored is never encoded.
+  if (exchange.answersFromResponse === true && inferResponse !== undefined) return { status: 200, headers: { 'x-cache': cached.status }, body: null, inferResponse };
   const result = withResponseId(cached, decoded.request.id);
   // One copy of the entry's headers (it is shared with the cache), with x-cache and Age on it.
   const answerHeaders: Record<string, string> = { ...result.headers, 'x-cache': cached.status };
   if ('ageMs' in cached && cached.ageMs !== undefined) answerHeaders.Age = String(Math.floor(cached.ageMs / 1000));
-  const inferResponse = cached.status === 'HIT' ? undefined : producedResponse;
   return { status: 200, headers: answerHeaders, body: result.body, inferResponse };
 }

@@ -4,7 +4,7 @@ import type { LogFields, Logger } from '../../../../shared/src/logging/logger-in
 import type { CachedResponse, ResponseCache, StoredResponse } from '../ports/index.js';
 import { createCacheLayer, type CacheLayerOptions } from './cache-layer.js';
 import type { CacheHitSource, CacheLabels, CacheObserver, CachePolicy, Produce, ProducedResponse } from './cache-types.js';
-import type { Cancellation } from '../http/index.js';
+import type { CancelSignal, Cancellation } from '../http/index.js';
 
 // ---- fakes --------------------------------------------------------------------------------------
 
@@ -86,14 +86,14 @@ const response = (text: string, computeUs = 1500): ProducedResponse => ({
 });
 
 /** A produce callback that counts its calls and answers with `text`. */
-function counting(text = '{"outputs":[]}'): Produce & { calls: number; signals: AbortSignal[] } {
+function counting(text = '{"outputs":[]}'): Produce & { calls: number; signals: CancelSignal[] } {
   const fn = Object.assign(
-    async (signal: AbortSignal) => {
+    async (signal: CancelSignal) => {
       fn.calls++;
       fn.signals.push(signal);
       return response(text);
     },
-    { calls: 0, signals: [] as AbortSignal[] },
+    { calls: 0, signals: [] as CancelSignal[] },
   );
   return fn;
 }
@@ -183,7 +183,7 @@ describe('cache layer: coalescing', () => {
   it('lets a cancelled leader leave without cancelling the work its followers wait for', async () => {
     const { layer } = setup();
     const gate = deferred<ProducedResponse>();
-    const started = deferred<AbortSignal>();
+    const started = deferred<CancelSignal>();
     const produce: Produce = (signal) => {
       started.resolve(signal);
       return gate.promise;
@@ -203,7 +203,7 @@ describe('cache layer: coalescing', () => {
 
   it('aborts the shared work when every waiting request is cancelled, and starts afresh afterwards', async () => {
     const { store, layer } = setup();
-    const started = deferred<AbortSignal>();
+    const started = deferred<CancelSignal>();
     const produce: Produce = (signal) => {
       started.resolve(signal);
       return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
@@ -552,7 +552,7 @@ describe('cache layer: a Cancellation instead of a signal', () => {
   it('hands its signal to the work of a miss, and the client leaving cancels it', async () => {
     const { layer } = setup();
     const { cancel, state, leave } = lazyCancellation();
-    const started = deferred<AbortSignal>();
+    const started = deferred<CancelSignal>();
     const produce: Produce = (signal) => {
       started.resolve(signal);
       return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
@@ -568,7 +568,7 @@ describe('cache layer: a Cancellation instead of a signal', () => {
   it('gives a no-store request the signal itself', async () => {
     const { layer } = setup();
     const { cancel, state } = lazyCancellation();
-    let given: AbortSignal | undefined;
+    let given: CancelSignal | undefined;
     await layer.run('k', { ttlSeconds: 5, directive: 'no-store' }, labels, async (signal) => {
       given = signal;
       return response('z');

@@ -45,6 +45,7 @@
  *   the copy when the store took the fresh response; `no-store` and TTL 0 ignore it.
  * - While the store is down, copies keep being served until they expire; nothing new is added.
  */
+import { cancelSignalOf, type CancelSignal } from '../http/cancellation.js';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import type { CachedResponse, ResponseCache } from '../ports/index.js';
@@ -60,6 +61,7 @@ import type {
   Produce,
   ProducedResponse,
 } from './cache-types.js';
+import { bypassRunOf } from './bypass-run.js';
 import { noopCacheObserver } from './cache-types.js';
 import { LocalCache } from './local-cache.js';
 import { SingleFlight } from './single-flight.js';
@@ -119,8 +121,8 @@ interface Outcome {
 type StoreResult = 'stored' | 'not-stored' | 'unavailable';
 
 // Made on first use, not at import: workerd forbids creating an AbortController in global scope.
-let neverAborted: AbortSignal | undefined;
-const NEVER_ABORTED = (): AbortSignal => (neverAborted ??= new AbortController().signal);
+let neverAborted: CancelSignal | undefined;
+const NEVER_ABORTED = (): CancelSignal => (neverAborted ??= new AbortController().signal);
 
 /**
  * Throws INVALID_ARG for a non-positive or non-integer `maxEntryBytes`, a negative probe interval, a
@@ -189,7 +191,7 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
   }
 
   /** The work of one flight: GET, else produce and SET. */
-  async function lookupOrProduce(key: string, ttlSeconds: number, labels: CacheLabels, produce: Produce, signal: AbortSignal): Promise<Outcome> {
+  async function lookupOrProduce(key: string, ttlSeconds: number, labels: CacheLabels, produce: Produce, signal: CancelSignal): Promise<Outcome> {
     let storeUsable = health.mayUse();
     if (storeUsable) {
       try {
@@ -230,9 +232,11 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
     };
   }
 
-  async function bypass(reason: CacheBypassReason, labels: CacheLabels, produce: Produce, signal: AbortSignal | undefined): Promise<CacheRunResult> {
+  async function bypass(reason: CacheBypassReason, labels: CacheLabels, produce: Produce, signal: CancelSignal | undefined): Promise<CacheRunResult> {
     const produced = await produce(signal ?? NEVER_ABORTED());
-    return finish({ ...fromProduced(produced, 'unavailable'), bypassReason: reason }, labels, 'BYPASS', 'store');
+    observer.bypass(labels, reason);
+    // Not finish(): its copy would read the body, which a gRPC answer never reads (bypass-run.ts).
+    return bypassRunOf(produced);
   }
 
   async function coalesced(
@@ -240,7 +244,7 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
     ttlSeconds: number,
     labels: CacheLabels,
     produce: Produce,
-    signal: AbortSignal | undefined,
+    signal: CancelSignal | undefined,
     mayRetry: boolean,
   ): Promise<CacheRunResult> {
     const ticket = flights.join(key, (flightSignal) => lookupOrProduce(key, ttlSeconds, labels, produce, flightSignal), signal);
@@ -290,9 +294,9 @@ export function createCacheLayer(options: CacheLayerOptions): CacheLayer {
 }
 
 /** The request's signal, made now if it is a Cancellation's. */
-function signalOf(options: CacheRunOptions | undefined): AbortSignal | undefined {
+function signalOf(options: CacheRunOptions | undefined): CancelSignal | undefined {
   if (options === undefined) return undefined;
-  return options.cancel !== undefined ? options.cancel.signal : options.signal;
+  return options.cancel !== undefined ? cancelSignalOf(options.cancel) : options.signal;
 }
 
 /** Whether the request was cancelled, without making its signal. */

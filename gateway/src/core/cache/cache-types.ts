@@ -1,5 +1,5 @@
 /** The vocabulary of the gateway's response cache layer: policies, outcomes and the metrics observer. */
-import type { Cancellation } from '../http/cancellation.js';
+import type { CancelSignal, Cancellation } from '../http/cancellation.js';
 
 /** What the client's `Cache-Control` asks for (see `parseCacheControl`). */
 export type CacheDirective = 'default' | 'no-cache' | 'no-store';
@@ -40,7 +40,7 @@ export interface ProducedResponse {
  * aborts only when every request waiting for the result has gone. Pass it (not the leader's own request
  * signal) to the upstream call, so that one cancelled client cannot fail the others.
  */
-export type Produce = (signal: AbortSignal) => Promise<ProducedResponse>;
+export type Produce = (signal: CancelSignal) => Promise<ProducedResponse>;
 
 export interface CacheRunOptions {
   /** The request's own cancellation: aborting it makes this request's `run` reject with CANCELLED. */

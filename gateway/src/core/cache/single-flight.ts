@@ -8,6 +8,7 @@
  * followers' work. A flight whose waiters all left is removed from the map right away, so later
  * arrivals start fresh work instead of joining an aborted one.
  */
+import type { CancelSignal } from '../http/cancellation.js';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 
 export interface FlightTicket<T> {
@@ -32,7 +33,7 @@ export class SingleFlight<T> {
   }
 
   /** Joins the flight for `key`, or starts one with `work`. */
-  join(key: string, work: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): FlightTicket<T> {
+  join(key: string, work: (signal: AbortSignal) => Promise<T>, signal?: CancelSignal): FlightTicket<T> {
     if (signal?.aborted) return { leader: false, result: Promise.reject(cancelledBy(signal)) };
     const existing = this.flights.get(key);
     const flight = existing ?? this.start(key, work);
@@ -55,7 +56,7 @@ export class SingleFlight<T> {
     return flight;
   }
 
-  private wait(key: string, flight: Flight<T>, signal: AbortSignal | undefined): Promise<T> {
+  private wait(key: string, flight: Flight<T>, signal: CancelSignal | undefined): Promise<T> {
     flight.waiters += 1;
     if (signal === undefined) return flight.promise;
     return new Promise<T>((resolve, reject) => {
@@ -86,7 +87,7 @@ export class SingleFlight<T> {
 }
 
 /** The abort reason when it is already a TesseraError (e.g. a deadline), else CANCELLED. */
-export function cancelledBy(signal: AbortSignal): TesseraError {
+export function cancelledBy(signal: CancelSignal): TesseraError {
   const reason: unknown = signal.reason;
   return reason instanceof TesseraError ? reason : TesseraError.cancelled('the request was cancelled');
 }

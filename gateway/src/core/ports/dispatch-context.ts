@@ -2,6 +2,7 @@
  * What travels with one request from the app to the dispatcher (admission, routing, the upstream
  * call). Declared once here, between the two: the app builds it and the dispatcher reads it.
  */
+import type { CancelSignal } from '../http/cancellation.js';
 import type { InferResponse } from '../../../../shared/src/tensors/index.js';
 import type { TraceScope } from '../../../../shared/src/tracing/index.js';
 import type { Tier } from './tenants.js';
@@ -17,7 +18,7 @@ export interface DispatchContext {
   /** Absolute deadline, ms since the epoch: the tier's queue timeout or a shorter client deadline. */
   readonly deadline: number;
   /** The client's disconnect; cancels the wait in the queue and the upstream call. */
-  readonly signal?: AbortSignal;
+  readonly signal?: CancelSignal;
   /** Request headers, read only for a model's sticky-version header. */
   readonly headers?: { get(name: string): string | null };
   /** Spans `admission` (the wait in the queue) and `upstream` (each node call) hang here; default none. */

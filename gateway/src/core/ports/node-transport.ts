@@ -1,4 +1,5 @@
 /** How the gateway reaches a node: gRPC on Node, KServe v2 HTTP on Workers. */
+import type { CancelSignal } from '../http/cancellation.js';
 import type { InferRequest, InferResponse } from '../../../../shared/src/tensors/index.js';
 import type { TraceContext } from '../../../../shared/src/tracing/index.js';
 import type { NodeView } from './node-directory.js';
@@ -10,7 +11,7 @@ export interface UpstreamCallOptions {
   readonly priority?: number;
   /** Triton `timeout` parameter (µs) for the node's queue. */
   readonly timeoutUs?: number;
-  readonly signal?: AbortSignal;
+  readonly signal?: CancelSignal;
   /** The caller's span: sent as W3C `traceparent`/`tracestate` (gRPC metadata, HTTP headers); default none. */
   readonly trace?: TraceContext;
 }
