@@ -15,6 +15,11 @@ import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { GrpcStatus, TesseraError } from '../errors/index.js';
 import { GRPC_PREFIX_BYTES, cutUnaryMessage, type UnaryFramingProblem } from './grpc-frame.js';
 
+/** Told of a call's abort: an object with a method, as an EventTarget listener may be. */
+export interface AbortHandler {
+  handleEvent(): void;
+}
+
 /** Metadata written as HTTP/2 headers or trailers (lower-case text keys). */
 export type H2Metadata = Readonly<Record<string, string>>;
 
@@ -37,6 +42,14 @@ export interface H2UnaryCall {
   readonly signal: AbortSignal;
   /** Whether `signal` has aborted (or would have); reading it makes no signal. */
   readonly aborted: boolean;
+  /** What `signal` aborts (or would abort) with: a TesseraError, CANCELLED or DEADLINE_EXCEEDED. */
+  readonly reason: unknown;
+  /**
+   * `handler.handleEvent()` once when the call aborts, unless removed first; makes no signal (the node's
+   * scheduler watches a queued request this way). Not for a call already aborted.
+   */
+  addAbortHandler(handler: AbortHandler): void;
+  removeAbortHandler(handler: AbortHandler): void;
   /** Whether a status was written or the stream went away: nothing more will be sent. */
   readonly answered: boolean;
   /** Ends the call with a trailers-only status (unless it already ended). */
@@ -87,6 +100,7 @@ export function serveH2Unary(stream: ServerHttp2Stream, options: H2UnaryOptions,
 }
 
 const ignore = (): void => undefined;
+const EMPTY_BODY = Buffer.alloc(0);
 const expireCall = (call: UnaryCall): void => call.expire();
 
 /**
@@ -97,11 +111,16 @@ class UnaryCall implements H2UnaryCall {
   timer: NodeJS.Timeout | undefined = undefined;
   private controller: AbortController | undefined = undefined;
   private abortReason: TesseraError | undefined = undefined;
+  /** The first abort handler, and any further ones: one watcher (the node's batcher) is the rule. */
+  private abortHandler: AbortHandler | undefined = undefined;
+  private moreAbortHandlers: AbortHandler[] | undefined = undefined;
   private done = false;
   private readonly deadline: number;
-  private readonly chunks: Buffer[] = [];
+  /** The body's first chunk, and the rest only when there are more (most requests come in one). */
+  private first: Buffer | undefined = undefined;
+  private more: Buffer[] | undefined = undefined;
   private received = 0;
-  private trailers: H2Metadata = {};
+  private trailers: H2Metadata | undefined = undefined;
 
   constructor(
     private readonly stream: ServerHttp2Stream,
@@ -121,6 +140,23 @@ class UnaryCall implements H2UnaryCall {
 
   get aborted(): boolean {
     return this.abortReason !== undefined;
+  }
+
+  get reason(): unknown {
+    return this.abortReason;
+  }
+
+  addAbortHandler(handler: AbortHandler): void {
+    if (this.abortHandler === undefined) this.abortHandler = handler;
+    else (this.moreAbortHandlers ??= []).push(handler);
+  }
+
+  removeAbortHandler(handler: AbortHandler): void {
+    if (this.abortHandler === handler) this.abortHandler = undefined;
+    else if (this.moreAbortHandlers !== undefined) {
+      const at = this.moreAbortHandlers.indexOf(handler);
+      if (at >= 0) this.moreAbortHandlers.splice(at, 1);
+    }
   }
 
   get answered(): boolean {
@@ -170,11 +206,11 @@ class UnaryCall implements H2UnaryCall {
 
   // A property, not a method: the stream calls it as a listener, and removes it past the limit.
   readonly onData = (chunk: Buffer): void => {
-    const { chunks, options } = this;
+    const options = this.options;
     this.received += chunk.length;
     const received = this.received;
     // The prefix's declared length when it has arrived whole in the first chunk: grpc-js refuses on it, before the message comes.
-    const first = chunks.length === 0 ? chunk : chunks[0]!;
+    const first = this.first ?? chunk;
     const declared = first.length >= GRPC_PREFIX_BYTES ? first.readUInt32BE(1) : received - GRPC_PREFIX_BYTES;
     if (declared > options.maxReceiveBytes || received > options.maxReceiveBytes + GRPC_PREFIX_BYTES) {
       this.stream.off('data', this.onData);
@@ -185,13 +221,15 @@ class UnaryCall implements H2UnaryCall {
       this.stream.resume();
       return;
     }
-    chunks.push(chunk);
+    if (this.first === undefined) this.first = chunk;
+    else (this.more ??= []).push(chunk);
   };
 
   ended(): void {
     if (this.done) return;
-    const { chunks } = this;
-    const cut = cutUnaryMessage(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.received));
+    const { first, more } = this;
+    const body = first === undefined ? EMPTY_BODY : more === undefined ? first : Buffer.concat([first, ...more], this.received);
+    const cut = cutUnaryMessage(body);
     if ('problem' in cut) {
       const { code, details } = framingStatus(cut.problem, this.options.path);
       this.fail(code, details);
@@ -208,11 +246,28 @@ class UnaryCall implements H2UnaryCall {
     if (this.abortReason !== undefined) return;
     this.abortReason = reason;
     this.controller?.abort(reason);
+    const first = this.abortHandler;
+    const more = this.moreAbortHandlers;
+    this.abortHandler = undefined;
+    this.moreAbortHandlers = undefined;
+    if (first !== undefined) tellAbort(first);
+    if (more !== undefined) for (const handler of more) tellAbort(handler);
   }
 
   private finish(): void {
     this.done = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
+  }
+}
+
+function tellAbort(handler: AbortHandler): void {
+  try {
+    handler.handleEvent();
+  } catch (error) {
+    // As EventTarget does with a throwing listener: reported as uncaught, the other handlers still run.
+    process.nextTick(() => {
+      throw error;
+    });
   }
 }
 
