@@ -8,7 +8,8 @@
  * Order of work (llm-forward.ts does the rest): auth -> body (the tier's largest request) -> parse
  * (OpenAI-style 400s) -> model permission (an unknown and a forbidden model get the same 404, so a key
  * learns nothing of other tenants' models) -> request rate limit -> prompt tokens charged (429; on a
- * bound, the count settled after the first event: prompt-charge.ts) -> the completion cache (deterministic, non-streamed, tier opt-in) -> admission, node, relay.
+ * bound, the count settled after the first event: prompt-charge.ts) -> the completion cache
+ * (deterministic, non-streamed, tier opt-in) -> admission, node, relay.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { TokenCounter } from '../../../../shared/src/llm/token-counter.js';
