@@ -76,3 +76,50 @@ describe('relayToResponse onStarted (the request recorded off the first event\'s
     expect(started).toHaveLength(1);
   });
 });
+
+describe('relayToResponse: the head goes out with the first events', () => {
+  it('sends the status line and the first event in one socket write, and the keep-alive connection serves the next request', async () => {
+    const firstWrites: string[] = [];
+    let served = 0;
+    server = createServer((_req, res: ServerResponse) => {
+      served++;
+      const socket = res.socket!;
+      const write = socket.write;
+      socket.write = function (this: typeof socket, ...args: Parameters<typeof write>) {
+        if (firstWrites.length < served) firstWrites.push(Buffer.from(args[0] as Uint8Array).toString('latin1'));
+        socket.write = write;
+        return write.apply(this, args);
+      } as typeof write;
+      const source = new PassThrough();
+      relayToResponse(source, newRelay(), res, { 'Content-Type': 'text/event-stream' });
+      source.write(event('one'));
+      setImmediate(() => source.end('data: [DONE]\n\n'));
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const agent = new (await import('node:http')).Agent({ keepAlive: true, maxSockets: 1 });
+    const fetchOne = (): Promise<{ body: string; reused: boolean }> =>
+      new Promise((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', agent }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ body: text, reused: req.reusedSocket }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const first = await fetchOne();
+    const second = await fetchOne();
+    agent.destroy();
+    expect(first.body).toBe(`${event('one')}data: [DONE]\n\n`);
+    expect(second.body).toBe(first.body);
+    expect(second.reused).toBe(true);
+    expect(firstWrites).toHaveLength(2);
+    for (const written of firstWrites) {
+      expect(written.startsWith('HTTP/1.1 200 OK\r\n')).toBe(true);
+      expect(written).toMatch(/Transfer-Encoding: chunked\r\n(.*\r\n)*\r\n/);
+      expect(written.endsWith(`\r\n\r\n${Buffer.byteLength(event('one')).toString(16)}\r\n${event('one')}\r\n`)).toBe(true);
+    }
+  });
+});
