@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { frameChunk, frameChunkAfter, lastChunk } from './http-chunk.js';
+import { frameChunk, lastChunk } from './http-chunk.js';
 
 const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString('latin1');
 
@@ -21,15 +21,5 @@ describe('frameChunk', () => {
       const framed = text(frameChunk(new Uint8Array(length)));
       expect(framed.slice(0, framed.indexOf('\r\n'))).toBe(length.toString(16));
     }
-  });
-});
-
-describe('frameChunkAfter', () => {
-  it('puts the head before the framed chunk, byte for byte (latin1)', () => {
-    const head = 'HTTP/1.1 200 OK\r\nX-T: \u00e9\r\n\r\n';
-    const framed = frameChunkAfter(head, Buffer.from('data: x\n\n'));
-    expect(framed.subarray(0, head.length)).toEqual(Buffer.from(head, 'latin1'));
-    expect(text(framed)).toBe(`${head}9\r\ndata: x\n\n\r\n`);
-    expect(text(frameChunkAfter(head, Buffer.from('ab'), true))).toBe(`${head}2\r\nab\r\n0\r\n\r\n`);
   });
 });

@@ -10,25 +10,15 @@ const LAST_CHUNK = [0x30, 0x0d, 0x0a, 0x0d, 0x0a];
 
 /** `bytes` as one chunk (must not be empty: an empty chunk is the end of the body); `last` appends the end. */
 export function frameChunk(bytes: Uint8Array, last = false): Buffer {
-  return frameChunkAfter('', bytes, last);
-}
-
-/**
- * `head` (a response head as node:http renders it, latin1) then `bytes` as one chunk, in one buffer:
- * a relayed stream's status line and first event leave in one socket write (relay-to-response.ts).
- */
-export function frameChunkAfter(head: string, bytes: Uint8Array, last = false): Buffer {
   const length = bytes.length;
   let digits = 1;
   while (length >>> (4 * digits) !== 0 && digits < 8) digits += 1;
-  const start = head.length;
-  const out = Buffer.allocUnsafe(start + digits + 2 + length + 2 + (last ? LAST_CHUNK.length : 0));
-  if (start > 0) out.write(head, 0, start, 'latin1');
-  for (let i = 0; i < digits; i++) out[start + i] = HEX.charCodeAt((length >>> (4 * (digits - 1 - i))) & 15);
-  out[start + digits] = 0x0d;
-  out[start + digits + 1] = 0x0a;
-  out.set(bytes, start + digits + 2);
-  let at = start + digits + 2 + length;
+  const out = Buffer.allocUnsafe(digits + 2 + length + 2 + (last ? LAST_CHUNK.length : 0));
+  for (let i = 0; i < digits; i++) out[i] = HEX.charCodeAt((length >>> (4 * (digits - 1 - i))) & 15);
+  out[digits] = 0x0d;
+  out[digits + 1] = 0x0a;
+  out.set(bytes, digits + 2);
+  let at = digits + 2 + length;
   out[at++] = 0x0d;
   out[at++] = 0x0a;
   if (last) for (const byte of LAST_CHUNK) out[at++] = byte;

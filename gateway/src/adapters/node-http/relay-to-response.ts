@@ -13,7 +13,7 @@ import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import type { SseRelay } from '../../core/llm/sse-relay.js';
 import { directBodyOf } from './h2-direct-body.js';
-import { frameChunk, frameChunkAfter, lastChunk } from './http-chunk.js';
+import { frameChunk, lastChunk } from './http-chunk.js';
 
 /** `onStarted`: called once, after the first events are written (or at the end, when none were). */
 export function relayToResponse(
@@ -76,16 +76,6 @@ export function relayToResponse(
   const send = (out: Uint8Array): boolean => {
     // A socket gone is reported by the response's 'close' (onClientClose).
     if (socket !== undefined) return socket.destroyed || socket.write(frameChunk(out));
-    const head = unsentHead(outgoing);
-    if (head !== undefined && outgoing.chunkedEncoding && outgoing.socket !== null) {
-      // The status line and the first events in one socket write: node:http would write the head, then
-      // each chunk as length, CRLF, bytes and CRLF (five writes gathered under a cork into a writev).
-      outgoing.chunkedEncoding = false;
-      markHeadSent(outgoing);
-      socket = outgoing.socket;
-      socket.on('drain', onDrain);
-      return socket.destroyed || socket.write(frameChunkAfter(head, out));
-    }
     const flowing = outgoing.write(out);
     if (outgoing.chunkedEncoding && outgoing.headersSent && outgoing.socket !== null) {
       outgoing.chunkedEncoding = false;
@@ -120,23 +110,4 @@ export function relayToResponse(
   else input.on('data', onData);
   outgoing.on('drain', onDrain);
   outgoing.once('close', onClientClose);
-}
-
-/**
- * node:http's rendered head while it is still unsent (`writeHead` renders it into `_header`, the first
- * write sends it, then `_headerSent`): fields node:http has kept for a decade, read here so a relayed
- * stream can send its head with its first events; undefined (node:http writes it) if they are absent.
- */
-interface HeadState {
-  _header?: unknown;
-  _headerSent?: unknown;
-}
-
-function unsentHead(outgoing: ServerResponse): string | undefined {
-  const state = outgoing as unknown as HeadState;
-  return typeof state._header === 'string' && state._headerSent === false ? state._header : undefined;
-}
-
-function markHeadSent(outgoing: ServerResponse): void {
-  (outgoing as unknown as HeadState)._headerSent = true;
 }
