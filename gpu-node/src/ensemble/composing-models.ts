@@ -7,6 +7,7 @@
  */
 import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
 import type { InferRequest, InferResponse } from '../../../shared/src/tensors/index.js';
+import type { Cancellable } from '../scheduler/call-cancellation.js';
 
 /** Told of each response of a decoupled step, with whether the model flagged it final. */
 export type StepResponseListener = (response: InferResponse, final: boolean) => void;
@@ -27,5 +28,5 @@ export interface ComposingModels {
    * model's responses go to `onResponse` (the promise then resolves with no outputs once it completes);
    * without one such a model is refused.
    */
-  infer(request: InferRequest, signal?: AbortSignal, onResponse?: StepResponseListener): Promise<InferResponse>;
+  infer(request: InferRequest, signal?: Cancellable, onResponse?: StepResponseListener): Promise<InferResponse>;
 }

@@ -6,16 +6,19 @@
  * signal's one listener stays until it fires; a handler is called at most once, in the order added, as
  * `{ once: true }` listeners are.
  */
+import type { AbortHandler, Cancellable } from './call-cancellation.js';
 
-/** What is told of the abort: an object with a method, not a closure per request. */
-export interface AbortHandler {
-  handleEvent(): void;
-}
+export type { AbortHandler } from './call-cancellation.js';
 
 const watchers = new WeakMap<AbortSignal, Set<AbortHandler>>();
 
 /** Calls `handler.handleEvent()` once when `signal` aborts, unless `unwatchAbort` comes first. Not for a signal already aborted. */
-export function watchAbort(signal: AbortSignal, handler: AbortHandler): void {
+export function watchAbort(signal: Cancellable, handler: AbortHandler): void {
+  // A call's own cancellation record keeps its handlers itself: no signal, no listener, no Set.
+  if (!(signal instanceof AbortSignal)) {
+    signal.addAbortHandler(handler);
+    return;
+  }
   let handlers = watchers.get(signal);
   if (handlers === undefined) {
     handlers = new Set();
@@ -25,7 +28,11 @@ export function watchAbort(signal: AbortSignal, handler: AbortHandler): void {
   handlers.add(handler);
 }
 
-export function unwatchAbort(signal: AbortSignal, handler: AbortHandler): void {
+export function unwatchAbort(signal: Cancellable, handler: AbortHandler): void {
+  if (!(signal instanceof AbortSignal)) {
+    signal.removeAbortHandler(handler);
+    return;
+  }
   watchers.get(signal)?.delete(handler);
 }
 

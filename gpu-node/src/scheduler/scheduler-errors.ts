@@ -28,7 +28,7 @@ export function isSchedulerError(error: unknown): boolean {
  * tells the caller which happened, so a client whose own deadline timer is a moment late still reads
  * DEADLINE_EXCEEDED rather than a cancellation it never asked for.
  */
-export function abortReasonError(signal: AbortSignal | undefined, cancelledMessage: string): TesseraError {
+export function abortReasonError(signal: { readonly reason: unknown } | undefined, cancelledMessage: string): TesseraError {
   const reason: unknown = signal?.reason;
   return reason instanceof TesseraError && reason.code === 'DEADLINE_EXCEEDED'
     ? new TesseraError('DEADLINE_EXCEEDED', reason.message)
@@ -36,6 +36,6 @@ export function abortReasonError(signal: AbortSignal | undefined, cancelledMessa
 }
 
 /** `abortReasonError`, marked as the scheduler's own outcome (see `schedulerError`). */
-export function abortedRequestError(signal: AbortSignal | undefined, cancelledMessage: string): TesseraError {
+export function abortedRequestError(signal: { readonly reason: unknown } | undefined, cancelledMessage: string): TesseraError {
   return schedulerError(abortReasonError(signal, cancelledMessage));
 }

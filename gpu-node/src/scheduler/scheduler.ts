@@ -3,6 +3,7 @@
  * one scheduler; which kind it gets is decided only in `create-scheduler.ts`, from the model config.
  */
 import type { ExecutionRequest, ExecutionResult, ExecutionTiming } from '../backends/backend.js';
+import type { Cancellable } from './call-cancellation.js';
 
 /** A validated request on its way to an instance. */
 export interface ScheduledRequest {
@@ -10,7 +11,7 @@ export interface ScheduledRequest {
   /** Batch elements carried (1 for a model that does not batch): feeds inference_count and batch_stats. */
   readonly batchSize: number;
   /** Aborted by the client: a queued request leaves the queue unexecuted; an executing one is dropped. */
-  readonly signal?: AbortSignal;
+  readonly signal?: Cancellable;
   /** The client's request id, so queue errors can name it as Triton does (`[request id: <id>]`). */
   readonly id?: string;
 }

@@ -9,12 +9,14 @@ import type { TraceContext } from '../../../shared/src/tracing/index.js';
 import type { ModelStatistics } from '../models/model-statistics.js';
 import type { LoadOptions } from '../repository/load-options.js';
 import type { RepositoryIndexEntry } from '../repository/repository-index.js';
+import type { Cancellable } from '../scheduler/call-cancellation.js';
 
 // Result types of the calls below live with what produces them; re-exported for the servers.
 export type { ModelState } from '../lifecycle/model-state.js';
 export type { DurationStat, ModelStatistics } from '../models/model-statistics.js';
 export type { LoadOptions } from '../repository/load-options.js';
 export type { RepositoryIndexEntry } from '../repository/repository-index.js';
+export type { Cancellable, CallCancellation } from '../scheduler/call-cancellation.js';
 
 export interface ServerMetadata {
   readonly name: string;
@@ -38,8 +40,11 @@ export interface ModelMetadata {
 }
 
 export interface InferOptions {
-  /** Aborted when the client goes away or its deadline passes: the request is dropped, not executed. */
-  readonly signal?: AbortSignal;
+  /**
+   * Aborted when the client goes away or its deadline passes: the request is dropped, not executed.
+   * An AbortSignal, or a call's cancellation record that makes none unless a backend asks (call-cancellation.ts).
+   */
+  readonly signal?: Cancellable;
   /** The caller's span (W3C `traceparent` of the HTTP request or gRPC call): `node.infer` continues its trace. */
   readonly traceParent?: TraceContext;
   /**

@@ -10,6 +10,7 @@ import { create } from '@bufbuild/protobuf';
 import { TesseraError } from '../../../shared/src/errors/index.js';
 import { ModelConfigSchema, type ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
 import type { InferRequest, InferResponse } from '../../../shared/src/tensors/index.js';
+import { abortSignalOf } from '../../src/server-api/index.js';
 import type {
   InferOptions,
   LoadOptions,
@@ -105,7 +106,8 @@ export class FakeNodeCore implements NodeCore {
 
   /** The infer calls so far, typed. */
   get inferCalls(): { request: InferRequest; signal: AbortSignal | undefined }[] {
-    return this.callsOf('infer').map(({ args }) => ({ request: args[0] as InferRequest, signal: (args[1] as InferOptions | undefined)?.signal }));
+    // A gRPC call's cancellation record as the AbortSignal it makes on demand.
+    return this.callsOf('infer').map(({ args }) => ({ request: args[0] as InferRequest, signal: abortSignalOf((args[1] as InferOptions | undefined)?.signal) }));
   }
 
   /** The load calls so far, typed. */

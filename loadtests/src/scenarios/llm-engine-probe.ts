@@ -13,6 +13,7 @@
  *   TTFT went (`busyBreakdown`, from the engine's first-token traces: the run in flight and its kind,
  *   message delivery, queued runs, its own prefill, delivery of the first token to the caller).
  * `LLM_PARAMS='{"decode_run_rows":"16"}'` overrides config.pbtxt parameters of the model (A/Bs in turns).
+ * - `positions`: bare onnxruntime's CPU per decode row against the cached length (positionCost below).
  * - `wave`: the case a prefill order decides, isolated: rounds of 31 requests of 64 tokens arriving together
  *   with a short probe (8 tokens) right behind them; the probe's TTFT and the wave's own, against the probe
  *   alone on the idle engine. Run it on a model with `prefill_order` arrival and one with shortest_first.
@@ -121,6 +122,9 @@ async function copy(): Promise<object> {
     // The engine thread alone (model runs, copies, sampling, detokenizing, posting events).
     engineThreadCpuUsPerToken: (engineCpuS * 1e6) / tokens,
     runsPerStep: stats.stepRuns / stats.steps,
+    // Messages the engine thread posted to the main thread (each a batch of events), per step and per token.
+    eventMessagesPerStep: stats.eventMessages / stats.steps,
+    eventsPerMessage: stats.events / stats.eventMessages,
     // What a newcomer waits for before its prefill starts (the run in flight), and the prefill itself.
     meanAdmissionWaitMs: stats.admissionWaitNs / stats.prefills / 1e6,
     meanPrefillMs: stats.prefillNs / stats.prefills / 1e6,
@@ -296,6 +300,47 @@ async function prefillCost(): Promise<object> {
   return { runs };
 }
 
+/**
+ * `positions`: bare onnxruntime (one thread): CPU per decode run of 16 rows at cached lengths 8..448 (best of
+ * 5 rounds of 5), fetching the logits only, so what grows with the length is the model's own work per cached
+ * position (attention over the past and the concatenation of past and new keys/values into the presents).
+ * The line fitted through the points gives a row's fixed cost and its cost per cached position.
+ */
+async function positionCost(): Promise<object> {
+  const session = await ort.InferenceSession.create(join(modelDir, '1', 'model.onnx'), { intraOpNumThreads: 1, interOpNumThreads: 1 });
+  const pasts = session.inputNames.filter((n) => n.startsWith('past_key_values.'));
+  const meta = session.inputMetadata.find((m) => m.name === pasts[0]);
+  const [, heads, , headDim] = meta?.isTensor === true ? (meta.shape as number[]) : [];
+  const rows = 16;
+  const run = async (past: number): Promise<void> => {
+    const int64 = (width: number, f: (i: number) => bigint) => new ort.Tensor('int64', BigInt64Array.from({ length: rows * width }, (_, i) => f(i)), [rows, width]);
+    const feeds: Record<string, ort.Tensor> = { input_ids: int64(1, () => 65n), position_ids: int64(1, () => BigInt(past)), attention_mask: int64(past + 1, () => 1n) };
+    const cache = new Float32Array(rows * (heads as number) * past * (headDim as number)).fill(0.01);
+    for (const name of pasts) feeds[name] = new ort.Tensor('float32', cache, [rows, heads as number, past, headDim as number]);
+    await session.run(feeds, ['logits']);
+  };
+  const points: { past: number; cpuUsPerRow: number }[] = [];
+  for (const past of [8, 32, 64, 128, 192, 256, 384, 448]) {
+    await run(past);
+    let best = Number.POSITIVE_INFINITY;
+    for (let round = 0; round < 5; round++) {
+      const before = process.cpuUsage();
+      for (let i = 0; i < 5; i++) await run(past);
+      const used = process.cpuUsage(before);
+      best = Math.min(best, (used.user + used.system) / 5 / rows);
+    }
+    points.push({ past, cpuUsPerRow: best });
+  }
+  await session.release();
+  // Least squares: cpuUsPerRow = fixed + perPosition × past.
+  const n = points.length;
+  const mx = points.reduce((a, p) => a + p.past, 0) / n;
+  const my = points.reduce((a, p) => a + p.cpuUsPerRow, 0) / n;
+  const perPosition = points.reduce((a, p) => a + (p.past - mx) * (p.cpuUsPerRow - my), 0) / points.reduce((a, p) => a + (p.past - mx) ** 2, 0);
+  const fixed = my - perPosition * mx;
+  return { rows, points, fit: { fixedUsPerRow: fixed, usPerRowPerPosition: perPosition, shareAtPast132: (perPosition * 132) / (fixed + perPosition * 132) } };
+}
+
 async function wave(): Promise<object> {
   const instance = await startInstance();
   const random = mulberry32(29);
@@ -327,6 +372,6 @@ async function wave(): Promise<object> {
 }
 
 const result =
-  mode === 'anchor' ? await anchor() : mode === 'ttft' ? await ttft() : mode === 'wave' ? await wave() : mode === 'prefill' ? await prefillCost() : await copy();
+  mode === 'anchor' ? await anchor() : mode === 'ttft' ? await ttft() : mode === 'wave' ? await wave() : mode === 'prefill' ? await prefillCost() : mode === 'positions' ? await positionCost() : await copy();
 process.stdout.write(`${JSON.stringify(result)}\n`);
 process.exit(0);

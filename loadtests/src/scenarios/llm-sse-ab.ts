@@ -6,6 +6,9 @@
  * into the main thread (the event loop: HTTP, SSE events, the backend's host side) and the rest (the
  * engine thread, onnxruntime, helpers). Windows in turns expose both builds to the same moments of a box
  * whose speed moves by tens of percent within minutes; medians of each side are what compare.
+ * LLM_SSE_AB_SETUPS=continuous,static (a comma list of continuous, oneAtATime, static; default the first two) adds
+ * the whole-request static baseline of the llm-batching bench (32 requests sent together, each asking for the
+ * batch's longest length, only its own tokens counted) on the continuous model: its ratio taken in turns.
  *
  *   node --import tsx loadtests/src/scenarios/llm-sse-ab.ts A_BUNDLE_DIR B_BUNDLE_DIR [ROUNDS] [WINDOW_S] [OUT.json]
  *
@@ -18,11 +21,28 @@ import { tinyDecoderFiles } from '../../../gpu-node/src/example-models/tiny-deco
 import { perCoreSupport, pinProcess, readThreadCpu, threadCpuDelta } from '../lib/per-core/index.js';
 import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
 import { median } from '../lib/sampling/percentiles.js';
-import { closedLoop, windowFigures } from './llm-stream-client.js';
+import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
+import { closedLoop, wholeRequestBatch, windowFigures, type StreamRecord } from './llm-stream-client.js';
 
 const STREAMS = 32;
-const SETUPS = { continuous: 'tiny_decoder', oneAtATime: 'tiny_decoder_seq1' } as const;
+const SETUPS = { continuous: 'tiny_decoder', oneAtATime: 'tiny_decoder_seq1', static: 'tiny_decoder' } as const;
 type Setup = keyof typeof SETUPS;
+
+/** The setups to take in turns (LLM_SSE_AB_SETUPS), continuous first: every ratio is continuous over another. */
+function chosenSetups(): Setup[] {
+  const listed = (process.env['LLM_SSE_AB_SETUPS'] ?? 'continuous,oneAtATime').split(',').map((s) => s.trim());
+  for (const s of listed) if (!(s in SETUPS)) throw new Error(`LLM_SSE_AB_SETUPS: unknown setup '${s}' (continuous, oneAtATime, static)`);
+  return ['continuous', ...(listed.filter((s) => s !== 'continuous') as Setup[])];
+}
+
+/** 32 closed-loop streams, or whole-request static batches of 32 one after another (`static`), until `toMs`. */
+async function load(node: RunningNode, setup: Setup, toMs: number, seed: number): Promise<StreamRecord[]> {
+  if (setup !== 'static') return closedLoop(node.httpBase, SETUPS[setup], STREAMS, toMs, seed);
+  const random = mulberry32(seed);
+  const records: StreamRecord[] = [];
+  while (performance.now() < toMs) records.push(...(await wholeRequestBatch(node.httpBase, SETUPS.static, STREAMS, random, 'static')));
+  return records;
+}
 
 interface Window {
   readonly build: 'A' | 'B';
@@ -44,7 +64,7 @@ async function writeModel(repo: string, name: string, maxNumSeqs: number): Promi
   }
 }
 
-async function window(node: RunningNode, model: string, seconds: number, seed: number): Promise<Omit<Window, 'build' | 'setup' | 'round'>> {
+async function window(node: RunningNode, setup: Setup, seconds: number, seed: number): Promise<Omit<Window, 'build' | 'setup' | 'round'>> {
   const warmupMs = 1000;
   const start = performance.now();
   const fromMs = start + warmupMs;
@@ -57,7 +77,7 @@ async function window(node: RunningNode, model: string, seconds: number, seed: n
     await new Promise((r) => setTimeout(r, toMs - performance.now()));
     after = await readThreadCpu(node.pid);
   })();
-  const records = await closedLoop(node.httpBase, model, STREAMS, toMs, seed);
+  const records = await load(node, setup, toMs, seed);
   await cpu;
   const figures = windowFigures(records, fromMs, toMs);
   const split = threadCpuDelta(before, after, node.pid);
@@ -86,18 +106,19 @@ async function main(): Promise<void> {
   try {
     await writeModel(repo, SETUPS.continuous, STREAMS);
     await writeModel(repo, SETUPS.oneAtATime, 1);
+    const setups = chosenSetups();
     for (const [build, dir] of [['A', aDir], ['B', bDir]] as const) {
       process.env.TESSERA_BUNDLE_DIR = dir;
       nodes[build] = await launchNode({ modelRepository: repo, pinCore: 0 });
-      for (const model of Object.values(SETUPS)) await waitForModelReady(nodes[build]!.httpBase, model);
+      for (const model of new Set(Object.values(SETUPS))) await waitForModelReady(nodes[build]!.httpBase, model);
     }
     pinProcess(process.pid, 1);
     const windows: Window[] = [];
     for (let round = 1; round <= rounds; round++) {
       const order = round % 2 === 1 ? (['A', 'B'] as const) : (['B', 'A'] as const);
-      for (const setup of Object.keys(SETUPS) as Setup[]) {
+      for (const setup of setups) {
         for (const build of order) {
-          const w = await window(nodes[build]!, SETUPS[setup], seconds, round);
+          const w = await window(nodes[build]!, setup, seconds, round);
           windows.push({ build, setup, round, ...w });
           process.stderr.write(
             `round ${round} ${setup} ${build}: ${w.tokensPerSecond.toFixed(0)} tok/s, node ${w.totalUs.toFixed(0)} us/token (main ${w.mainUs.toFixed(1)}, others ${w.otherUs.toFixed(1)}), errors ${w.errors}\n`,
@@ -111,29 +132,32 @@ async function main(): Promise<void> {
       '| --- | --- | --- | --- | --- | --- | --- |',
     ];
     for (const build of ['A', 'B'] as const) {
-      for (const setup of Object.keys(SETUPS) as Setup[]) {
+      for (const setup of setups) {
         lines.push(
           `| ${build} | ${setup} | ${med(build, setup, (w) => w.tokensPerSecond).toFixed(0)} | ${med(build, setup, (w) => w.totalUs).toFixed(1)} | ` +
             `${med(build, setup, (w) => w.mainUs).toFixed(1)} | ${med(build, setup, (w) => w.otherUs).toFixed(1)} | ${windows.filter((w) => w.build === build && w.setup === setup).length} |`,
         );
       }
     }
-    // The issue's ratio per round (continuous over one at a time, same build, same round), then its median.
-    const ratios = (build: 'A' | 'B', f: (w: Window) => number) =>
+    // The issue's ratios per round (continuous over another setup, same build, same round), then their median.
+    const ratios = (build: 'A' | 'B', other: Setup, f: (w: Window) => number) =>
       Array.from({ length: rounds }, (_, i) => {
         const c = windows.find((w) => w.build === build && w.setup === 'continuous' && w.round === i + 1);
-        const o = windows.find((w) => w.build === build && w.setup === 'oneAtATime' && w.round === i + 1);
+        const o = windows.find((w) => w.build === build && w.setup === other && w.round === i + 1);
         return c === undefined || o === undefined ? Number.NaN : f(c) / f(o);
       });
-    const ratioLines = (['A', 'B'] as const).map((build) => {
-      const tps = ratios(build, (w) => w.tokensPerSecond);
-      const perCpu = ratios(build, (w) => 1 / w.totalUs);
-      return `- ${build}: continuous / one at a time, median of rounds: ${median(tps).toFixed(2)}x in tokens/s (${tps.map((r) => r.toFixed(2)).join(', ')}), ${median(perCpu).toFixed(2)}x per node CPU-second (${perCpu.map((r) => r.toFixed(2)).join(', ')})`;
-    });
+    const names: Record<Setup, string> = { continuous: 'continuous', oneAtATime: 'one at a time', static: 'whole-request static' };
+    const ratioLines = setups.slice(1).flatMap((other) =>
+      (['A', 'B'] as const).map((build) => {
+        const tps = ratios(build, other, (w) => w.tokensPerSecond);
+        const perCpu = ratios(build, other, (w) => 1 / w.totalUs);
+        return `- ${build}: continuous / ${names[other]}, median of rounds: ${median(tps).toFixed(2)}x in tokens/s (${tps.map((r) => r.toFixed(2)).join(', ')}), ${median(perCpu).toFixed(2)}x per node CPU-second (${perCpu.map((r) => r.toFixed(2)).join(', ')})`;
+      }),
+    );
     const table = [...lines, '', ...ratioLines].join('\n');
     process.stdout.write(`A = ${aDir}\nB = ${bDir}\n${table}\n`);
     if (out !== undefined) {
-      await writeFile(out, `${JSON.stringify({ command: process.argv.join(' '), a: aDir, b: bDir, rounds, windowS: seconds, streams: STREAMS, windows, table }, null, 2)}\n`);
+      await writeFile(out, `${JSON.stringify({ command: process.argv.join(' '), a: aDir, b: bDir, rounds, windowS: seconds, streams: STREAMS, setups, windows, table }, null, 2)}\n`);
     }
   } finally {
     await Promise.all([nodes.A?.stop(), nodes.B?.stop()]);

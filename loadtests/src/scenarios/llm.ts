@@ -51,6 +51,7 @@ interface Point {
   readonly target: Target;
   readonly streams: number;
   readonly failedStreams: number;
+  readonly failures?: readonly string[];
   readonly tokensPerSec: number;
   readonly ttft: LatencySummary;
   /** TTFT of the first stream of each client: a burst of starts after an idle spell (leases cold or kept warm). */
@@ -87,6 +88,7 @@ async function measure(target: Target, concurrency: number, port: number, header
     target,
     streams: result.streams,
     failedStreams: result.failedStreams,
+    ...(result.failures.length > 0 ? { failures: result.failures } : {}),
     tokensPerSec: (result.tokens / result.elapsedMs) * 1000,
     ttft: summarizeLatencies(result.ttftUs),
     firstTtft: summarizeLatencies(result.firstTtftUs),

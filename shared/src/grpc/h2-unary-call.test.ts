@@ -149,6 +149,31 @@ describe('serveH2Unary cancellation', () => {
     expect(await late).toEqual({ calls: 0, aborted: true });
     session.close();
   });
+
+  it('abort handlers are told once at a reset, with the reason, before any signal is read; a removed one is not', async () => {
+    let called!: () => void;
+    const arrived = new Promise<void>((resolve) => (called = resolve));
+    const told: string[] = [];
+    const seen = new Promise<{ told: string[]; reason: string }>((resolve) => {
+      onCall = (call, stream) => {
+        const removed = { handleEvent: () => told.push('removed') };
+        call.addAbortHandler({ handleEvent: () => told.push(`first ${String(call.aborted)}`) });
+        call.addAbortHandler(removed);
+        call.addAbortHandler({ handleEvent: () => told.push('third') });
+        call.removeAbortHandler(removed);
+        called();
+        stream.once('close', () => resolve({ told: [...told], reason: String((call.reason as { code?: string }).code) }));
+      };
+    });
+    const session = connect(`http://127.0.0.1:${port}`);
+    const stream = session.request({ ':method': 'POST', ':path': '/p', 'content-type': 'application/grpc', te: 'trailers' });
+    stream.on('error', () => undefined);
+    stream.end(frameGrpcMessage(new Uint8Array([3])));
+    await arrived;
+    stream.close(0x8);
+    expect(await seen).toEqual({ told: ['first true', 'third'], reason: 'CANCELLED' });
+    session.close();
+  });
 });
 
 describe('serveH2Unary deadline', () => {

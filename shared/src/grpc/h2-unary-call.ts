@@ -15,6 +15,24 @@ import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { GrpcStatus, TesseraError } from '../errors/index.js';
 import { GRPC_PREFIX_BYTES, cutUnaryMessage, type UnaryFramingProblem } from './grpc-frame.js';
 
+/** Told of a call's abort: an object with a method, as an EventTarget listener may be. */
+export interface AbortHandler {
+  handleEvent(): void;
+}
+
+/** The part of AbortSignal a listener for the call's end uses: an AbortSignal's shape, so either serves. */
+export interface H2CallWatch {
+  readonly aborted: boolean;
+  /** The abort's TesseraError (DEADLINE_EXCEEDED or CANCELLED) once aborted. */
+  readonly reason: unknown;
+  /** As AbortSignal's: called once when the call aborts; one added after that is not called (read `aborted`). */
+  addEventListener(type: 'abort', listener: () => void, options?: { readonly once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** An abort handler or a watch's listener: both are told when the call aborts. */
+type AbortListener = AbortHandler | (() => void);
+
 /** Metadata written as HTTP/2 headers or trailers (lower-case text keys). */
 export type H2Metadata = Readonly<Record<string, string>>;
 
@@ -37,10 +55,18 @@ export interface H2UnaryCall {
   readonly signal: AbortSignal;
   /** Whether `signal` has aborted (or would have); reading it makes no signal. */
   readonly aborted: boolean;
+  /** What `signal` aborts (or would abort) with: a TesseraError, CANCELLED or DEADLINE_EXCEEDED. */
+  readonly reason: unknown;
   /**
-   * The same cancellation without an AbortSignal: the call itself, told by the stream's one 'close'
-   * listener and the deadline's timer it already has (no AbortController, no EventTarget). What the
-   * gateway's miss listens to (its CancelSignal, gateway/src/core/http/cancellation.ts).
+   * `handler.handleEvent()` once when the call aborts, unless removed first; makes no signal (the node's
+   * scheduler watches a queued request this way). Not for a call already aborted.
+   */
+  addAbortHandler(handler: AbortHandler): void;
+  removeAbortHandler(handler: AbortHandler): void;
+  /**
+   * The same cancellation as an AbortSignal's shape, without one: the call itself (its listeners are
+   * told with the abort handlers). What the gateway's miss listens to (its CancelSignal,
+   * gateway/src/core/http/cancellation.ts), so a gRPC miss makes no AbortController.
    */
   readonly watch: H2CallWatch;
   /** Whether a status was written or the stream went away: nothing more will be sent. */
@@ -49,16 +75,6 @@ export interface H2UnaryCall {
   fail(code: number, details: string, metadata?: H2Metadata): void;
   /** Ends the call with one framed message (`chunks`, written in order) and status OK. */
   reply(chunks: readonly Uint8Array[], headers: H2Metadata, trailers: H2Metadata): void;
-}
-
-/** The part of AbortSignal a listener for the call's end uses: an AbortSignal's shape, so either serves. */
-export interface H2CallWatch {
-  readonly aborted: boolean;
-  /** The abort's TesseraError (DEADLINE_EXCEEDED or CANCELLED) once aborted. */
-  readonly reason: unknown;
-  /** As AbortSignal's: called once when the call aborts; one added after that is not called (read `aborted`). */
-  addEventListener(type: 'abort', listener: () => void, options?: { readonly once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -103,6 +119,7 @@ export function serveH2Unary(stream: ServerHttp2Stream, options: H2UnaryOptions,
 }
 
 const ignore = (): void => undefined;
+const EMPTY_BODY = Buffer.alloc(0);
 const expireCall = (call: UnaryCall): void => call.expire();
 
 /**
@@ -113,14 +130,17 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
   readonly watch: H2CallWatch = this;
   timer: NodeJS.Timeout | undefined = undefined;
   private controller: AbortController | undefined = undefined;
-  /** The watch's listeners, made on first add (a hit adds none). */
-  private listeners: (() => void)[] | undefined = undefined;
   private abortReason: TesseraError | undefined = undefined;
+  /** The first abort handler, and any further ones: one watcher (the node's batcher) is the rule. */
+  private abortHandler: AbortListener | undefined = undefined;
+  private moreAbortHandlers: AbortListener[] | undefined = undefined;
   private done = false;
   private readonly deadline: number;
-  private readonly chunks: Buffer[] = [];
+  /** The body's first chunk, and the rest only when there are more (most requests come in one). */
+  private first: Buffer | undefined = undefined;
+  private more: Buffer[] | undefined = undefined;
   private received = 0;
-  private trailers: H2Metadata = {};
+  private trailers: H2Metadata | undefined = undefined;
 
   constructor(
     private readonly stream: ServerHttp2Stream,
@@ -146,19 +166,30 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
     return this.abortReason;
   }
 
-  get answered(): boolean {
-    return this.done;
+  addAbortHandler(handler: AbortListener): void {
+    if (this.abortHandler === undefined) this.abortHandler = handler;
+    else (this.moreAbortHandlers ??= []).push(handler);
+  }
+
+  removeAbortHandler(handler: AbortListener): void {
+    if (this.abortHandler === handler) this.abortHandler = undefined;
+    else if (this.moreAbortHandlers !== undefined) {
+      const at = this.moreAbortHandlers.indexOf(handler);
+      if (at >= 0) this.moreAbortHandlers.splice(at, 1);
+    }
   }
 
   addEventListener(_type: 'abort', listener: () => void): void {
-    if (this.abortReason !== undefined) return;
-    (this.listeners ??= []).push(listener);
+    // As AbortSignal's: a listener added after the abort is not called.
+    if (this.abortReason === undefined) this.addAbortHandler(listener);
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {
-    const listeners = this.listeners;
-    const at = listeners?.indexOf(listener) ?? -1;
-    if (at >= 0) listeners!.splice(at, 1);
+    this.removeAbortHandler(listener);
+  }
+
+  get answered(): boolean {
+    return this.done;
   }
 
   fail(code: number, details: string, metadata?: H2Metadata): void {
@@ -204,11 +235,11 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
 
   // A property, not a method: the stream calls it as a listener, and removes it past the limit.
   readonly onData = (chunk: Buffer): void => {
-    const { chunks, options } = this;
+    const options = this.options;
     this.received += chunk.length;
     const received = this.received;
     // The prefix's declared length when it has arrived whole in the first chunk: grpc-js refuses on it, before the message comes.
-    const first = chunks.length === 0 ? chunk : chunks[0]!;
+    const first = this.first ?? chunk;
     const declared = first.length >= GRPC_PREFIX_BYTES ? first.readUInt32BE(1) : received - GRPC_PREFIX_BYTES;
     if (declared > options.maxReceiveBytes || received > options.maxReceiveBytes + GRPC_PREFIX_BYTES) {
       this.stream.off('data', this.onData);
@@ -219,13 +250,15 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
       this.stream.resume();
       return;
     }
-    chunks.push(chunk);
+    if (this.first === undefined) this.first = chunk;
+    else (this.more ??= []).push(chunk);
   };
 
   ended(): void {
     if (this.done) return;
-    const { chunks } = this;
-    const cut = cutUnaryMessage(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.received));
+    const { first, more } = this;
+    const body = first === undefined ? EMPTY_BODY : more === undefined ? first : Buffer.concat([first, ...more], this.received);
+    const cut = cutUnaryMessage(body);
     if ('problem' in cut) {
       const { code, details } = framingStatus(cut.problem, this.options.path);
       this.fail(code, details);
@@ -242,15 +275,29 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
     if (this.abortReason !== undefined) return;
     this.abortReason = reason;
     this.controller?.abort(reason);
-    const listeners = this.listeners;
-    if (listeners === undefined) return;
-    this.listeners = undefined;
-    for (const listener of listeners) listener();
+    const first = this.abortHandler;
+    const more = this.moreAbortHandlers;
+    this.abortHandler = undefined;
+    this.moreAbortHandlers = undefined;
+    if (first !== undefined) tellAbort(first);
+    if (more !== undefined) for (const handler of more) tellAbort(handler);
   }
 
   private finish(): void {
     this.done = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
+  }
+}
+
+function tellAbort(handler: AbortListener): void {
+  try {
+    if (typeof handler === 'function') handler();
+    else handler.handleEvent();
+  } catch (error) {
+    // As EventTarget does with a throwing listener: reported as uncaught, the other handlers still run.
+    process.nextTick(() => {
+      throw error;
+    });
   }
 }
 

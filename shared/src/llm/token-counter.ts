@@ -3,13 +3,28 @@
  * its OpenAI answers) and the gateway (token-based limits). An encoding is named `gpt-tokenizer:<name>`;
  * encodings load on first use and are shared by every caller in the process.
  */
+import { utf8Length } from './utf8-length.js';
+
 export const ENCODINGS = ['cl100k_base', 'o200k_base', 'p50k_base', 'r50k_base'] as const;
 export type EncodingName = (typeof ENCODINGS)[number];
 export const DEFAULT_TOKENIZER = 'gpt-tokenizer:cl100k_base';
 
 export interface TokenCounter {
   count(text: string): number;
+  /**
+   * A number provably >= `count(text)`, computed without tokenizing (absent: no such bound is known,
+   * callers count). The gateway admits a prompt on it and charges the exact count later (token-budget.ts).
+   */
+  upperBound?(text: string): number;
 }
+
+/**
+ * The bound of every encoding here: they are byte-level BPE, so each token stands for at least one byte
+ * of the text's UTF-8 encoding and the tokens of a piece concatenate to its bytes; special-token text is
+ * counted as ordinary text (no special token is ever produced) and countInPieces' pieces split the text,
+ * so a count never exceeds the text's UTF-8 length.
+ */
+export const byteLevelBound = (text: string): number => utf8Length(text);
 
 /**
  * BPE merging costs grow with the square of a pre-tokenized piece's length (a 100 000-letter word takes
@@ -46,7 +61,7 @@ async function importEncoding(name: EncodingName): Promise<TokenCounter> {
           : await import('gpt-tokenizer/encoding/r50k_base');
   // Special-token text in a prompt is counted as ordinary text, never refused.
   const options = { allowedSpecial: new Set<string>(), disallowedSpecial: new Set<string>() };
-  return { count: (text) => (text === '' ? 0 : countInPieces(text, (piece) => module.encode(piece, options).length)) };
+  return { count: (text) => (text === '' ? 0 : countInPieces(text, (piece) => module.encode(piece, options).length)), upperBound: byteLevelBound };
 }
 
 /** The encoding a `gpt-tokenizer:<name>` spec names, or undefined when it names none of ENCODINGS. */

@@ -46,6 +46,8 @@ export interface LlmForwardRequest {
    * forwarding makes a second AbortController per request.
    */
   readonly abort?: () => void;
+  /** Called once, after the first event is written to the client (or the stream's end): deferred work. */
+  readonly afterFirstWrite?: () => void;
 }
 
 /** A non-streamed answer, read whole. */
@@ -217,6 +219,7 @@ export async function forwardLlm(deps: LlmForwardDeps, request: LlmForwardReques
     meter,
     overBudgetError: (retryAfterMs) => tokenLimitError(auth, model, meter.total, retryAfterMs),
     abortUpstream,
+    ...(request.afterFirstWrite === undefined ? {} : { afterFirstWrite: request.afterFirstWrite }),
     onEnd: () => {
       lease.release();
       detach();

@@ -7,8 +7,9 @@
  *
  * Order of work (llm-forward.ts does the rest): auth -> body (the tier's largest request) -> parse
  * (OpenAI-style 400s) -> model permission (an unknown and a forbidden model get the same 404, so a key
- * learns nothing of other tenants' models) -> request rate limit -> prompt tokens counted and charged
- * (429) -> the completion cache (deterministic, non-streamed, tier opt-in) -> admission, node, relay.
+ * learns nothing of other tenants' models) -> request rate limit -> prompt tokens charged (429; on a
+ * bound, the count settled after the first event: prompt-charge.ts) -> the completion cache
+ * (deterministic, non-streamed, tier opt-in) -> admission, node, relay.
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { TokenCounter } from '../../../../shared/src/llm/token-counter.js';
@@ -21,10 +22,10 @@ import { applyRateLimit, requestDeadline } from '../app/rate-limit.js';
 import { authenticateRequest } from '../app/request-cycle.js';
 import { completionCacheKey, completionCacheTtl } from './completion-cache.js';
 import { DEFAULT_MAX_PROMPT_CHARS, type LlmDeps } from './llm-deps.js';
-import { forwardLlm, SSE_HEADERS, type LlmForwardDeps, type StreamedAnswer } from './llm-forward.js';
+import { forwardLlm, SSE_HEADERS, type LlmForwardDeps, type LlmForwardRequest, type StreamedAnswer, type WholeAnswer } from './llm-forward.js';
 import { parseLlmApiRequest, type LlmApiKind } from './llm-request.js';
 import { OpenAIApiError, openAIErrorAnswer } from './openai-error.js';
-import { chargePrompt } from './token-budget.js';
+import { admitPrompt, type PromptCharge } from './prompt-charge.js';
 
 /** What the routes use of the app's dependencies. */
 export type LlmRouteDeps = Pick<GatewayAppDeps, 'config' | 'tenants' | 'rateLimiter' | 'metrics' | 'logger' | 'tracer'> & {
@@ -75,8 +76,11 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
     ...(llm.settings?.chargeEveryTokens === undefined ? {} : { chargeEvery: llm.settings.chargeEveryTokens }),
   });
 
-  /** Prompt checks and charges shared by both APIs: length guard, request rate, prompt tokens. */
-  async function admitPrompt(exchange: LlmExchange, auth: AuthContext, model: string, promptText: string, bytes: number, tokens: TokenCounter): Promise<void> {
+  /**
+   * Prompt checks and charges shared by both APIs: length guard, request rate, prompt tokens (on a
+   * bound when the budget has room: settle the answer once the first event is out, prompt-charge.ts).
+   */
+  async function admitPromptTokens(exchange: LlmExchange, auth: AuthContext, model: string, promptText: string, bytes: number, tokens: TokenCounter): Promise<PromptCharge> {
     const addHeaders = (h: Record<string, string>): void => exchange.addHeaders(h);
     await applyRateLimit(deps.rateLimiter, metrics, auth, 0, addHeaders, bytes);
     if (promptText.length > maxPromptChars) {
@@ -86,7 +90,21 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
         'context_length_exceeded',
       );
     }
-    await chargePrompt(deps.rateLimiter, metrics, auth, model, tokens.count(promptText), addHeaders);
+    const onSettleError = (error: unknown): void => logger.warn('prompt token settlement failed', { error: String(error) });
+    return admitPrompt({ limiter: deps.rateLimiter, metrics, auth, model, counter: tokens, setHeaders: addHeaders, onSettleError }, promptText);
+  }
+
+  /** Forwards with the prompt's charge settled after the first event (a stream) or the answer (else). */
+  async function forwardSettling(forward: LlmForwardDeps, request: Omit<LlmForwardRequest, 'afterFirstWrite'>, charge: PromptCharge): Promise<WholeAnswer | StreamedAnswer> {
+    let answer: WholeAnswer | StreamedAnswer;
+    try {
+      answer = await forwardLlm(forward, { ...request, afterFirstWrite: charge.settle });
+    } catch (error) {
+      charge.settle();
+      throw error;
+    }
+    if (answer.kind === 'whole') charge.settle();
+    return answer;
   }
 
   const streamAnswer = (stream: StreamedAnswer): LlmAnswer => ({ status: 200, headers: { ...SSE_HEADERS }, body: null, stream });
@@ -106,17 +124,18 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
       }
       if (!llm.router.known(request.model)) throw OpenAIApiError.modelNotFound(request.model);
       const forward = await forwardDeps();
-      await admitPrompt(exchange, auth, request.model, request.promptText, raw.length, forward.counter);
+      const charge = await admitPromptTokens(exchange, auth, request.model, request.promptText, raw.length, forward.counter);
 
       const ttl = llm.cache === undefined ? 0 : completionCacheTtl(auth, request);
       const key = ttl > 0 ? completionCacheKey(llm.cache!.prefix, auth, request) : undefined;
       if (key !== undefined) {
         const hit = await llm.cache!.store.get(key).catch(() => undefined);
         if (hit !== undefined) {
+          charge.settle();
           return { status: 200, headers: { ...hit.headers, 'x-cache': 'HIT', Age: String(Math.max(0, Math.floor((now() - hit.storedAt) / 1000))) }, body: hit.body };
         }
       }
-      const answer = await forwardLlm(forward, {
+      const answer = await forwardSettling(forward, {
         auth,
         model: request.model,
         path: kind === 'chat' ? '/v1/chat/completions' : '/v1/completions',
@@ -126,7 +145,7 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
         deadline: requestDeadline(exchange.headers, now(), auth.tier.queueTimeoutMs),
         signal: exchange.signal,
         ...(exchange.abort === undefined ? {} : { abort: exchange.abort }),
-      });
+      }, charge);
       if (answer.kind === 'stream') return streamAnswer(answer);
       if (key !== undefined && answer.status === 200) {
         const entry = { body: answer.body, headers: { 'Content-Type': answer.contentType }, computeUs: 0, storedAt: now() };
@@ -156,9 +175,9 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
     const textInput = (body as { text_input?: unknown }).text_input;
     try {
       const forward = await forwardDeps();
-      await admitPrompt(exchange, auth, model, typeof textInput === 'string' ? textInput : '', raw.length, forward.counter);
+      const charge = await admitPromptTokens(exchange, auth, model, typeof textInput === 'string' ? textInput : '', raw.length, forward.counter);
       const path = `/v2/models/${encodeURIComponent(model)}${version === undefined ? '' : `/versions/${version}`}/${streamed ? 'generate_stream' : 'generate'}`;
-      const answer = await forwardLlm(forward, {
+      const answer = await forwardSettling(forward, {
         auth,
         model,
         path,
@@ -168,7 +187,7 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
         deadline: requestDeadline(exchange.headers, now(), auth.tier.queueTimeoutMs),
         signal: exchange.signal,
         ...(exchange.abort === undefined ? {} : { abort: exchange.abort }),
-      });
+      }, charge);
       if (answer.kind === 'stream') return streamAnswer(answer);
       return { status: answer.status, headers: { 'Content-Type': answer.contentType }, body: answer.body };
     } catch (error) {

@@ -61,3 +61,39 @@ describe('SseRelay metering after the write', () => {
     expect(meter.total).toBe(2);
   });
 });
+
+describe('SseRelay afterFirstWrite (the prompt\'s settlement)', () => {
+  function withHook(): { relay: SseRelay; calls: () => number } {
+    let calls = 0;
+    const r = new SseRelay({
+      format: 'openai',
+      countTokens: () => 1,
+      meter: new CompletionMeter(unlimited, metrics, auth, 'm', 1_000),
+      overBudgetError: (ms) => new OpenAIApiError(429, 'over budget', 'tokens', null, 'rate_limit_exceeded', ms),
+      abortUpstream: () => undefined,
+      onEnd: () => undefined,
+      afterFirstWrite: () => calls++,
+    });
+    return { relay: r, calls: () => calls };
+  }
+
+  it('runs once, after the first event is written, not before', () => {
+    const { relay: r, calls } = withHook();
+    r.push(encoder.encode(event('one')));
+    expect(calls()).toBe(0);
+    r.meterSent();
+    expect(calls()).toBe(1);
+    r.push(encoder.encode(event('two')));
+    r.meterSent();
+    r.push(encoder.encode('data: [DONE]\n\n'));
+    r.end();
+    expect(calls()).toBe(1);
+  });
+
+  it('runs at the end of a stream that wrote nothing', () => {
+    const { relay: r, calls } = withHook();
+    r.push(encoder.encode('data: {"partial'));
+    expect(r.fail()).toBeDefined();
+    expect(calls()).toBe(1);
+  });
+});

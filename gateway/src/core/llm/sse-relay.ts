@@ -32,6 +32,8 @@ export interface SseRelayOptions {
   /** Stops the node's request (client gone, budget spent). */
   readonly abortUpstream: () => void;
   readonly onEnd: (outcome: RelayOutcome, error?: unknown) => void;
+  /** Called once: after the first events are written (`meterSent`), or at the end if none was. */
+  readonly afterFirstWrite?: () => void;
 }
 
 const encoder = new TextEncoder();
@@ -67,9 +69,11 @@ export class SseRelay {
   private ended = false;
   /** Whole events handed out by `push` whose tokens are not counted yet (`meterSent`). */
   private unmetered: Uint8Array | undefined;
+  private afterFirstWrite: (() => void) | undefined;
 
   constructor(private readonly options: SseRelayOptions) {
     this.scanner = new EventTextScanner(options.format, options.countTokens);
+    this.afterFirstWrite = options.afterFirstWrite;
   }
 
   /** Whether the stream is over (ended, failed, cut or cancelled): nothing more is sent. */
@@ -107,6 +111,7 @@ export class SseRelay {
     const whole = this.unmetered;
     if (whole === undefined) return;
     this.unmetered = undefined;
+    this.runAfterFirstWrite();
     // Charged in the background: a store round trip (Redis) never holds an event back. A refusal
     // ends the stream at the next event, so a stream runs at most a step or two past its budget.
     if (this.options.meter.add(this.scanner.tokensIn(whole)) && !this.charging && !this.ended) this.charge();
@@ -145,10 +150,18 @@ export class SseRelay {
     const last = this.unmetered;
     this.unmetered = undefined;
     if (last !== undefined) this.options.meter.add(this.scanner.tokensIn(last));
+    this.runAfterFirstWrite();
     if (outcome !== 'done') this.options.abortUpstream();
     // Tokens still pending are charged (and metered) whatever the outcome: they were generated.
     void this.options.meter.settle().catch(() => undefined);
     this.options.onEnd(outcome, error);
+  }
+
+  private runAfterFirstWrite(): void {
+    const run = this.afterFirstWrite;
+    if (run === undefined) return;
+    this.afterFirstWrite = undefined;
+    run();
   }
 
   private charge(): void {

@@ -4,8 +4,9 @@
  * in a tenant id, so it is no tenant's request bucket). With Redis the bucket is shared by every
  * gateway (the token-bucket Lua script, leases included); without it, the in-process limiter.
  *
- * - Prompt tokens are charged on admission (`chargePrompt`): refused -> 429 in OpenAI's shape with
- *   `retry-after`; a prompt larger than the bucket could never pass -> 429 "request too large", no retry.
+ * - Prompt tokens are charged on admission (`chargePrompt`, or a bound settled later: prompt-charge.ts):
+ *   refused -> 429 in OpenAI's shape with `retry-after`; a prompt larger than the bucket could never
+ *   pass -> 429 "request too large", no retry.
  * - Completion tokens are charged as they stream (`CompletionMeter`), in steps of `chargeEvery` tokens
  *   so the limiter is not called per token, and in the background so no event waits for the store: a
  *   stream may run a step or two past its budget. A step refused ends the stream with an error event.
@@ -18,15 +19,15 @@ import { OpenAIApiError } from './openai-error.js';
 /** Completion tokens metered between two calls to the limiter. */
 export const DEFAULT_CHARGE_EVERY = 16;
 
-function bucketOf(tier: Tier): RateLimits | undefined {
+export function bucketOf(tier: Tier): RateLimits | undefined {
   const perMinute = tier.llm?.tokensPerMinute ?? 0;
   if (perMinute <= 0) return undefined;
   return { requestsPerSecond: 0, burst: 0, elementsPerSecond: perMinute / 60, elementsBurst: tier.llm?.tokensBurst ?? perMinute };
 }
 
-const bucketKey = (auth: AuthContext): string => `${auth.tenant.id}:llm-tokens`;
+export const bucketKey = (auth: AuthContext): string => `${auth.tenant.id}:llm-tokens`;
 
-function limitHeaders(limits: RateLimits, remaining: number, resetSeconds: number): Record<string, string> {
+export function limitHeaders(limits: RateLimits, remaining: number, resetSeconds: number): Record<string, string> {
   return {
     'x-ratelimit-limit-tokens': String(Math.floor(limits.elementsBurst)),
     'x-ratelimit-remaining-tokens': String(Math.max(0, Math.floor(remaining))),

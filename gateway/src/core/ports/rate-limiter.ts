@@ -14,6 +14,9 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
-  /** Takes 1 request and `elements` tensor elements from the tenant's buckets, or neither. */
+  /**
+   * Takes 1 request and `elements` tensor elements from the tenant's buckets, or neither. Negative
+   * `elements` (with no request bucket) gives them back: always allowed, the bucket capped at its burst.
+   */
   take(tenantId: string, elements: number, limits: RateLimits): Promise<RateLimitDecision>;
 }

@@ -76,6 +76,7 @@ export class BatchEngine {
   private readonly counts = {
     steps: 0, stepSequences: 0, stepCopyNs: 0, stepModelNs: 0, stepRuns: 0, stepFetchedBytes: 0, bucketMoves: 0, prefillsBetweenRuns: 0, prefills: 0,
     prefillRuns: 0, prefillTokens: 0, prefillPaddedTokens: 0, prefillChunks: 0, admissionWaitNs: 0, prefillNs: 0, firstTokenNs: 0,
+    eventMessages: 0, events: 0,
   };
   /** The long prompt being prefilled in chunks, if any (admitted: counted in `active`). */
   private chunking: Chunking | undefined;
@@ -107,7 +108,7 @@ export class BatchEngine {
   add(request: AddRequest): void {
     const prompt = request.promptIds.length;
     const { kvCacheBytes } = this.options;
-    const fail = (error: TesseraError) => this.emit([{ id: request.id, text: '', tokens: 0, error }]);
+    const fail = (error: TesseraError) => this.send([{ id: request.id, text: '', tokens: 0, error }]);
     const sized = requestSize(prompt, request.params.maxTokens, this.options, this.bytesPerToken);
     if (sized instanceof TesseraError) return fail(sized);
     const { maxTokens, reservedBytes } = sized;
@@ -141,7 +142,7 @@ export class BatchEngine {
     const index = this.waiting.findIndex((s) => s.request.id === id);
     if (index >= 0) {
       this.waiting.splice(index, 1);
-      this.emit([{ id, text: '', tokens: 0, done: 'cancelled' }]);
+      this.send([{ id, text: '', tokens: 0, done: 'cancelled' }]);
       return;
     }
     for (const s of this.prefilling) if (s.request.id === id) s.cancelled = true;
@@ -198,6 +199,13 @@ export class BatchEngine {
     if (this.pending.length === 0) return;
     const events = this.pending;
     this.pending = [];
+    this.send(events);
+  }
+
+  /** Every batch of events leaves through here, so the counters see each message the engine thread posts. */
+  private send(events: SequenceEvent[]): void {
+    this.counts.eventMessages += 1;
+    this.counts.events += events.length;
     this.emit(events);
   }
 

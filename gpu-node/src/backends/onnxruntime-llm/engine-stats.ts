@@ -33,6 +33,9 @@ export interface EngineStats {
   readonly prefillNs: number;
   /** From arrival to the end of its prefill run (its first token sampled), summed over prefilled requests (ns): the engine's part of TTFT. */
   readonly firstTokenNs: number;
+  /** Batches of events handed to `emit` (one message to the main thread each) and the events in them. */
+  readonly eventMessages: number;
+  readonly events: number;
   /** The last requests' first-token breakdowns (first-token-trace.ts), oldest first. */
   readonly recentFirstTokens: readonly FirstTokenTrace[];
 }

@@ -4,6 +4,7 @@
  * doubles alike.
  */
 import type { Parameters, ParameterValue } from '../../../../shared/src/tensors/index.js';
+import type { Cancellable } from '../call-cancellation.js';
 
 export interface InputShape {
   readonly name: string;
@@ -24,7 +25,7 @@ export interface BatcherRequest<P> {
   /** The `timeout` request parameter, in microseconds; 0 or absent = the policy's default. */
   readonly timeoutUs?: number;
   /** Aborting cancels the request: dropped from the queue, or its result discarded if already running. */
-  readonly signal?: AbortSignal;
+  readonly signal?: Cancellable;
 }
 
 /**

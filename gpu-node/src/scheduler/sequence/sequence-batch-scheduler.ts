@@ -20,6 +20,7 @@ import { requestPrefix } from '../../messages/request-prefix.js';
 import { notify, type BatcherObserver } from '../dynamic/batcher-observer.js';
 import { realClock, type CancelTimer, type Clock } from '../dynamic/clock.js';
 import { abortedRequestError, schedulerError } from '../scheduler-errors.js';
+import { abortSignalOf } from '../call-cancellation.js';
 import {
   REQUEST_CANCELLED_MESSAGE,
   SCHEDULER_STOPPED_MESSAGE,
@@ -199,7 +200,7 @@ export class SequenceBatchScheduler implements Scheduler {
   private detach(entry: SequenceEntry): void {
     this.placement.delete(entry);
     const onAbort = this.aborts.get(entry);
-    if (onAbort !== undefined) entry.request.signal?.removeEventListener('abort', onAbort);
+    if (onAbort !== undefined) abortSignalOf(entry.request.signal)?.removeEventListener('abort', onAbort);
     this.aborts.delete(entry);
   }
 
@@ -210,7 +211,7 @@ export class SequenceBatchScheduler implements Scheduler {
     if (signal !== undefined) {
       const onAbort = () => this.cancelSequence(entry);
       this.aborts.set(entry, onAbort);
-      signal.addEventListener('abort', onAbort, { once: true });
+      abortSignalOf(signal).addEventListener('abort', onAbort, { once: true });
     }
     const key = entry.key;
     const ref = this.active.get(key);

@@ -29,6 +29,7 @@ import { callUnary, clientServiceDefinition } from '../../../../shared/src/grpc/
 import { FakeNodeCore, IDENTITY_MODEL } from '../../../test/support/fake-node-core.js';
 import { createGrpcServer } from './index.js';
 import type { GrpcServer } from './index.js';
+import { abortSignalOf } from '../../server-api/index.js';
 
 const svc = clientServiceDefinition(GRPCInferenceService);
 const health = clientServiceDefinition(Health);
@@ -310,7 +311,7 @@ describe('ModelInfer', () => {
     core.inferImpl = (_req, opts) =>
       new Promise((_resolve, reject) => {
         started();
-        opts?.signal?.addEventListener('abort', () => reject(opts.signal?.reason));
+        abortSignalOf(opts?.signal)?.addEventListener('abort', () => reject(opts?.signal?.reason));
       });
     const controller = new AbortController();
     const call = callUnary(client, svc.modelInfer, rawRequest(), { signal: controller.signal });
@@ -324,7 +325,7 @@ describe('ModelInfer', () => {
 
   it('aborts the core signal when the deadline passes', async () => {
     core.inferImpl = (_req, opts) =>
-      new Promise((_resolve, reject) => opts?.signal?.addEventListener('abort', () => reject(opts.signal?.reason)));
+      new Promise((_resolve, reject) => abortSignalOf(opts?.signal)?.addEventListener('abort', () => reject(opts?.signal?.reason)));
     await expectStatus(
       callUnary(client, svc.modelInfer, rawRequest(), { deadline: Date.now() + 200 }),
       status.DEADLINE_EXCEEDED,
@@ -400,7 +401,7 @@ describe('ModelStreamInfer', () => {
     core.inferImpl = (_req, opts) =>
       new Promise((_resolve, reject) => {
         started();
-        opts?.signal?.addEventListener('abort', () => reject(opts.signal?.reason));
+        abortSignalOf(opts?.signal)?.addEventListener('abort', () => reject(opts?.signal?.reason));
       });
     const stream = openStream();
     const done = collect(stream);

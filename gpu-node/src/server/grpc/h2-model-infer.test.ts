@@ -14,6 +14,7 @@ import { decodeGrpcMessage, frameGrpcMessage, grpcMessageHeader, grpcMessagePref
 import { FakeNodeCore, IDENTITY_MODEL } from '../../../test/support/fake-node-core.js';
 import { MODEL_INFER_PATH } from './h2-model-infer.js';
 import { createGrpcServer, type GrpcServer } from './index.js';
+import { abortSignalOf } from '../../server-api/index.js';
 
 const MAX_MESSAGE_BYTES = 64 * 1024;
 const core = new FakeNodeCore();
@@ -173,7 +174,7 @@ describe('ModelInfer fast path', () => {
   });
 
   it('answers DEADLINE_EXCEEDED when grpc-timeout passes, and aborts the work', async () => {
-    core.inferImpl = (_r, options) => new Promise((_resolve, reject) => options?.signal?.addEventListener('abort', () => reject(options.signal!.reason as Error)));
+    core.inferImpl = (_r, options) => new Promise((_resolve, reject) => abortSignalOf(options?.signal)?.addEventListener('abort', () => reject(options?.signal?.reason as Error)));
     const [a, b] = await both(frameGrpcMessage(request()), { 'grpc-timeout': '50m' });
     expect(a.status).toBe(status.DEADLINE_EXCEEDED);
     expect(b.status).toBe(status.DEADLINE_EXCEEDED);
@@ -201,7 +202,7 @@ describe('ModelInfer fast path', () => {
     core.inferImpl = (_r, options) =>
       new Promise((_resolve, reject) => {
         started();
-        options?.signal?.addEventListener('abort', () => reject(options.signal!.reason as Error));
+        abortSignalOf(options?.signal)?.addEventListener('abort', () => reject(options?.signal?.reason as Error));
       });
     const stream = fast.session.request({ ':method': 'POST', ':path': MODEL_INFER_PATH, 'content-type': 'application/grpc', te: 'trailers' });
     stream.on('error', () => undefined);

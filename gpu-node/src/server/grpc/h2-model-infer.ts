@@ -32,7 +32,9 @@ import {
   isPlainUnaryCall,
   serveH2Unary,
   type EncodedInferResponse,
+  type H2Metadata,
   type H2UnaryCall,
+  type H2UnaryOptions,
   type StreamTaker,
 } from '../../../../shared/src/grpc/index.js';
 import { TRACEPARENT_HEADER } from '../../../../shared/src/tracing/index.js';
@@ -63,51 +65,63 @@ export function modelInferFastPath(core: NodeCore, options: ModelInferFastPathOp
     if (options.restriction !== undefined && !allowedBy(options.restriction, headers[options.restriction.header])) return false;
     const timeoutMs = grpcTimeoutMs(headers['grpc-timeout']);
     if (timeoutMs === undefined) return false;
-    let model = '';
-    serveH2Unary(
-      stream,
-      { path: MODEL_INFER_PATH, maxReceiveBytes: options.maxReceiveBytes, timeoutMs, failureMetadata: () => loadTrailerValues(core, model) },
-      (message, call) => {
-        void run(core, options, headers, message, call, (name) => (model = name));
-      },
-    );
+    const infer = new FastModelInfer(core, options, headers, timeoutMs);
+    serveH2Unary(stream, infer, (message, call) => void infer.run(message, call));
     return true;
   };
 }
 
-async function run(
-  core: NodeCore,
-  options: ModelInferFastPathOptions,
-  headers: IncomingHttpHeaders,
-  message: Buffer,
-  call: H2UnaryCall,
-  setModel: (name: string) => void,
-): Promise<void> {
-  let answer: EncodedInferResponse;
-  let model = '';
-  try {
-    const msg = decodeModelInferRequest(message);
-    model = msg.modelName;
-    setModel(model);
-    // Trace headers are read only when a traceparent came: an untraced call makes no reader closure.
-    const traced = headers[TRACEPARENT_HEADER] === undefined ? undefined : traceParentFrom((name) => firstHeader(headers, name)).traceParent;
-    const signal = call.signal;
-    const response = await core.infer(
-      inferRequestFromProto(msg),
-      traced === undefined ? { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL } : { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL, traceParent: traced },
-    );
-    answer = encodeInferResponseFramed(response, OUTPUT_VIEW_BYTES);
-  } catch (error) {
-    const tessera = toTesseraError(error);
-    call.fail(grpcStatusOf(tessera.code), tessera.message);
-    return;
+/**
+ * One call's state in one object that is also its H2UnaryOptions: the failure metadata is a method
+ * reading the model it named, not an options object, a closure and a setter closure per call.
+ */
+class FastModelInfer implements H2UnaryOptions {
+  readonly path = MODEL_INFER_PATH;
+  readonly maxReceiveBytes: number;
+  private model = '';
+
+  constructor(
+    private readonly core: NodeCore,
+    private readonly fastPath: ModelInferFastPathOptions,
+    private readonly headers: IncomingHttpHeaders,
+    readonly timeoutMs: number,
+  ) {
+    this.maxReceiveBytes = fastPath.maxReceiveBytes;
   }
-  if (answer.messageBytes > options.maxSendBytes) {
-    call.fail(GrpcStatus.RESOURCE_EXHAUSTED, `Sent message larger than max (${answer.messageBytes} vs. ${options.maxSendBytes})`);
-    return;
+
+  failureMetadata(): H2Metadata {
+    return loadTrailerValues(this.core, this.model);
   }
-  call.reply(answer.chunks, {}, loadTrailerValues(core, model));
+
+  async run(message: Buffer, call: H2UnaryCall): Promise<void> {
+    const { core, headers } = this;
+    let answer: EncodedInferResponse;
+    try {
+      const msg = decodeModelInferRequest(message);
+      this.model = msg.modelName;
+      // Trace headers are read only when a traceparent came: an untraced call makes no reader closure.
+      const traced = headers[TRACEPARENT_HEADER] === undefined ? undefined : traceParentFrom((name) => firstHeader(headers, name)).traceParent;
+      // The call itself is the cancellation: no AbortController unless a backend reads a signal (call-cancellation.ts).
+      const signal = call;
+      const response = await core.infer(
+        inferRequestFromProto(msg),
+        traced === undefined ? { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL } : { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL, traceParent: traced },
+      );
+      answer = encodeInferResponseFramed(response, OUTPUT_VIEW_BYTES);
+    } catch (error) {
+      const tessera = toTesseraError(error);
+      call.fail(grpcStatusOf(tessera.code), tessera.message);
+      return;
+    }
+    if (answer.messageBytes > this.fastPath.maxSendBytes) {
+      call.fail(GrpcStatus.RESOURCE_EXHAUSTED, `Sent message larger than max (${answer.messageBytes} vs. ${this.fastPath.maxSendBytes})`);
+      return;
+    }
+    call.reply(answer.chunks, NO_HEADERS, loadTrailerValues(core, this.model));
+  }
 }
+
+const NO_HEADERS: H2Metadata = Object.freeze({});
 
 function firstHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEADLINE_HEADER } from '../../../../shared/src/fleet/index.js';
 import { writeExampleRepository } from '../../example-models/index.js';
 import { abortWatcherCount } from '../../scheduler/abort-watch.js';
-import type { NodeCore } from '../../server-api/index.js';
+import { abortSignalOf, type NodeCore } from '../../server-api/index.js';
 import { createNodeCore, type TesseraNodeCore } from '../../server-api/node-core-impl.js';
 import { createHttpServer, type HttpServer } from './http-server.js';
 
@@ -56,7 +56,7 @@ describe('the connection signal of the infer fast path', () => {
       get(target, key) {
         if (key === 'infer') {
           return (req: Parameters<NodeCore['infer']>[0], options: Parameters<NodeCore['infer']>[1]) => {
-            if (options?.signal !== undefined) signals.set(req.id, options.signal);
+            if (options?.signal !== undefined) signals.set(req.id, abortSignalOf(options.signal));
             return target.infer(req, options);
           };
         }

@@ -2,6 +2,7 @@ import { deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { binaryBody, rawRequest, splitBinaryResponse, startTestServer, type TestServer } from '../../../test/support/test-server.js';
+import { abortSignalOf } from '../../server-api/index.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -226,7 +227,7 @@ describe('infer: cancellation', () => {
     const aborted = new Promise<boolean>((resolve) => {
       t.core.inferImpl = (_request, options) =>
         new Promise((_resolve, reject) => {
-          const signal = options?.signal;
+          const signal = abortSignalOf(options?.signal);
           if (signal === undefined) return resolve(false);
           signal.addEventListener('abort', () => {
             resolve(true);
