@@ -9,7 +9,7 @@ const pick = (n) => { const u = n.callFrame.url, f = n.callFrame.functionName;
   if (u.includes('abort_controller')) return 'node:internal/abort_controller';
   if (u.includes('event_target')) return 'node:internal/event_target';
   if (/AbortController|AbortSignal|createAbortSignal/.test(f)) return 'AbortController/Signal (by name)';
-  if (u.includes('/dist/') && /^(add|remove)EventListener$/.test(f)) return 'bundle ' + f + ' (the watch)';
+  if (u.includes('/dist/') && /^(add|remove)(EventListener|AbortHandler)$/.test(f)) return 'bundle ' + f + ' (the watch)';
   return undefined; };
 for (const [id, us] of self) { const n = byId.get(id); if (n.callFrame.functionName === '(idle)' || n.callFrame.functionName === '(program)') continue; busy += us; const g = pick(n); if (g) groups[g] = (groups[g] ?? 0) + us; }
 console.log(`busy ${(busy / 1000).toFixed(0)} ms`);
