@@ -1,8 +1,9 @@
 /**
  * A client that goes away in the middle of a miss cancels the gateway's upstream call: the node's
  * HTTP/2 stream is reset with CANCEL, over both front doors (the HTTP fast path and the gRPC front
- * door's h2 fast path), on a no-store miss. The guard for any change to how the request's cancellation
- * reaches the upstream call (issue 17, lead 1: an AbortController per miss).
+ * door's h2 fast path), on a no-store miss; so does a gRPC deadline that passes mid-miss. The guard
+ * for any change to how the request's cancellation reaches the upstream call (issue 17, lead 1: an
+ * AbortController per miss; the gRPC call's watch).
  *
  * The gateway is the real one (startGateway, embedded mode: no Redis). The node is a real node:http2
  * server on loopback that takes ModelInfer and never answers: a real node answers too fast to leave a
@@ -111,6 +112,41 @@ describe('a client gone mid-miss cancels the upstream stream (gateway + an HTTP/
       await waitFor(() => calls.length === 1, { what: 'the miss to reach the node' });
       expect(calls[0]!.rstCode).toBeUndefined();
       call.close(constants.NGHTTP2_CANCEL);
+      await waitFor(() => calls[0]!.rstCode !== undefined, { what: 'the node to see its stream reset' });
+      expect(calls[0]!.rstCode).toBe(constants.NGHTTP2_CANCEL);
+    } finally {
+      session.close();
+    }
+  });
+
+  it('gRPC: the deadline passes mid-miss, the client gets DEADLINE_EXCEEDED and the node sees RST_STREAM CANCEL', async () => {
+    const session = connect(`http://${gateway.grpcTarget!}`);
+    try {
+      const message = toBinary(ModelInferRequestSchema, simpleProto(1));
+      const frame = Buffer.alloc(5 + message.length);
+      frame.writeUInt32BE(message.length, 1);
+      frame.set(message, 5);
+      // Long enough for the miss to reach the node first on a busy box; the node never answers.
+      const call = session.request({
+        ':method': 'POST',
+        ':path': MODEL_INFER,
+        'content-type': 'application/grpc',
+        te: 'trailers',
+        'grpc-timeout': '3S',
+        authorization: `Bearer ${KEY}`,
+        'cache-control': 'no-store',
+      });
+      call.on('error', () => undefined);
+      const status = new Promise<string | undefined>((resolve) => {
+        let headersStatus: string | undefined;
+        call.on('response', (headers) => (headersStatus = headers['grpc-status'] as string | undefined));
+        call.on('trailers', (trailers) => resolve((trailers['grpc-status'] as string | undefined) ?? headersStatus));
+        call.on('close', () => resolve(headersStatus));
+      });
+      call.resume();
+      call.end(frame);
+      await waitFor(() => calls.length === 1, { what: 'the miss to reach the node' });
+      expect(await status).toBe(String(4)); // DEADLINE_EXCEEDED
       await waitFor(() => calls[0]!.rstCode !== undefined, { what: 'the node to see its stream reset' });
       expect(calls[0]!.rstCode).toBe(constants.NGHTTP2_CANCEL);
     } finally {

@@ -1,11 +1,12 @@
 /**
  * serveH2Unary's cancellation made on demand: the call's AbortSignal exists only once read, and one
  * read after the client went away (or the deadline passed) comes already aborted with that reason,
- * so code that reads it late sees what code that read it early saw. Real HTTP/2 on loopback.
+ * so code that reads it late sees what code that read it early saw; its `watch` tells the same to
+ * listeners without making one. Real HTTP/2 on loopback.
  */
 import { connect, createServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { frameGrpcMessage } from './grpc-frame.js';
 import { serveH2Unary, type H2UnaryCall } from './h2-unary-call.js';
 
@@ -78,6 +79,77 @@ describe('serveH2Unary cancellation', () => {
     session.close();
   });
 
+  it("the watch: a listener is called once on the reset, with CANCELLED, and no signal is made; a removed one is not called", async () => {
+    let called!: () => void;
+    const arrived = new Promise<void>((resolve) => (called = resolve));
+    const seen = new Promise<{ calls: number; removedCalls: number; aborted: boolean; reason: string; controllerMade: boolean }>((resolve) => {
+      onCall = (call, stream) => {
+        let calls = 0;
+        let removedCalls = 0;
+        const removed = () => removedCalls++;
+        call.watch.addEventListener('abort', () => calls++);
+        call.watch.addEventListener('abort', removed);
+        call.watch.removeEventListener('abort', removed);
+        stream.once('close', () =>
+          resolve({
+            calls,
+            removedCalls,
+            aborted: call.watch.aborted,
+            reason: String((call.watch.reason as { code?: string }).code),
+            // The point of the watch: nothing read `signal`, so no AbortController exists.
+            controllerMade: (call as unknown as { controller: unknown }).controller !== undefined,
+          }),
+        );
+        called();
+      };
+    });
+    const session = connect(`http://127.0.0.1:${port}`);
+    const stream = session.request({ ':method': 'POST', ':path': '/p', 'content-type': 'application/grpc', te: 'trailers' });
+    stream.on('error', () => undefined);
+    stream.end(frameGrpcMessage(new Uint8Array([3])));
+    await arrived;
+    stream.close(0x8);
+    expect(await seen).toEqual({ calls: 1, removedCalls: 0, aborted: true, reason: 'CANCELLED', controllerMade: false });
+    session.close();
+  });
+
+  it('the watch: an answered call never calls its listeners; one added after the abort is not called', async () => {
+    const session = connect(`http://127.0.0.1:${port}`);
+    const answered = new Promise<{ calls: number; aborted: boolean }>((resolve) => {
+      onCall = (call, s) => {
+        let calls = 0;
+        call.watch.addEventListener('abort', () => calls++);
+        call.reply([frameGrpcMessage(new Uint8Array([7]))], {}, {});
+        s.once('close', () => resolve({ calls, aborted: call.watch.aborted }));
+      };
+    });
+    const ok = session.request({ ':method': 'POST', ':path': '/p', 'content-type': 'application/grpc', te: 'trailers' });
+    ok.on('data', () => undefined);
+    ok.end(frameGrpcMessage(new Uint8Array([2])));
+    expect(await answered).toEqual({ calls: 0, aborted: false });
+
+    let called!: () => void;
+    const arrived = new Promise<void>((resolve) => (called = resolve));
+    const late = new Promise<{ calls: number; aborted: boolean }>((resolve) => {
+      onCall = (call, s) => {
+        s.once('close', () => {
+          let calls = 0;
+          call.watch.addEventListener('abort', () => calls++);
+          // Give a wrongly queued call a turn to run before reading the count.
+          setImmediate(() => resolve({ calls, aborted: call.watch.aborted }));
+        });
+        called();
+      };
+    });
+    const reset = session.request({ ':method': 'POST', ':path': '/p', 'content-type': 'application/grpc', te: 'trailers' });
+    reset.on('error', () => undefined);
+    reset.end(frameGrpcMessage(new Uint8Array([4])));
+    await arrived;
+    reset.close(0x8);
+    expect(await late).toEqual({ calls: 0, aborted: true });
+    session.close();
+  });
+
   it('abort handlers are told once at a reset, with the reason, before any signal is read; a removed one is not', async () => {
     let called!: () => void;
     const arrived = new Promise<void>((resolve) => (called = resolve));
@@ -100,6 +172,52 @@ describe('serveH2Unary cancellation', () => {
     await arrived;
     stream.close(0x8);
     expect(await seen).toEqual({ told: ['first true', 'third'], reason: 'CANCELLED' });
+    session.close();
+  });
+});
+
+describe('serveH2Unary deadline', () => {
+  let server: Http2Server;
+  let port: number;
+  let onCall: (call: H2UnaryCall) => void = () => undefined;
+
+  beforeAll(async () => {
+    server = createServer();
+    server.on('stream', (stream) => serveH2Unary(stream, { path: '/p', maxReceiveBytes: 1024, timeoutMs: 60_000 }, (_m, call) => onCall(call)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    vi.useRealTimers();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('the watch is called once when the deadline passes, with DEADLINE_EXCEEDED, and the client gets DEADLINE_EXCEEDED', async () => {
+    // Only the call's deadline timer is faked, so the deadline passes when the test says, not by the clock.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let arrived!: (call: H2UnaryCall) => void;
+    const taken = new Promise<H2UnaryCall>((resolve) => (arrived = resolve));
+    let calls = 0;
+    onCall = (call) => {
+      call.watch.addEventListener('abort', () => calls++);
+      arrived(call);
+    };
+    const session = connect(`http://127.0.0.1:${port}`);
+    const stream = session.request({ ':method': 'POST', ':path': '/p', 'content-type': 'application/grpc', te: 'trailers' });
+    stream.on('error', () => undefined);
+    const status = new Promise<string | undefined>((resolve) => {
+      stream.on('response', (headers) => resolve(headers['grpc-status'] as string | undefined));
+    });
+    stream.resume();
+    stream.end(frameGrpcMessage(new Uint8Array([5])));
+    const call = await taken;
+    expect(calls).toBe(0);
+    vi.advanceTimersByTime(60_000);
+    vi.useRealTimers();
+    expect(await status).toBe('4');
+    expect({ calls, aborted: call.watch.aborted, reason: String((call.watch.reason as { code?: string }).code) }).toEqual({ calls: 1, aborted: true, reason: 'DEADLINE_EXCEEDED' });
+    // Nothing read `signal`: the deadline, too, made no AbortController.
+    expect((call as unknown as { controller: unknown }).controller).toBeUndefined();
     session.close();
   });
 });

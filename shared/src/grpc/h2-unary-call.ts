@@ -20,6 +20,19 @@ export interface AbortHandler {
   handleEvent(): void;
 }
 
+/** The part of AbortSignal a listener for the call's end uses: an AbortSignal's shape, so either serves. */
+export interface H2CallWatch {
+  readonly aborted: boolean;
+  /** The abort's TesseraError (DEADLINE_EXCEEDED or CANCELLED) once aborted. */
+  readonly reason: unknown;
+  /** As AbortSignal's: called once when the call aborts; one added after that is not called (read `aborted`). */
+  addEventListener(type: 'abort', listener: () => void, options?: { readonly once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** An abort handler or a watch's listener: both are told when the call aborts. */
+type AbortListener = AbortHandler | (() => void);
+
 /** Metadata written as HTTP/2 headers or trailers (lower-case text keys). */
 export type H2Metadata = Readonly<Record<string, string>>;
 
@@ -50,6 +63,12 @@ export interface H2UnaryCall {
    */
   addAbortHandler(handler: AbortHandler): void;
   removeAbortHandler(handler: AbortHandler): void;
+  /**
+   * The same cancellation as an AbortSignal's shape, without one: the call itself (its listeners are
+   * told with the abort handlers). What the gateway's miss listens to (its CancelSignal,
+   * gateway/src/core/http/cancellation.ts), so a gRPC miss makes no AbortController.
+   */
+  readonly watch: H2CallWatch;
   /** Whether a status was written or the stream went away: nothing more will be sent. */
   readonly answered: boolean;
   /** Ends the call with a trailers-only status (unless it already ended). */
@@ -107,13 +126,14 @@ const expireCall = (call: UnaryCall): void => call.expire();
  * One call's state and its answers in one object: methods on the prototype instead of a dozen
  * closures per call (the gateway's cache hit is GC-bound: docs/benchmarks.md, issue 17, 2026-11-26d).
  */
-class UnaryCall implements H2UnaryCall {
+class UnaryCall implements H2UnaryCall, H2CallWatch {
+  readonly watch: H2CallWatch = this;
   timer: NodeJS.Timeout | undefined = undefined;
   private controller: AbortController | undefined = undefined;
   private abortReason: TesseraError | undefined = undefined;
   /** The first abort handler, and any further ones: one watcher (the node's batcher) is the rule. */
-  private abortHandler: AbortHandler | undefined = undefined;
-  private moreAbortHandlers: AbortHandler[] | undefined = undefined;
+  private abortHandler: AbortListener | undefined = undefined;
+  private moreAbortHandlers: AbortListener[] | undefined = undefined;
   private done = false;
   private readonly deadline: number;
   /** The body's first chunk, and the rest only when there are more (most requests come in one). */
@@ -146,17 +166,26 @@ class UnaryCall implements H2UnaryCall {
     return this.abortReason;
   }
 
-  addAbortHandler(handler: AbortHandler): void {
+  addAbortHandler(handler: AbortListener): void {
     if (this.abortHandler === undefined) this.abortHandler = handler;
     else (this.moreAbortHandlers ??= []).push(handler);
   }
 
-  removeAbortHandler(handler: AbortHandler): void {
+  removeAbortHandler(handler: AbortListener): void {
     if (this.abortHandler === handler) this.abortHandler = undefined;
     else if (this.moreAbortHandlers !== undefined) {
       const at = this.moreAbortHandlers.indexOf(handler);
       if (at >= 0) this.moreAbortHandlers.splice(at, 1);
     }
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    // As AbortSignal's: a listener added after the abort is not called.
+    if (this.abortReason === undefined) this.addAbortHandler(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    this.removeAbortHandler(listener);
   }
 
   get answered(): boolean {
@@ -260,9 +289,10 @@ class UnaryCall implements H2UnaryCall {
   }
 }
 
-function tellAbort(handler: AbortHandler): void {
+function tellAbort(handler: AbortListener): void {
   try {
-    handler.handleEvent();
+    if (typeof handler === 'function') handler();
+    else handler.handleEvent();
   } catch (error) {
     // As EventTarget does with a throwing listener: reported as uncaught, the other handlers still run.
     process.nextTick(() => {
