@@ -8,47 +8,20 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeCacheKey } from '../../shared/src/cache-key/index.js';
-import { TesseraError } from '../../shared/src/errors/index.js';
 import { silentLogger } from '../../shared/src/logging/index.js';
 import { createMemoryResponseCache } from '../src/adapters/cache/index.js';
 import { createStaticNodeDirectory } from '../src/adapters/fleet/index.js';
 import { createMemoryRateLimiter, createMemoryTenantStore } from '../src/adapters/memory/index.js';
 import { createNativeInferListener } from '../src/adapters/node-http/index.js';
 import { loadGatewayConfig } from '../src/config/index.js';
-import { createGatewayApp, createInferCache, type GatewayDispatcher } from '../src/core/app/index.js';
+import { createGatewayApp, createInferCache } from '../src/core/app/index.js';
 import { seedTenants, sha256Hex } from '../src/core/auth/index.js';
 import { createCacheLayer } from '../src/core/cache/index.js';
-import type { CancelSignal } from '../src/core/http/index.js';
-import type { DispatchContext } from '../src/core/ports/index.js';
 import { RecordingMetrics } from './app-fixtures.js';
+import { WaitingDispatcher, type WaitingCall } from './support/waiting-dispatcher.js';
 import { createVersionChooser } from '../src/core/routing/index.js';
 
 const KEY = 'tsk_native-cancel';
-
-/** Never answers: records each call's signal and rejects once it aborts. */
-class WaitingDispatcher implements GatewayDispatcher {
-  readonly calls: { signal: CancelSignal | undefined; aborted: Promise<void> }[] = [];
-  async dispatch(_request: unknown, ctx: DispatchContext): Promise<never> {
-    let seen!: () => void;
-    const aborted = new Promise<void>((resolve) => (seen = resolve));
-    this.calls.push({ signal: ctx.signal, aborted });
-    return new Promise((_resolve, reject) => {
-      ctx.signal?.addEventListener('abort', () => {
-        seen();
-        reject(TesseraError.cancelled('the client cancelled the request'));
-      }, { once: true });
-    });
-  }
-  async modelConfig(model: string) {
-    return { name: model };
-  }
-  async modelMetadata(model: string) {
-    return { name: model, versions: ['1'], platform: 'fake' };
-  }
-  modelReady(model: string) {
-    return model === 'simple';
-  }
-}
 
 let server: Server;
 let port: number;
@@ -98,7 +71,7 @@ const body = (offset: number) =>
   });
 
 /** Sends a request, waits until the dispatcher has it, then drops the connection. */
-async function sendAndLeave(headers: Record<string, string>, offset: number): Promise<{ signal: CancelSignal | undefined; aborted: Promise<void> }> {
+async function sendAndLeave(headers: Record<string, string>, offset: number): Promise<WaitingCall> {
   const calls = dispatcher.calls.length;
   const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v2/models/simple/infer', headers: { authorization: `Bearer ${KEY}`, ...headers } });
   req.on('error', () => undefined);

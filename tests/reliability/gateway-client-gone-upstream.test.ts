@@ -10,7 +10,7 @@
  * window, and only the server end of the stream can tell that it was reset and with which code.
  */
 import { toBinary } from '@bufbuild/protobuf';
-import { connect, constants, createServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
+import { connect, constants, createServer, type ClientHttp2Session, type ClientHttp2Stream, type Http2Server, type ServerHttp2Stream } from 'node:http2';
 import { connect as connectTcp } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -93,22 +93,8 @@ describe('a client gone mid-miss cancels the upstream stream (gateway + an HTTP/
   it('gRPC: the client resets its call, the node sees RST_STREAM CANCEL', async () => {
     const session = connect(`http://${gateway.grpcTarget!}`);
     try {
-      const message = toBinary(ModelInferRequestSchema, simpleProto(0));
-      const frame = Buffer.alloc(5 + message.length);
-      frame.writeUInt32BE(message.length, 1);
-      frame.set(message, 5);
       // With grpc-timeout: the front door's h2 fast path takes the call.
-      const call = session.request({
-        ':method': 'POST',
-        ':path': MODEL_INFER,
-        'content-type': 'application/grpc',
-        te: 'trailers',
-        'grpc-timeout': '20S',
-        authorization: `Bearer ${KEY}`,
-        'cache-control': 'no-store',
-      });
-      call.on('error', () => undefined);
-      call.end(frame);
+      const call = startNoStoreCall(session, 0, '20S');
       await waitFor(() => calls.length === 1, { what: 'the miss to reach the node' });
       expect(calls[0]!.rstCode).toBeUndefined();
       call.close(constants.NGHTTP2_CANCEL);
@@ -122,21 +108,8 @@ describe('a client gone mid-miss cancels the upstream stream (gateway + an HTTP/
   it('gRPC: the deadline passes mid-miss, the client gets DEADLINE_EXCEEDED and the node sees RST_STREAM CANCEL', async () => {
     const session = connect(`http://${gateway.grpcTarget!}`);
     try {
-      const message = toBinary(ModelInferRequestSchema, simpleProto(1));
-      const frame = Buffer.alloc(5 + message.length);
-      frame.writeUInt32BE(message.length, 1);
-      frame.set(message, 5);
       // Long enough for the miss to reach the node first on a busy box; the node never answers.
-      const call = session.request({
-        ':method': 'POST',
-        ':path': MODEL_INFER,
-        'content-type': 'application/grpc',
-        te: 'trailers',
-        'grpc-timeout': '3S',
-        authorization: `Bearer ${KEY}`,
-        'cache-control': 'no-store',
-      });
-      call.on('error', () => undefined);
+      const call = startNoStoreCall(session, 1, '3S');
       const status = new Promise<string | undefined>((resolve) => {
         let headersStatus: string | undefined;
         call.on('response', (headers) => (headersStatus = headers['grpc-status'] as string | undefined));
@@ -144,7 +117,6 @@ describe('a client gone mid-miss cancels the upstream stream (gateway + an HTTP/
         call.on('close', () => resolve(headersStatus));
       });
       call.resume();
-      call.end(frame);
       await waitFor(() => calls.length === 1, { what: 'the miss to reach the node' });
       expect(await status).toBe(String(4)); // DEADLINE_EXCEEDED
       await waitFor(() => calls[0]!.rstCode !== undefined, { what: 'the node to see its stream reset' });
@@ -154,3 +126,23 @@ describe('a client gone mid-miss cancels the upstream stream (gateway + an HTTP/
     }
   });
 });
+
+/** A no-store ModelInfer of `simple` over the gRPC front door, its request sent whole. */
+function startNoStoreCall(session: ClientHttp2Session, offset: number, grpcTimeout: string): ClientHttp2Stream {
+  const message = toBinary(ModelInferRequestSchema, simpleProto(offset));
+  const frame = Buffer.alloc(5 + message.length);
+  frame.writeUInt32BE(message.length, 1);
+  frame.set(message, 5);
+  const call = session.request({
+    ':method': 'POST',
+    ':path': MODEL_INFER,
+    'content-type': 'application/grpc',
+    te: 'trailers',
+    'grpc-timeout': grpcTimeout,
+    authorization: `Bearer ${KEY}`,
+    'cache-control': 'no-store',
+  });
+  call.on('error', () => undefined);
+  call.end(frame);
+  return call;
+}

@@ -8,47 +8,21 @@ import { toBinary } from '@bufbuild/protobuf';
 import { connect, constants, createServer, type Http2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TesseraError } from '../../../shared/src/errors/index.js';
+import type { TesseraError } from '../../../shared/src/errors/index.js';
 import { ModelInferRequestSchema } from '../../../shared/src/gen/grpc_service_pb.js';
 import { frameGrpcMessage } from '../../../shared/src/grpc/index.js';
 import { silentLogger } from '../../../shared/src/logging/index.js';
 import { createMemoryRateLimiter, createMemoryTenantStore } from '../../src/adapters/memory/index.js';
 import { frontInferFastPath } from '../../src/adapters/grpc-front/h2-front-infer.js';
 import { loadGatewayConfig } from '../../src/config/index.js';
-import { createGatewayApp, type GatewayDispatcher } from '../../src/core/app/index.js';
+import { createGatewayApp } from '../../src/core/app/index.js';
 import { seedTenants, sha256Hex } from '../../src/core/auth/index.js';
-import type { CancelSignal } from '../../src/core/http/index.js';
-import type { DispatchContext } from '../../src/core/ports/index.js';
 import { RecordingMetrics } from '../app-fixtures.js';
+import { WaitingDispatcher } from '../support/waiting-dispatcher.js';
 import { simpleProto } from './front-client.js';
 
 const KEY = 'tsk_h2-front-cancel';
 const MODEL_INFER = '/inference.GRPCInferenceService/ModelInfer';
-
-/** Never answers: records each call's signal and, once it aborts, the reason it gave. */
-class WaitingDispatcher implements GatewayDispatcher {
-  readonly calls: { signal: CancelSignal | undefined; aborted: Promise<unknown> }[] = [];
-  async dispatch(_request: unknown, ctx: DispatchContext): Promise<never> {
-    let seen!: (reason: unknown) => void;
-    const aborted = new Promise<unknown>((resolve) => (seen = resolve));
-    this.calls.push({ signal: ctx.signal, aborted });
-    return new Promise((_resolve, reject) => {
-      ctx.signal?.addEventListener('abort', () => {
-        seen(ctx.signal!.reason);
-        reject(ctx.signal!.reason instanceof TesseraError ? ctx.signal!.reason : TesseraError.cancelled('the client cancelled the request'));
-      }, { once: true });
-    });
-  }
-  async modelConfig(model: string) {
-    return { name: model };
-  }
-  async modelMetadata(model: string) {
-    return { name: model, versions: ['1'], platform: 'fake' };
-  }
-  modelReady(model: string) {
-    return model === 'simple';
-  }
-}
 
 let server: Http2Server;
 let port: number;

@@ -6,10 +6,10 @@
  * scavenges (docs/benchmarks.md, issue 18, eighth pass). A real signal is made only where one is read:
  * a backend that watches its requests' signals (TypeScript models, ensembles, LLMs).
  */
-/** What is told of the abort: an object with a method, not a closure per request. */
-export interface AbortHandler {
-  handleEvent(): void;
-}
+import type { AbortHandler } from '../../../shared/src/grpc/h2-unary-call.js';
+
+/** What is told of the abort: an object with a method, not a closure per request (the call record's own type). */
+export type { AbortHandler };
 
 export interface CallCancellation {
   readonly aborted: boolean;

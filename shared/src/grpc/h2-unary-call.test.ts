@@ -4,7 +4,7 @@
  * so code that reads it late sees what code that read it early saw; its `watch` tells the same to
  * listeners without making one. Real HTTP/2 on loopback.
  */
-import { connect, createServer, type Http2Server, type ServerHttp2Stream } from 'node:http2';
+import { connect, createServer, type ClientHttp2Session, type Http2Server, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { frameGrpcMessage } from './grpc-frame.js';
@@ -58,12 +58,7 @@ describe('serveH2Unary cancellation', () => {
         called();
       };
     });
-    const session = connect(`http://127.0.0.1:${port}`);
-    const stream = session.request({ ':method': 'POST', ':path': '/p', 'content-type': 'application/grpc', te: 'trailers' });
-    stream.on('error', () => undefined);
-    stream.end(frameGrpcMessage(new Uint8Array([1])));
-    await arrived;
-    stream.close(0x8);
+    const session = await callThenReset(port, 1, arrived);
     expect(await aborted).toBe(true);
 
     const answered = new Promise<{ aborted: boolean; signalAborted: boolean }>((resolve) => {
@@ -103,12 +98,7 @@ describe('serveH2Unary cancellation', () => {
         called();
       };
     });
-    const session = connect(`http://127.0.0.1:${port}`);
-    const stream = session.request({ ':method': 'POST', ':path': '/p', 'content-type': 'application/grpc', te: 'trailers' });
-    stream.on('error', () => undefined);
-    stream.end(frameGrpcMessage(new Uint8Array([3])));
-    await arrived;
-    stream.close(0x8);
+    const session = await callThenReset(port, 3, arrived);
     expect(await seen).toEqual({ calls: 1, removedCalls: 0, aborted: true, reason: 'CANCELLED', controllerMade: false });
     session.close();
   });
@@ -165,12 +155,7 @@ describe('serveH2Unary cancellation', () => {
         stream.once('close', () => resolve({ told: [...told], reason: String((call.reason as { code?: string }).code) }));
       };
     });
-    const session = connect(`http://127.0.0.1:${port}`);
-    const stream = session.request({ ':method': 'POST', ':path': '/p', 'content-type': 'application/grpc', te: 'trailers' });
-    stream.on('error', () => undefined);
-    stream.end(frameGrpcMessage(new Uint8Array([3])));
-    await arrived;
-    stream.close(0x8);
+    const session = await callThenReset(port, 3, arrived);
     expect(await seen).toEqual({ told: ['first true', 'third'], reason: 'CANCELLED' });
     session.close();
   });
@@ -221,3 +206,14 @@ describe('serveH2Unary deadline', () => {
     session.close();
   });
 });
+
+/** Sends a one-byte call, waits until the server has it, then resets it with CANCEL; the session stays open. */
+async function callThenReset(port: number, byte: number, arrived: Promise<void>): Promise<ClientHttp2Session> {
+  const session = connect(`http://127.0.0.1:${port}`);
+  const stream = session.request({ ':method': 'POST', ':path': '/p', 'content-type': 'application/grpc', te: 'trailers' });
+  stream.on('error', () => undefined);
+  stream.end(frameGrpcMessage(new Uint8Array([byte])));
+  await arrived;
+  stream.close(0x8);
+  return session;
+}
