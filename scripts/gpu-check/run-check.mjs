@@ -8,6 +8,7 @@
 // gpu-check.json and gpu-check.md to --out.
 //
 //   node run-check.mjs --app DIR --out DIR [--quick] [--gpu-instances N] [--concurrency 1,16,64] [--generators N]
+//                      [--preferred-batch-sizes 64]   (both models' dynamic_batching, e.g. 32 for two waves in flight at 64)
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { link, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -24,10 +25,11 @@ const { values: options } = parseArgs({
     'gpu-instances': { type: 'string', default: '1' },
     concurrency: { type: 'string' },
     generators: { type: 'string', default: '1' },
+    'preferred-batch-sizes': { type: 'string', default: '64' },
   },
 });
 if (!options.app || !options.out) {
-  process.stderr.write('usage: run-check.mjs --app DIR --out DIR [--quick] [--gpu-instances N] [--concurrency 1,16,64] [--generators N]\n');
+  process.stderr.write('usage: run-check.mjs --app DIR --out DIR [--quick] [--gpu-instances N] [--concurrency 1,16,64] [--generators N] [--preferred-batch-sizes 64]\n');
   process.exit(2);
 }
 const app = resolve(options.app);
@@ -35,6 +37,11 @@ const out = resolve(options.out);
 const dist = join(app, 'dist');
 const started = Date.now();
 const CONCURRENCIES = options.concurrency ? options.concurrency.split(',').map(Number) : options.quick ? [1, 4] : [1, 16, 64];
+const PREFERRED_BATCH_SIZES = options['preferred-batch-sizes'].split(',').map(Number);
+if (PREFERRED_BATCH_SIZES.some((n) => !Number.isInteger(n) || n < 1 || n > 64)) {
+  process.stderr.write(`--preferred-batch-sizes: whole numbers from 1 to 64 (max_batch_size), got '${options['preferred-batch-sizes']}'\n`);
+  process.exit(2);
+}
 const TOLERANCE = 1e-3;
 const CLK_TCK = 100;
 
@@ -81,7 +88,7 @@ max_batch_size: 64
 input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ 1024 ] } ]
 output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ 1024 ] } ]
 instance_group [ { count: ${count} kind: ${kind} } ]
-dynamic_batching { preferred_batch_size: [ 64 ] max_queue_delay_microseconds: 2000 }
+dynamic_batching { preferred_batch_size: [ ${PREFERRED_BATCH_SIZES.join(', ')} ] max_queue_delay_microseconds: 2000 }
 ${extra}`;
 }
 
