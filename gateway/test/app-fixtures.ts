@@ -9,7 +9,22 @@ import type { GatewayMetrics, RateLimiter, TenantStore } from '../src/core/ports
 import { createGatewayApp, type GatewayApp } from '../src/core/app/index.js';
 import type { DispatchContext, GatewayDispatcher, GatewayInferCache } from '../src/core/app/index.js';
 
-export class FakeDispatcher implements GatewayDispatcher {
+/** The model-describing half of a fake dispatcher: `simple` is the one ready model, at version 1. */
+export abstract class FakeModelDirectory implements GatewayDispatcher {
+  abstract dispatch(request: InferRequest, ctx: DispatchContext): ReturnType<GatewayDispatcher['dispatch']>;
+
+  async modelConfig(model: string): Promise<Record<string, unknown>> {
+    return { name: model };
+  }
+  async modelMetadata(model: string) {
+    return { name: model, versions: ['1'], platform: 'fake' };
+  }
+  modelReady(model: string) {
+    return model === 'simple';
+  }
+}
+
+export class FakeDispatcher extends FakeModelDirectory {
   readonly calls: { request: InferRequest; ctx: DispatchContext }[] = [];
   /** When set, dispatch waits for this promise (to test cancellation). */
   hold: Promise<void> | undefined;
@@ -36,14 +51,8 @@ export class FakeDispatcher implements GatewayDispatcher {
       computeUs: 100,
     };
   }
-  async modelConfig(model: string) {
+  override async modelConfig(model: string): Promise<Record<string, unknown>> {
     return { name: model, max_batch_size: 8 };
-  }
-  async modelMetadata(model: string) {
-    return { name: model, versions: ['1'], platform: 'fake' };
-  }
-  modelReady(model: string) {
-    return model === 'simple';
   }
 }
 

@@ -13,12 +13,11 @@ import { createMemoryResponseCache } from '../src/adapters/cache/index.js';
 import { createStaticNodeDirectory } from '../src/adapters/fleet/index.js';
 import { createMemoryRateLimiter, createMemoryTenantStore } from '../src/adapters/memory/index.js';
 import { createNativeInferListener } from '../src/adapters/node-http/index.js';
-import { loadGatewayConfig } from '../src/config/index.js';
 import { createGatewayApp, createInferCache } from '../src/core/app/index.js';
-import { seedTenants, sha256Hex } from '../src/core/auth/index.js';
+import { seedTenants } from '../src/core/auth/index.js';
 import { createCacheLayer } from '../src/core/cache/index.js';
 import { RecordingMetrics } from './app-fixtures.js';
-import { WaitingDispatcher, type WaitingCall } from './support/waiting-dispatcher.js';
+import { unlimitedTenantConfig, WaitingDispatcher, type WaitingCall } from './support/waiting-dispatcher.js';
 import { createVersionChooser } from '../src/core/routing/index.js';
 
 const KEY = 'tsk_native-cancel';
@@ -28,16 +27,7 @@ let port: number;
 const dispatcher = new WaitingDispatcher();
 
 beforeAll(async () => {
-  const config = loadGatewayConfig(
-    JSON.stringify({
-      tiers: {
-        open: { priority: 1, queueTimeoutMs: 60_000, queueShare: 1, cacheTtlSeconds: 60, allowedModels: ['*'],
-          rateLimits: { requestsPerSecond: 1e6, burst: 1e6, elementsPerSecond: 0, elementsBurst: 0 } },
-      },
-      tenants: [{ id: 'a', tier: 'open', keys: [{ id: 'a1', hash: await sha256Hex(KEY) }] }],
-      cache: { models: { '*': { enabled: true } } },
-    }),
-  );
+  const config = await unlimitedTenantConfig(KEY, { cache: { models: { '*': { enabled: true } } } });
   const tenants = createMemoryTenantStore();
   await seedTenants(tenants, config.tenants, 0);
   const layer = createCacheLayer({ store: createMemoryResponseCache({}), logger: silentLogger, local: { maxBytes: 1 << 20 } });

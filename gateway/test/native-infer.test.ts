@@ -20,31 +20,22 @@ import { createStaticNodeDirectory } from '../src/adapters/fleet/index.js';
 import { createMemoryRateLimiter, createMemoryTenantStore } from '../src/adapters/memory/index.js';
 import { createNativeInferListener } from '../src/adapters/node-http/index.js';
 import { loadGatewayConfig, type GatewayConfig } from '../src/config/index.js';
-import { createGatewayApp, createInferCache, matchInferPath, type GatewayDispatcher } from '../src/core/app/index.js';
+import { createGatewayApp, createInferCache, matchInferPath } from '../src/core/app/index.js';
 import { seedTenants, sha256Hex } from '../src/core/auth/index.js';
 import { createCacheLayer } from '../src/core/cache/index.js';
-import { RecordingMetrics } from './app-fixtures.js';
+import { FakeModelDirectory, RecordingMetrics } from './app-fixtures.js';
 import { createVersionChooser } from '../src/core/routing/index.js';
 
 const KEY = { a: 'tsk_native-a', b: 'tsk_native-b', tiny: 'tsk_native-tiny' };
 const MAX_BODY = 4096;
 
-class EchoDispatcher implements GatewayDispatcher {
+class EchoDispatcher extends FakeModelDirectory {
   async dispatch(request: InferRequest) {
     if (request.modelName !== 'simple') throw TesseraError.notFound(`Request for unknown model: '${request.modelName}' is not found`);
     return {
       response: { id: request.id, modelName: request.modelName, modelVersion: '1', outputs: request.inputs.map((t) => ({ ...t, name: `${t.name}_OUT` })) },
       computeUs: 10,
     };
-  }
-  async modelConfig(model: string) {
-    return { name: model };
-  }
-  async modelMetadata(model: string) {
-    return { name: model, versions: ['1'], platform: 'fake' };
-  }
-  modelReady(model: string) {
-    return model === 'simple';
   }
 }
 

@@ -14,11 +14,10 @@ import { frameGrpcMessage } from '../../../shared/src/grpc/index.js';
 import { silentLogger } from '../../../shared/src/logging/index.js';
 import { createMemoryRateLimiter, createMemoryTenantStore } from '../../src/adapters/memory/index.js';
 import { frontInferFastPath } from '../../src/adapters/grpc-front/h2-front-infer.js';
-import { loadGatewayConfig } from '../../src/config/index.js';
 import { createGatewayApp } from '../../src/core/app/index.js';
-import { seedTenants, sha256Hex } from '../../src/core/auth/index.js';
+import { seedTenants } from '../../src/core/auth/index.js';
 import { RecordingMetrics } from '../app-fixtures.js';
-import { WaitingDispatcher } from '../support/waiting-dispatcher.js';
+import { unlimitedTenantConfig, WaitingDispatcher } from '../support/waiting-dispatcher.js';
 import { simpleProto } from './front-client.js';
 
 const KEY = 'tsk_h2-front-cancel';
@@ -29,15 +28,7 @@ let port: number;
 const dispatcher = new WaitingDispatcher();
 
 beforeAll(async () => {
-  const config = loadGatewayConfig(
-    JSON.stringify({
-      tiers: {
-        open: { priority: 1, queueTimeoutMs: 60_000, queueShare: 1, cacheTtlSeconds: 60, allowedModels: ['*'],
-          rateLimits: { requestsPerSecond: 1e6, burst: 1e6, elementsPerSecond: 0, elementsBurst: 0 } },
-      },
-      tenants: [{ id: 'a', tier: 'open', keys: [{ id: 'a1', hash: await sha256Hex(KEY) }] }],
-    }),
-  );
+  const config = await unlimitedTenantConfig(KEY);
   const tenants = createMemoryTenantStore();
   await seedTenants(tenants, config.tenants, 0);
   const app = createGatewayApp({ config, tenants, rateLimiter: createMemoryRateLimiter({}), dispatcher, metrics: new RecordingMetrics(), logger: silentLogger });
