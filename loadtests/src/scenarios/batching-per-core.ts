@@ -20,7 +20,7 @@ import type { InferRequest } from '../../../shared/src/tensors/index.js';
 import type { BenchOptions } from '../lib/options/bench-options.js';
 import { runClosedLoop } from '../lib/load/closed-loop.js';
 import { checkedInferCall } from '../lib/load/checked-infer.js';
-import { h2loadAvailable, runH2loadGrpc, writeGrpcBody } from '../lib/load/h2load-grpc.js';
+import { grpcInferTarget, h2loadAvailable, httpBinaryInferTarget, runH2load } from '../lib/load/h2load-loop.js';
 import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import type { InferClient } from '../lib/clients/infer-client.js';
@@ -193,13 +193,13 @@ const wanted = (name: string, protocol: Protocol): boolean => only === undefined
 type MeasuredPoint = Omit<PerCorePoint, 'ceilingPerSec' | 'ceilingCpuUs' | 'servedOverCeiling' | 'beyondOrtUs'>;
 
 /**
- * The gRPC cases are driven by nghttp2's h2load where it is installed (lib/load/h2load-grpc.ts says why);
- * BENCH_GRPC_LOADER=node keeps this process's client.
+ * Load comes from nghttp2's h2load where it is installed (lib/load/h2load-loop.ts says why);
+ * BENCH_PER_CORE_LOADER=node keeps this process's clients.
  */
-const grpcLoader = process.env.BENCH_GRPC_LOADER !== 'node' && h2loadAvailable() ? 'h2load' : 'node';
+const loader = process.env.BENCH_PER_CORE_LOADER !== 'node' && h2loadAvailable() ? 'h2load' : 'node';
 
 async function measure(c: Case, options: BenchOptions): Promise<MeasuredPoint> {
-  if (c.protocol === 'grpc' && grpcLoader === 'h2load') return measureWithH2load(c, options);
+  if (loader === 'h2load') return measureWithH2load(c, options);
   const client: InferClient =
     c.protocol === 'http' ? createHttpInferClient('127.0.0.1', c.node.httpPort, c.concurrency) : createGrpcInferClient('127.0.0.1', c.node.grpcPort);
   const model = c.request.modelName;
@@ -251,20 +251,20 @@ async function measure(c: Case, options: BenchOptions): Promise<MeasuredPoint> {
 
 async function measureWithH2load(c: Case, options: BenchOptions): Promise<MeasuredPoint> {
   // One checked call first: h2load counts HTTP statuses only, not the answer or its grpc-status.
-  const client = createGrpcInferClient('127.0.0.1', c.node.grpcPort);
+  const client = c.protocol === 'http' ? createHttpInferClient('127.0.0.1', c.node.httpPort, 1) : createGrpcInferClient('127.0.0.1', c.node.grpcPort);
   try {
     await checkedInferCall(client, c.request, c.outputBytes)();
   } finally {
     await client.close();
   }
-  const bodyPath = join(await mkdtemp(join(tmpdir(), 'tessera-h2load-')), 'request.grpc');
-  await writeGrpcBody(bodyPath, c.request);
+  const target = c.protocol === 'http' ? httpBinaryInferTarget('127.0.0.1', c.node.httpPort, c.request) : grpcInferTarget('127.0.0.1', c.node.grpcPort, c.request);
+  const bodyDir = await mkdtemp(join(tmpdir(), 'tessera-h2load-'));
   const model = c.request.modelName;
   let stats: [ModelStatsSnapshot?, ModelStatsSnapshot?] = [];
   let threads: [ThreadCpu[]?, ThreadCpu[]?] = [];
   const timeline = c.timeline === true ? sampleBatchTimeline(c.node.httpBase, model, Math.min(1500, options.warmupS * 1000)) : undefined;
-  const run = await runH2loadGrpc(
-    { host: '127.0.0.1', port: c.node.grpcPort, bodyPath, concurrency: c.concurrency, warmupMs: options.warmupS * 1000, measureMs: options.durationS * 1000, core: LOAD_CORE },
+  const run = await runH2load(
+    { target, bodyPath: join(bodyDir, 'request.body'), concurrency: c.concurrency, warmupMs: options.warmupS * 1000, measureMs: options.durationS * 1000, core: LOAD_CORE },
     {
       onWindowStart: async () => {
         threads = [await readThreadCpu(c.node.pid)];
@@ -275,7 +275,7 @@ async function measureWithH2load(c: Case, options: BenchOptions): Promise<Measur
         stats = [stats[0], await fetchModelStats(c.node.httpBase, model)];
       },
     },
-  );
+  ).finally(() => rm(bodyDir, { recursive: true, force: true }));
   const delta = statsDelta(stats[0]!, stats[1]!);
   const errors = delta.failures + run.failed;
   return {
@@ -373,7 +373,7 @@ function nodeSource(): string {
 }
 
 async function measureAll(options: BenchOptions, work: string, baseRepo: string): Promise<PerCoreReport> {
-  log(`node runs from ${nodeSource()}; gRPC load from ${grpcLoader === 'h2load' ? 'h2load' : 'this process (node:http2 client)'}`);
+  log(`node runs from ${nodeSource()}; load from ${loader === 'h2load' ? 'h2load' : 'this process (raw HTTP/1.1 and node:http2 clients)'}`);
   const modelPath = join(baseRepo, MLP_MODEL, '1', 'model.onnx');
   log(`ceiling before: onnxruntime, 1 intra-op thread, core ${NODE_CORE}, batch ${CEILING_SIZES.join(', ')}`);
   const ceilingBefore = await pinnedCeiling(modelPath, options.quick);

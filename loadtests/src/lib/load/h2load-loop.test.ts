@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseH2load } from './h2load-grpc.js';
+import { parseH2load } from './h2load-loop.js';
 
 // h2load 1.52's summary, as it printed it here (a 2 s run against a node:http2 server).
 const SUMMARY = `finished in 2.00s, 3522.00 req/s, 120.48KB/s
@@ -19,6 +19,11 @@ describe('parseH2load', () => {
   it('adds failed, errored and timed-out calls', () => {
     const text = SUMMARY.replace('0 failed, 0 errored, 0 timeout', '3 failed, 2 errored, 1 timeout').replace('1.12ms', '850us');
     expect(parseH2load(text)).toEqual({ requests: 7044, failed: 6, meanUs: 850 });
+  });
+
+  it('counts 4xx and 5xx answers as failures', () => {
+    const text = SUMMARY.replace('7048 2xx, 0 3xx, 0 4xx, 0 5xx', '7000 2xx, 0 3xx, 40 4xx, 8 5xx');
+    expect(parseH2load(text).failed).toBe(48);
   });
 
   it('refuses output without a summary (h2load could not connect)', () => {

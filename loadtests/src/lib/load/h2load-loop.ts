@@ -1,15 +1,18 @@
 /**
- * A gRPC unary closed loop driven by nghttp2's `h2load` (C, one connection, N streams in flight) instead of this
- * process's node:http2 client. Why: in the per-core bench the load generator shares the box's memory system with
- * the node on core 0, and our client spends ~220 µs of core 1 per gRPC call (decoding and checking each answer)
- * against ~60 over HTTP; h2load spends a few µs. It does not read gRPC trailers, so the caller checks one answer
- * with a checked client first and counts failures from the node's own statistics.
+ * A closed loop of one prepared request driven by nghttp2's `h2load` (C) instead of this process's clients: gRPC
+ * unary calls as N streams on one HTTP/2 connection (as Triton's client shares a channel), KServe HTTP binary
+ * requests as N HTTP/1.1 keep-alive connections (as perf_analyzer opens). Why: in the per-core bench the load
+ * generator shares the box's memory system with the node on core 0, and our clients spend ~220 µs (gRPC) and ~60 µs
+ * (HTTP) of core 1 per `mlp_large` call decoding and checking each answer; h2load spends 10-20. It reads neither
+ * answers nor gRPC trailers, so the caller checks one answer with a checked client first and counts failures from
+ * the node's own statistics.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { toBinary } from '@bufbuild/protobuf';
 import { GRPCInferenceService, ModelInferRequestSchema } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { frameGrpcMessage, inferRequestToProto } from '../../../../shared/src/grpc/index.js';
+import { encodeInferRequestBody } from '../../../../shared/src/kserve/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
 import { pinnedCommand } from '../per-core/index.js';
 
@@ -41,9 +44,29 @@ export function h2loadAvailable(): boolean {
   return probe.error === undefined && probe.status === 0;
 }
 
-/** The framed ModelInferRequest h2load sends as every call's body. */
-export async function writeGrpcBody(path: string, request: InferRequest): Promise<void> {
-  await writeFile(path, frameGrpcMessage(toBinary(ModelInferRequestSchema, inferRequestToProto(request))));
+/** What h2load sends, over and over: where, with which headers and body, over which protocol. */
+export interface H2loadTarget {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Uint8Array;
+  /** HTTP/1.1, one request in flight per connection; otherwise HTTP/2 streams on one connection. */
+  readonly http1: boolean;
+}
+
+/** A gRPC ModelInfer call: the framed ModelInferRequest, POSTed as gRPC over HTTP/2. */
+export function grpcInferTarget(host: string, port: number, request: InferRequest): H2loadTarget {
+  return {
+    url: `http://${host}:${port}${MODEL_INFER_PATH}`,
+    headers: { 'content-type': 'application/grpc', te: 'trailers' },
+    body: frameGrpcMessage(toBinary(ModelInferRequestSchema, inferRequestToProto(request))),
+    http1: false,
+  };
+}
+
+/** A KServe HTTP infer with inputs and outputs in the binary extension, as the bench's HTTP client sends it. */
+export function httpBinaryInferTarget(host: string, port: number, request: InferRequest): H2loadTarget {
+  const encoded = encodeInferRequestBody(request, { binaryInputs: true, binaryDataOutput: true });
+  return { url: `http://${host}:${port}/v2/models/${encodeURIComponent(request.modelName)}/infer`, headers: encoded.headers, body: encoded.body, http1: true };
 }
 
 async function processCpuUs(pid: number): Promise<number> {
@@ -56,18 +79,16 @@ async function processCpuUs(pid: number): Promise<number> {
   }
 }
 
-/** Runs h2load on `core` against `host:port` for warm-up + measure, sampling at the window's edges. */
-export async function runH2loadGrpc(
-  o: { host: string; port: number; bodyPath: string; concurrency: number; warmupMs: number; measureMs: number; core: number },
+/** Runs h2load on `core` with `concurrency` requests in flight for warm-up + measure, sampling at the window's edges. */
+export async function runH2load(
+  o: { target: H2loadTarget; bodyPath: string; concurrency: number; warmupMs: number; measureMs: number; core: number },
   window: H2loadWindow,
 ): Promise<H2loadRun> {
+  await writeFile(o.bodyPath, o.target.body);
   const totalS = Math.ceil((o.warmupMs + o.measureMs) / 1000) + 1;
-  const args = [
-    ...['-c', '1', '-m', String(o.concurrency), '-D', String(totalS)],
-    ...['-w', String(WINDOW_BITS), '-W', String(WINDOW_BITS)],
-    ...['-H', 'content-type: application/grpc', '-H', 'te: trailers', '-d', o.bodyPath],
-    `http://${o.host}:${o.port}${MODEL_INFER_PATH}`,
-  ];
+  const shape = o.target.http1 ? ['--h1', '-c', String(o.concurrency), '-m', '1'] : ['-c', '1', '-m', String(o.concurrency), '-w', String(WINDOW_BITS), '-W', String(WINDOW_BITS)];
+  const headers = Object.entries(o.target.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+  const args = [...shape, '-D', String(totalS), ...headers, '-d', o.bodyPath, o.target.url];
   const [cmd, cmdArgs] = pinnedCommand(o.core, 'h2load', args);
   const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -91,9 +112,11 @@ export async function runH2loadGrpc(
 /** The counts and mean latency from h2load's summary. */
 export function parseH2load(text: string): { requests: number; failed: number; meanUs: number } {
   const counts = /requests: \d+ total, \d+ started, (\d+) done, \d+ succeeded, (\d+) failed, (\d+) errored, (\d+) timeout/.exec(text);
+  const statuses = /status codes: \d+ 2xx, \d+ 3xx, (\d+) 4xx, (\d+) 5xx/.exec(text);
   const mean = /time for request:\s+\S+\s+\S+\s+(\d+(?:\.\d+)?)(us|ms|s)\s/.exec(text);
   if (counts === null) throw new Error(`h2load printed no summary: ${text.slice(-400)}`);
   const scale = mean?.[2] === 'ms' ? 1000 : mean?.[2] === 's' ? 1e6 : 1;
-  const failed = Number(counts[2]) + Number(counts[3]) + Number(counts[4]);
+  // A 4xx or 5xx answer is a failure too, whether or not h2load counted it as one.
+  const failed = Math.max(Number(counts[2]), Number(statuses?.[1] ?? 0) + Number(statuses?.[2] ?? 0)) + Number(counts[3]) + Number(counts[4]);
   return { requests: Number(counts[1]), failed, meanUs: mean === null ? Number.NaN : Number(mean[1]) * scale };
 }
