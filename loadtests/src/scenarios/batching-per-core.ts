@@ -20,6 +20,7 @@ import type { InferRequest } from '../../../shared/src/tensors/index.js';
 import type { BenchOptions } from '../lib/options/bench-options.js';
 import { runClosedLoop } from '../lib/load/closed-loop.js';
 import { checkedInferCall } from '../lib/load/checked-infer.js';
+import { grpcInferTarget, h2loadAvailable, httpBinaryInferTarget, runH2load } from '../lib/load/h2load-loop.js';
 import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import type { InferClient } from '../lib/clients/infer-client.js';
@@ -76,6 +77,9 @@ export interface PerCorePoint {
   /** Node CPU per inference beyond the ceiling's own CPU per inference at the same batch; mlp only. */
   readonly beyondOrtUs?: number;
   readonly clientUs: number;
+  /** What drove the load: this process's client, or h2load (gRPC; it reports a mean latency, no percentiles). */
+  readonly loader: 'node' | 'h2load';
+  readonly meanMs?: number;
   /** Batches formed over time during the warm-up ([32, 64] cases). */
   readonly timeline?: readonly BatchSlice[];
 }
@@ -186,7 +190,16 @@ interface Case {
 const only = process.env.BENCH_PER_CORE_ONLY === undefined ? undefined : new RegExp(process.env.BENCH_PER_CORE_ONLY);
 const wanted = (name: string, protocol: Protocol): boolean => only === undefined || only.test(`${name} ${protocol}`);
 
-async function measure(c: Case, options: BenchOptions): Promise<Omit<PerCorePoint, 'ceilingPerSec' | 'ceilingCpuUs' | 'servedOverCeiling' | 'beyondOrtUs'>> {
+type MeasuredPoint = Omit<PerCorePoint, 'ceilingPerSec' | 'ceilingCpuUs' | 'servedOverCeiling' | 'beyondOrtUs'>;
+
+/**
+ * Load comes from nghttp2's h2load where it is installed (lib/load/h2load-loop.ts says why);
+ * BENCH_PER_CORE_LOADER=node keeps this process's clients.
+ */
+const loader = process.env.BENCH_PER_CORE_LOADER !== 'node' && h2loadAvailable() ? 'h2load' : 'node';
+
+async function measure(c: Case, options: BenchOptions): Promise<MeasuredPoint> {
+  if (loader === 'h2load') return measureWithH2load(c, options);
   const client: InferClient =
     c.protocol === 'http' ? createHttpInferClient('127.0.0.1', c.node.httpPort, c.concurrency) : createGrpcInferClient('127.0.0.1', c.node.grpcPort);
   const model = c.request.modelName;
@@ -229,10 +242,59 @@ async function measure(c: Case, options: BenchOptions): Promise<Omit<PerCorePoin
       node,
       ...(timeline === undefined ? {} : { timeline: await timeline }),
       clientUs: delta.inferences > 0 ? (own.user + own.system) / delta.inferences : Number.NaN,
+      loader: 'node',
     };
   } finally {
     await client.close();
   }
+}
+
+async function measureWithH2load(c: Case, options: BenchOptions): Promise<MeasuredPoint> {
+  // One checked call first: h2load counts HTTP statuses only, not the answer or its grpc-status.
+  const client = c.protocol === 'http' ? createHttpInferClient('127.0.0.1', c.node.httpPort, 1) : createGrpcInferClient('127.0.0.1', c.node.grpcPort);
+  try {
+    await checkedInferCall(client, c.request, c.outputBytes)();
+  } finally {
+    await client.close();
+  }
+  const target = c.protocol === 'http' ? httpBinaryInferTarget('127.0.0.1', c.node.httpPort, c.request) : grpcInferTarget('127.0.0.1', c.node.grpcPort, c.request);
+  const bodyDir = await mkdtemp(join(tmpdir(), 'tessera-h2load-'));
+  const model = c.request.modelName;
+  let stats: [ModelStatsSnapshot?, ModelStatsSnapshot?] = [];
+  let threads: [ThreadCpu[]?, ThreadCpu[]?] = [];
+  const timeline = c.timeline === true ? sampleBatchTimeline(c.node.httpBase, model, Math.min(1500, options.warmupS * 1000)) : undefined;
+  const run = await runH2load(
+    { target, bodyPath: join(bodyDir, 'request.body'), concurrency: c.concurrency, warmupMs: options.warmupS * 1000, measureMs: options.durationS * 1000, core: LOAD_CORE },
+    {
+      onWindowStart: async () => {
+        threads = [await readThreadCpu(c.node.pid)];
+        stats = [await fetchModelStats(c.node.httpBase, model)];
+      },
+      onWindowEnd: async () => {
+        threads = [threads[0], await readThreadCpu(c.node.pid)];
+        stats = [stats[0], await fetchModelStats(c.node.httpBase, model)];
+      },
+    },
+  ).finally(() => rm(bodyDir, { recursive: true, force: true }));
+  const delta = statsDelta(stats[0]!, stats[1]!);
+  const errors = delta.failures + run.failed;
+  return {
+    case: c.name,
+    model,
+    protocol: c.protocol,
+    concurrency: c.concurrency,
+    servedPerSec: delta.inferences / run.windowS,
+    p50Ms: Number.NaN,
+    p99Ms: Number.NaN,
+    meanMs: run.meanUs / 1000,
+    avgBatch: delta.avgBatchSize,
+    errors,
+    ...(errors > 0 ? { firstError: `${delta.failures} failed on the node, ${run.failed} failed in h2load` } : {}),
+    node: splitThreads(threads[0]!, threads[1]!, c.node.pid, delta.inferences),
+    ...(timeline === undefined ? {} : { timeline: await timeline }),
+    clientUs: delta.inferences > 0 ? run.clientCpuUs / delta.inferences : Number.NaN,
+    loader: 'h2load',
+  };
 }
 
 async function withNode<T>(repo: string, body: (node: RunningNode) => Promise<T>): Promise<T> {
@@ -274,7 +336,7 @@ export function perCoreTable(points: readonly PerCorePoint[]): string {
       fixed(p.node.helpersUs),
       fixed(p.beyondOrtUs),
       fixed(p.clientUs),
-      p.errors > 0 ? `${p.errors} errors: ${p.firstError ?? ''}` : '',
+      [p.loader === 'h2load' ? `h2load, mean ${fixed(p.meanMs, 1)} ms` : '', p.errors > 0 ? `${p.errors} errors: ${p.firstError ?? ''}` : ''].filter((s) => s !== '').join('; '),
     ]),
   );
 }
@@ -311,7 +373,7 @@ function nodeSource(): string {
 }
 
 async function measureAll(options: BenchOptions, work: string, baseRepo: string): Promise<PerCoreReport> {
-  log(`node runs from ${nodeSource()}`);
+  log(`node runs from ${nodeSource()}; load from ${loader === 'h2load' ? 'h2load' : 'this process (raw HTTP/1.1 and node:http2 clients)'}`);
   const modelPath = join(baseRepo, MLP_MODEL, '1', 'model.onnx');
   log(`ceiling before: onnxruntime, 1 intra-op thread, core ${NODE_CORE}, batch ${CEILING_SIZES.join(', ')}`);
   const ceilingBefore = await pinnedCeiling(modelPath, options.quick);
