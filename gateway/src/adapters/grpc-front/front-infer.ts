@@ -42,7 +42,7 @@ export async function frontInfer(
  * headers: the pipeline's HTTP answer, a KServe binary body on success. Both front paths call this:
  * grpc-js's handler (above) and the h2 fast path (h2-front-infer.ts), each awaiting it in a try.
  * Not async: the pipeline's own promise is handed back, not wrapped in a second one that settles
- * three microtask turns later; request problems throw here, synchronously, as TesseraError.
+ * two microtask turns later; request problems throw here, synchronously, as TesseraError.
  */
 export function frontInferAnswer(
   serveInfer: DirectInfer,
