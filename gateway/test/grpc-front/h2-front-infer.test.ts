@@ -180,6 +180,18 @@ describe('gateway ModelInfer on the h2 stream vs grpc-js (redis + node + gateway
     }
   });
 
+  it('serves a ModelInfer on the h2 stream with and without a grpc-timeout; grpc-js only where it must', async () => {
+    // grpc-js's answers carry grpc-accept-encoding in their headers; the fast path's do not.
+    const served = async (headers: Record<string, string>): Promise<'h2' | 'grpc-js'> => {
+      const answer = await call(fast, framed(simpleProto(4)), auth(KEY.a, { 'cache-control': 'no-store', ...headers }));
+      expect(answer.status).toBe(status.OK);
+      return answer.headers['grpc-accept-encoding'] === undefined ? 'h2' : 'grpc-js';
+    };
+    expect(await served({})).toBe('h2');
+    expect(await served({ 'grpc-timeout': '20S' })).toBe('h2');
+    expect((await call(plain, framed(simpleProto(4)), auth(KEY.a))).headers['grpc-accept-encoding']).toBeDefined();
+  });
+
   it('leaves an unparsable grpc-timeout and a compressed request to grpc-js: the same answers', async () => {
     const [badA, badB] = await both(framed(simpleProto(2)), auth(KEY.a, { 'grpc-timeout': 'soon' }));
     expect(badA.status).toBe(status.INTERNAL);

@@ -82,7 +82,8 @@ function deadlineWithin(sent: string | undefined, left: number): string {
 
 /** A request header as grpc-js passes it on (legal name and values, repeats joined), or undefined where it leaves it out. */
 function passedHeader(headers: IncomingHttpHeaders, key: string): string | undefined {
-  if (key === REMOVED_BY_GRPC_JS || droppedKey(key) || !LEGAL_KEY.test(key) || !Object.hasOwn(headers, key)) return undefined;
+  // Presence first: most names the pipeline asks for are absent, and then one lookup answers.
+  if (!Object.hasOwn(headers, key) || key === REMOVED_BY_GRPC_JS || droppedKey(key) || !LEGAL_KEY.test(key)) return undefined;
   const value = headers[key];
   if (typeof value === 'string') return LEGAL_VALUE.test(value) ? value : undefined;
   if (!Array.isArray(value)) return undefined;

@@ -40,9 +40,11 @@ export async function frontInfer(
 /**
  * `msg` (which arrived as `received`, when known) through the pipeline with `headers` as its request
  * headers: the pipeline's HTTP answer, a KServe binary body on success. Both front paths call this:
- * grpc-js's handler (above) and the h2 fast path (h2-front-infer.ts).
+ * grpc-js's handler (above) and the h2 fast path (h2-front-infer.ts), each awaiting it in a try.
+ * Not async: the pipeline's own promise is handed back, not wrapped in a second one that settles
+ * two microtask turns later; request problems throw here, synchronously, as TesseraError.
  */
-export async function frontInferAnswer(
+export function frontInferAnswer(
   serveInfer: DirectInfer,
   msg: ModelInferRequest,
   received: Uint8Array | undefined,

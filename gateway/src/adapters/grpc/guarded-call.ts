@@ -40,9 +40,12 @@ export function guardedCall<T>(
         throw excuseIfNotTheNodes(error, opts, budgetMs, minNodeBudgetMs);
       }),
     )
-    .catch((error: unknown) => {
-      throw toTesseraError(error);
-    });
+    .catch(rethrowAsTessera);
+}
+
+/** One function for every call, not a closure per call. */
+function rethrowAsTessera(error: unknown): never {
+  throw toTesseraError(error);
 }
 
 /**

@@ -65,6 +65,25 @@ describe('node breakers', () => {
     }
   });
 
+  it('half-open with its trial in flight: a second call is refused as not accepted, the trial passes through untouched', async () => {
+    // run() hands a closed breaker's promise back as it is; every other state keeps the refusal's mapping.
+    const breakers = createNodeBreakers({ consecutiveFailures: 1, resetTimeoutMs: 20 });
+    const failure = TesseraError.internal('connection reset');
+    try {
+      const caught = await breakers.run('n', () => Promise.reject(failure)).catch((error: unknown) => error);
+      expect(caught).toBe(failure);
+      await new Promise<void>((resolve) => breakers.onStateChange((_id, s) => s === 'halfOpen' && resolve()));
+      let finishTrial: (value: string) => void = () => undefined;
+      const trial = breakers.run('n', () => new Promise<string>((resolve) => (finishTrial = resolve)));
+      await expect(breakers.run('n', () => Promise.resolve('second'))).rejects.toMatchObject({ code: 'UNAVAILABLE', notAccepted: true });
+      finishTrial('first');
+      await expect(trial).resolves.toBe('first');
+      expect(breakers.state('n')).toBe('closed');
+    } finally {
+      breakers.close();
+    }
+  });
+
   it('open after consecutive failures even when earlier successes keep the percentage low', async () => {
     const breakers = createNodeBreakers({ consecutiveFailures: 3, resetTimeoutMs: 60_000 });
     const ok = () => Promise.resolve('ok');

@@ -99,10 +99,14 @@ export function createNodeBreakers(options: NodeBreakerOptions = {}): NodeBreake
       const breaker = breakers.get(nodeId);
       return breaker !== undefined && !breaker.closed && !breaker.pendingClose;
     },
-    // Not an async function: opossum's own promise gets one handler for the open-breaker refusal, and
-    // no further promise or await hop is paid per call (this runs on every upstream call).
+    // Not an async function: no further promise or await hop is paid per call (this runs on every
+    // upstream call). opossum refuses a call (EOPENBREAKER) only when its breaker is neither closed nor
+    // letting its half-open trial through, a state it reads before calling; a closed breaker's promise
+    // is handed back as it is, without the refusal's handler (a promise and a closure per call).
     run<T>(nodeId: string, call: () => Promise<T>): Promise<T> {
-      return (breakerOf(nodeId).fire(call) as Promise<T>).then(undefined, (error: unknown) => {
+      const breaker = breakerOf(nodeId);
+      if (breaker.closed) return breaker.fire(call) as Promise<T>;
+      return (breaker.fire(call) as Promise<T>).then(undefined, (error: unknown) => {
         if ((error as { code?: unknown }).code === 'EOPENBREAKER') {
           throw Object.assign(
             new TesseraError('UNAVAILABLE', `the circuit breaker of node '${nodeId}' is open`, {
