@@ -79,6 +79,8 @@ interface Holding {
   resetSeconds: number;
   /** The limits the lease was taken under: a tier change drops the holding. */
   readonly limits: RateLimits;
+  /** `leaseTarget(limits)`, kept: a take checks it (runningLow) and must not build it each time. */
+  readonly target: LeaseSize;
   /** When a request last spent from it (or leased it): renewals stop `keepWarmMs` after. */
   lastUsedAt: number;
   /** A renewal for it is in flight. */
@@ -153,6 +155,7 @@ export class TokenLeases {
         remainingAfter: grant.remainingAfter,
         resetSeconds: grant.resetSeconds,
         limits,
+        target: leaseTarget(limits, this.leaseMs),
         lastUsedAt: now,
         renewing: false,
         used: false,
@@ -271,8 +274,7 @@ export class TokenLeases {
   }
 
   private runningLow(held: Holding): boolean {
-    const target = leaseTarget(held.limits, this.leaseMs);
-    return held.requests * 2 < target.requests || held.elements * 2 < target.elements;
+    return held.requests * 2 < held.target.requests || held.elements * 2 < held.target.elements;
   }
 
   private sweep(now: number): void {
