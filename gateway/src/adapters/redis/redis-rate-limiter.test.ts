@@ -287,7 +287,7 @@ describe('Redis token bucket', () => {
         const clock = { now: 5_000_000 };
         let tick = (): void => undefined;
         /** Whether the limiter wants its renewal timer running. */
-        const timer = { running: false };
+        const timer = { running: false, starts: 0 };
         const limiter = createRedisRateLimiter({
           redis: client,
           logger: silentLogger,
@@ -296,7 +296,12 @@ describe('Redis token bucket', () => {
           now: () => clock.now,
           renewalTicks: (run) => {
             tick = run;
-            return { start: () => void (timer.running = true), stop: () => void (timer.running = false) };
+            // A start while stopped is one setInterval made by the default ticks.
+            const start = (): void => {
+              if (!timer.running) timer.starts += 1;
+              timer.running = true;
+            };
+            return { start, stop: () => void (timer.running = false) };
           },
         });
         return { limiter, clock, client, timer, tick: () => tick() };
@@ -377,6 +382,26 @@ describe('Redis token bucket', () => {
         }
         expect((await scriptCalls()) - start).toBe(10);
         expect(warm.timer.running).toBe(false);
+      });
+
+      it('keeps one renewal timer while a tenant is busy: renewals do not stop and restart it', async () => {
+        // A stream's completion charges: one take every quarter lease for 40 leases, each lease renewed once or twice.
+        const limits: RateLimits = { requestsPerSecond: 0, burst: 0, elementsPerSecond: 1_000_000, elementsBurst: 1_000_000 };
+        const busy = steered(60_000);
+        await busy.limiter.take('busy-charges', 16, limits);
+        const start = await scriptCalls();
+        for (let i = 0; i < 160; i++) {
+          expect(await busy.limiter.take('busy-charges', 16, limits)).toMatchObject({ allowed: true });
+          busy.clock.now += 25;
+          await tickAndSettle(busy);
+        }
+        // Renewals happened (the holding was kept warm) ...
+        expect((await scriptCalls()) - start).toBeGreaterThanOrEqual(40);
+        // ... under the one timer the first take started (before: one start after each renewal, ~80).
+        expect(busy.timer.starts).toBe(1);
+        // Idle again: the first tick that finds nothing spent stops it.
+        await idle(busy, 100);
+        expect(busy.timer.running).toBe(false);
       });
 
       it('keeps the bucket exact with renewals: two gateways never allow more than it grants', async () => {

@@ -15,8 +15,9 @@
  * Renewal ahead of time (`keepWarmMs`, default 5 s when leasing): a tenant's holding that was spent
  * from is renewed in the background before it expires or runs low (token-leases.ts: renewals follow
  * use, and an idle holding costs nothing), through the same per-key batcher, so the next request is
- * decided locally instead of waiting for Redis. A timer ticks every quarter lease while a holding spent
- * from waits for its renewal, and stops when none does: an idle gateway runs no timer for its leases.
+ * decided locally instead of waiting for Redis. One timer ticks every quarter lease while holdings are
+ * spent from or being renewed, and stops at the first tick that finds none: an idle gateway runs no
+ * timer for its leases, and a busy one does not make a timer per renewal.
  *
  * Failure policy: FAIL OPEN. When Redis cannot answer (down, timeout), the request is allowed, a
  * warning is logged (at most once per `warnEveryMs`) and `onStoreError` is called (a metric). A dead

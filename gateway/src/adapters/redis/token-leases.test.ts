@@ -78,7 +78,10 @@ describe('TokenLeases renewal ahead of time', () => {
     expect(leases.renewalAhead).toBe(true);
     now = 50;
     expect(leases.dueForRenewal()).toEqual([{ key: 'k', limits: l }]);
+    // Named due, then out for renewal: the tick goes on either way (it would be started again by the next take).
+    expect(leases.renewalAhead).toBe(true);
     expect(leases.dueForRenewal()).toEqual([]);
+    expect(leases.renewalAhead).toBe(true);
     // Three tokens spent while the call was out come out of the fresh grant; the clock restarts.
     for (let i = 0; i < 3; i++) leases.take('k', 0, l);
     leases.renewed('k', l, { requests: 99, elements: 0 }, grant(100));

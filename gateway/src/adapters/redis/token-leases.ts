@@ -79,6 +79,8 @@ interface Holding {
   resetSeconds: number;
   /** The limits the lease was taken under: a tier change drops the holding. */
   readonly limits: RateLimits;
+  /** `leaseTarget(limits)`, kept: a take checks it (runningLow) and must not build it each time. */
+  readonly target: LeaseSize;
   /** When a request last spent from it (or leased it): renewals stop `keepWarmMs` after. */
   lastUsedAt: number;
   /** A renewal for it is in flight. */
@@ -99,8 +101,8 @@ const SWEEP_EVERY_MS = 10_000;
 export class TokenLeases {
   private readonly holdings = new Map<string, Holding>();
   private lastSweep: number;
-  /** Set by `dueForRenewal`: a holding was spent from and will be due later (the renewal tick must go on). */
-  private usedNotDue = false;
+  /** Set by `dueForRenewal`: a holding was spent from (due now or later) or is being renewed: the renewal tick must go on. */
+  private inUse = false;
 
   constructor(
     private readonly leaseMs: number,
@@ -153,6 +155,7 @@ export class TokenLeases {
         remainingAfter: grant.remainingAfter,
         resetSeconds: grant.resetSeconds,
         limits,
+        target: leaseTarget(limits, this.leaseMs),
         lastUsedAt: now,
         renewing: false,
         used: false,
@@ -174,12 +177,16 @@ export class TokenLeases {
    * limit (an empty holding the bucket cannot refill) is not asked for again and again while idle.
    */
   dueForRenewal(): RenewalDue[] {
-    this.usedNotDue = false;
+    this.inUse = false;
     if (this.keepWarmMs <= 0) return [];
     const now = this.now();
     const due: RenewalDue[] = [];
     for (const [key, held] of this.holdings) {
-      if (held.renewing) continue;
+      if (held.renewing) {
+        // Spent from while its renewal is out, most likely: the tick goes on rather than stop and restart.
+        this.inUse = true;
+        continue;
+      }
       // Swept here too: the tick stops once no holding is left.
       if (this.lapsed(held, now)) {
         this.holdings.delete(key);
@@ -187,17 +194,22 @@ export class TokenLeases {
       }
       if (!this.warm(held, now)) continue;
       if (!held.used) continue;
+      this.inUse = true;
       if (this.runningLow(held) || held.expiresAt - now <= this.leaseMs / 2) {
         held.renewing = true;
         due.push({ key, limits: held.limits });
-      } else this.usedNotDue = true;
+      }
     }
     return due;
   }
 
-  /** Whether the last `dueForRenewal` left a holding that was spent from and will be due later. */
+  /**
+   * Whether the last `dueForRenewal` saw a holding spent from since its last grant (named due or not) or
+   * with a renewal out: the tick must go on. Only a tick that finds every holding unspent lets it stop, so
+   * a busy tenant keeps one timer instead of one per renewal (a stop after each renewal, a start at the next take).
+   */
   get renewalAhead(): boolean {
-    return this.usedNotDue;
+    return this.inUse;
   }
 
   /** Whether the holding of `key` fell under half its target (a take may kick its renewal at once). */
@@ -262,8 +274,7 @@ export class TokenLeases {
   }
 
   private runningLow(held: Holding): boolean {
-    const target = leaseTarget(held.limits, this.leaseMs);
-    return held.requests * 2 < target.requests || held.elements * 2 < target.elements;
+    return held.requests * 2 < held.target.requests || held.elements * 2 < held.target.elements;
   }
 
   private sweep(now: number): void {

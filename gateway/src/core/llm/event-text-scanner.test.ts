@@ -23,15 +23,28 @@ function parsedTotal(format: StreamFormat, stream: string): number {
 
 const openAI = (text: string, extra = ''): string => `data: {"id":"c1","object":"text_completion","created":7,"model":"m","choices":[{"index":0,"text":${JSON.stringify(text)},"finish_reason":null}]${extra}}\n\n`;
 
-function scan(format: StreamFormat, events: string[]): { total: number; done: boolean; texts: string[] } {
+const utf8 = new TextDecoder();
+
+/** `fromBytes`: pieces without escapes go to a byte counter (`bytePieces`), as the gateway's relay counts them. */
+function scan(format: StreamFormat, events: string[], fromBytes = false): { total: number; done: boolean; texts: string[]; bytePieces: string[] } {
   const texts: string[] = [];
-  const scanner = new EventTextScanner(format, (text) => {
-    texts.push(text);
+  const bytePieces: string[] = [];
+  const countUtf8 = (bytes: Uint8Array, from: number, to: number): number => {
+    const text = utf8.decode(bytes.subarray(from, to));
+    bytePieces.push(text);
     return countChars(text);
-  });
+  };
+  const scanner = new EventTextScanner(
+    format,
+    (text) => {
+      texts.push(text);
+      return countChars(text);
+    },
+    fromBytes ? countUtf8 : undefined,
+  );
   let total = 0;
   for (const event of events) total += scanner.tokensIn(encoder.encode(event));
-  return { total, done: scanner.sawDone, texts };
+  return { total, done: scanner.sawDone, texts, bytePieces };
 }
 
 describe('EventTextScanner', () => {
@@ -102,6 +115,17 @@ describe('EventTextScanner', () => {
         events.push(random() < 0.1 ? `data: {"raw":"${text}"}\n\n` : openAI(text));
       }
       expect(scan('openai', events).total).toBe(parsedTotal('openai', events.join('')));
+      expect(scan('openai', events, true).total).toBe(parsedTotal('openai', events.join('')));
     }
+  });
+
+  it('counts pieces without escapes from their bytes (no string made), escaped ones from their parsed text', () => {
+    const pieces = ['Hello', ' wörld', ' "q"', ' back\\slash', ' 🙂', '', ' end'];
+    const events = pieces.map((p) => openAI(p));
+    const { total, texts, bytePieces } = scan('openai', events, true);
+    expect(total).toBe(parsedTotal('openai', events.join('')));
+    // The first event is parsed (it teaches the template); after it, only escaped literals make a string.
+    expect(texts).toEqual(['Hello', ' "q"', ' back\\slash']);
+    expect(bytePieces).toEqual([' wörld', ' 🙂', ' end']);
   });
 });

@@ -74,6 +74,8 @@ export class EventTextScanner {
   constructor(
     private readonly format: StreamFormat,
     private readonly countTokens: (text: string) => number,
+    /** Counts a piece from its UTF-8 bytes (no escapes in them), sparing its string; absent: decoded and `countTokens`. */
+    private readonly countUtf8?: (bytes: Uint8Array, from: number, to: number) => number,
   ) {}
 
   /** Completion tokens in `bytes` (whole events, each ending in a blank line). */
@@ -87,22 +89,26 @@ export class EventTextScanner {
       if (end - start > 5 && bytes[start] === 0x64 && bytes[start + 1] === 0x61 && bytes[start + 2] === 0x74 && bytes[start + 3] === 0x61 && bytes[start + 4] === 0x3a) {
         const from = start + (bytes[start + 5] === 0x20 ? 6 : 5);
         if (end - from === DONE.length && sameBytes(bytes, from, DONE)) this.sawDone = true;
-        else {
-          const text = this.textAt(bytes, from, end);
-          if (text !== '') tokens += this.countTokens(text);
-        }
+        else tokens += this.tokensAt(bytes, from, end);
       }
       start = end + 1;
     }
     return tokens;
   }
 
-  private textAt(bytes: Uint8Array, from: number, end: number): string {
+  /** Tokens of one `data:` payload, `bytes[from, end)`. */
+  private tokensAt(bytes: Uint8Array, from: number, end: number): number {
     const t = this.template;
     if (t !== undefined && end - from >= t.head.length + t.tail.length && sameBytes(bytes, from, t.head) && sameBytes(bytes, end - t.tail.length, t.tail)) {
-      const literal = this.literal(bytes, from + t.head.length, end - t.tail.length);
-      if (literal !== undefined) return literal;
+      const tokens = this.literalTokens(bytes, from + t.head.length, end - t.tail.length);
+      if (tokens !== undefined) return tokens;
     }
+    const text = this.parsedText(bytes, from, end);
+    return text === '' ? 0 : this.countTokens(text);
+  }
+
+  /** The text of a payload that does not fit the template, parsed (and learnt from). */
+  private parsedText(bytes: Uint8Array, from: number, end: number): string {
     let value: unknown;
     try {
       value = JSON.parse(decoder.decode(bytes.subarray(from, end)));
@@ -114,8 +120,8 @@ export class EventTextScanner {
     return text;
   }
 
-  /** The string between the template's quotes when it is one valid JSON string literal's content; else undefined. */
-  private literal(bytes: Uint8Array, from: number, to: number): string | undefined {
+  /** Tokens of the text between the template's quotes when it is one valid JSON string literal's content; else undefined. */
+  private literalTokens(bytes: Uint8Array, from: number, to: number): number | undefined {
     let escaped = false;
     let quoted = false;
     let ascii = true;
@@ -126,13 +132,18 @@ export class EventTextScanner {
       else if (b === QUOTE) quoted = true;
       else if (b >= 0x80) ascii = false;
     }
+    // Without escapes, any quote is a bare one; with them, JSON.parse judges (a bare quote fails it).
+    if (!escaped && quoted) return undefined;
+    if (from === to) return 0;
+    // Without escapes the bytes are the text's UTF-8: counted from them, no string made.
+    if (!escaped && this.countUtf8 !== undefined) return this.countUtf8(bytes, from, to);
     // A streamed piece is mostly a few ASCII bytes: built in JS, without a view and a decoder call per event.
     const raw = ascii && to - from <= SHORT_ASCII_BYTES ? asciiString(bytes, from, to) : decoder.decode(bytes.subarray(from, to));
-    // Without escapes, any quote is a bare one; with them, JSON.parse judges (a bare quote fails it).
-    if (!escaped) return quoted ? undefined : raw;
+    if (!escaped) return this.countTokens(raw);
     try {
       const value: unknown = JSON.parse(`"${raw}"`);
-      return typeof value === 'string' ? value : undefined;
+      if (typeof value !== 'string') return undefined;
+      return value === '' ? 0 : this.countTokens(value);
     } catch {
       return undefined;
     }

@@ -10,6 +10,7 @@ import type { TokenCounter } from '../../../../shared/src/llm/token-counter.js';
 import type { AuthContext } from '../auth/index.js';
 import type { GatewayMetrics, LlmUpstream, LlmUpstreamResponse, RateLimiter } from '../ports/index.js';
 import { isNotAccepted } from '../routing/upstream-errors.js';
+import { countPiece, countPieceBytes } from './piece-count.js';
 import { SseRelay, type StreamFormat } from './sse-relay.js';
 import type { LlmRouter, NodeLease } from './llm-router.js';
 import { CompletionMeter, tokenLimitError } from './token-budget.js';
@@ -112,26 +113,6 @@ function completionTokensOf(format: StreamFormat, body: Uint8Array, counter: Tok
   return typeof text === 'string' ? counter.count(text) : 0;
 }
 
-/**
- * Streamed pieces are mostly a token or two, and the same few thousand strings recur: their counts are
- * remembered (by counter, bounded), sparing the tokenizer's regex and merges on most events.
- */
-const MEMO_MAX_CHARS = 32;
-const MEMO_MAX_ENTRIES = 8192;
-const memos = new WeakMap<TokenCounter, Map<string, number>>();
-
-function countPiece(counter: TokenCounter, text: string): number {
-  if (text.length > MEMO_MAX_CHARS) return counter.count(text);
-  let memo = memos.get(counter);
-  if (memo === undefined) memos.set(counter, (memo = new Map()));
-  let count = memo.get(text);
-  if (count === undefined) {
-    count = counter.count(text);
-    if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
-    memo.set(text, count);
-  }
-  return count;
-}
 
 const noop = (): void => undefined;
 
@@ -216,6 +197,7 @@ export async function forwardLlm(deps: LlmForwardDeps, request: LlmForwardReques
   const relay = new SseRelay({
     format: request.format,
     countTokens: (text) => countPiece(deps.counter, text),
+    countUtf8: (bytes, from, to) => countPieceBytes(deps.counter, bytes, from, to),
     meter,
     overBudgetError: (retryAfterMs) => tokenLimitError(auth, model, meter.total, retryAfterMs),
     abortUpstream,

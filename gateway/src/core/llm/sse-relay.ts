@@ -26,6 +26,8 @@ export const MAX_PARTIAL_EVENT_BYTES = 1024 * 1024;
 export interface SseRelayOptions {
   readonly format: StreamFormat;
   readonly countTokens: (text: string) => number;
+  /** Counts a piece from its UTF-8 bytes (event-text-scanner.ts); absent: its string is made and counted. */
+  readonly countUtf8?: (bytes: Uint8Array, from: number, to: number) => number;
   readonly meter: CompletionMeter;
   /** The error event a refused charge ends the stream with. */
   readonly overBudgetError: (retryAfterMs: number) => OpenAIApiError;
@@ -72,7 +74,7 @@ export class SseRelay {
   private afterFirstWrite: (() => void) | undefined;
 
   constructor(private readonly options: SseRelayOptions) {
-    this.scanner = new EventTextScanner(options.format, options.countTokens);
+    this.scanner = new EventTextScanner(options.format, options.countTokens, options.countUtf8);
     this.afterFirstWrite = options.afterFirstWrite;
   }
 
@@ -166,13 +168,16 @@ export class SseRelay {
 
   private charge(): void {
     this.charging = true;
-    this.options.meter
-      .settle()
-      .then((allowed) => {
-        if (!allowed) this.refused = true;
-      }, () => undefined)
-      .finally(() => {
-        this.charging = false;
-      });
+    this.options.meter.settle().then(this.charged, this.chargeFailed);
   }
+
+  // Made once per stream, not per charge: a charge costs the meter's promise and one `then`.
+  private readonly charged = (allowed: boolean): void => {
+    this.charging = false;
+    if (!allowed) this.refused = true;
+  };
+
+  private readonly chargeFailed = (): void => {
+    this.charging = false;
+  };
 }

@@ -90,6 +90,9 @@ export class CompletionMeter {
   total = 0;
   /** Set when a charge was refused: the wait the limiter gave. */
   refusedRetryMs: number | undefined;
+  /** The request's bucket and its key, made once per stream rather than per charge (its tier is the request's). */
+  private readonly limits: RateLimits | undefined;
+  private readonly key: string;
 
   constructor(
     private readonly limiter: RateLimiter,
@@ -97,7 +100,10 @@ export class CompletionMeter {
     private readonly auth: AuthContext,
     private readonly model: string,
     private readonly chargeEvery = DEFAULT_CHARGE_EVERY,
-  ) {}
+  ) {
+    this.limits = bucketOf(auth.tier);
+    this.key = bucketKey(auth);
+  }
 
   /** Whether the pending tokens are due for a charge (call `settle` then). */
   add(tokens: number): boolean {
@@ -112,9 +118,9 @@ export class CompletionMeter {
     if (tokens === 0) return true;
     this.pending = 0;
     this.metrics.llmTokens?.(this.auth.tenant.id, this.model, 'out', tokens);
-    const limits = bucketOf(this.auth.tier);
+    const limits = this.limits;
     if (limits === undefined) return true;
-    const decision = await this.limiter.take(bucketKey(this.auth), Math.min(tokens, limits.elementsBurst), limits);
+    const decision = await this.limiter.take(this.key, Math.min(tokens, limits.elementsBurst), limits);
     if (decision.allowed) return true;
     this.metrics.rateLimited(this.auth.tenant.id, this.auth.tier.name);
     this.refusedRetryMs = decision.retryAfterMs;
