@@ -179,6 +179,83 @@ describe('tensor bytes through the gateway, untouched (redis + node + gateway)',
     );
   }, 120_000);
 
+  /** One binary HTTP infer of `c` with `id`; the answer's whole body and the headers that frame it. */
+  async function inferRaw(c: Case, id: string, noStore: boolean): Promise<{ body: Uint8Array; headerLength: string | null; contentLength: string | null; cache: string | null }> {
+    const model = echoModel(c.datatype);
+    const encoded = encodeInferRequestBody(
+      { id, modelName: model, inputs: [{ name: 'INPUT0', datatype: c.datatype as Datatype, shape: [...c.shape], data: c.bytes }], parameters: {} },
+      { binaryInputs: true, binaryDataOutput: true },
+    );
+    const response = await fetch(`${gateway.url}/v2/models/${model}/infer`, {
+      method: 'POST',
+      headers: { ...encoded.headers, authorization: `Bearer ${KEY}`, ...(noStore ? { 'cache-control': 'no-store' } : {}) },
+      body: encoded.body,
+    });
+    const body = new Uint8Array(await response.arrayBuffer());
+    if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${new TextDecoder().decode(body)}`);
+    return { body, headerLength: response.headers.get(INFER_HEADER_LENGTH), contentLength: response.headers.get('content-length'), cache: response.headers.get('x-cache') };
+  }
+
+  // The whole HTTP answer byte for byte, written here from the case alone: the JSON header (the id, the
+  // datatype, the shape, binary_data_size), Inference-Header-Content-Length, then the model's bytes. A
+  // no-store miss is framed once with the client's id (encoded-on-read.ts's answerWithId); a stored miss
+  // puts the id into the stored id-less body; a hit reads the stored entry back under another id.
+  it('frames binary answers exactly: header, lengths and bytes, on a no-store miss, a stored miss and the entry read back', async () => {
+    const frame = (c: Case, id: string): Uint8Array => {
+      const header =
+        (id === '' ? '{' : `{"id":${JSON.stringify(id)},`) +
+        `"model_name":"${echoModel(c.datatype)}","model_version":"1","outputs":[{"name":"OUTPUT0","datatype":"${c.datatype}",` +
+        `"shape":[${c.shape[0]},${c.shape[1]}],"parameters":{"binary_data_size":${c.bytes.length}}}]}`;
+      return Buffer.concat([Buffer.from(header, 'utf8'), c.bytes]);
+    };
+    const check = (answer: Awaited<ReturnType<typeof inferRaw>>, c: Case, id: string): void => {
+      const expected = frame(c, id);
+      expect(Buffer.from(answer.body).toString('hex')).toBe(Buffer.from(expected).toString('hex'));
+      expect(answer.headerLength).toBe(String(expected.length - c.bytes.length));
+      expect(answer.contentLength).toBe(String(expected.length));
+    };
+    await fc.assert(
+      fc.asyncProperty(caseArb, fc.string({ unit: 'grapheme', maxLength: 10 }), async (c, otherId) => {
+        const bypass = await inferRaw(c, c.id, true);
+        expect(bypass.cache).toBe('BYPASS');
+        check(bypass, c, c.id);
+        // Stored (a MISS, or a HIT when an earlier case sent the same tensor), then read back under another id.
+        const stored = await inferRaw(c, c.id, false);
+        expect(['MISS', 'HIT']).toContain(stored.cache);
+        check(stored, c, c.id);
+        const hit = await inferRaw(c, otherId, false);
+        expect(hit.cache).toBe('HIT');
+        check(hit, c, otherId);
+      }),
+      { numRuns: 40 },
+    );
+  }, 120_000);
+
+  // A client that asked for JSON still gets its values decoded element by element, 64-bit integers
+  // past 2^53 exact (JSON.parse would round them: read as text).
+  it('answers JSON when the client asked for it, INT64 beyond 2^53 exact, miss and hit', async () => {
+    const values = [2n ** 53n + 1n, -(2n ** 63n), 2n ** 63n - 1n];
+    const bytes = new Uint8Array(BigInt64Array.from(values).buffer);
+    const encoded = encodeInferRequestBody(
+      { id: 'json-int64', modelName: echoModel('INT64'), inputs: [{ name: 'INPUT0', datatype: 'INT64', shape: [1, 3], data: bytes }], parameters: {} },
+      { binaryInputs: true, binaryDataOutput: false },
+    );
+    for (const cache of ['BYPASS', 'MISS', 'HIT']) {
+      const response = await fetch(`${gateway.url}/v2/models/${echoModel('INT64')}/infer`, {
+        method: 'POST',
+        headers: { ...encoded.headers, authorization: `Bearer ${KEY}`, ...(cache === 'BYPASS' ? { 'cache-control': 'no-store' } : {}) },
+        body: encoded.body,
+      });
+      const text = await response.text();
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-cache')).toBe(cache);
+      expect(response.headers.get(INFER_HEADER_LENGTH)).toBeNull();
+      expect(text).toBe(
+        `{"id":"json-int64","model_name":"${echoModel('INT64')}","model_version":"1","outputs":[{"name":"OUTPUT0","datatype":"INT64","shape":[1,3],"data":[${values.join(',')}]}]}`,
+      );
+    }
+  }, 60_000);
+
   it('takes JSON requests too: values encoded once on the way in come back as the same bytes, miss and hit, and by gRPC', async () => {
     const jsonCase = fc.oneof(
       fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { minLength: 1, maxLength: 6 }).map((v) => ({ datatype: 'INT32' as const, values: v as (number | string)[], bytes: new Uint8Array(Int32Array.from(v as number[]).buffer) })),

@@ -13,7 +13,8 @@
  * A bundle dir is an `npm run build` output (dist/). bin/launch.js runs a bundle only when no source
  * of this checkout is newer than it, else it silently runs these sources: the run stops when either
  * side would not run its bundle (build the older side last). `sat`: rates near one core's capacity
- * (2,000 hits/s, 600 misses/s asked); `rate`: 150 req/s and one request at a time (with latency).
+ * (2,000 hits/s, 600 misses/s asked); `rate`: 150 req/s and one request at a time (with latency);
+ * `rate-4k`: HTTP misses at 150 req/s of `simple` and of a 4 KB FP32 tensor each way, in the same round.
  * Ports: BENCH_PORT_BASE + 100 (A) and + 200 (B); default base 42000.
  */
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
@@ -24,15 +25,22 @@ import { createHttpInferClient } from '../lib/clients/http-client.js';
 import type { InferClient } from '../lib/clients/infer-client.js';
 import { median } from '../lib/sampling/percentiles.js';
 import { idleShare, lessIdle, ratePoint, soloPoint, type MeasuredPoint } from './gateway-per-core-points.js';
-import { pinSelf, startPerCoreStack, SIMPLE_REQUEST, type PerCoreStack } from './gateway-per-core-stack.js';
+import { FP32_4K, FP32_ELEMENTS, pinSelf, startPerCoreStack, SIMPLE_REQUEST, type PerCoreStack } from './gateway-per-core-stack.js';
+import type { InferRequest } from '../../../shared/src/tensors/index.js';
 
-const MODE = process.env.AB_MODE === 'rate' ? 'rate' : 'sat';
+const MODE = process.env.AB_MODE === 'rate' || process.env.AB_MODE === 'rate-4k' ? process.env.AB_MODE : 'sat';
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);
 const TIMING = { warmupS: 1, durationS: Number(process.env.AB_S ?? 5) };
 const BASE = Number(process.env.BENCH_PORT_BASE ?? 42000);
 const log = (message: string): void => void process.stderr.write(`${message}\n`);
 
 const request = SIMPLE_REQUEST;
+const FP32_REQUEST: InferRequest = {
+  id: '',
+  modelName: FP32_4K,
+  inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, FP32_ELEMENTS], data: new Uint8Array(Float32Array.from({ length: FP32_ELEMENTS }, (_, i) => i / 7).buffer) }],
+  parameters: {},
+};
 
 interface Side {
   readonly label: 'A' | 'B';
@@ -77,6 +85,12 @@ function points(side: Side): [string, () => Promise<MeasuredPoint>][] {
   const w = stack.gateway;
   const at = (label: string, client: InferClient, rate: number): [string, () => Promise<MeasuredPoint>] => [label, () => ratePoint(label, () => client.infer(request), rate, w, TIMING)];
   const solo = (label: string, client: InferClient): [string, () => Promise<MeasuredPoint>] => [label, () => soloPoint(label, () => client.infer(request), w, TIMING)];
+  if (MODE === 'rate-4k') {
+    return [
+      ['miss 150/s HTTP simple', () => ratePoint('miss 150/s HTTP simple', () => c.miss.infer(request), 150, w, TIMING)],
+      ['miss 150/s HTTP 4 KB FP32', () => ratePoint('miss 150/s HTTP 4 KB FP32', () => c.miss.infer(FP32_REQUEST), 150, w, TIMING)],
+    ];
+  }
   if (MODE === 'sat') {
     return [at('hit 2000/s HTTP', c.hit, 2000), at('hit 2000/s gRPC', c.grpcHit, 2000), at('miss 600/s HTTP', c.miss, 600), at('miss 600/s gRPC', c.grpcMiss, 600)];
   }
@@ -122,6 +136,13 @@ function table(samples: readonly Sample[]): string {
     };
     const r = (side: 'A' | 'B'): string => `${median(ratios(side)).toFixed(2)} (${ratios(side).map((v) => v.toFixed(2)).join(', ')})`;
     lines.push(`| ${name.replace(/ gRPC$/, '')} | ${r('A')} | ${r('B')} |`);
+  }
+  // The 4 KB tensor's extra cost over `simple`, paired within each round (rate-4k).
+  const [simple, fp32] = ['miss 150/s HTTP simple', 'miss 150/s HTTP 4 KB FP32'];
+  if (names.includes(simple) && names.includes(fp32)) {
+    const extra = (side: 'A' | 'B'): number[] => of(side, fp32).map((v, i) => v - of(side, simple)[i]!);
+    const r = (side: 'A' | 'B'): string => `${median(extra(side)).toFixed(0)} (${extra(side).map((v) => v.toFixed(0)).join(', ')})`;
+    lines.push('', '| 4 KB FP32 minus simple per round, µs (median) | A | B |', '| --- | --- | --- |', `| miss 150/s HTTP | ${r('A')} | ${r('B')} |`);
   }
   return lines.join('\n');
 }

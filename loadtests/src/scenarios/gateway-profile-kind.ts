@@ -2,7 +2,8 @@
  * One gateway bundle under one kind of request only, for a CPU profile of that kind: the per-core stack
  * (gateway-per-core-stack.ts: gateway on core 0, Redis, node and this load generator on core 1), then
  * `simple` at PROFILE_RATE req/s for PROFILE_S seconds, of PROFILE_KIND = grpc-hit | http-hit |
- * grpc-miss | http-miss (a miss sends `cache-control: no-store`).
+ * grpc-miss | http-miss (a miss sends `cache-control: no-store`); PROFILE_MODEL=fp32 sends a 4 KB FP32
+ * tensor each way (identity_fp32) instead.
  *
  *   BENCH_GATEWAY_CPU_PROF=<dir> [TESSERA_BUNDLE_DIR=<bundle>] PROFILE_KIND=grpc-hit PROFILE_RATE=1000 \
  *     node --import tsx loadtests/src/scenarios/gateway-profile-kind.ts
@@ -15,7 +16,8 @@ import { join } from 'node:path';
 import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import { ratePoint } from './gateway-per-core-points.js';
-import { pinSelf, SIMPLE_REQUEST, startPerCoreStack } from './gateway-per-core-stack.js';
+import type { InferRequest } from '../../../shared/src/tensors/index.js';
+import { FP32_4K, FP32_ELEMENTS, pinSelf, SIMPLE_REQUEST, startPerCoreStack } from './gateway-per-core-stack.js';
 
 const KINDS = ['grpc-hit', 'http-hit', 'grpc-miss', 'http-miss'] as const;
 const kind = (process.env.PROFILE_KIND ?? 'grpc-hit') as (typeof KINDS)[number];
@@ -23,7 +25,13 @@ if (!KINDS.includes(kind)) throw new Error(`PROFILE_KIND must be one of ${KINDS.
 const seconds = Number(process.env.PROFILE_S ?? 10);
 const rate = Number(process.env.PROFILE_RATE ?? 1000);
 const log = (message: string): void => void process.stderr.write(`${message}\n`);
-const request = SIMPLE_REQUEST;
+const FP32_REQUEST: InferRequest = {
+  id: '',
+  modelName: FP32_4K,
+  inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, FP32_ELEMENTS], data: new Uint8Array(Float32Array.from({ length: FP32_ELEMENTS }, (_, i) => i / 7).buffer) }],
+  parameters: {},
+};
+const request = process.env.PROFILE_MODEL === 'fp32' ? FP32_REQUEST : SIMPLE_REQUEST;
 
 pinSelf(1);
 const work = await mkdtemp(join(tmpdir(), 'gateway-profile-'));

@@ -15,6 +15,17 @@ export interface ResponseEncodingOptions {
   readonly outputBinary?: ReadonlyMap<string, boolean>;
 }
 
+/** How one answer is framed beyond what the client chose. */
+export interface AnswerFraming {
+  /** Written as the answer's id in place of `response.id` (the client's request id; '' writes none). */
+  readonly id?: string;
+  /**
+   * The outputs were checked against their datatypes and shapes when they were decoded (the node's
+   * answer, inferResponseFromProto, recorded by rememberReceivedResponse): not walked a second time.
+   */
+  readonly checked?: boolean;
+}
+
 export interface EncodedHttpBody {
   readonly body: Uint8Array;
   /** Content-Type, plus Inference-Header-Content-Length when binary sections follow the JSON. */
@@ -65,8 +76,8 @@ export interface EncodedHttpParts {
  * Throws INVALID_ARG when an output the client wants as JSON is FP16/BF16, and INTERNAL when an output
  * tensor's data does not match its own shape (a backend bug, not the client's).
  */
-export function encodeInferResponse(response: InferResponse, options: ResponseEncodingOptions): EncodedHttpBody {
-  const parts = encodeInferResponseParts(response, options);
+export function encodeInferResponse(response: InferResponse, options: ResponseEncodingOptions, framing?: AnswerFraming): EncodedHttpBody {
+  const parts = encodeInferResponseParts(response, options, framing);
   return assembleBody(parts.jsonText, parts.sections);
 }
 
@@ -74,11 +85,13 @@ export function encodeInferResponse(response: InferResponse, options: ResponseEn
  * encodeInferResponse without joining the parts: a server that can write several buffers in one go
  * sends the outputs' own bytes instead of a copy of them. The sections must not change until written.
  */
-export function encodeInferResponseParts(response: InferResponse, options: ResponseEncodingOptions): EncodedHttpParts {
+export function encodeInferResponseParts(response: InferResponse, options: ResponseEncodingOptions, framing?: AnswerFraming): EncodedHttpParts {
   // The JSON text is written directly (the same text writeJson gives for the response object, with
   // the same key order): this runs once per answer, and building the object first cost twice as much.
   const sections: Uint8Array[] = [];
-  let text = response.id !== '' ? `{"id":${JSON.stringify(response.id)},` : '{';
+  const id = framing?.id ?? response.id;
+  const checked = framing?.checked === true;
+  let text = id !== '' ? `{"id":${JSON.stringify(id)},` : '{';
   text += `"model_name":${JSON.stringify(response.modelName)},"model_version":${JSON.stringify(String(response.modelVersion))}`;
   const parameters = response.parameters;
   if (parameters !== undefined && Object.keys(parameters).length > 0) text += `,"parameters":${writeJson(parameters)}`;
@@ -86,10 +99,12 @@ export function encodeInferResponseParts(response: InferResponse, options: Respo
   const outputs = response.outputs;
   for (let i = 0; i < outputs.length; i++) {
     const tensor = outputs[i]!;
-    try {
-      validateTensorData(tensor, `output '${tensor.name}' of model '${response.modelName}'`);
-    } catch (err) {
-      throw TesseraError.internal(`inconsistent inference output: ${(err as Error).message}`, err);
+    if (!checked) {
+      try {
+        validateTensorData(tensor, `output '${tensor.name}' of model '${response.modelName}'`);
+      } catch (err) {
+        throw TesseraError.internal(`inconsistent inference output: ${(err as Error).message}`, err);
+      }
     }
     const binary = options.outputBinary?.get(tensor.name) ?? options.binaryOutputDefault;
     text += `${i > 0 ? ',' : ''}{"name":${JSON.stringify(tensor.name)},"datatype":${JSON.stringify(tensor.datatype)},"shape":${shapeJson(tensor.shape)}`;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeInferResponse } from '../../../../shared/src/kserve/index.js';
 import { silentLogger } from '../../../../shared/src/logging/index.js';
 import type { InferResponse } from '../../../../shared/src/tensors/index.js';
-import { createCacheLayer } from '../cache/index.js';
+import { createCacheLayer, withResponseId } from '../cache/index.js';
 import type { CachedResponse, ResponseCache, StoredResponse } from '../ports/index.js';
 import { EncodedOnRead } from './encoded-on-read.js';
 
@@ -64,5 +64,21 @@ describe('EncodedOnRead', () => {
     expect(miss.status).toBe('MISS');
     expect(produced[2]!.wasEncoded).toBe(true);
     expect(Buffer.from(store.entries.get('k')!.body).toString('hex')).toBe(Buffer.from(miss.body).toString('hex'));
+  });
+
+  // An HTTP answer not kept by the cache is framed once with the client's id: not framed without it
+  // and copied whole to put the id in (withResponseId), which is what the answer must equal.
+  it('frames an unread answer once with the client id, the bytes withResponseId gives; defers to it once the body was read', () => {
+    for (const id of ['', 'req-1', 'é"\\\n']) {
+      const answer = new EncodedOnRead(response, options, 1);
+      const framed = answer.answerWithId(id);
+      expect(answer.wasEncoded).toBe(false);
+      const expected = withResponseId(encodeInferResponse(response, options), id);
+      expect(Buffer.from(framed!.body).toString('hex')).toBe(Buffer.from(expected.body).toString('hex'));
+      expect(framed!.headers).toEqual(expected.headers);
+    }
+    const read = new EncodedOnRead(response, options, 1);
+    void read.body;
+    expect(read.answerWithId('req-1')).toBeUndefined();
   });
 });

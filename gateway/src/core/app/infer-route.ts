@@ -112,6 +112,8 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
       : { onResponse: exchange.onResponse, streamDeadline: requestDeadline(headers, now(), DECOUPLED_STREAM_TIMEOUT_MS) };
   // This request's own upstream answer (a hit or a coalesced wait leaves it unset): HttpAnswer.inferResponse.
   let producedResponse: InferResponse | undefined;
+  // Its answer as produced: framed with the client's id when nothing else read its body (answerWithId).
+  let producedAnswer: EncodedOnRead | undefined;
   // The admission and upstream spans hang under `parent`: the cache span when the cache runs.
   const produceUnder = (parent: TraceContext | undefined) => async (request: InferRequest, upstreamSignal: CancelSignal): Promise<AnsweredResponse> => {
     const result = await dispatcher.dispatch(
@@ -119,7 +121,8 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
       { tenantId: auth.tenant.id, tenantScope: scope, tier: auth.tier, deadline, signal: upstreamSignal, headers, trace: { tracer, parent }, ...streamed },
     );
     producedResponse = result.response;
-    return new EncodedOnRead(result.response, { binaryOutputDefault: decoded.binaryOutputDefault, outputBinary: decoded.outputBinary }, result.computeUs ?? 0);
+    producedAnswer = new EncodedOnRead(result.response, { binaryOutputDefault: decoded.binaryOutputDefault, outputBinary: decoded.outputBinary }, result.computeUs ?? 0);
+    return producedAnswer;
   };
   const runCache = (parent: TraceContext | undefined): Promise<CacheRunResult> =>
     deps.cache!.run({
@@ -155,6 +158,11 @@ export async function runInfer(deps: InferRouteDeps, exchange: InferExchange, mo
   const inferResponse = cached.status === 'HIT' ? undefined : producedResponse;
   // A front door that writes its own answer from the response (gRPC) reads no body: one not stored is never encoded.
   if (exchange.answersFromResponse === true && inferResponse !== undefined) return { status: 200, headers: { 'x-cache': cached.status }, body: null, inferResponse };
+  const framed = inferResponse === undefined ? undefined : producedAnswer?.answerWithId(decoded.request.id);
+  if (framed !== undefined) {
+    framed.headers['x-cache'] = cached.status;
+    return { status: 200, headers: framed.headers, body: framed.body, inferResponse };
+  }
   const result = withResponseId(cached, decoded.request.id);
   // One copy of the entry's headers (it is shared with the cache), with x-cache and Age on it.
   const answerHeaders: Record<string, string> = { ...result.headers, 'x-cache': cached.status };
