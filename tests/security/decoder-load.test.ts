@@ -98,5 +98,7 @@ describe('onnxruntime_llm refuses broken models at load', () => {
     expect((await loadError({ parameters: { decode_run_rows: '-1' } })).message).toMatch(/'decode_run_rows' must be an integer >= 0.*'-1'/);
     expect((await loadError({ parameters: { decode_run_rows: 'half' } })).message).toMatch(/'decode_run_rows' must be an integer >= 0.*'half'/);
     expect((await loadError({ parameters: { decode_run_rows: '1'.repeat(30) } })).message).toMatch(/'decode_run_rows' must be an integer >= 0/);
+    expect((await loadError({ parameters: { busy_prefill_group_tokens: '0' } })).message).toMatch(/'busy_prefill_group_tokens' must be an integer >= 1/);
+    expect((await loadError({ parameters: { busy_prefill_group_tokens: 'few' } })).message).toMatch(/'busy_prefill_group_tokens' must be an integer >= 1/);
   });
 });

@@ -28,6 +28,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchDecoderFiles } from '../../../gpu-node/src/example-models/bench-decoder.js';
 import { tinyDecoderFiles, type TinyDecoderConfigOptions } from '../../../gpu-node/src/example-models/tiny-decoder.js';
+import { DEFAULT_BUSY_PREFILL_TOKENS } from '../../../gpu-node/src/backends/onnxruntime-llm/prefill-cap.js';
 import { renderLineChart } from '../lib/charts/svg-chart.js';
 import type { BenchOptions } from '../lib/options/bench-options.js';
 import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/output/results-files.js';
@@ -162,11 +163,15 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
   const RESULTS_DIR = join(options.outRoot ?? DEFAULT_RESULTS_ROOT, localDate(new Date()), CONTINUOUS);
   const ONE_AT_A_TIME = `${CONTINUOUS}_seq1`;
   const ARRIVAL = `${CONTINUOUS}_arrival`;
+  // The whole-request baselines prefill a batch of 32 as the engine did before busy_prefill_group_tokens (grouped
+  // up to busy_prefill_tokens), on a twin: the cap that shortens a newcomer's wait must not slow the baseline.
+  const WHOLE = `${CONTINUOUS}_whole`;
   const concurrencies = options.concurrencies ?? (options.quick ? [1, 8, 32] : [1, 2, 4, 8, 16, 32]);
   const repo = await mkdtemp(join(tmpdir(), 'tessera-llm-bench-'));
   await writeModel(repo, files, CONTINUOUS, 32);
   await writeModel(repo, files, ONE_AT_A_TIME, 1);
   await writeModel(repo, files, ARRIVAL, 32, { prefill_order: 'arrival' });
+  await writeModel(repo, files, WHOLE, 32, { busy_prefill_group_tokens: String(DEFAULT_BUSY_PREFILL_TOKENS) });
 
   const anchorBefore = await runProbe('anchor', join(repo, CONTINUOUS));
   const node = await launchNode({ modelRepository: repo });
@@ -176,14 +181,15 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
     await waitForModelReady(node.httpBase, CONTINUOUS);
     await waitForModelReady(node.httpBase, ONE_AT_A_TIME);
     await waitForModelReady(node.httpBase, ARRIVAL);
+    await waitForModelReady(node.httpBase, WHOLE);
 
     const idleTtft = await measure(node, 'ttft probes, idle node', 1, options, (until) => probes(node.httpBase, CONTINUOUS, until, 7, PROBE_GAP_MS));
     const curve: Measured[] = [];
     for (const c of concurrencies) curve.push(await measure(node, 'continuous batching', c, options, (until) => closedLoop(node.httpBase, CONTINUOUS, c, until, c)));
     const top = Math.max(...concurrencies);
     const oneAtATime = await measure(node, 'one sequence at a time', top, options, (until) => closedLoop(node.httpBase, ONE_AT_A_TIME, top, until, top));
-    const wholeRequestStatic = await measureWholeBatches(node, CONTINUOUS, 'whole-request batches, static (rows kept to the longest)', top, options, 'static');
-    const wholeRequestShrinking = await measureWholeBatches(node, CONTINUOUS, 'whole-request batches, shrinking (finished rows leave)', top, options, 'shrinking');
+    const wholeRequestStatic = await measureWholeBatches(node, WHOLE, 'whole-request batches, static (rows kept to the longest)', top, options, 'static');
+    const wholeRequestShrinking = await measureWholeBatches(node, WHOLE, 'whole-request batches, shrinking (finished rows leave)', top, options, 'shrinking');
     // TTFT with long generations in flight: 31 streams of 256 tokens, and short probes beside them. The
     // streams start together, so they end and restart in waves of 31 arrivals (the target's figure); a
     // second window staggers their first lengths so restarts spread out (no waves), reported beside it.

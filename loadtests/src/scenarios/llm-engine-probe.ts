@@ -358,6 +358,9 @@ async function wave(): Promise<object> {
     members.push(...(await Promise.all(wave)));
     roundsS.push((performance.now() - start) / 1000);
   }
+  // The wave members' prefill runs as the engine saw them: a request landing during a wave waits for the run in flight.
+  const stats = await instance.engineStats();
+  const memberRuns = stats.recentFirstTokens.filter((t) => t.maxTokens === 64);
   await instance.close();
   const idleP = percentiles(idle);
   const probeP = percentiles(probe);
@@ -368,6 +371,11 @@ async function wave(): Promise<object> {
     waveMemberMs: percentiles(members),
     // 31 × 64 + 8 tokens per round.
     tokensPerSecond: (rounds * (31 * 64 + 8)) / roundsS.reduce((a, b) => a + b, 0),
+    prefillRuns: stats.prefillRuns,
+    paddedTokensPerPrefillRun: stats.prefillPaddedTokens / Math.max(1, stats.prefillRuns),
+    // Per member, its prefill run's padded tokens and (TESSERA_LLM_TRACE_CPU=1) the engine thread's CPU ms in it.
+    memberRunPaddedTokens: percentiles(memberRuns.map((t) => t.prefillPaddedTokens)),
+    memberRunCpuMs: percentiles(memberRuns.map((t) => t.prefillCpuMs).filter(Number.isFinite)),
   };
 }
 

@@ -18,6 +18,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { tinyDecoderFiles } from '../../../gpu-node/src/example-models/tiny-decoder.js';
+import { DEFAULT_BUSY_PREFILL_TOKENS } from '../../../gpu-node/src/backends/onnxruntime-llm/prefill-cap.js';
 import { perCoreSupport, pinProcess, readThreadCpu, threadCpuDelta } from '../lib/per-core/index.js';
 import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
 import { median } from '../lib/sampling/percentiles.js';
@@ -25,7 +26,9 @@ import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
 import { closedLoop, wholeRequestBatch, windowFigures, type StreamRecord } from './llm-stream-client.js';
 
 const STREAMS = 32;
-const SETUPS = { continuous: 'tiny_decoder', oneAtATime: 'tiny_decoder_seq1', static: 'tiny_decoder' } as const;
+// static runs on a twin grouped as before busy_prefill_group_tokens (llm-batching.ts says why); a build that predates
+// the parameter ignores it.
+const SETUPS = { continuous: 'tiny_decoder', oneAtATime: 'tiny_decoder_seq1', static: 'tiny_decoder_whole' } as const;
 type Setup = keyof typeof SETUPS;
 
 /** The setups to take in turns (LLM_SSE_AB_SETUPS), continuous first: every ratio is continuous over another. */
@@ -56,8 +59,8 @@ interface Window {
   readonly otherUs: number;
 }
 
-async function writeModel(repo: string, name: string, maxNumSeqs: number): Promise<void> {
-  for (const file of tinyDecoderFiles({ name, maxNumSeqs, kvCacheBytes: 128 * 1024 * 1024 })) {
+async function writeModel(repo: string, name: string, maxNumSeqs: number, parameters: Record<string, string> = {}): Promise<void> {
+  for (const file of tinyDecoderFiles({ name, maxNumSeqs, kvCacheBytes: 128 * 1024 * 1024, parameters })) {
     const path = join(repo, name, file.path);
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, file.contents);
@@ -106,6 +109,7 @@ async function main(): Promise<void> {
   try {
     await writeModel(repo, SETUPS.continuous, STREAMS);
     await writeModel(repo, SETUPS.oneAtATime, 1);
+    await writeModel(repo, SETUPS.static, STREAMS, { busy_prefill_group_tokens: String(DEFAULT_BUSY_PREFILL_TOKENS) });
     const setups = chosenSetups();
     for (const [build, dir] of [['A', aDir], ['B', bDir]] as const) {
       process.env.TESSERA_BUNDLE_DIR = dir;

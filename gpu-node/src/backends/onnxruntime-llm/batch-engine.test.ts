@@ -247,6 +247,27 @@ describe('BatchEngine order of work', () => {
     expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 4, prefillRuns: 5, prefillChunks: 2 });
   });
 
+  it('on a busy engine groups prompts only within busy_prefill_group_tokens, and still runs a prompt up to busy_prefill_tokens whole', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    const { engine, holding, release } = heldEngine(log, events, 16, undefined, { prefillOrder: 'arrival', busyPrefillTokens: 8, busyPrefillGroupTokens: 4 });
+    engine.add({ id: 1, promptIds: [1, 2, 3], params: { ...GREEDY, maxTokens: 8 }, priority: 0 });
+    await holding;
+    // Request 1 decodes: two prompts of 3 fit the busy run cap (6 <= 8), not the group cap (4): a run each.
+    engine.add({ id: 2, promptIds: [1, 2, 3], params: GREEDY, priority: 0 });
+    engine.add({ id: 3, promptIds: [3, 2, 1], params: GREEDY, priority: 0 });
+    // One prompt over the group cap but within the run cap: one run, not chunked.
+    engine.add({ id: 4, promptIds: [1, 1, 1, 1, 2, 2], params: GREEDY, priority: 0 });
+    // Two prompts of 2: 4 padded tokens, within the group cap: one run.
+    engine.add({ id: 5, promptIds: [2, 2], params: GREEDY, priority: 0 });
+    engine.add({ id: 6, promptIds: [1, 1], params: GREEDY, priority: 0 });
+    release();
+    await drain(engine);
+    expect(log.filter((l) => l.startsWith('prefill'))).toEqual(['prefill of 3', 'prefill of 3', 'prefill of 3', 'prefill of 6', 'prefill of 2 rows of 2']);
+    for (const id of [1, 2, 3, 4, 5, 6]) expect(events.filter((e) => e.id === id).reduce((n, e) => n + e.tokens, 0)).toBe(id === 1 ? 8 : 3);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 6, prefillRuns: 5, prefillChunks: 0 });
+  });
+
   it('prefills a prompt longer than the budget in chunks, with the running sequences decoded between them', async () => {
     const log: string[] = [];
     const events: SequenceEvent[] = [];

@@ -25,7 +25,7 @@ import { TextStream, type Detokenizer } from './text-stream.js';
 import { FirstTokenTracer, type ArrivalMark } from './first-token-trace.js';
 import { subRunRanges } from './decode-split.js';
 import { requestSize } from './request-size.js';
-import { prefillRunCap } from './prefill-cap.js';
+import { prefillGroupCap, prefillRunCap } from './prefill-cap.js';
 import { DecodeFeeds } from './decode-feeds.js';
 import type { AddRequest, DecoderRunner, EngineOptions, FinishReason, RunnerTensors, SequenceEvent } from './engine-api.js';
 
@@ -248,12 +248,14 @@ export class BatchEngine {
     let longest = 0;
     let taken = 0;
     // Decided once per group: whether anything but this group would wait for its run.
-    const cap = this.prefillCap(this.waiting.length > 1);
+    const busy = this.isBusy(this.waiting.length > 1);
+    const cap = this.prefillCap(busy);
+    const groupCap = prefillGroupCap(cap, this.options.busyPrefillGroupTokens, busy);
     for (;;) {
       const next = this.nextWaiting();
       if (next === undefined || !this.fits(next.reservedBytes)) break;
       const length = next.request.promptIds.length;
-      if (group.length > 0 && paddedTokens(group.length + 1, Math.max(longest, length)) > cap) break;
+      if (group.length > 0 && paddedTokens(group.length + 1, Math.max(longest, length)) > groupCap) break;
       if (group.length > 0 && !joinsGroup(group[0] as Sequence, next, this.policy)) break;
       this.waiting.splice(this.waiting.indexOf(next), 1);
       taken += 1;
@@ -285,7 +287,7 @@ export class BatchEngine {
       this.flush();
       return;
     }
-    const to = Math.min(ids.length, c.done + this.prefillCap(this.waiting.length > 0));
+    const to = Math.min(ids.length, c.done + this.prefillCap(this.isBusy(this.waiting.length > 0)));
     const feeds = chunkFeeds(ids, c.done, to);
     const empty = new Float32Array(0);
     const { pastNames, presentNames } = (this.buckets[0] as Bucket).cache;
@@ -348,10 +350,14 @@ export class BatchEngine {
     this.flush();
   }
 
-  /** The padded-token cap of the next prefill run (prefill-cap.ts): busy while sequences decode or `othersWait`. */
-  private prefillCap(othersWait: boolean): number {
-    const decoding = this.buckets.some((b) => b.rows.length > 0);
-    return prefillRunCap(this.options.maxBatchedTokens, this.options.busyPrefillTokens, decoding || othersWait);
+  /** Whether other work would wait for the next prefill run: sequences decoding, or `othersWait`. */
+  private isBusy(othersWait: boolean): boolean {
+    return othersWait || this.buckets.some((b) => b.rows.length > 0);
+  }
+
+  /** The padded-token cap of the next prefill run (prefill-cap.ts). */
+  private prefillCap(busy: boolean): number {
+    return prefillRunCap(this.options.maxBatchedTokens, this.options.busyPrefillTokens, busy);
   }
 
   /** A prefill run over `rows`; on failure each row ends with the error (sent) and undefined comes back. */

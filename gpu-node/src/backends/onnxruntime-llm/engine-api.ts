@@ -41,6 +41,8 @@ export interface EngineOptions {
   readonly maxBatchedTokens: number;
   /** The same cap while other work is exposed to the run (prefill-cap.ts); absent = maxBatchedTokens always. */
   readonly busyPrefillTokens?: number;
+  /** On a busy engine, most padded tokens of a run of two or more prompts (prefill-cap.ts); absent = busyPrefillTokens. */
+  readonly busyPrefillGroupTokens?: number;
   /** Order of waiting prefills within a priority level, and its aging bound (prefill-order.ts); defaults there. */
   readonly prefillOrder?: PrefillOrder;
   readonly prefillAgingMs?: number;

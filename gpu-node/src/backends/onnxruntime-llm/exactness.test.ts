@@ -16,6 +16,8 @@ let instance: LlmInstance;
 let bucketed: LlmInstance;
 /** A prefill budget of 128 padded tokens: requests arriving together are prefilled in several padded runs. */
 let smallBudget: LlmInstance;
+/** A busy run of several prompts holds at most 24 padded tokens (a wave prefilled about a prompt per run). */
+let groupCapped: LlmInstance;
 /** A prefill budget of 16 tokens: most prompts are prefilled in chunks, decode steps of the others between them. */
 let chunked: LlmInstance;
 /** Arrival order (the others run the default shortest_first, with the default aging bound). */
@@ -31,7 +33,9 @@ beforeAll(async () => {
   const source = await repo.source({ maxNumSeqs: 32 });
   instance = await startLlm(source);
   bucketed = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { length_buckets: '8,16,24,32,48,64' } }));
-  smallBudget = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { max_num_batched_tokens: '128' } }));
+  // Grouped up to the whole budget even while busy (busy_prefill_group_tokens at the budget).
+  smallBudget = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { max_num_batched_tokens: '128', busy_prefill_group_tokens: '128' } }));
+  groupCapped = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { max_num_batched_tokens: '128', busy_prefill_group_tokens: '24' } }));
   chunked = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { max_num_batched_tokens: '16' } }));
   arrivalOrder = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { prefill_order: 'arrival' } }));
   shortestFirst = await startLlm(await repo.source({ maxNumSeqs: 8, parameters: { prefill_order: 'shortest_first', prefill_aging_ms: '30', max_num_batched_tokens: '64' } }));
@@ -43,6 +47,7 @@ afterAll(async () => {
   await instance?.close();
   await bucketed?.close();
   await smallBudget?.close();
+  await groupCapped?.close();
   await chunked?.close();
   await shortestFirst?.close();
   await arrivalOrder?.close();
@@ -127,6 +132,14 @@ describe('continuous batching is exact under greedy decoding', () => {
     // Runs of several rows, padded (mixed lengths), each within the budget of 128 padded tokens unless alone.
     expect(stats.prefillRuns).toBeLessThan(stats.prefills / 2);
     expect(stats.prefillPaddedTokens).toBeGreaterThan(stats.prefillTokens);
+  }, 120_000);
+
+  it('32 arriving together on a busy engine, grouped only within busy_prefill_group_tokens, some cancelled mid-way', async () => {
+    await runConcurrently(32, 10, 4, groupCapped, 0);
+    const stats = await groupCapped.engineStats();
+    expect(stats).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefills: 32 });
+    // Prompts of 3-10 words: two rarely fit 24 padded tokens, so most runs hold one prompt.
+    expect(stats.prefillRuns).toBeGreaterThan(stats.prefills / 2);
   }, 120_000);
 
   it('16 at once with prompts longer than the prefill budget: chunked prefills keep their tokens', async () => {

@@ -20,14 +20,16 @@
  * - `decode_run_rows` (default DEFAULT_DECODE_RUN_ROWS): most rows of one decode run; a step is cut into runs of
  *   at most this many rows with newcomers prefilled between them (decode-split.ts); 0 = one run per bucket;
  * - `busy_prefill_tokens` (default DEFAULT_BUSY_PREFILL_TOKENS): the prefill run cap while other work would wait
- *   for the run (prefill-cap.ts); `max_num_batched_tokens` applies when the run is the only work.
+ *   for the run (prefill-cap.ts); `max_num_batched_tokens` applies when the run is the only work;
+ * - `busy_prefill_group_tokens` (default DEFAULT_BUSY_PREFILL_GROUP_TOKENS): on a busy engine, most padded tokens of
+ *   a run of two or more prompts (prefill-cap.ts).
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { ModelSource } from '../backend.js';
 import { DEFAULT_LENGTH_BUCKETS, parseLengthBuckets } from './length-bucket.js';
 import { DEFAULT_PREFILL_AGING_MS, parsePrefillOrder, type PrefillOrder } from './prefill-order.js';
 import { parseDecodeRunRows } from './decode-split.js';
-import { DEFAULT_BUSY_PREFILL_TOKENS } from './prefill-cap.js';
+import { DEFAULT_BUSY_PREFILL_GROUP_TOKENS, DEFAULT_BUSY_PREFILL_TOKENS } from './prefill-cap.js';
 
 export interface LlmSettings {
   readonly maxNumSeqs: number;
@@ -49,6 +51,7 @@ export interface LlmSettings {
   /** Most rows of one decode run (0 = a whole bucket per run). */
   readonly decodeRunRows: number;
   readonly busyPrefillTokens: number;
+  readonly busyPrefillGroupTokens: number;
 }
 
 export const DEFAULT_MAX_NUM_SEQS = 32;
@@ -119,5 +122,6 @@ export function llmSettingsOf(source: ModelSource): LlmSettings {
     prefillAgingMs: integer('prefill_aging_ms', DEFAULT_PREFILL_AGING_MS, 0),
     decodeRunRows: parseDecodeRunRows(source.name, text('decode_run_rows'), DEFAULT_DECODE_RUN_ROWS),
     busyPrefillTokens: integer('busy_prefill_tokens', DEFAULT_BUSY_PREFILL_TOKENS, 1),
+    busyPrefillGroupTokens: integer('busy_prefill_group_tokens', DEFAULT_BUSY_PREFILL_GROUP_TOKENS, 1),
   };
 }

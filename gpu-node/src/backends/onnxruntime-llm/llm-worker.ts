@@ -16,6 +16,7 @@ import { loadTokenizer } from './tokenizer-file.js';
 import { startGcSampler } from './gc-sampler.js';
 import { kvRelayouts } from './kv-cache.js';
 import { loadDecoderSession } from './decoder-session.js';
+import { startTraceLog } from './trace-log.js';
 
 const port = parentPort;
 if (port === null) throw new Error('llm-worker.ts runs as a worker thread');
@@ -112,6 +113,7 @@ async function start(): Promise<void> {
       post({ type: 'events', events: wire });
     },
   );
+  startTraceLog(process.env['TESSERA_LLM_TRACE_LOG'], data.model, () => engine.stats().recentFirstTokens);
   port?.on('message', (message: HostMessage) => {
     switch (message.type) {
       case 'add': {
