@@ -198,13 +198,35 @@ type MeasuredPoint = Omit<PerCorePoint, 'ceilingPerSec' | 'ceilingCpuUs' | 'serv
  */
 const loader = process.env.BENCH_PER_CORE_LOADER !== 'node' && h2loadAvailable() ? 'h2load' : 'node';
 
+/** The node's threads and model statistics sampled at a measured window's edges, then its deltas. */
+class NodeWindow {
+  private stats: [ModelStatsSnapshot?, ModelStatsSnapshot?] = [];
+  private threads: [ThreadCpu[]?, ThreadCpu[]?] = [];
+
+  constructor(private readonly c: Case) {}
+
+  async start(): Promise<void> {
+    this.threads = [await readThreadCpu(this.c.node.pid)];
+    this.stats = [await fetchModelStats(this.c.node.httpBase, this.c.request.modelName)];
+  }
+
+  async end(): Promise<void> {
+    this.threads = [this.threads[0], await readThreadCpu(this.c.node.pid)];
+    this.stats = [this.stats[0], await fetchModelStats(this.c.node.httpBase, this.c.request.modelName)];
+  }
+
+  result(): { delta: ReturnType<typeof statsDelta>; node: ThreadSplit } {
+    const delta = statsDelta(this.stats[0]!, this.stats[1]!);
+    return { delta, node: splitThreads(this.threads[0]!, this.threads[1]!, this.c.node.pid, delta.inferences) };
+  }
+}
+
 async function measure(c: Case, options: BenchOptions): Promise<MeasuredPoint> {
   if (loader === 'h2load') return measureWithH2load(c, options);
   const client: InferClient =
     c.protocol === 'http' ? createHttpInferClient('127.0.0.1', c.node.httpPort, c.concurrency) : createGrpcInferClient('127.0.0.1', c.node.grpcPort);
   const model = c.request.modelName;
-  let stats: [ModelStatsSnapshot?, ModelStatsSnapshot?] = [];
-  let threads: [ThreadCpu[]?, ThreadCpu[]?] = [];
+  const window = new NodeWindow(c);
   let clientCpu: [NodeJS.CpuUsage?, NodeJS.CpuUsage?] = [];
   // Starts with the load; the closed loop warms up meanwhile, so the slices show it settling in.
   const timeline = c.timeline === true ? sampleBatchTimeline(c.node.httpBase, model, Math.min(1500, options.warmupS * 1000)) : undefined;
@@ -215,18 +237,15 @@ async function measure(c: Case, options: BenchOptions): Promise<MeasuredPoint> {
       measureMs: options.durationS * 1000,
       call: checkedInferCall(client, c.request, c.outputBytes),
       onWindowStart: async () => {
-        threads = [await readThreadCpu(c.node.pid)];
         clientCpu = [process.cpuUsage()];
-        stats = [await fetchModelStats(c.node.httpBase, model)];
+        await window.start();
       },
       onWindowEnd: async () => {
-        threads = [threads[0], await readThreadCpu(c.node.pid)];
         clientCpu = [clientCpu[0], process.cpuUsage(clientCpu[0])];
-        stats = [stats[0], await fetchModelStats(c.node.httpBase, model)];
+        await window.end();
       },
     });
-    const delta = statsDelta(stats[0]!, stats[1]!);
-    const node = splitThreads(threads[0]!, threads[1]!, c.node.pid, delta.inferences);
+    const { delta, node } = window.result();
     const own = clientCpu[1]!;
     return {
       case: c.name,
@@ -260,23 +279,13 @@ async function measureWithH2load(c: Case, options: BenchOptions): Promise<Measur
   const target = c.protocol === 'http' ? httpBinaryInferTarget('127.0.0.1', c.node.httpPort, c.request) : grpcInferTarget('127.0.0.1', c.node.grpcPort, c.request);
   const bodyDir = await mkdtemp(join(tmpdir(), 'tessera-h2load-'));
   const model = c.request.modelName;
-  let stats: [ModelStatsSnapshot?, ModelStatsSnapshot?] = [];
-  let threads: [ThreadCpu[]?, ThreadCpu[]?] = [];
+  const window = new NodeWindow(c);
   const timeline = c.timeline === true ? sampleBatchTimeline(c.node.httpBase, model, Math.min(1500, options.warmupS * 1000)) : undefined;
   const run = await runH2load(
     { target, bodyPath: join(bodyDir, 'request.body'), concurrency: c.concurrency, warmupMs: options.warmupS * 1000, measureMs: options.durationS * 1000, core: LOAD_CORE },
-    {
-      onWindowStart: async () => {
-        threads = [await readThreadCpu(c.node.pid)];
-        stats = [await fetchModelStats(c.node.httpBase, model)];
-      },
-      onWindowEnd: async () => {
-        threads = [threads[0], await readThreadCpu(c.node.pid)];
-        stats = [stats[0], await fetchModelStats(c.node.httpBase, model)];
-      },
-    },
+    { onWindowStart: () => window.start(), onWindowEnd: () => window.end() },
   ).finally(() => rm(bodyDir, { recursive: true, force: true }));
-  const delta = statsDelta(stats[0]!, stats[1]!);
+  const { delta, node } = window.result();
   const errors = delta.failures + run.failed;
   return {
     case: c.name,
@@ -290,7 +299,7 @@ async function measureWithH2load(c: Case, options: BenchOptions): Promise<Measur
     avgBatch: delta.avgBatchSize,
     errors,
     ...(errors > 0 ? { firstError: `${delta.failures} failed on the node, ${run.failed} failed in h2load` } : {}),
-    node: splitThreads(threads[0]!, threads[1]!, c.node.pid, delta.inferences),
+    node,
     ...(timeline === undefined ? {} : { timeline: await timeline }),
     clientUs: delta.inferences > 0 ? run.clientCpuUs / delta.inferences : Number.NaN,
     loader: 'h2load',

@@ -25,8 +25,7 @@ import { createHttpInferClient } from '../lib/clients/http-client.js';
 import type { InferClient } from '../lib/clients/infer-client.js';
 import { median } from '../lib/sampling/percentiles.js';
 import { idleShare, lessIdle, ratePoint, soloPoint, type MeasuredPoint } from './gateway-per-core-points.js';
-import { FP32_4K, FP32_ELEMENTS, pinSelf, startPerCoreStack, SIMPLE_REQUEST, type PerCoreStack } from './gateway-per-core-stack.js';
-import type { InferRequest } from '../../../shared/src/tensors/index.js';
+import { FP32_4K_REQUEST, pinSelf, startPerCoreStack, SIMPLE_REQUEST, type PerCoreStack } from './gateway-per-core-stack.js';
 
 const MODE = process.env.AB_MODE === 'rate' || process.env.AB_MODE === 'rate-4k' ? process.env.AB_MODE : 'sat';
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);
@@ -35,12 +34,6 @@ const BASE = Number(process.env.BENCH_PORT_BASE ?? 42000);
 const log = (message: string): void => void process.stderr.write(`${message}\n`);
 
 const request = SIMPLE_REQUEST;
-const FP32_REQUEST: InferRequest = {
-  id: '',
-  modelName: FP32_4K,
-  inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, FP32_ELEMENTS], data: new Uint8Array(Float32Array.from({ length: FP32_ELEMENTS }, (_, i) => i / 7).buffer) }],
-  parameters: {},
-};
 
 interface Side {
   readonly label: 'A' | 'B';
@@ -88,7 +81,7 @@ function points(side: Side): [string, () => Promise<MeasuredPoint>][] {
   if (MODE === 'rate-4k') {
     return [
       ['miss 150/s HTTP simple', () => ratePoint('miss 150/s HTTP simple', () => c.miss.infer(request), 150, w, TIMING)],
-      ['miss 150/s HTTP 4 KB FP32', () => ratePoint('miss 150/s HTTP 4 KB FP32', () => c.miss.infer(FP32_REQUEST), 150, w, TIMING)],
+      ['miss 150/s HTTP 4 KB FP32', () => ratePoint('miss 150/s HTTP 4 KB FP32', () => c.miss.infer(FP32_4K_REQUEST), 150, w, TIMING)],
     ];
   }
   if (MODE === 'sat') {

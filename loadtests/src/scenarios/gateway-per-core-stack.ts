@@ -44,6 +44,13 @@ export const SIMPLE_REQUEST: InferRequest = {
 };
 export const FP32_4K = 'identity_fp32';
 export const FP32_ELEMENTS = 1024;
+/** One 4 KB FP32 request (identity_fp32, [1, 1024]), as the gateway scenarios send it. */
+export const FP32_4K_REQUEST: InferRequest = {
+  id: '',
+  modelName: FP32_4K,
+  inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, FP32_ELEMENTS], data: new Uint8Array(Float32Array.from({ length: FP32_ELEMENTS }, (_, i) => i / 7).buffer) }],
+  parameters: {},
+};
 export const GATEWAY_CORE = 0;
 export const OTHERS_CORE = 1;
 /** Read when a server starts, so one process can start stacks on two bases. */

@@ -26,7 +26,7 @@ import { DEFAULT_RESULTS_ROOT, writeResults } from '../lib/output/results-files.
 import { perCoreSupport } from '../lib/per-core/index.js';
 import { floodPoint, idleShare, lessIdle, ratePoint, soloPoint, type FloodRequest, type MeasuredPoint, type PointTiming } from './gateway-per-core-points.js';
 import { perCoreCsv, perCoreTable, perCoreTargets, type PerCoreFigures } from './gateway-per-core-report.js';
-import { FP32_4K, FP32_ELEMENTS, OTHERS_CORE, SIMPLE, nginxAvailable, pinSelf, startAnchor, startNginx, startPerCoreStack, type MeasuredServer } from './gateway-per-core-stack.js';
+import { FP32_4K_REQUEST, FP32_ELEMENTS, OTHERS_CORE, SIMPLE, nginxAvailable, pinSelf, startAnchor, startNginx, startPerCoreStack, type MeasuredServer } from './gateway-per-core-stack.js';
 import { machineInfo } from './scenario-output.js';
 
 /** The fixed rate of the CPU-per-miss points: what core 1 (node, Redis, generator) sustains on a shared 2-core box. */
@@ -41,12 +41,8 @@ function int32(name: string, n: number): Tensor {
 }
 
 const simpleRequest = (): InferRequest => ({ id: '', modelName: SIMPLE, inputs: [int32('INPUT0', 16), int32('INPUT1', 16)], parameters: {} });
-const fp32Request = (): InferRequest => ({
-  id: '',
-  modelName: FP32_4K,
-  inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, FP32_ELEMENTS], data: new Uint8Array(Float32Array.from({ length: FP32_ELEMENTS }, (_, i) => i / 7).buffer) }],
-  parameters: {},
-});
+// A new object per point: the clients cache a request's encoding per object.
+const fp32Request = (): InferRequest => ({ ...FP32_4K_REQUEST });
 
 /** One infer whose answer must carry `bytes` bytes in its first output: a wrong answer fails the point. */
 function checked(client: InferClient, request: InferRequest, bytes: number): () => Promise<unknown> {

@@ -16,8 +16,7 @@ import { join } from 'node:path';
 import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import { ratePoint } from './gateway-per-core-points.js';
-import type { InferRequest } from '../../../shared/src/tensors/index.js';
-import { FP32_4K, FP32_ELEMENTS, pinSelf, SIMPLE_REQUEST, startPerCoreStack } from './gateway-per-core-stack.js';
+import { FP32_4K_REQUEST, pinSelf, SIMPLE_REQUEST, startPerCoreStack } from './gateway-per-core-stack.js';
 
 const KINDS = ['grpc-hit', 'http-hit', 'grpc-miss', 'http-miss'] as const;
 const kind = (process.env.PROFILE_KIND ?? 'grpc-hit') as (typeof KINDS)[number];
@@ -25,13 +24,7 @@ if (!KINDS.includes(kind)) throw new Error(`PROFILE_KIND must be one of ${KINDS.
 const seconds = Number(process.env.PROFILE_S ?? 10);
 const rate = Number(process.env.PROFILE_RATE ?? 1000);
 const log = (message: string): void => void process.stderr.write(`${message}\n`);
-const FP32_REQUEST: InferRequest = {
-  id: '',
-  modelName: FP32_4K,
-  inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, FP32_ELEMENTS], data: new Uint8Array(Float32Array.from({ length: FP32_ELEMENTS }, (_, i) => i / 7).buffer) }],
-  parameters: {},
-};
-const request = process.env.PROFILE_MODEL === 'fp32' ? FP32_REQUEST : SIMPLE_REQUEST;
+const request = process.env.PROFILE_MODEL === 'fp32' ? FP32_4K_REQUEST : SIMPLE_REQUEST;
 
 pinSelf(1);
 const work = await mkdtemp(join(tmpdir(), 'gateway-profile-'));
