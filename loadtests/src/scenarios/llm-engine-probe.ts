@@ -4,7 +4,7 @@
  * - `anchor`: the bare onnxruntime figure: one sequence decoded greedily with an exact-size cache, no
  *   engine, no node (one intra-op thread): tokens/s.
  * - `copy`: the engine itself (no HTTP) running 32 streams of 8..256 tokens: what its steps copy and how
- *   long that takes beside the model's own time.
+ *   long that takes beside the model's own time (`COPY_PROMPTS=bench`: with the llm-batching bench's prompts).
  * - `prefill`: bare onnxruntime (one thread): CPU per prefill run of B prompts of L tokens (best of 5
  *   rounds of 3), i.e. what batching prompts into one run saves per prompt.
  * - `ttft`: the engine itself (no HTTP, no main-thread work of other streams): time to first token of
@@ -12,8 +12,10 @@
  *   (which end and restart together, in waves of 31 arrivals), p50/p99 of each; and where each busy probe's
  *   TTFT went (`busyBreakdown`, from the engine's first-token traces: the run in flight and its kind,
  *   message delivery, queued runs, its own prefill, delivery of the first token to the caller).
- * `LLM_PARAMS='{"decode_run_rows":"16"}'` overrides config.pbtxt parameters of the model (A/Bs in turns).
+ * `LLM_PARAMS='{"decode_run_rows":"16"}'` overrides config.pbtxt parameters of the model (A/Bs in turns; `copy` too).
  * - `positions`: bare onnxruntime's CPU per decode row against the cached length (positionCost below).
+ * - `runs`: bare onnxruntime's CPU per decode run over rows 1..32 at cached lengths 32..256, and the plane fitted
+ *   through them (per run, per row, per row and cached position): what one more run per step costs against padding.
  * - `wave`: the case a prefill order decides, isolated: rounds of 31 requests of 64 tokens arriving together
  *   with a short probe (8 tokens) right behind them; the probe's TTFT and the wave's own, against the probe
  *   alone on the idle engine. Run it on a model with `prefill_order` arrival and one with shortest_first.
@@ -81,13 +83,10 @@ async function anchor(): Promise<object> {
 }
 
 async function copy(): Promise<object> {
-  const config = parseModelConfigText(await readFile(join(modelDir, 'config.pbtxt'), 'utf8'), 'config.pbtxt');
-  const versionDir = join(modelDir, '1');
-  const instance = await LlmInstance.start(
-    { name: config.name, version: 1, modelDir, versionDir, modelPath: join(versionDir, 'model.onnx'), config },
-    { name: `${config.name}_0`, groupName: config.name, kind: 'cpu', device: -1, auto: false },
-  );
+  const instance = await startInstance();
   const random = mulberry32(11);
+  // COPY_PROMPTS=bench: the llm-batching bench's prompts (3-10 words, ~20-75 byte tokens), which reach the group cap; the fixed short ones do not.
+  const benchPrompts = process.env['COPY_PROMPTS'] === 'bench';
   let tokens = 0;
   const cpuBefore = process.cpuUsage();
   const threadsBefore = await readThreadCpu(process.pid);
@@ -99,7 +98,7 @@ async function copy(): Promise<object> {
       tokens += maxTokens;
       await instance.execute([
         {
-          inputs: [text(`client prompt ${i}`), { name: 'sampling_parameters', datatype: 'BYTES', shape: [1], data: encodeBytesElements([JSON.stringify({ max_tokens: maxTokens, ignore_eos: true })]) }],
+          inputs: [text(benchPrompts ? promptFor(random) : `client prompt ${i}`), { name: 'sampling_parameters', datatype: 'BYTES', shape: [1], data: encodeBytesElements([JSON.stringify({ max_tokens: maxTokens, ignore_eos: true })]) }],
           requestedOutputs: [],
           parameters: {},
           onResponse: () => {},
@@ -132,6 +131,8 @@ async function copy(): Promise<object> {
     meanFirstTokenMs: stats.firstTokenNs / stats.prefills / 1e6,
     // Batched prefill: requests per prefill run, and the share of its tokens that were padding.
     meanRequestsPerPrefillRun: stats.prefills / stats.prefillRuns,
+    prefillRunsPerRequest: stats.prefillRuns / stats.prefills,
+    meanPaddedTokensPerPrefillRun: stats.prefillPaddedTokens / stats.prefillRuns,
     prefillPaddingShare: 1 - stats.prefillTokens / stats.prefillPaddedTokens,
     bucketMoves: stats.bucketMoves,
     steps: stats.steps,
@@ -341,6 +342,55 @@ async function positionCost(): Promise<object> {
   return { rows, points, fit: { fixedUsPerRow: fixed, usPerRowPerPosition: perPosition, shareAtPast132: (perPosition * 132) / (fixed + perPosition * 132) } };
 }
 
+/**
+ * `runs`: bare onnxruntime (one thread): CPU per decode run of `rows` rows at `past` cached positions (best of 5
+ * rounds of 5, logits fetched), fitted by least squares to perRun + perRow × rows + perRowPosition × rows × past.
+ */
+async function runCost(): Promise<object> {
+  const session = await ort.InferenceSession.create(join(modelDir, '1', 'model.onnx'), { intraOpNumThreads: 1, interOpNumThreads: 1 });
+  const pasts = session.inputNames.filter((n) => n.startsWith('past_key_values.'));
+  const meta = session.inputMetadata.find((m) => m.name === pasts[0]);
+  const [, heads, , headDim] = meta?.isTensor === true ? (meta.shape as number[]) : [];
+  const points: { rows: number; past: number; cpuUs: number }[] = [];
+  for (const rows of [1, 2, 4, 8, 16, 32]) {
+    for (const past of [32, 64, 128, 192, 256]) {
+      const int64 = (width: number, f: (i: number) => bigint) => new ort.Tensor('int64', BigInt64Array.from({ length: rows * width }, (_, i) => f(i)), [rows, width]);
+      const feeds: Record<string, ort.Tensor> = { input_ids: int64(1, () => 65n), position_ids: int64(1, () => BigInt(past)), attention_mask: int64(past + 1, () => 1n) };
+      const cache = new Float32Array(rows * (heads as number) * past * (headDim as number)).fill(0.01);
+      for (const name of pasts) feeds[name] = new ort.Tensor('float32', cache, [rows, heads as number, past, headDim as number]);
+      await session.run(feeds, ['logits']);
+      let best = Number.POSITIVE_INFINITY;
+      for (let round = 0; round < 5; round++) {
+        const before = process.cpuUsage();
+        for (let i = 0; i < 5; i++) await session.run(feeds, ['logits']);
+        const used = process.cpuUsage(before);
+        best = Math.min(best, (used.user + used.system) / 5);
+      }
+      points.push({ rows, past, cpuUs: best });
+    }
+  }
+  await session.release();
+  return { points, fit: fitPlane(points.map((p) => [1, p.rows, p.rows * p.past]), points.map((p) => p.cpuUs)) };
+}
+
+/** Least squares for three coefficients (normal equations, Gaussian elimination). */
+function fitPlane(xs: number[][], ys: number[]): { perRunUs: number; perRowUs: number; perRowPositionUs: number } {
+  const m = [0, 1, 2].map((i) => [...[0, 1, 2].map((j) => xs.reduce((s, x) => s + (x[i] as number) * (x[j] as number), 0)), xs.reduce((s, x, k) => s + (x[i] as number) * (ys[k] as number), 0)]);
+  for (let i = 0; i < 3; i++) {
+    for (let k = i + 1; k < 3; k++) {
+      const f = (m[k]![i] as number) / (m[i]![i] as number);
+      for (let j = i; j < 4; j++) m[k]![j] = (m[k]![j] as number) - f * (m[i]![j] as number);
+    }
+  }
+  const c = [0, 0, 0];
+  for (let i = 2; i >= 0; i--) {
+    let s = m[i]![3] as number;
+    for (let j = i + 1; j < 3; j++) s -= (m[i]![j] as number) * (c[j] as number);
+    c[i] = s / (m[i]![i] as number);
+  }
+  return { perRunUs: c[0] as number, perRowUs: c[1] as number, perRowPositionUs: c[2] as number };
+}
+
 async function wave(): Promise<object> {
   const instance = await startInstance();
   const random = mulberry32(29);
@@ -380,6 +430,6 @@ async function wave(): Promise<object> {
 }
 
 const result =
-  mode === 'anchor' ? await anchor() : mode === 'ttft' ? await ttft() : mode === 'wave' ? await wave() : mode === 'prefill' ? await prefillCost() : mode === 'positions' ? await positionCost() : await copy();
+  mode === 'anchor' ? await anchor() : mode === 'ttft' ? await ttft() : mode === 'wave' ? await wave() : mode === 'prefill' ? await prefillCost() : mode === 'positions' ? await positionCost() : mode === 'runs' ? await runCost() : await copy();
 process.stdout.write(`${JSON.stringify(result)}\n`);
 process.exit(0);
