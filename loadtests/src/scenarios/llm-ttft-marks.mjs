@@ -14,7 +14,11 @@ import { PerformanceObserver, performance } from 'node:perf_hooks';
 // TTFT_MARKS_PER_PID=1 (the probe loaded into several processes through NODE_OPTIONS): one file each.
 const out = process.env.TTFT_MARKS_OUT && (process.env.TTFT_MARKS_PER_PID === '1' ? `${process.env.TTFT_MARKS_OUT}.${process.pid}` : process.env.TTFT_MARKS_OUT);
 const nowNs = () => Number(process.hrtime.bigint());
-/** [requestNs, upstreamOpenNs, upstreamHeadersNs, upstreamFirstDataNs, clientFirstWriteNs] */
+/**
+ * [requestNs, upstreamOpenNs, upstreamHeadersNs, upstreamFirstDataNs, clientFirstWriteNs], then diagnosis
+ * marks: [5..12] a diagnosis build's, [13] first write, [14] header count, [15] the first immediate after
+ * the stream was opened (its frames written), [16] the gateway's CPU µs from the stream opened to [15].
+ */
 const marks = [];
 /**
  * Per mark of the five above, the process's CPU (user + sys, µs) and the event loop's idle time (µs,
@@ -80,6 +84,13 @@ http2.connect = function (...args) {
     if (mark !== undefined) {
       mark[1] = nowNs();
       cost[1] = costOf();
+      // [15]: the first JS immediate after it, which runs after the native one that writes the stream's
+      // frames to the node's socket (node:http2 sends a session's pending frames from an immediate).
+      setImmediate(() => {
+        mark[15] = nowNs();
+        // [16]: the gateway's CPU (µs) from the stream opened to that immediate.
+        mark[16] = costOf()[0] - cost[1][0];
+      });
     }
     const stream = request.apply(this, rargs);
     if (mark !== undefined) {

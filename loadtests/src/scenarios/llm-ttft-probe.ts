@@ -202,6 +202,14 @@ async function marksBreakdown(file: string, client: [number, number][]): Promise
       lines.push(`  ${steps[k + 1]}: gateway CPU p50 ${cpu.p50Us.toFixed(0)} µs, event loop idle p50 ${idle.p50Us.toFixed(0)} µs`);
     }
   }
+  // Inside the node's step: node:http2 writes the stream's frames from an immediate, so the gateway's work
+  // from `request()` until that immediate (marks [15] and [16]) still delays the node's request.
+  const flushed = marks.filter((m) => (m[15] ?? 0) > 0);
+  if (flushed.length > 0) {
+    const wall = summarizeLatencies(flushed.map((m) => (m[15]! - m[1]!) / 1000));
+    const cpu = summarizeLatencies(flushed.map((m) => m[16] ?? 0));
+    lines.push(`  of which node stream opened -> its frames written (first immediate after it): p50 ${wall.p50Us.toFixed(0)} µs, gateway CPU p50 ${cpu.p50Us.toFixed(0)} µs`);
+  }
   // GC pauses that began between a stream's request event and its first write to the client.
   const inside = marks.map((m) => saved.gcs.filter(([at]) => at! >= m[0]! && at! <= m[4]!));
   const gcMs = inside.reduce((sum, list) => sum + list.reduce((s, g) => s + g[1]!, 0), 0);

@@ -83,8 +83,10 @@ export function createDirectLlm(deps: LlmRouteDeps & { readonly logger: Logger }
 
 /** `extra` set over `headers` the way Web Headers#set does it: a name replaces any spelling of itself. */
 function withHeaders(headers: Record<string, string>, extra: Record<string, string>): Record<string, string> {
-  const extraNames = new Set(Object.keys(extra).map((name) => name.toLowerCase()));
+  // A short list searched in place: no Set or mapped array per answer (this runs before a stream's first byte).
+  const extraNames: string[] = [];
+  for (const name in extra) extraNames.push(name.toLowerCase());
   const out: Record<string, string> = {};
-  for (const name in headers) if (!extraNames.has(name.toLowerCase())) out[name] = headers[name]!;
+  for (const name in headers) if (!extraNames.includes(name.toLowerCase())) out[name] = headers[name]!;
   return Object.assign(out, extra);
 }

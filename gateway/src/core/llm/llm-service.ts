@@ -64,17 +64,20 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
   const { config, metrics, logger, now, llm } = deps;
   const tracer = deps.tracer ?? noopTracer;
   const maxPromptChars = llm.settings?.maxPromptChars ?? DEFAULT_MAX_PROMPT_CHARS;
-  let counter: TokenCounter | undefined;
-
-  const forwardDeps = async (): Promise<LlmForwardDeps> => ({
-    router: llm.router,
-    upstream: llm.upstream,
-    rateLimiter: deps.rateLimiter,
-    metrics,
-    counter: counter ??= await llm.tokenCounter(),
-    answerTimeoutMs: config.requestTimeoutMs,
-    ...(llm.settings?.chargeEveryTokens === undefined ? {} : { chargeEvery: llm.settings.chargeEveryTokens }),
-  });
+  // Made once the tokenizer is loaded: the same for every request, so no object or await per request.
+  let forwarding: LlmForwardDeps | undefined;
+  const loadForwardDeps = async (): Promise<LlmForwardDeps> => {
+    const counter = await llm.tokenCounter();
+    return (forwarding ??= {
+      router: llm.router,
+      upstream: llm.upstream,
+      rateLimiter: deps.rateLimiter,
+      metrics,
+      counter,
+      answerTimeoutMs: config.requestTimeoutMs,
+      ...(llm.settings?.chargeEveryTokens === undefined ? {} : { chargeEvery: llm.settings.chargeEveryTokens }),
+    });
+  };
 
   /**
    * Prompt checks and charges shared by both APIs: length guard, request rate, prompt tokens (on a
@@ -123,7 +126,7 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
         throw OpenAIApiError.modelNotFound(request.model);
       }
       if (!llm.router.known(request.model)) throw OpenAIApiError.modelNotFound(request.model);
-      const forward = await forwardDeps();
+      const forward = forwarding ?? (await loadForwardDeps());
       const charge = await admitPromptTokens(exchange, auth, request.model, request.promptText, raw.length, forward.counter);
 
       const ttl = llm.cache === undefined ? 0 : completionCacheTtl(auth, request);
@@ -174,7 +177,7 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
     if (!llm.router.known(model)) throw TesseraError.invalidArg(`Request for unknown model: '${model}' is not found`);
     const textInput = (body as { text_input?: unknown }).text_input;
     try {
-      const forward = await forwardDeps();
+      const forward = forwarding ?? (await loadForwardDeps());
       const charge = await admitPromptTokens(exchange, auth, model, typeof textInput === 'string' ? textInput : '', raw.length, forward.counter);
       const path = `/v2/models/${encodeURIComponent(model)}${version === undefined ? '' : `/versions/${version}`}/${streamed ? 'generate_stream' : 'generate'}`;
       const answer = await forwardSettling(forward, {
