@@ -7,6 +7,9 @@
 //   gqa_bucket  GQA twin, one cache buffer per layer side of capacity = smallest of 64/128/256/512 > L,
 //               present fetched over it (shared: the op writes one position; the binding copies it out)
 //   gqa_512     same with capacity 512 (the whole context)
+//   common_full tiny_decoder with every present fetched too (onnxruntime allocates them; the binding copies
+//               each out): common_full - common is the binding's copy-out of rows × (L+1) positions
+// VARIANTS=a,b,... picks some (default: all five).
 // Fit per variant: cpuUs = perRun + perRow × rows + perRowPosition × rows × L.
 // Run: taskset -c 0 node --import tsx loadtests/results/2026-11-27b-gqa21/gqa-runs.mjs > gqa-runs.json
 import ort from 'onnxruntime-node';
@@ -25,10 +28,11 @@ const bucketOf = (n) => [64, 128, 256, 512].find((c) => c >= n);
 
 function setup(variant, rows, past) {
   const base = { input_ids: i64(rows, 1, () => 65), position_ids: i64(rows, 1, () => past), attention_mask: i64(rows, past + 1, () => 1) };
-  if (variant === 'common' || variant === 'gqa_sep') {
+  if (variant === 'common' || variant === 'gqa_sep' || variant === 'common_full') {
     const cache = new Float32Array(rows * KV * past * D).fill(0.01);
     for (const n of names) base[`past_key_values.${n}`] = new ort.Tensor('float32', cache, [rows, KV, past, D]);
-    return { session: variant === 'common' ? common : gqa, feeds: base, fetches: ['logits'] };
+    const fetches = variant === 'common_full' ? ['logits', ...names.map((n) => `present.${n}`)] : ['logits'];
+    return { session: variant === 'gqa_sep' ? gqa : common, feeds: base, fetches };
   }
   const cap = variant === 'gqa_512' ? 512 : bucketOf(past + 1);
   const fetches = { logits: null };
@@ -40,7 +44,7 @@ function setup(variant, rows, past) {
   return { session: gqa, feeds: base, fetches, cap };
 }
 
-const variants = ['common', 'gqa_sep', 'gqa_bucket', 'gqa_512'];
+const variants = (process.env.VARIANTS ?? 'common,gqa_sep,gqa_bucket,gqa_512,common_full').split(',');
 const points = [];
 for (const rows of [16, 32]) for (const past of [8, 64, 128, 256, 448]) for (const variant of variants) points.push({ variant, rows, past, ...setup(variant, rows, past), best: Infinity });
 for (const p of points) await p.session.run(p.feeds, p.fetches);
