@@ -132,6 +132,8 @@ function grpcServer(enqueue) {
   const prefix = Buffer.from([0x0a, 9, ...Buffer.from('mlp_large'), 0x12, 1, 0x31, 0x2a, tensor.length, ...tensor, 0x32, 0x80, 0x20]);
   const messageLength = prefix.length + ROW_BYTES;
   const server = http2.createServer();
+  // h2load resets its connection when its run ends: a session's 'error' with no listener would end the anchor.
+  server.on('session', (session) => session.on('error', () => {}));
   server.on('stream', (stream) => {
     stream.on('error', () => {});
     const chunks = [];
@@ -144,7 +146,7 @@ function grpcServer(enqueue) {
         return;
       }
       enqueue(row, (out) => {
-        if (stream.destroyed || stream.closed) return; // h2load ends its run with calls in flight
+        if (stream.destroyed || stream.closed || stream.session?.destroyed !== false) return; // h2load ends its run with calls in flight
         const answer = Buffer.allocUnsafe(5 + messageLength);
         answer[0] = 0;
         answer.writeUInt32BE(messageLength, 1);
