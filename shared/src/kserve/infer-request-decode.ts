@@ -17,7 +17,8 @@ import {
   type Tensor,
 } from '../tensors/index.js';
 import { parseHeaderLength, INFERENCE_HEADER_CONTENT_LENGTH } from './header-length.js';
-import { describeJson, isJsonObject, own, parseJsonBytes, type JsonObject } from './json-text.js';
+import { HeaderMemo, type HeaderTemplate } from './header-memo.js';
+import { describeJson, isJsonObject, jsonTextOf, own, parseJsonBytes, parseJsonText, type JsonObject } from './json-text.js';
 import { parseInputDataSource, parseOutputParameters, parseRequestParameters } from './parameters.js';
 import { decodeRawInput, type RawInputModel } from './raw-input.js';
 
@@ -86,14 +87,71 @@ function decodeRaw(options: DecodeInferRequestOptions): DecodedInferRequest {
   };
 }
 
+/** The binary-extension headers this process decoded lately (header-memo.ts says why). */
+export const requestHeaderMemo = new HeaderMemo();
+
 export function decodeInferRequestBody(options: DecodeInferRequestOptions): DecodedInferRequest {
-  const { body, modelName } = options;
-  const maxJsonInputBytes = options.maxJsonInputBytes ?? DEFAULT_MAX_JSON_INPUT_BYTES;
+  const { body } = options;
   const headerLength = parseHeaderLength(options.headerLength, body.length);
   if (headerLength === 0) return decodeRaw(options);
+  if (headerLength === null) return decodeParsed(parseJsonBytes(body, 'request'), options, null).decoded;
+  // The binary extension: the same header comes with every request of a client, so its decode is remembered.
+  const text = jsonTextOf(body.subarray(0, headerLength), 'request');
+  const remembered = requestHeaderMemo.get(text);
+  if (remembered !== undefined) return withBinaryInputs(remembered, body.subarray(headerLength), options.modelName, options.modelVersion);
+  const { decoded, allBinary } = decodeParsed(parseJsonText(text, 'request'), options, headerLength);
+  if (allBinary) requestHeaderMemo.remember(text, templateOf(decoded));
+  return decoded;
+}
 
+/** A remembered header's request over this body's binary part: the checks that depend on those bytes, in the order decodeParsed makes them. */
+function withBinaryInputs(template: HeaderTemplate, binary: Uint8Array, modelName: string, modelVersion: string | undefined): DecodedInferRequest {
+  let cursor = 0;
+  const inputs: Tensor[] = [];
+  for (const input of template.inputs) {
+    const remaining = binary.length - cursor;
+    if (input.byteSize > remaining) throw sizeMismatch(input.name, input.byteSize, remaining, modelName);
+    const tensor: Tensor = { name: input.name, datatype: input.datatype as Tensor['datatype'], shape: input.shape, data: binary.subarray(cursor, cursor + input.byteSize) };
+    cursor += input.byteSize;
+    validateTensorData(tensor, `input '${input.name}' for model '${modelName}'`);
+    inputs.push(tensor);
+  }
+  if (cursor !== binary.length) throw TesseraError.invalidArg(`unexpected additional input data for model '${modelName}'`);
+  const { id, parameters, outputs } = template;
+  const request: InferRequest =
+    outputs === undefined ? { id, modelName, modelVersion, inputs, parameters } : { id, modelName, modelVersion, inputs, parameters, outputs };
+  return { request, binaryOutputDefault: template.binaryOutputDefault, outputBinary: template.outputBinary };
+}
+
+/** What a decode whose inputs are all binary took from its header. */
+function templateOf(decoded: DecodedInferRequest): HeaderTemplate {
+  const { request } = decoded;
+  return {
+    id: request.id,
+    parameters: request.parameters,
+    inputs: request.inputs.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.shape, byteSize: t.data.byteLength })),
+    outputs: request.outputs,
+    binaryOutputDefault: decoded.binaryOutputDefault,
+    outputBinary: decoded.outputBinary,
+  };
+}
+
+function sizeMismatch(name: string, expected: number, remaining: number, modelName: string): TesseraError {
+  return TesseraError.invalidArg(
+    `unexpected size for input '${name}', expecting ${expected} bytes but only ${remaining} ` +
+      `remain in the request body for model '${modelName}'`,
+  );
+}
+
+/** The request from its parsed JSON; `allBinary` when every input's data came from the binary part. */
+function decodeParsed(
+  json: unknown,
+  options: DecodeInferRequestOptions,
+  headerLength: number | null,
+): { decoded: DecodedInferRequest; allBinary: boolean } {
+  const { body, modelName } = options;
+  const maxJsonInputBytes = options.maxJsonInputBytes ?? DEFAULT_MAX_JSON_INPUT_BYTES;
   const jsonLength = headerLength ?? body.length;
-  const json = parseJsonBytes(body.subarray(0, jsonLength), 'request');
   if (!isJsonObject(json)) {
     throw TesseraError.invalidArg(`the request JSON must be an object, got ${describeJson(json)}`);
   }
@@ -111,6 +169,7 @@ export function decodeInferRequestBody(options: DecodeInferRequestOptions): Deco
   }
   const binary = body.subarray(jsonLength);
   let cursor = 0;
+  let allBinary = true;
   // Names already taken: a scan of the inputs so far for the usual few, a Set past that (a stranger may send thousands).
   const seen = rawInputs.length > SCAN_NAMES_UP_TO ? new Set<string>() : undefined;
   const inputs: Tensor[] = [];
@@ -138,15 +197,11 @@ export function decodeInferRequestBody(options: DecodeInferRequestOptions): Deco
         );
       }
       const remaining = binary.length - cursor;
-      if (source.byteSize > remaining) {
-        throw TesseraError.invalidArg(
-          `unexpected size for input '${name}', expecting ${source.byteSize} bytes but only ${remaining} ` +
-            `remain in the request body for model '${modelName}'`,
-        );
-      }
+      if (source.byteSize > remaining) throw sizeMismatch(name, source.byteSize, remaining, modelName);
       data = binary.subarray(cursor, cursor + source.byteSize);
       cursor += source.byteSize;
     } else {
+      allBinary = false;
       data = jsonDataToTensorBytes(datatype, shape, own(entry, 'data'), { name, maxBytes: maxJsonInputBytes });
     }
     const tensor: Tensor = { name, datatype, shape, data };
@@ -162,7 +217,7 @@ export function decodeInferRequestBody(options: DecodeInferRequestOptions): Deco
     outputs === undefined
       ? { id, modelName, modelVersion: options.modelVersion, inputs, parameters }
       : { id, modelName, modelVersion: options.modelVersion, inputs, parameters, outputs };
-  return { request, binaryOutputDefault: binaryDataOutput ?? false, outputBinary };
+  return { decoded: { request, binaryOutputDefault: binaryDataOutput ?? false, outputBinary }, allBinary };
 }
 
 function named(tensors: readonly Tensor[], name: string): boolean {

@@ -60,12 +60,20 @@ const utf8Strict = new TextDecoder('utf-8', { fatal: true });
 
 /** UTF-8 bytes → parsed JSON; INVALID_ARG naming the problem when they are not valid UTF-8 or JSON. */
 export function parseJsonBytes(bytes: Uint8Array, what: string): unknown {
-  let text: string;
+  return parseJsonText(jsonTextOf(bytes, what), what);
+}
+
+/** UTF-8 bytes → text; INVALID_ARG when they are not valid UTF-8. */
+export function jsonTextOf(bytes: Uint8Array, what: string): string {
   try {
-    text = utf8Strict.decode(bytes);
+    return utf8Strict.decode(bytes);
   } catch {
     throw TesseraError.invalidArg(`failed to parse the ${what} JSON buffer: it is not valid UTF-8`);
   }
+}
+
+/** Text → parsed JSON; INVALID_ARG naming the problem when it is not JSON. */
+export function parseJsonText(text: string, what: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {

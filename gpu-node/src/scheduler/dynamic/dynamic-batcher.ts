@@ -262,7 +262,7 @@ export class DynamicBatcher<P, R> {
     for (;;) {
       const idle = this.idleInstances();
       if (idle.length === 0 || this.queue.size === 0) break;
-      const decision = formBatch(this.queue, now, this.settings, this.options.queueDelayFromIdle ? this.earliestIdleSince(idle) : -Infinity);
+      const decision = formBatch(this.queue.inServingOrder(), now, this.settings, this.options.queueDelayFromIdle ? this.earliestIdleSince(idle) : -Infinity);
       if (decision.kind === 'none') break;
       if (decision.kind === 'wait') {
         waitUntil = decision.untilUs;

@@ -21,6 +21,20 @@ function entry(q: PriorityQueue<QueueEntry>, id: string, now: number, priority?:
 const ids = (q: PriorityQueue<QueueEntry>) => [...q].map((e) => e.id);
 
 describe('PriorityQueue', () => {
+  it('inServingOrder: the one list itself when it holds every request, the full order otherwise', () => {
+    const single = new PriorityQueue<QueueEntry>(batcherOptions({}));
+    entry(single, 'a', 0);
+    entry(single, 'b', 0);
+    const order = single.inServingOrder();
+    expect(Array.isArray(order)).toBe(true);
+    expect([...order].map((e) => e.id)).toEqual(['a', 'b']);
+    const levels = new PriorityQueue<QueueEntry>(batcherOptions({ priorityLevels: 2, defaultPriorityLevel: 2 }));
+    entry(levels, 'low', 0, 2);
+    entry(levels, 'high', 0, 1);
+    expect(Array.isArray(levels.inServingOrder())).toBe(false);
+    expect([...levels.inServingOrder()].map((e) => e.id)).toEqual(['high', 'low']);
+  });
+
   it('maps priority 0 and priorities beyond priority_levels to the default level', () => {
     const q = new PriorityQueue(batcherOptions({ priorityLevels: 3, defaultPriorityLevel: 2 }));
     expect([0, 1, 2, 3, 4, 99].map((p) => q.levelOf(p))).toEqual([2, 1, 2, 3, 2, 2]);

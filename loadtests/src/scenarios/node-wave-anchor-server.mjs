@@ -1,0 +1,187 @@
+// The anchor of issue 18's wave (plain JS, run by node-wave-anchor.ts pinned to one core): a bare node:http or
+// node:http2 server doing the I/O tessera-node does for mlp_large's [64] wave and nothing else. It reads each 4 KB
+// FP32 request (KServe binary extension over HTTP/1.1, or a gRPC ModelInferRequest over HTTP/2), decodes the
+// header JSON or scans the protobuf for raw_input_contents, copies the row into a 64-row batch, hands the batch
+// to a worker thread (transferred, not cloned) that runs onnxruntime on it (ANCHOR_MODEL) or spins a fixed CPU
+// time (ANCHOR_SPIN_US per row), and answers each caller with its 4 KB row the way a KServe server must. Its main
+// thread's CPU per request is the floor node:http / node:http2 put under the node's event loop.
+//   node node-wave-anchor-server.mjs http|grpc
+// Prints {"msg":"anchor started","port":P,"statsPort":S}; GET http://127.0.0.1:S/ answers {"inferences":N,"batches":B}.
+import http from 'node:http';
+import http2 from 'node:http2';
+import { Worker, isMainThread, parentPort } from 'node:worker_threads';
+
+const ROW_BYTES = 4096;
+const BATCH = 64;
+/** As the node's [64] config: a partial batch goes after this long (only the warm-up's first waves are partial). */
+const FLUSH_MS = 60;
+
+if (isMainThread) main();
+else worker();
+
+function main() {
+  const protocol = process.argv[2];
+  if (protocol !== 'http' && protocol !== 'grpc') throw new Error('usage: node-wave-anchor-server.mjs http|grpc');
+  const runner = new Worker(new URL(import.meta.url), { env: process.env });
+  let inferences = 0;
+  let batches = 0;
+  let rows = new Uint8Array(BATCH * ROW_BYTES);
+  /** The callers of the batch being formed, in row order. */
+  let callers = [];
+  /** Batches formed while the worker was busy. */
+  const waiting = [];
+  let busy = false;
+  let flushTimer;
+
+  const dispatch = () => {
+    if (busy || waiting.length === 0) return;
+    busy = true;
+    const next = waiting.shift();
+    runner.postMessage({ rows: next.rows, count: next.callers.length }, [next.rows.buffer]);
+    runner.once('message', (out) => {
+      busy = false;
+      const output = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+      next.callers.forEach((answer, i) => answer(output.subarray(i * ROW_BYTES, (i + 1) * ROW_BYTES)));
+      inferences += next.callers.length;
+      batches += 1;
+      dispatch();
+    });
+  };
+  const close = () => {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    if (callers.length === 0) return;
+    waiting.push({ rows, callers });
+    rows = new Uint8Array(BATCH * ROW_BYTES);
+    callers = [];
+    dispatch();
+  };
+  /** Queues one row; `answer` gets the output row. */
+  const enqueue = (row, answer) => {
+    rows.set(row, callers.length * ROW_BYTES);
+    callers.push(answer);
+    if (callers.length === BATCH) close();
+    else flushTimer ??= setTimeout(close, FLUSH_MS);
+  };
+
+  const server = protocol === 'http' ? httpServer(enqueue) : grpcServer(enqueue);
+  const stats = http.createServer((_req, res) => res.end(JSON.stringify({ inferences, batches })));
+  server.listen(0, '127.0.0.1', () =>
+    stats.listen(0, '127.0.0.1', () => {
+      process.stderr.write(`${JSON.stringify({ msg: 'anchor started', port: server.address().port, statsPort: stats.address().port })}\n`);
+    }),
+  );
+  process.once('SIGTERM', () => process.exit(0));
+}
+
+/** KServe HTTP with the binary extension: header JSON, then the row; the answer the same way. */
+function httpServer(enqueue) {
+  const head = Buffer.from(JSON.stringify({ model_name: 'mlp_large', model_version: '1', outputs: [{ name: 'OUTPUT0', datatype: 'FP32', shape: [1, 1024], parameters: { binary_data_size: ROW_BYTES } }] }));
+  const headers = { 'content-type': 'application/octet-stream', 'inference-header-content-length': String(head.length), 'content-length': String(head.length + ROW_BYTES) };
+  return http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      const jsonLength = Number(req.headers['inference-header-content-length']);
+      const header = JSON.parse(body.toString('utf8', 0, jsonLength));
+      const size = header.inputs?.[0]?.parameters?.binary_data_size;
+      if (size !== ROW_BYTES || body.length !== jsonLength + ROW_BYTES) {
+        res.writeHead(400).end('expected one 4 KB FP32 row');
+        return;
+      }
+      enqueue(body.subarray(jsonLength), (row) => {
+        const answer = Buffer.allocUnsafe(head.length + ROW_BYTES);
+        head.copy(answer, 0);
+        answer.set(row, head.length);
+        res.writeHead(200, headers);
+        res.end(answer);
+      });
+    });
+  });
+}
+
+/** The bytes of raw_input_contents (field 7) in a ModelInferRequest, or undefined. */
+function rawInput(message) {
+  let at = 0;
+  const varint = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = message[at++];
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return value;
+    }
+  };
+  while (at < message.length) {
+    const tag = varint();
+    const wire = tag & 7;
+    if (wire === 0) varint();
+    else if (wire === 2) {
+      const length = varint();
+      if (tag >>> 3 === 7) return message.subarray(at, at + length);
+      at += length;
+    } else return undefined;
+  }
+  return undefined;
+}
+
+/** gRPC ModelInfer over node:http2: framed message in, framed ModelInferResponse and grpc-status trailers out. */
+function grpcServer(enqueue) {
+  // ModelInferResponse: model_name (1), model_version (2), outputs (5: name, datatype, packed shape), then raw_output_contents (6) with its length.
+  const tensor = Buffer.from([0x0a, 7, ...Buffer.from('OUTPUT0'), 0x12, 4, ...Buffer.from('FP32'), 0x1a, 3, 1, 0x80, 0x08]);
+  const prefix = Buffer.from([0x0a, 9, ...Buffer.from('mlp_large'), 0x12, 1, 0x31, 0x2a, tensor.length, ...tensor, 0x32, 0x80, 0x20]);
+  const messageLength = prefix.length + ROW_BYTES;
+  const server = http2.createServer();
+  // h2load resets its connection when its run ends: a session's 'error' with no listener would end the anchor.
+  server.on('session', (session) => session.on('error', () => {}));
+  server.on('stream', (stream) => {
+    stream.on('error', () => {});
+    const chunks = [];
+    stream.on('data', (chunk) => chunks.push(chunk));
+    stream.on('end', () => {
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      const row = body.length > 5 ? rawInput(body.subarray(5)) : undefined;
+      if (row === undefined || row.length !== ROW_BYTES) {
+        stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '3', 'grpc-message': 'expected one 4 KB FP32 row' }, { endStream: true });
+        return;
+      }
+      enqueue(row, (out) => {
+        if (stream.destroyed || stream.closed || stream.session?.destroyed !== false) return; // h2load ends its run with calls in flight
+        const answer = Buffer.allocUnsafe(5 + messageLength);
+        answer[0] = 0;
+        answer.writeUInt32BE(messageLength, 1);
+        prefix.copy(answer, 5);
+        answer.set(out, 5 + prefix.length);
+        stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+        stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+        stream.end(answer);
+      });
+    });
+  });
+  return server;
+}
+
+/** Runs each batch: onnxruntime with one intra-op thread on ANCHOR_MODEL, or a spin of ANCHOR_SPIN_US per row. */
+async function worker() {
+  const modelPath = process.env.ANCHOR_MODEL;
+  const spinUs = Number(process.env.ANCHOR_SPIN_US ?? 400);
+  let session;
+  let ort;
+  if (modelPath) {
+    ort = (await import('onnxruntime-node')).default;
+    session = await ort.InferenceSession.create(modelPath, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' });
+  }
+  parentPort.on('message', async ({ rows, count }) => {
+    let out;
+    if (session) {
+      const input = new ort.Tensor('float32', new Float32Array(rows.buffer, 0, count * 1024), [count, 1024]);
+      const result = await session.run({ INPUT0: input });
+      out = new Uint8Array(result.OUTPUT0.data.buffer, result.OUTPUT0.data.byteOffset, count * ROW_BYTES);
+    } else {
+      const until = performance.now() + (spinUs * count) / 1000;
+      while (performance.now() < until);
+      out = rows.subarray(0, count * ROW_BYTES);
+    }
+    parentPort.postMessage(out, [out.buffer]);
+  });
+}

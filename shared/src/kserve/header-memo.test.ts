@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { tensorToTypedArray, type Tensor } from '../tensors/index.js';
+import { expectTesseraError } from '../tensors/test-helpers.js';
+import { HEADER_MEMO_ENTRIES, HEADER_MEMO_MAX_CHARS } from './header-memo.js';
+import { decodeInferRequestBody, requestHeaderMemo } from './infer-request-decode.js';
+
+const enc = new TextEncoder();
+
+/** A binary-extension body: the header JSON, then the sections. */
+function body(header: unknown, ...sections: Uint8Array[]): { body: Uint8Array; headerLength: string } {
+  const json = enc.encode(JSON.stringify(header));
+  const bytes = new Uint8Array(json.length + sections.reduce((n, s) => n + s.length, 0));
+  bytes.set(json);
+  let at = json.length;
+  for (const s of sections) {
+    bytes.set(s, at);
+    at += s.length;
+  }
+  return { body: bytes, headerLength: String(json.length) };
+}
+
+const fp32 = (...values: number[]): Uint8Array => new Uint8Array(new Float32Array(values).buffer);
+const values = (t: Tensor | undefined): number[] => Array.from(tensorToTypedArray(t as Tensor), Number);
+const HEADER = {
+  id: 'same',
+  parameters: { priority: 1 },
+  inputs: [{ name: 'x', shape: [1, 2], datatype: 'FP32', parameters: { binary_data_size: 8 } }],
+  outputs: [{ name: 'y', parameters: { binary_data: true } }],
+};
+
+describe('the binary header memo', () => {
+  it('answers a header sent again from the memo, over the new body\'s own bytes', () => {
+    const first = decodeInferRequestBody({ ...body(HEADER, fp32(1, 2)), modelName: 'm' });
+    const hits = requestHeaderMemo.hits;
+    const second = decodeInferRequestBody({ ...body(HEADER, fp32(3, 4)), modelName: 'other', modelVersion: '2' });
+    expect(requestHeaderMemo.hits).toBe(hits + 1);
+    expect(values(first.request.inputs[0])).toEqual([1, 2]);
+    expect(values(second.request.inputs[0])).toEqual([3, 4]);
+    // The model and version come from the URL, never from what was remembered.
+    expect(second.request).toMatchObject({ id: 'same', modelName: 'other', modelVersion: '2', parameters: { priority: 1 }, outputs: [{ name: 'y', binaryData: true }] });
+    expect(second.outputBinary).toEqual(new Map([['y', true]]));
+  });
+
+  it('still checks the bytes after a remembered header: too few, too many, bad BYTES elements', () => {
+    decodeInferRequestBody({ ...body(HEADER, fp32(1, 2)), modelName: 'm' });
+    expectTesseraError(
+      () => decodeInferRequestBody({ ...body(HEADER, fp32(1)), modelName: 'm' }),
+      'INVALID_ARG',
+      "unexpected size for input 'x', expecting 8 bytes but only 4 remain",
+    );
+    expectTesseraError(() => decodeInferRequestBody({ ...body(HEADER, fp32(1, 2, 3)), modelName: 'm' }), 'INVALID_ARG', 'unexpected additional input data');
+    const strings = { inputs: [{ name: 's', shape: [1], datatype: 'BYTES', parameters: { binary_data_size: 5 } }] };
+    const good = new Uint8Array([1, 0, 0, 0, 0x61]);
+    decodeInferRequestBody({ ...body(strings, good), modelName: 'm' });
+    const hits = requestHeaderMemo.hits;
+    // The element claims 200 bytes where 1 follows: refused though the header is remembered.
+    expectTesseraError(() => decodeInferRequestBody({ ...body(strings, new Uint8Array([200, 0, 0, 0, 0x61])), modelName: 'm' }), 'INVALID_ARG');
+    expect(requestHeaderMemo.hits).toBe(hits + 1);
+  });
+
+  it('shares only frozen parts between requests', () => {
+    decodeInferRequestBody({ ...body(HEADER, fp32(1, 2)), modelName: 'm' });
+    const again = decodeInferRequestBody({ ...body(HEADER, fp32(5, 6)), modelName: 'm' });
+    expect(() => {
+      (again.request.parameters as Record<string, unknown>).priority = 9;
+    }).toThrow(TypeError);
+    expect(() => (again.request.inputs[0]!.shape as number[]).push(1)).toThrow(TypeError);
+    expect(decodeInferRequestBody({ ...body(HEADER, fp32(7, 8)), modelName: 'm' }).request.parameters).toEqual({ priority: 1 });
+  });
+
+  it('keeps neither headers with JSON data nor over-long ones, and stays bounded', () => {
+    const size = requestHeaderMemo.size;
+    const hits = requestHeaderMemo.hits;
+    const mixed = { inputs: [{ name: 'a', shape: [1], datatype: 'FP32', data: [1] }, { name: 'b', shape: [1], datatype: 'FP32', parameters: { binary_data_size: 4 } }] };
+    decodeInferRequestBody({ ...body(mixed, fp32(2)), modelName: 'm' });
+    decodeInferRequestBody({ ...body(mixed, fp32(2)), modelName: 'm' });
+    const long = { ...HEADER, id: 'x'.repeat(HEADER_MEMO_MAX_CHARS) };
+    decodeInferRequestBody({ ...body(long, fp32(1, 2)), modelName: 'm' });
+    decodeInferRequestBody({ ...body(long, fp32(1, 2)), modelName: 'm' });
+    expect(requestHeaderMemo.hits).toBe(hits);
+    expect(requestHeaderMemo.size).toBe(size);
+    for (let i = 0; i < HEADER_MEMO_ENTRIES * 3; i++) {
+      decodeInferRequestBody({ ...body({ ...HEADER, id: `stranger-${i}` }, fp32(1, 2)), modelName: 'm' });
+      expect(requestHeaderMemo.size).toBeLessThanOrEqual(HEADER_MEMO_ENTRIES);
+    }
+  });
+});
