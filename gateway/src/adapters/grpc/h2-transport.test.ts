@@ -81,7 +81,7 @@ describe('http2 transport on the wire', () => {
   /** The server side of every connection, to drop them under a call. */
   const sockets: Socket[] = [];
   /** Per stream the server saw: its request headers and how it ended (the client's RST code). */
-  const streams: { headers: IncomingHttpHeaders; body: Buffer; rstCode?: number }[] = [];
+  const streams: { headers: IncomingHttpHeaders; body: Buffer; dataChunks: number; rstCode?: number }[] = [];
   const transports: GrpcTransport[] = [];
 
   const transport = (options: H2TransportOptions = {}): GrpcTransport => {
@@ -98,12 +98,15 @@ describe('http2 transport on the wire', () => {
       session.on('error', () => undefined);
     });
     server.on('stream', (stream, headers) => {
-      const record: (typeof streams)[number] = { headers, body: Buffer.alloc(0) };
+      const record: (typeof streams)[number] = { headers, body: Buffer.alloc(0), dataChunks: 0 };
       streams.push(record);
       stream.on('error', () => undefined);
       stream.on('close', () => (record.rstCode = stream.rstCode));
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        record.dataChunks++;
+      });
       stream.on('end', () => {
         record.body = Buffer.concat(chunks);
         behaviour(stream, headers, record.body);
@@ -337,6 +340,22 @@ describe('http2 transport on the wire', () => {
     const small = transport({ maxSendMessageBytes: 16 });
     expect(await failure(small.infer(view('m', address), simpleRequest(0), { deadline: soon() }))).toMatchObject({ code: 'RESOURCE_EXHAUSTED' });
     expect(streams).toHaveLength(1);
+  });
+
+  it("sends a request of several chunks (a gRPC client's, forwarded) as one DATA frame, in one piece", async () => {
+    behaviour = ok;
+    const request = { ...simpleRequest(0), id: 'fwd', inputs: [{ name: 'INPUT0', datatype: 'FP32' as const, shape: [1, 1024], data: new Uint8Array(4096).fill(3) }] };
+    const wire = toBinary(ModelInferRequestSchema, create(ModelInferRequestSchema, { modelName: request.modelName, id: 'fwd', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1n, 1024n] }], rawInputContents: [request.inputs[0]!.data] }));
+    const t = transport();
+    // On a session already up (a fresh one holds the writes until the stream is ready).
+    await t.infer(view('n', address), simpleRequest(0), { deadline: soon() });
+    expect((await t.infer(view('n', address), { ...request, forwardable: wire }, { deadline: soon() })).response.id).toBe('fwd');
+    // The node reads the client's bytes and the gateway's additions after them.
+    const sent = fromBinary(ModelInferRequestSchema, streams[1]!.body.subarray(5));
+    expect(Buffer.from(sent.rawInputContents[0]!).equals(request.inputs[0]!.data)).toBe(true);
+    expect(sent.id).toBe('fwd');
+    // Uncorked, the 5-byte prefix left alone and the rest after it: two DATA frames, two segments.
+    expect(streams[1]!.dataChunks).toBe(1);
   });
 
   it('sends large requests without a size limit of its own', async () => {
