@@ -342,7 +342,7 @@ describe('http2 transport on the wire', () => {
     expect(streams).toHaveLength(1);
   });
 
-  it("sends a request of several chunks (a gRPC client's, forwarded) as one DATA frame, in one piece", async () => {
+  it("sends a request of several chunks (a gRPC client's, forwarded; a tensor sent as a view) as one DATA frame, in one piece", async () => {
     behaviour = ok;
     const request = { ...simpleRequest(0), id: 'fwd', inputs: [{ name: 'INPUT0', datatype: 'FP32' as const, shape: [1, 1024], data: new Uint8Array(4096).fill(3) }] };
     const wire = toBinary(ModelInferRequestSchema, create(ModelInferRequestSchema, { modelName: request.modelName, id: 'fwd', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1n, 1024n] }], rawInputContents: [request.inputs[0]!.data] }));
@@ -356,6 +356,12 @@ describe('http2 transport on the wire', () => {
     expect(sent.id).toBe('fwd');
     // Uncorked, the 5-byte prefix left alone and the rest after it: two DATA frames, two segments.
     expect(streams[1]!.dataChunks).toBe(1);
+    // An HTTP client's 4 KB tensor goes as a view after the head (CORKED_VIEW_BYTES): one frame too, bytes exact.
+    expect((await t.infer(view('n', address), { ...request, id: 'view' }, { deadline: soon() })).response.id).toBe('view');
+    const viewed = fromBinary(ModelInferRequestSchema, streams[2]!.body.subarray(5));
+    expect(Buffer.from(viewed.rawInputContents[0]!).equals(request.inputs[0]!.data)).toBe(true);
+    expect(viewed.inputs[0]!.shape).toEqual([1n, 1024n]);
+    expect(streams[2]!.dataChunks).toBe(1);
   });
 
   it('sends large requests without a size limit of its own', async () => {
