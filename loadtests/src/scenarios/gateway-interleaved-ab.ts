@@ -138,15 +138,15 @@ function table(samples: readonly Sample[]): string {
   for (const name of names) lines.push(`| ${name} | ${fmt(of('A', name))} | ${fmt(of('B', name))} | ${(median(of('B', name)) / median(of('A', name))).toFixed(2)} |`);
   // gRPC against HTTP on the same gateway, paired within each round (the same moment of the box).
   lines.push('', '| gRPC / HTTP per round (median) | A | B |', '| --- | --- | --- |');
-  for (const name of names.filter((n) => n.endsWith(' gRPC'))) {
-    const httpName = name.replace(/ gRPC$/, ' HTTP');
+  for (const name of names.filter((n) => / gRPC( |$)/.test(n))) {
+    const httpName = name.replace(/ gRPC( |$)/, ' HTTP$1');
     const ratios = (side: 'A' | 'B'): number[] => {
       const grpc = of(side, name);
       const http = of(side, httpName);
       return grpc.map((g, i) => g / http[i]!);
     };
     const r = (side: 'A' | 'B'): string => `${median(ratios(side)).toFixed(2)} (${ratios(side).map((v) => v.toFixed(2)).join(', ')})`;
-    lines.push(`| ${name.replace(/ gRPC$/, '')} | ${r('A')} | ${r('B')} |`);
+    lines.push(`| ${name.replace(/ gRPC( |$)/, '$1').trim()} | ${r('A')} | ${r('B')} |`);
   }
   // The 4 KB tensor's extra cost over `simple`, paired within each round (rate-4k, 4k).
   const pairs = names.filter((n) => n.endsWith(' simple') && names.includes(n.replace(/ simple$/, ' 4 KB FP32')));

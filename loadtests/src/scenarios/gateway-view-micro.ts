@@ -2,12 +2,13 @@
  * What sending a 4 KB tensor as a view costs against copying it into the message's one buffer, on the
  * gateway's two gRPC writes of it: the request to the node (encodeInferRequestFramed) and a forwarded
  * answer to a gRPC client (encodeForwardedInferResponseFramed), each at the default 16 KiB threshold
- * (copied) and at 1 KiB (a view after a small head). ns per call in turns (median of rounds) and bytes
- * allocated per call (V8 heap + ArrayBuffer backing stores). The writes themselves are corked either way.
+ * (copied) and at 1 KiB (a view after a small head); and the node's 4 KB answer read from two DATA frames
+ * (the node's writes uncorked: joined into one buffer) against one. ns per call in turns (median of rounds)
+ * and bytes allocated per call (V8 heap + ArrayBuffer backing stores).
  *
  *   node --expose-gc --import tsx loadtests/src/scenarios/gateway-view-micro.ts [rounds=9] [batch=20000]
  */
-import { encodeForwardedInferResponseFramed, encodeInferRequestFramed, encodeInferResponseFramed } from '../../../shared/src/grpc/index.js';
+import { encodeForwardedInferResponseFramed, encodeInferRequestFramed, encodeInferResponseFramed, UnaryMessageReader } from '../../../shared/src/grpc/index.js';
 import { median } from '../lib/sampling/percentiles.js';
 import { FP32_4K_REQUEST, FP32_ELEMENTS } from './gateway-per-core-stack.js';
 
@@ -23,13 +24,23 @@ const answer = encodeInferResponseFramed({
   outputs: [{ name: 'OUTPUT0', datatype: 'FP32', shape: [1, FP32_ELEMENTS], data: FP32_4K_REQUEST.inputs[0]!.data }],
   parameters: {},
 });
-const message = Buffer.concat(answer.chunks).subarray(5);
+const framed = Buffer.concat(answer.chunks);
+const message = framed.subarray(5);
+/** The node's answer as the gateway's h2 stream hands it over: one chunk per DATA frame. */
+const readAnswer = (chunks: readonly Buffer[]): Buffer => {
+  const reader = new UnaryMessageReader(1 << 20);
+  for (const chunk of chunks) reader.push(chunk);
+  return reader.message();
+};
+const twoFrames = [framed.subarray(0, 53), framed.subarray(53)];
 
 const cases: [string, () => unknown][] = [
   ['request to the node, copied (16 KiB)', () => encodeInferRequestFramed(FP32_4K_REQUEST, 16 * 1024)],
   ['request to the node, view (1 KiB)', () => encodeInferRequestFramed(FP32_4K_REQUEST, 1024)],
   ['forwarded answer, copied (16 KiB)', () => encodeForwardedInferResponseFramed(message, '', 16 * 1024)],
   ['forwarded answer, view (1 KiB)', () => encodeForwardedInferResponseFramed(message, '', 1024)],
+  ["node's answer read from two DATA frames", () => readAnswer(twoFrames)],
+  ["node's answer read from one DATA frame", () => readAnswer([framed])],
 ];
 
 let sink: unknown;
