@@ -489,7 +489,11 @@ describe('http2 transport: connection failures', () => {
   it('drops a connection whose keepalive pings go unanswered, failing its calls before their deadline', async () => {
     // A TCP relay to a real HTTP/2 server that stops relaying (a silent network partition).
     const target = createHttp2Server();
-    target.on('stream', (stream) => stream.on('error', () => undefined));
+    let streamSeen = false;
+    target.on('stream', (stream) => {
+      streamSeen = true;
+      stream.on('error', () => undefined);
+    });
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     const targetPort = (target.address() as AddressInfo).port;
     const relaySockets: Socket[] = [];
@@ -507,7 +511,8 @@ describe('http2 transport: connection failures', () => {
     try {
       const node = view('n', `127.0.0.1:${(relay.address() as AddressInfo).port}`);
       const pending = failure(t.infer(node, simpleRequest(0), { deadline: Date.now() + 60_000 }));
-      await waitFor(() => relaySockets.length === 2, { what: 'the relay to connect' });
+      // Silent once the node has the call: before that, a busy box can cut the link mid-handshake (never sent).
+      await waitFor(() => streamSeen, { what: 'the node to see the call' });
       silent = true;
       const error = await pending;
       expect(error).toMatchObject({ code: 'UNAVAILABLE', notAccepted: false });
