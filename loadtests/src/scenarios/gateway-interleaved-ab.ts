@@ -14,7 +14,10 @@
  * of this checkout is newer than it, else it silently runs these sources: the run stops when either
  * side would not run its bundle (build the older side last). `sat`: rates near one core's capacity
  * (2,000 hits/s, 600 misses/s asked); `rate`: 150 req/s and one request at a time (with latency);
- * `rate-4k`: HTTP misses at 150 req/s of `simple` and of a 4 KB FP32 tensor each way, in the same round.
+ * `rate-4k`: HTTP misses at 150 req/s of `simple` and of a 4 KB FP32 tensor each way, in the same round;
+ * `4k`: misses of `simple` and of the 4 KB tensor, HTTP and gRPC, at each rate of AB_RATES (default
+ * 400,150: a core busy but not saturated, where a wake-up's cost is spread over several requests, and
+ * the issue's 150/s), the two sizes back to back within a round, so their difference is paired in time.
  * Ports: BENCH_PORT_BASE + 100 (A) and + 200 (B); default base 42000.
  */
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
@@ -27,7 +30,9 @@ import { median } from '../lib/sampling/percentiles.js';
 import { idleShare, lessIdle, ratePoint, soloPoint, type MeasuredPoint } from './gateway-per-core-points.js';
 import { FP32_4K_REQUEST, pinSelf, startPerCoreStack, SIMPLE_REQUEST, type PerCoreStack } from './gateway-per-core-stack.js';
 
-const MODE = process.env.AB_MODE === 'rate' || process.env.AB_MODE === 'rate-4k' ? process.env.AB_MODE : 'sat';
+const MODES = ['sat', 'rate', 'rate-4k', '4k'] as const;
+const MODE = MODES.find((m) => m === process.env.AB_MODE) ?? 'sat';
+const RATES_4K = (process.env.AB_RATES ?? '400,150').split(',').map(Number);
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);
 const TIMING = { warmupS: 1, durationS: Number(process.env.AB_S ?? 5) };
 const BASE = Number(process.env.BENCH_PORT_BASE ?? 42000);
@@ -84,6 +89,19 @@ function points(side: Side): [string, () => Promise<MeasuredPoint>][] {
       ['miss 150/s HTTP 4 KB FP32', () => ratePoint('miss 150/s HTTP 4 KB FP32', () => c.miss.infer(FP32_4K_REQUEST), 150, w, TIMING)],
     ];
   }
+  if (MODE === '4k') {
+    return RATES_4K.flatMap((rate) =>
+      (['HTTP', 'gRPC'] as const).flatMap((protocol) => {
+        const client = protocol === 'HTTP' ? c.miss : c.grpcMiss;
+        const simple = `miss ${rate}/s ${protocol} simple`;
+        const fp32 = `miss ${rate}/s ${protocol} 4 KB FP32`;
+        return [
+          [simple, () => ratePoint(simple, () => client.infer(request), rate, w, TIMING)],
+          [fp32, () => ratePoint(fp32, () => client.infer(FP32_4K_REQUEST), rate, w, TIMING)],
+        ] as [string, () => Promise<MeasuredPoint>][];
+      }),
+    );
+  }
   if (MODE === 'sat') {
     return [at('hit 2000/s HTTP', c.hit, 2000), at('hit 2000/s gRPC', c.grpcHit, 2000), at('miss 600/s HTTP', c.miss, 600), at('miss 600/s gRPC', c.grpcMiss, 600)];
   }
@@ -120,22 +138,24 @@ function table(samples: readonly Sample[]): string {
   for (const name of names) lines.push(`| ${name} | ${fmt(of('A', name))} | ${fmt(of('B', name))} | ${(median(of('B', name)) / median(of('A', name))).toFixed(2)} |`);
   // gRPC against HTTP on the same gateway, paired within each round (the same moment of the box).
   lines.push('', '| gRPC / HTTP per round (median) | A | B |', '| --- | --- | --- |');
-  for (const name of names.filter((n) => n.endsWith(' gRPC'))) {
-    const httpName = name.replace(/ gRPC$/, ' HTTP');
+  for (const name of names.filter((n) => / gRPC( |$)/.test(n))) {
+    const httpName = name.replace(/ gRPC( |$)/, ' HTTP$1');
     const ratios = (side: 'A' | 'B'): number[] => {
       const grpc = of(side, name);
       const http = of(side, httpName);
       return grpc.map((g, i) => g / http[i]!);
     };
     const r = (side: 'A' | 'B'): string => `${median(ratios(side)).toFixed(2)} (${ratios(side).map((v) => v.toFixed(2)).join(', ')})`;
-    lines.push(`| ${name.replace(/ gRPC$/, '')} | ${r('A')} | ${r('B')} |`);
+    lines.push(`| ${name.replace(/ gRPC( |$)/, '$1').trim()} | ${r('A')} | ${r('B')} |`);
   }
-  // The 4 KB tensor's extra cost over `simple`, paired within each round (rate-4k).
-  const [simple, fp32] = ['miss 150/s HTTP simple', 'miss 150/s HTTP 4 KB FP32'];
-  if (names.includes(simple) && names.includes(fp32)) {
+  // The 4 KB tensor's extra cost over `simple`, paired within each round (rate-4k, 4k).
+  const pairs = names.filter((n) => n.endsWith(' simple') && names.includes(n.replace(/ simple$/, ' 4 KB FP32')));
+  if (pairs.length > 0) lines.push('', '| 4 KB FP32 minus simple per round, µs (median) | A | B |', '| --- | --- | --- |');
+  for (const simple of pairs) {
+    const fp32 = simple.replace(/ simple$/, ' 4 KB FP32');
     const extra = (side: 'A' | 'B'): number[] => of(side, fp32).map((v, i) => v - of(side, simple)[i]!);
     const r = (side: 'A' | 'B'): string => `${median(extra(side)).toFixed(0)} (${extra(side).map((v) => v.toFixed(0)).join(', ')})`;
-    lines.push('', '| 4 KB FP32 minus simple per round, µs (median) | A | B |', '| --- | --- | --- |', `| miss 150/s HTTP | ${r('A')} | ${r('B')} |`);
+    lines.push(`| ${simple.replace(/ simple$/, '')} | ${r('A')} | ${r('B')} |`);
   }
   return lines.join('\n');
 }

@@ -14,7 +14,12 @@
  * the same per second, and the Redis commands it sends with no traffic.
  *
  *   BENCH_PORT_BASE=42000 [WAKE_RATE=150] [WAKE_S=8] [WAKE_IDLE_S=10] [WAKE_WARMUP=3000] [WAKE_ONLY=gateway,nginx,node-http]
+ *     [WAKE_GATEWAY=http-simple,http-4k,grpc-simple,grpc-4k] [WAKE_KEEP_STRACE=1]
  *     [WAKE_OUT=<dir>] [TESSERA_BUNDLE_DIR=<bundle>] node --import tsx loadtests/src/scenarios/gateway-wake-account.ts
+ *
+ * WAKE_GATEWAY picks the gateway's misses (default http-simple): HTTP binary or the gRPC front door, `simple`
+ * or the 4 KB FP32 request, so a size's extra reads, writes or wake-ups show side by side. WAKE_IDLE_S=0 skips
+ * the idle account; WAKE_KEEP_STRACE=1 keeps each traced window's strace text in WAKE_OUT (read sizes).
  *
  * Needs strace with ptrace rights (else the syscall columns are left out, with a note) and nginx (else skipped).
  */
@@ -22,6 +27,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createGrpcInferClient } from '../lib/clients/grpc-client.js';
 import { createHttpInferClient } from '../lib/clients/http-client.js';
 import type { InferClient } from '../lib/clients/infer-client.js';
 import { createRawHttpPool, encodeRawRequest, hostHeader } from '../lib/clients/raw-http.js';
@@ -30,7 +36,7 @@ import { startClosedLoad } from '../lib/load/closed-loop.js';
 import { sleep, type RunningLoad } from '../lib/load/load-window.js';
 import { startOpenLoad } from '../lib/load/open-loop.js';
 import { summarizeLatencies } from '../lib/sampling/percentiles.js';
-import { nginxAvailable, pinSelf, SIMPLE_REQUEST, startAnchor, startNginx, startPerCoreStack, type MeasuredServer } from './gateway-per-core-stack.js';
+import { FP32_4K_REQUEST, nginxAvailable, pinSelf, SIMPLE_REQUEST, startAnchor, startNginx, startPerCoreStack, type MeasuredServer } from './gateway-per-core-stack.js';
 import { countSyscalls, deltaByRole, nodeThreadRoles, parseSchedstat, syscallsPerUnit, type RoleDelta, type ThreadSched } from './gateway-wake-threads.js';
 
 const RATE = Number(process.env.WAKE_RATE ?? 150);
@@ -39,6 +45,8 @@ const IDLE_S = Number(process.env.WAKE_IDLE_S ?? 10);
 /** Misses sent before the first window, so TurboFan has compiled the path (warm-up work is not a miss's). */
 const WARMUP = Number(process.env.WAKE_WARMUP ?? 3000);
 const ONLY = new Set((process.env.WAKE_ONLY ?? 'gateway,nginx,node-http').split(','));
+const GATEWAY_CASES = (process.env.WAKE_GATEWAY ?? 'http-simple').split(',');
+const KEEP_STRACE = process.env.WAKE_KEEP_STRACE === '1' && process.env.WAKE_OUT !== undefined;
 const log = (message: string): void => void process.stderr.write(`${message}\n`);
 const hasStrace = spawnSync('strace', ['-V']).status === 0;
 
@@ -195,6 +203,10 @@ async function account(name: string, kind: string, server: MeasuredServer, loadN
     });
     traced = t.requests;
     syscalls = syscallsPerUnit(countSyscalls(await readFile(file, 'utf8').catch(() => '')), roleOf, t.requests);
+    if (KEEP_STRACE) {
+      await mkdir(process.env.WAKE_OUT!, { recursive: true });
+      await writeFile(join(process.env.WAKE_OUT!, `${name}-${loadName}.strace.txt`.replace(/[^\w.-]/g, '_')), await readFile(file, 'utf8').catch(() => ''));
+    }
     await rm(file, { force: true });
   }
   const result: Account = {
@@ -280,17 +292,25 @@ async function main(): Promise<void> {
       ['c=1', () => startClosedLoad({ concurrency: 1, call: async () => void (await call()) })],
     ];
     if (ONLY.has('gateway')) {
-      const miss = createHttpInferClient('127.0.0.1', stack.gateway.port, 8, { headers: { authorization: `Bearer ${stack.key}`, 'cache-control': 'no-store' } });
-      clients.push(miss);
-      // A busy box can let the node's load report lapse for a moment (503 "no node is ready"): retried.
-      let warmupErrors = 0;
-      for (let i = 0; i < WARMUP; i++) {
-        await miss.infer(SIMPLE_REQUEST).catch(async (error: unknown) => {
-          if (++warmupErrors > 50) throw error;
-          await sleep(200);
-        });
+      const noStore = { authorization: `Bearer ${stack.key}`, 'cache-control': 'no-store' };
+      const http = createHttpInferClient('127.0.0.1', stack.gateway.port, 8, { headers: noStore });
+      const grpc = createGrpcInferClient('127.0.0.1', stack.grpcPort, noStore);
+      clients.push(http, grpc);
+      for (const kase of GATEWAY_CASES) {
+        const [protocol, size] = kase.split('-');
+        const miss = protocol === 'grpc' ? grpc : http;
+        const request = size === '4k' ? FP32_4K_REQUEST : SIMPLE_REQUEST;
+        const label = `gateway miss (${protocol === 'grpc' ? 'gRPC' : 'HTTP'}${size === '4k' ? ', 4 KB FP32' : ''})`;
+        // A busy box can let the node's load report lapse for a moment (503 "no node is ready"): retried.
+        let warmupErrors = 0;
+        for (let i = 0; i < WARMUP; i++) {
+          await miss.infer(request).catch(async (error: unknown) => {
+            if (++warmupErrors > 50) throw error;
+            await sleep(200);
+          });
+        }
+        for (const [loadName, make] of loads(() => miss.infer(request))) accounts.push(await account(label, 'node', stack.gateway, loadName, make, work, redis));
       }
-      for (const [loadName, make] of loads(() => miss.infer(SIMPLE_REQUEST))) accounts.push(await account('gateway miss (HTTP)', 'node', stack.gateway, loadName, make, work, redis));
     }
     if (ONLY.has('nginx') && nginxAvailable()) {
       const nginx = await startNginx(work, stack.node.httpPort);
@@ -307,7 +327,7 @@ async function main(): Promise<void> {
       const bytes = encodeRawRequest('POST', '/v2/models/simple/infer', hostHeader('127.0.0.1', anchor.port), { 'content-type': 'application/octet-stream' }, new Uint8Array(160));
       for (const [loadName, make] of loads(() => pool.request(bytes))) accounts.push(await account('bare node:http', 'node', anchor, loadName, make, work));
     }
-    const idle = ONLY.has('gateway') ? await idleAccount(stack.gateway, work, redis) : undefined;
+    const idle = ONLY.has('gateway') && IDLE_S > 0 ? await idleAccount(stack.gateway, work, redis) : undefined;
     const text = `${table(accounts)}\n\ngateway idle, per second: ${JSON.stringify(idle, null, 1)}\n\ngateway: ${stack.gatewayBuild}\n`;
     process.stdout.write(text);
     if (process.env.WAKE_OUT !== undefined) {

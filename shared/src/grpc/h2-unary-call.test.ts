@@ -74,6 +74,24 @@ describe('serveH2Unary cancellation', () => {
     session.close();
   });
 
+  it('a reply in several chunks (an output sent uncopied) reaches the client as one DATA frame', async () => {
+    const tensor = new Uint8Array(4096).fill(2);
+    // One message split where an encoder puts an uncopied output: the prefix and head, then the bytes.
+    const message = Buffer.concat([frameGrpcMessage(new Uint8Array(48 + 4096)).subarray(0, 5), new Uint8Array(48).fill(1), tensor]);
+    onCall = (call) => call.reply([message.subarray(0, 53), message.subarray(53)], {}, {});
+    const session = connect(`http://127.0.0.1:${port}`);
+    const stream = session.request({ ':method': 'POST', ':path': '/p', 'content-type': 'application/grpc', te: 'trailers' });
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const ended = new Promise<void>((resolve) => stream.on('end', resolve));
+    stream.end(frameGrpcMessage(new Uint8Array([1])));
+    await ended;
+    session.close();
+    expect(Buffer.concat(chunks).equals(message)).toBe(true);
+    // Uncorked, the first chunk left alone and the rest after it was out: two DATA frames, two segments.
+    expect(chunks).toHaveLength(1);
+  });
+
   it("the watch: a listener is called once on the reset, with CANCELLED, and no signal is made; a removed one is not called", async () => {
     let called!: () => void;
     const arrived = new Promise<void>((resolve) => (called = resolve));

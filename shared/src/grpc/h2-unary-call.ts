@@ -210,7 +210,10 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
     try {
       stream.respond({ ...headers, ':status': 200, 'content-type': CONTENT_TYPE, 'grpc-encoding': 'identity' }, { waitForTrailers: true });
       stream.on('wantTrailers', () => this.sendTrailers());
-      // One write for a small answer; a large output goes uncopied after the bytes before it.
+      // One write for a small answer; a large output goes uncopied after the bytes before it. Corked
+      // (end() uncorks): uncorked, the stream sends the first chunk alone and the rest only once it is
+      // out, so the answer left as two DATA frames in two segments, and a waiting client woke twice.
+      if (chunks.length > 1) stream.cork();
       for (let i = 0; i < chunks.length - 1; i++) stream.write(chunks[i]);
       stream.end(chunks[chunks.length - 1]);
     } catch {

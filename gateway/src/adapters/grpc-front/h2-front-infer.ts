@@ -23,6 +23,7 @@
 import type { IncomingHttpHeaders } from 'node:http2';
 import { GrpcStatus, grpcStatusOf, toTesseraError } from '../../../../shared/src/errors/index.js';
 import {
+  CORKED_VIEW_BYTES,
   decodeModelInferRequest,
   encodeForwardedInferResponseFramed,
   encodeInferResponseFramed,
@@ -73,7 +74,7 @@ function encodedAnswer(answer: HttpAnswer, id: string, hit: boolean): EncodedInf
   if (produced !== undefined) {
     const received = receivedResponseOf(produced);
     // The node was sent an empty id; one it answered with anyway is replaced, as the HTTP body's is.
-    if (received !== undefined && produced.id === '') return encodeForwardedInferResponseFramed(received, id);
+    if (received !== undefined && produced.id === '') return encodeForwardedInferResponseFramed(received, id, CORKED_VIEW_BYTES);
     return encodeInferResponseFramed({ ...produced, id });
   }
   const body = answer.body;

@@ -159,6 +159,9 @@ export function h2Call<T>(connection: NodeConnection, nodeId: string, call: H2Ca
       else reject(endedWithoutStatus());
     });
     const last = call.body.length - 1;
+    // Corked (end() uncorks): uncorked, the stream sends the first chunk alone (a forwarded request's
+    // 5-byte prefix) and the rest after it is out: two DATA frames, two writev, two segments to the node.
+    if (last > 0) stream.cork();
     for (let i = 0; i < last; i++) stream.write(call.body[i]);
     stream.end(call.body[last]);
 

@@ -81,7 +81,7 @@ describe('http2 transport on the wire', () => {
   /** The server side of every connection, to drop them under a call. */
   const sockets: Socket[] = [];
   /** Per stream the server saw: its request headers and how it ended (the client's RST code). */
-  const streams: { headers: IncomingHttpHeaders; body: Buffer; rstCode?: number }[] = [];
+  const streams: { headers: IncomingHttpHeaders; body: Buffer; dataChunks: number; rstCode?: number }[] = [];
   const transports: GrpcTransport[] = [];
 
   const transport = (options: H2TransportOptions = {}): GrpcTransport => {
@@ -98,12 +98,15 @@ describe('http2 transport on the wire', () => {
       session.on('error', () => undefined);
     });
     server.on('stream', (stream, headers) => {
-      const record: (typeof streams)[number] = { headers, body: Buffer.alloc(0) };
+      const record: (typeof streams)[number] = { headers, body: Buffer.alloc(0), dataChunks: 0 };
       streams.push(record);
       stream.on('error', () => undefined);
       stream.on('close', () => (record.rstCode = stream.rstCode));
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        record.dataChunks++;
+      });
       stream.on('end', () => {
         record.body = Buffer.concat(chunks);
         behaviour(stream, headers, record.body);
@@ -339,6 +342,28 @@ describe('http2 transport on the wire', () => {
     expect(streams).toHaveLength(1);
   });
 
+  it("sends a request of several chunks (a gRPC client's, forwarded; a tensor sent as a view) as one DATA frame, in one piece", async () => {
+    behaviour = ok;
+    const request = { ...simpleRequest(0), id: 'fwd', inputs: [{ name: 'INPUT0', datatype: 'FP32' as const, shape: [1, 1024], data: new Uint8Array(4096).fill(3) }] };
+    const wire = toBinary(ModelInferRequestSchema, create(ModelInferRequestSchema, { modelName: request.modelName, id: 'fwd', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1n, 1024n] }], rawInputContents: [request.inputs[0]!.data] }));
+    const t = transport();
+    // On a session already up (a fresh one holds the writes until the stream is ready).
+    await t.infer(view('n', address), simpleRequest(0), { deadline: soon() });
+    expect((await t.infer(view('n', address), { ...request, forwardable: wire }, { deadline: soon() })).response.id).toBe('fwd');
+    // The node reads the client's bytes and the gateway's additions after them.
+    const sent = fromBinary(ModelInferRequestSchema, streams[1]!.body.subarray(5));
+    expect(Buffer.from(sent.rawInputContents[0]!).equals(request.inputs[0]!.data)).toBe(true);
+    expect(sent.id).toBe('fwd');
+    // Uncorked, the 5-byte prefix left alone and the rest after it: two DATA frames, two segments.
+    expect(streams[1]!.dataChunks).toBe(1);
+    // An HTTP client's 4 KB tensor goes as a view after the head (CORKED_VIEW_BYTES): one frame too, bytes exact.
+    expect((await t.infer(view('n', address), { ...request, id: 'view' }, { deadline: soon() })).response.id).toBe('view');
+    const viewed = fromBinary(ModelInferRequestSchema, streams[2]!.body.subarray(5));
+    expect(Buffer.from(viewed.rawInputContents[0]!).equals(request.inputs[0]!.data)).toBe(true);
+    expect(viewed.inputs[0]!.shape).toEqual([1n, 1024n]);
+    expect(streams[2]!.dataChunks).toBe(1);
+  });
+
   it('sends large requests without a size limit of its own', async () => {
     behaviour = ok;
     const big = { ...simpleRequest(0), id: 'big', inputs: [{ name: 'INPUT0', datatype: 'FP32' as const, shape: [1, 1 << 20], data: new Uint8Array(4 << 20) }] };
@@ -464,7 +489,11 @@ describe('http2 transport: connection failures', () => {
   it('drops a connection whose keepalive pings go unanswered, failing its calls before their deadline', async () => {
     // A TCP relay to a real HTTP/2 server that stops relaying (a silent network partition).
     const target = createHttp2Server();
-    target.on('stream', (stream) => stream.on('error', () => undefined));
+    let streamSeen = false;
+    target.on('stream', (stream) => {
+      streamSeen = true;
+      stream.on('error', () => undefined);
+    });
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     const targetPort = (target.address() as AddressInfo).port;
     const relaySockets: Socket[] = [];
@@ -482,7 +511,8 @@ describe('http2 transport: connection failures', () => {
     try {
       const node = view('n', `127.0.0.1:${(relay.address() as AddressInfo).port}`);
       const pending = failure(t.infer(node, simpleRequest(0), { deadline: Date.now() + 60_000 }));
-      await waitFor(() => relaySockets.length === 2, { what: 'the relay to connect' });
+      // Silent once the node has the call: before that, a busy box can cut the link mid-handshake (never sent).
+      await waitFor(() => streamSeen, { what: 'the node to see the call' });
       silent = true;
       const error = await pending;
       expect(error).toMatchObject({ code: 'UNAVAILABLE', notAccepted: false });

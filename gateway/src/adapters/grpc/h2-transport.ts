@@ -32,6 +32,7 @@ import {
 } from '../../../../shared/src/gen/grpc_service_pb.js';
 import {
   clientServiceDefinition,
+  CORKED_VIEW_BYTES,
   encodeForwardedInferRequestFramed,
   encodeInferRequestFramed,
   frameGrpcMessage,
@@ -178,7 +179,7 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
       return guardedCall(breakers, node, opts, async () => {
         const sent = withCallParameters(request, opts);
         // A gRPC client's request goes as received, the gateway's fields appended (front-infer.ts).
-        const encoded = sent.forwardable === undefined ? encodeInferRequestFramed(sent) : encodeForwardedInferRequestFramed(sent.forwardable, sent);
+        const encoded = sent.forwardable === undefined ? encodeInferRequestFramed(sent, CORKED_VIEW_BYTES) : encodeForwardedInferRequestFramed(sent.forwardable, sent);
         const { response, load, message } = await call(node, service.modelInfer, encoded, opts, readInferResponse);
         const decoded = decodeNodeAnswer(node.id, () => inferResponseFromProto(response));
         // So the gRPC front door can forward the node's bytes instead of encoding them again.
