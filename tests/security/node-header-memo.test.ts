@@ -6,33 +6,14 @@
  * of distinct headers leaves the memo bounded. Real node HTTP server on loopback, real onnxruntime.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { encodeModel, OnnxDataType } from '../../gpu-node/src/example-models/onnx-writer.js';
+import { rm } from 'node:fs/promises';
 import { createNodeCore } from '../../gpu-node/src/server-api/node-core-impl.js';
 import { createHttpServer } from '../../gpu-node/src/server/http/index.js';
 import { HEADER_MEMO_ENTRIES } from '../../shared/src/kserve/header-memo.js';
 import { requestHeaderMemo } from '../../shared/src/kserve/index.js';
+import { writeDoublerRepository } from './support/doubler-repository.js';
 
 const WIDTH = 4;
-
-/** OUTPUT0 = INPUT0 + INPUT0, FP32 [batch, 4]. */
-function doubler(): Uint8Array {
-  const io = (name: string) => ({ name, elemType: OnnxDataType.FLOAT, shape: ['batch', WIDTH] });
-  return encodeModel({
-    graph: { name: 'doubler', nodes: [{ opType: 'Add', inputs: ['INPUT0', 'INPUT0'], outputs: ['OUTPUT0'] }], inputs: [io('INPUT0')], outputs: [io('OUTPUT0')] },
-  });
-}
-
-const CONFIG = [
-  'name: "doubler"',
-  'platform: "onnxruntime_onnx"',
-  'max_batch_size: 8',
-  `input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ ${WIDTH} ] } ]`,
-  `output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ ${WIDTH} ] } ]`,
-  'instance_group [ { count: 1 kind: KIND_CPU } ]',
-].join('\n');
 
 let dir: string;
 let core: ReturnType<typeof createNodeCore>;
@@ -40,10 +21,7 @@ let http: ReturnType<typeof createHttpServer>;
 let base: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'tessera-sec-memo-'));
-  await mkdir(join(dir, 'doubler', '1'), { recursive: true });
-  await writeFile(join(dir, 'doubler', 'config.pbtxt'), CONFIG);
-  await writeFile(join(dir, 'doubler', '1', 'model.onnx'), doubler());
+  dir = await writeDoublerRepository('tessera-sec-memo-', { width: WIDTH, maxBatchSize: 8 });
   core = createNodeCore({ repositoryPath: dir, controlMode: 'explicit', loadModels: ['doubler'] });
   await core.start();
   http = createHttpServer(core, {});

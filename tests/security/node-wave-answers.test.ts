@@ -6,43 +6,17 @@
  * one batch. Real node servers (HTTP and gRPC on loopback) and a real onnxruntime session in the pool.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { encodeModel, OnnxDataType } from '../../gpu-node/src/example-models/onnx-writer.js';
+import { rm } from 'node:fs/promises';
 import { createNodeCore } from '../../gpu-node/src/server-api/node-core-impl.js';
 import { createHttpServer } from '../../gpu-node/src/server/http/index.js';
 import { createGrpcServer } from '../../gpu-node/src/server/grpc/index.js';
 import { createHttpInferClient } from '../../loadtests/src/lib/clients/http-client.js';
 import { createGrpcInferClient } from '../../loadtests/src/lib/clients/grpc-client.js';
 import type { InferRequest } from '../../shared/src/tensors/index.js';
+import { writeDoublerRepository } from './support/doubler-repository.js';
 
 const WIDTH = 1024;
 const WAVE = 8;
-
-/** OUTPUT0 = INPUT0 * 2, FP32 [batch, 1024]: each answer's 4 KB follow from its own row only. */
-function doubler(): Uint8Array {
-  const io = (name: string) => ({ name, elemType: OnnxDataType.FLOAT, shape: ['batch', WIDTH] });
-  return encodeModel({
-    graph: {
-      name: 'doubler',
-      nodes: [{ opType: 'Add', inputs: ['INPUT0', 'INPUT0'], outputs: ['OUTPUT0'] }],
-      inputs: [io('INPUT0')],
-      outputs: [io('OUTPUT0')],
-    },
-  });
-}
-
-const CONFIG = [
-  'name: "doubler"',
-  'platform: "onnxruntime_onnx"',
-  `max_batch_size: ${WAVE}`,
-  `input [ { name: "INPUT0" data_type: TYPE_FP32 dims: [ ${WIDTH} ] } ]`,
-  `output [ { name: "OUTPUT0" data_type: TYPE_FP32 dims: [ ${WIDTH} ] } ]`,
-  'instance_group [ { count: 1 kind: KIND_CPU } ]',
-  // A long delay: the wave is formed by its size, so all eight share one run.
-  `dynamic_batching { preferred_batch_size: [ ${WAVE} ] max_queue_delay_microseconds: 2000000 }`,
-].join('\n');
 
 function row(seed: number): Float32Array {
   return new Float32Array(WIDTH).map((_, i) => seed * 10_000 + i);
@@ -71,10 +45,9 @@ let httpPort: number;
 let grpcPort: number;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'tessera-sec-wave-'));
-  await mkdir(join(dir, 'doubler', '1'), { recursive: true });
-  await writeFile(join(dir, 'doubler', 'config.pbtxt'), CONFIG);
-  await writeFile(join(dir, 'doubler', '1', 'model.onnx'), doubler());
+  // A long delay: the wave is formed by its size, so all eight share one run.
+  const batching = `dynamic_batching { preferred_batch_size: [ ${WAVE} ] max_queue_delay_microseconds: 2000000 }`;
+  dir = await writeDoublerRepository('tessera-sec-wave-', { width: WIDTH, maxBatchSize: WAVE, extraConfig: [batching] });
   core = createNodeCore({ repositoryPath: dir, controlMode: 'explicit', loadModels: ['doubler'] });
   await core.start();
   http = createHttpServer(core, {});
