@@ -47,39 +47,6 @@ export function batchSignature(
     .join(';');
 }
 
-/**
- * batchSignature for one batcher, remembering the last single-input key: a wave repeats one input name and
- * shape, and comparing a few numbers costs less than the slice, join and concatenation that rebuild the key.
- */
-export class BatchSignatures {
-  private lastName: string | undefined = undefined;
-  private lastShape: number[] = [];
-  private lastKey = '';
-
-  constructor(
-    private readonly raggedInputs: ReadonlySet<string>,
-    private readonly hasBatchDim: boolean,
-  ) {}
-
-  of(inputs: readonly InputShape[]): string {
-    if (inputs.length !== 1) return batchSignature(inputs, this.raggedInputs, this.hasBatchDim);
-    const input = inputs[0]!;
-    if (input.name === this.lastName && this.sameShape(input.shape)) return this.lastKey;
-    this.lastKey = inputKey(input, this.raggedInputs, this.hasBatchDim);
-    this.lastName = input.name;
-    this.lastShape = input.shape.slice(); // a copy: the request's array is not ours to hold
-    return this.lastKey;
-  }
-
-  /** Equal beyond the batch dimension (the key ignores it), so requests of any batch size reuse it. */
-  private sameShape(shape: readonly number[]): boolean {
-    const last = this.lastShape;
-    if (shape.length !== last.length) return false;
-    for (let i = this.hasBatchDim ? 1 : 0; i < shape.length; i++) if (shape[i] !== last[i]) return false;
-    return true;
-  }
-}
-
 function inputKey(input: InputShape, raggedInputs: ReadonlySet<string>, hasBatchDim: boolean): string {
   if (raggedInputs.has(input.name)) return `${input.name}:*`;
   const dims = hasBatchDim ? input.shape.slice(1) : input.shape;

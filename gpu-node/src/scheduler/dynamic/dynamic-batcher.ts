@@ -21,7 +21,7 @@ import type { BatchFormingSettings } from './batch-former.js';
 import type { DynamicBatcherOptions } from './batcher-options.js';
 import { notify } from './batcher-observer.js';
 import type { BatcherObserver, BatchInfo } from './batcher-observer.js';
-import { BatchSignatures } from './batcher-request.js';
+import { batchSignature } from './batcher-request.js';
 import type { BatcherRequest } from './batcher-request.js';
 import { realClock } from './clock.js';
 import type { CancelTimer, Clock } from './clock.js';
@@ -101,7 +101,6 @@ export class DynamicBatcher<P, R> {
   private readonly idleSinceUs: number[];
   private readonly gate: InstanceGate | undefined;
   private readonly queue: PriorityQueue<Entry<P, R>>;
-  private readonly signatures: BatchSignatures;
   private readonly ordered = new OrderedRelease();
   private running = 0;
   private stopping = false;
@@ -121,7 +120,6 @@ export class DynamicBatcher<P, R> {
     this.busy = deps.instances.map(() => false);
     this.idleSinceUs = deps.instances.map(() => -Infinity);
     this.queue = new PriorityQueue(deps.options);
-    this.signatures = new BatchSignatures(deps.options.raggedInputs, deps.options.maxBatchSize > 0);
     this.gate = deps.gate?.(() => this.pump());
   }
 
@@ -154,7 +152,7 @@ export class DynamicBatcher<P, R> {
         request.id,
         request.payload,
         Math.max(1, request.batchSize),
-        this.signatures.of(request.inputs),
+        batchSignature(request.inputs, this.options.raggedInputs, this.options.maxBatchSize > 0),
         now,
         admission.level,
         admission.deadlineUs,
