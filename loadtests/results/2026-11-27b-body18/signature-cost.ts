@@ -1,7 +1,7 @@
 // CPU per batch signature for the wave's request ([1, 1024] FP32 'INPUT0'): rebuilt each time vs remembered.
 import { batchSignature, type InputShape } from '../../../gpu-node/src/scheduler/dynamic/batcher-request.js';
 
-/** The memo tried at 73a2ed4 (reverted, not kept): the last single-input key, reused while name and shape repeat. */
+/** The memo tried at 6e62e31 (reverted, not kept): the last single-input key, reused while name and shape repeat. */
 class BatchSignatures {
   private lastName: string | undefined = undefined;
   private lastShape: number[] = [];
