@@ -58,14 +58,18 @@ describe('the binary header memo', () => {
     expect(requestHeaderMemo.hits).toBe(hits + 1);
   });
 
-  it('shares only frozen parts between requests', () => {
+  it('shares only frozen parts between requests, and gives each its own shapes', () => {
     decodeInferRequestBody({ ...body(HEADER, fp32(1, 2)), modelName: 'm' });
     const again = decodeInferRequestBody({ ...body(HEADER, fp32(5, 6)), modelName: 'm' });
     expect(() => {
       (again.request.parameters as Record<string, unknown>).priority = 9;
     }).toThrow(TypeError);
-    expect(() => (again.request.inputs[0]!.shape as number[]).push(1)).toThrow(TypeError);
-    expect(decodeInferRequestBody({ ...body(HEADER, fp32(7, 8)), modelName: 'm' }).request.parameters).toEqual({ priority: 1 });
+    // Shapes are each request's own copy: changing one reaches neither the memo nor the next request.
+    (again.request.inputs[0]!.shape as number[]).push(1);
+    expect(Object.isFrozen(again.request.inputs[0]!.shape)).toBe(false);
+    const next = decodeInferRequestBody({ ...body(HEADER, fp32(7, 8)), modelName: 'm' }).request;
+    expect(next.parameters).toEqual({ priority: 1 });
+    expect(next.inputs[0]!.shape).toEqual([1, 2]);
   });
 
   it('keeps neither headers with JSON data nor over-long ones, and stays bounded', () => {
