@@ -1,23 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { tensorToTypedArray, type Tensor } from '../tensors/index.js';
-import { expectTesseraError } from '../tensors/test-helpers.js';
+import { expectTesseraError, withBinary as body } from '../tensors/test-helpers.js';
 import { HEADER_MEMO_ENTRIES, HEADER_MEMO_MAX_CHARS } from './header-memo.js';
 import { decodeInferRequestBody, requestHeaderMemo } from './infer-request-decode.js';
-
-const enc = new TextEncoder();
-
-/** A binary-extension body: the header JSON, then the sections. */
-function body(header: unknown, ...sections: Uint8Array[]): { body: Uint8Array; headerLength: string } {
-  const json = enc.encode(JSON.stringify(header));
-  const bytes = new Uint8Array(json.length + sections.reduce((n, s) => n + s.length, 0));
-  bytes.set(json);
-  let at = json.length;
-  for (const s of sections) {
-    bytes.set(s, at);
-    at += s.length;
-  }
-  return { body: bytes, headerLength: String(json.length) };
-}
 
 const fp32 = (...values: number[]): Uint8Array => new Uint8Array(new Float32Array(values).buffer);
 const values = (t: Tensor | undefined): number[] => Array.from(tensorToTypedArray(t as Tensor), Number);

@@ -5,22 +5,10 @@ import {
   typedArrayToBytes,
   type Tensor,
 } from '../tensors/index.js';
-import { expectTesseraError } from '../tensors/test-helpers.js';
+import { expectTesseraError, withBinary } from '../tensors/test-helpers.js';
 import { decodeInferRequestBody, type DecodeInferRequestOptions } from './infer-request-decode.js';
 
 const enc = new TextEncoder();
-
-function withBinary(header: unknown, ...sections: Uint8Array[]): { body: Uint8Array; headerLength: string } {
-  const json = enc.encode(JSON.stringify(header));
-  const body = new Uint8Array(json.length + sections.reduce((n, s) => n + s.length, 0));
-  body.set(json);
-  let at = json.length;
-  for (const s of sections) {
-    body.set(s, at);
-    at += s.length;
-  }
-  return { body, headerLength: String(json.length) };
-}
 
 function decode(body: unknown, extra: Partial<DecodeInferRequestOptions> = {}) {
   const bytes = body instanceof Uint8Array ? body : enc.encode(typeof body === 'string' ? body : JSON.stringify(body));

@@ -25,3 +25,16 @@ export function bytesOf(...values: number[]): Uint8Array {
 export function listOf(array: ArrayLike<number> | ArrayLike<bigint>): (number | bigint)[] {
   return Array.from(array as ArrayLike<number | bigint>);
 }
+
+/** A binary-extension request body: the header JSON, then the binary sections, with its header length. */
+export function withBinary(header: unknown, ...sections: Uint8Array[]): { body: Uint8Array; headerLength: string } {
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const body = new Uint8Array(json.length + sections.reduce((n, s) => n + s.length, 0));
+  body.set(json);
+  let at = json.length;
+  for (const s of sections) {
+    body.set(s, at);
+    at += s.length;
+  }
+  return { body, headerLength: String(json.length) };
+}
