@@ -28,6 +28,8 @@ export interface SchedTrace {
   readonly segments: Map<number, Segment[]>;
   /** Per tid, its wake-up times (sched_waking) in order. */
   readonly wakes: Map<number, number[]>;
+  /** Per tid, when it was switched out while still runnable (preempted), in order. */
+  readonly preemptions: Map<number, number[]>;
   /** Per core, who ran on it, in time order. */
   readonly occupants: Map<number, Occupant[]>;
   /** Wake-ups of watched threads onto a core that was idle: how long it had idled, how long the wake took. */
@@ -111,6 +113,7 @@ export function parseSchedScript(lines: Iterable<string>, watched: ReadonlySet<n
   }
   const segments = new Map<number, Segment[]>();
   const wakes = new Map<number, number[]>();
+  const preemptions = new Map<number, number[]>();
   const occupants = new Map<number, Occupant[]>();
   const idleWakes: IdleWake[] = [];
   /** Per watched tid: since when it has been runnable-but-waiting, or running (and where). */
@@ -137,7 +140,12 @@ export function parseSchedScript(lines: Iterable<string>, watched: ReadonlySet<n
       if (ran !== undefined) push(prev, { start: ran.t, end: t, state: 'run', cpu: ran.cpu });
       runningSince.delete(prev);
       // Preempted (R, R+): still runnable, so waiting from now on; otherwise asleep until woken.
-      if (prevState.startsWith('R')) waitingSince.set(prev, t);
+      if (prevState.startsWith('R')) {
+        waitingSince.set(prev, t);
+        let list = preemptions.get(prev);
+        if (list === undefined) preemptions.set(prev, (list = []));
+        list.push(t);
+      }
     }
     if (watched.has(next)) {
       const since = waitingSince.get(next);
@@ -174,7 +182,7 @@ export function parseSchedScript(lines: Iterable<string>, watched: ReadonlySet<n
       if (!runningSince.has(tid) && !waitingSince.has(tid)) waitingSince.set(tid, e.t);
     } else if (e.kind === 'switch') switchAt(e.cpu, e.t, e.prev as number, e.prevState as string, e.next as number, e.comm);
   });
-  return { segments, wakes, occupants, idleWakes, firstNs: all[0]?.t ?? 0, lastNs: all[all.length - 1]?.t ?? 0, events: all.length };
+  return { segments, wakes, preemptions, occupants, idleWakes, firstNs: all[0]?.t ?? 0, lastNs: all[all.length - 1]?.t ?? 0, events: all.length };
 }
 
 /** The first index whose segment ends after `t` (segments in time order, not overlapping). */
@@ -195,6 +203,8 @@ export interface ThreadInWindow {
   runNs: number;
   waitNs: number;
   wakes: number;
+  /** Times it lost its core while still runnable. */
+  preemptions: number;
   /** The longest single wait (wake-up or preemption to running) that overlaps the window. */
   longestWaitNs: number;
   /** While it waited: who held the core it then ran on, ns by label. */
@@ -203,7 +213,7 @@ export interface ThreadInWindow {
 
 /** How `tid` spent [t0, t1]; `label` names the holder of a core (a thread of ours, a kernel thread, another process). */
 export function threadInWindow(trace: SchedTrace, tid: number, t0: number, t1: number, label: (tid: number, comm: string) => string): ThreadInWindow {
-  const out: ThreadInWindow = { runNs: 0, waitNs: 0, wakes: 0, longestWaitNs: 0, heldBy: {} };
+  const out: ThreadInWindow = { runNs: 0, waitNs: 0, wakes: 0, preemptions: 0, longestWaitNs: 0, heldBy: {} };
   const list = trace.segments.get(tid) ?? [];
   for (let i = firstEndingAfter(list, t0); i < list.length; i++) {
     const seg = list[i] as Segment;
@@ -225,16 +235,23 @@ export function threadInWindow(trace: SchedTrace, tid: number, t0: number, t1: n
       out.heldBy[key] = (out.heldBy[key] ?? 0) + overlap(o.start, o.end, a, b);
     }
   }
-  const w = trace.wakes.get(tid) ?? [];
+  out.wakes = countIn(trace.wakes.get(tid) ?? [], t0, t1);
+  out.preemptions = countIn(trace.preemptions.get(tid) ?? [], t0, t1);
+  return out;
+}
+
+/** How many of the sorted times fall in [t0, t1). */
+function countIn(times: readonly number[], t0: number, t1: number): number {
   let lo = 0;
-  let hi = w.length;
+  let hi = times.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if ((w[mid] as number) < t0) lo = mid + 1;
+    if ((times[mid] as number) < t0) lo = mid + 1;
     else hi = mid;
   }
-  for (let i = lo; i < w.length && (w[i] as number) < t1; i++) out.wakes++;
-  return out;
+  let n = 0;
+  for (let i = lo; i < times.length && (times[i] as number) < t1; i++) n++;
+  return n;
 }
 
 /** Run time of several tids in [t0, t1], ns. */

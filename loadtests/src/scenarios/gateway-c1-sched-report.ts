@@ -164,12 +164,13 @@ function merge(a: Record<string, number>, b: Record<string, number>): Record<str
 const us = (ns: number): number => Math.round(ns / 100) / 10;
 
 function means(requests: readonly RequestJoin[]): Record<string, number> {
-  const sum: Record<string, number> = { latency: 0, 'less foreign waits': 0, 'server wake-ups': 0, 'server longest wait': 0, 'gateway other threads': 0, 'load generator run': 0, 'load generator wait': 0, 'node main run': 0, 'node main wait': 0 };
+  const sum: Record<string, number> = { latency: 0, 'less foreign waits': 0, 'server preemptions': 0, 'server wake-ups': 0, 'server longest wait': 0, 'gateway other threads': 0, 'load generator run': 0, 'load generator wait': 0, 'node main run': 0, 'node main wait': 0 };
   for (const r of requests) {
     sum.latency = (sum.latency as number) + r.latencyNs;
     sum['less foreign waits'] = (sum['less foreign waits'] as number) + r.latencyNs - foreignWaitNs(r);
     for (const [k, v] of Object.entries(parts(r))) sum[k] = (sum[k] ?? 0) + v;
     sum['server wake-ups'] = (sum['server wake-ups'] as number) + (r.server?.wakes ?? 0) * 1000;
+    sum['server preemptions'] = (sum['server preemptions'] as number) + (r.server?.preemptions ?? 0) * 1000;
     sum['server longest wait'] = (sum['server longest wait'] as number) + (r.server?.longestWaitNs ?? 0);
     sum['gateway other threads'] = (sum['gateway other threads'] as number) + r.serverOthersRunNs;
     sum['load generator run'] = (sum['load generator run'] as number) + r.client.runNs;
@@ -250,7 +251,7 @@ export function schedTable(targets: Record<string, readonly TargetJoin[]>): stri
   const out = ['Latency, µs (and less the time our threads waited for another process of the box):', '', '| target round | n | p50 / p95 / p99 | less foreign waits: p50 / p95 / p99 | CPU per request over the pass: server main / all its threads / node |', '| --- | --- | --- | --- | --- |'];
   for (const [name, s] of rows) out.push(`| ${name} | ${s.n} | ${s.p50Us} / ${s.p95Us} / ${s.p99Us} | ${s.ownP50Us} / ${s.ownP95Us} / ${s.ownP99Us} | ${s.cpuMainUs} / ${s.cpuAllUs} / ${s.cpuNodeUs} |`);
   const keys = Object.keys(rows[0]?.[1].all ?? {});
-  out.push('', 'Means per request, all → slowest 5%, µs (wake-ups ×1000):', '', `| part | ${rows.map(([n]) => n).join(' | ')} |`, `| --- |${rows.map(() => ' --- |').join('')}`);
+  out.push('', 'Means per request, all → slowest 5%, µs (wake-ups and preemptions ×1000):', '', `| part | ${rows.map(([n]) => n).join(' | ')} |`, `| --- |${rows.map(() => ' --- |').join('')}`);
   for (const k of keys) out.push(`| ${k} | ${rows.map(([, s]) => `${s.all[k]} → ${s.slow[k]}`).join(' | ')} |`);
   out.push('', 'What grew most over the median request (count of the slowest 5%; of the slowest 1%):', '', '| target round | slowest 5% | slowest 1% |', '| --- | --- | --- |');
   for (const [name, s] of rows) out.push(`| ${name} | ${fmt(s.categories, 8)}${(s as { withGc?: string }).withGc === undefined ? '' : ` (${(s as { withGc?: string }).withGc})`} | ${fmt(s.categoriesP99, 8)} |`);
