@@ -38,7 +38,6 @@ import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTena
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
 import { createRedisRateLimiter, createRedisSequenceAffinity, createRedisTenantStore, redisSequenceIdKey } from './adapters/redis/index.js';
 import { parseGatewayArgs, USAGE } from './cli/cli-options.js';
-import { helperThreadNice, lowerHelperThreadPriority } from './cli/helper-thread-priority.js';
 import { loadGatewayConfig, type GatewayConfig, type StaticNodeConfig } from './config/index.js';
 import { createGatewayApp, createInferCache, type GatewayApp } from './core/app/index.js';
 import { generateApiKey, seedTenants, sha256Hex } from './core/auth/index.js';
@@ -401,10 +400,6 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
       process.stdout.write(`${USAGE}\n`);
       return;
     }
-    // V8's helper threads yield the core to the event loop (helper-thread-priority.ts says why).
-    const nice = helperThreadNice(env.TESSERA_HELPER_THREAD_NICE);
-    const niced = lowerHelperThreadPriority(nice);
-    if (niced > 0) logger.info('helper threads at lower priority', { threads: niced, nice });
     tracing = createTracing({ endpoint: args.otlpEndpoint ?? env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: 'tessera-gateway' });
     if (tracing.endpoint !== undefined) logger.info('tracing on', { otlpEndpoint: tracing.endpoint });
     let config: GatewayConfig;

@@ -18,7 +18,7 @@
  * - `--otlp-endpoint URL` OpenTelemetry tracing: spans go (OTLP/HTTP JSON) to URL/v1/traces, e.g.
  *                    http://collector:4318. Default: env OTEL_EXPORTER_OTLP_ENDPOINT, else tracing off.
  * Environment: REDIS_URL (overrides the config's redisUrl), TESSERA_ADMIN_KEY (the admin key in
- * plaintext; overrides adminKeyHash), TESSERA_HELPER_THREAD_NICE (helper-thread-priority.ts).
+ * plaintext; overrides adminKeyHash).
  */
 import { parseArgs } from 'node:util';
 import { TesseraError } from '../../../shared/src/errors/index.js';
@@ -44,8 +44,7 @@ export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--grpc-
   --node SPEC     grpc=host:port,http=host:port (repeatable; used without Redis)
   --otlp-endpoint URL   send OpenTelemetry spans to URL/v1/traces (default: off)
   --jobs-worker   also run async-job workers in this process (or TESSERA_JOBS_WORKER=1)
-  env: REDIS_URL, TESSERA_ADMIN_KEY, TESSERA_JOBS_WORKER, OTEL_EXPORTER_OTLP_ENDPOINT,
-       TESSERA_HELPER_THREAD_NICE (0-19, default 19: V8's helper threads yield the core to the event loop; 0: off)`;
+  env: REDIS_URL, TESSERA_ADMIN_KEY, TESSERA_JOBS_WORKER, OTEL_EXPORTER_OTLP_ENDPOINT`;
 
 const HOST_PORT = /^[^\s/,=]+:\d{1,5}$/;
 
