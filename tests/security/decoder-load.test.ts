@@ -100,5 +100,9 @@ describe('onnxruntime_llm refuses broken models at load', () => {
     expect((await loadError({ parameters: { decode_run_rows: '1'.repeat(30) } })).message).toMatch(/'decode_run_rows' must be an integer >= 0/);
     expect((await loadError({ parameters: { busy_prefill_group_tokens: '0' } })).message).toMatch(/'busy_prefill_group_tokens' must be an integer >= 1/);
     expect((await loadError({ parameters: { busy_prefill_group_tokens: 'few' } })).message).toMatch(/'busy_prefill_group_tokens' must be an integer >= 1/);
+    expect((await loadError({ parameters: { first_token_handoff_us: '-5' } })).message).toMatch(/'first_token_handoff_us' must be an integer >= 0/);
+    expect((await loadError({ parameters: { first_token_handoff_us: 'soon' } })).message).toMatch(/'first_token_handoff_us' must be an integer >= 0/);
+    // An engine stalled for seconds behind a stuck main thread: refused.
+    expect((await loadError({ parameters: { first_token_handoff_us: '5000000' } })).message).toMatch(/'first_token_handoff_us' must be at most 1000000, got '5000000'/);
   });
 });

@@ -45,6 +45,12 @@ import { closedLoop, probes, wholeRequestBatch, windowFigures, type StreamRecord
  * it just after the engine's next run started (a whole run in flight, every time).
  */
 const PROBE_GAP_MS = Number(process.env['LLM_PROBE_GAP_MS'] ?? 0);
+/**
+ * LLM_TTFT_WINDOW_S: the measured part of each window of probes beside long generations (default 20 s, --quick its
+ * usual window): with 8 s a p99 rested on ~115 probes on tiny_decoder and ~30 on bench_decoder, where it is the
+ * largest value seen; 20 s gives tiny_decoder ~250-300 (tail21).
+ */
+const TTFT_WINDOW_S = Number(process.env['LLM_TTFT_WINDOW_S'] ?? 20);
 const PROBE = fileURLToPath(new URL('./llm-engine-probe.ts', import.meta.url));
 
 type DecoderFiles = (options: TinyDecoderConfigOptions) => { path: string; contents: Uint8Array | string }[];
@@ -193,10 +199,11 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
     // TTFT with long generations in flight: 31 streams of 256 tokens, and short probes beside them. The
     // streams start together, so they end and restart in waves of 31 arrivals (the target's figure); a
     // second window staggers their first lengths so restarts spread out (no waves), reported beside it.
+    const ttftOptions = options.quick ? options : { ...options, durationS: Math.max(options.durationS, TTFT_WINDOW_S) };
     const busyTtftWith = async (staggered: boolean, label: string, model = CONTINUOUS): Promise<Measured & { background: Measured }> => {
       let busy: Measured | undefined;
       const order = model === ARRIVAL ? ', prefill_order arrival' : '';
-      const background = await measure(node, `long generations (background${staggered ? ', staggered' : ''}${order})`, top - 1, options, async (until) => {
+      const background = await measure(node, `long generations (background${staggered ? ', staggered' : ''}${order})`, top - 1, ttftOptions, async (until) => {
         const [background, probeRecords] = await Promise.all([
           closedLoop(node.httpBase, model, top - 1, until, 99, 256, staggered),
           (async () => {
@@ -204,7 +211,7 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
             return probes(node.httpBase, model, until, 8, PROBE_GAP_MS);
           })(),
         ]);
-        const fromMs = until - options.durationS * 1000;
+        const fromMs = until - ttftOptions.durationS * 1000;
         busy = { label, concurrency: top, ...windowFigures(probeRecords, fromMs, until), cpuUsPerToken: Number.NaN };
         return background;
       });
@@ -247,7 +254,7 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
       model: CONTINUOUS,
       date: new Date().toISOString(),
       perCore: perCore.ok ? 'node on core 0, load on core 1' : `not pinned: ${perCore.why}`,
-      windows: { warmupS: options.warmupS, durationS: options.durationS },
+      windows: { warmupS: options.warmupS, durationS: options.durationS, ttftBusyDurationS: ttftOptions.durationS },
       outputTokens: '8..256 uniform (ignore_eos), greedy',
       anchor: { before: anchorBefore, after: anchorAfter },
       curve,
@@ -284,7 +291,7 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
     const summary = [
       `# llm-batching, ${CONTINUOUS} (${result.date})`,
       '',
-      `${result.perCore}; output ${result.outputTokens}; windows ${options.warmupS} s warm-up + ${options.durationS} s.`,
+      `${result.perCore}; output ${result.outputTokens}; windows ${options.warmupS} s warm-up + ${options.durationS} s (probes beside long generations: ${ttftOptions.durationS} s).`,
       '',
       '```',
       table,

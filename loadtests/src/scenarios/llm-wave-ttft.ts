@@ -12,8 +12,12 @@
  *   node --import tsx loadtests/src/scenarios/llm-wave-ttft.ts [WINDOW_S] [OUT.json]
  *
  * TESSERA_BUNDLE_DIR picks the node's build as for the other benches; LLM_PARAMS='{"key":"value"}' overrides
- * config.pbtxt parameters of the model (A/Bs).
+ * config.pbtxt parameters of the model (A/Bs). LLM_WAVE_SCHED_DIR=DIR (root, perf installed): each window's
+ * middle LLM_WAVE_SCHED_S seconds (default 3) under `perf record` of the scheduler's switches and wake-ups
+ * (CLOCK_MONOTONIC), and each probe's times on that clock with the node's and this process's pids in
+ * DIR/<window>.probes.json, for llm-wave-sched.py to join the slow probes' delivery with the threads' timelines.
  */
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -31,6 +35,20 @@ const MODEL = process.env['LLM_WAVE_MODEL'] ?? 'tiny_decoder';
 const WAVE_NEAR_MS = Number(process.env['LLM_WAVE_NEAR_MS'] ?? 60);
 /** The background generations' length (256 as in llm-batching; shorter gives more waves per window on a slow box). */
 const BACKGROUND_TOKENS = Number(process.env['LLM_WAVE_BACKGROUND_TOKENS'] ?? 256);
+const SCHED_DIR = process.env['LLM_WAVE_SCHED_DIR'];
+const SCHED_S = Number(process.env['LLM_WAVE_SCHED_S'] ?? 3);
+
+/** Epoch ms minus CLOCK_MONOTONIC ms (process.hrtime's clock, perf's with -k CLOCK_MONOTONIC), taken once. */
+function epochMinusMonotonicMs(): number {
+  return performance.timeOrigin + performance.now() - Number(process.hrtime.bigint()) / 1e6;
+}
+
+/** `perf record` of the scheduler's events on every CPU for `seconds`, from now; resolves when perf has exited. */
+function recordSched(out: string, seconds: number): Promise<void> {
+  const events = ['sched:sched_switch', 'sched:sched_wakeup', 'sched:sched_waking', 'sched:sched_migrate_task'].flatMap((e) => ['-e', e]);
+  const perf = spawn('perf', ['record', '-a', '-k', 'CLOCK_MONOTONIC', ...events, '-o', out, '--', 'sleep', String(seconds)], { stdio: 'ignore' });
+  return new Promise((resolve) => perf.once('exit', () => resolve()));
+}
 
 interface Split {
   ttftMs: number;
@@ -97,6 +115,21 @@ function splitsOf(records: StreamRecord[], traces: FirstTokenTrace[], fromMs: nu
   return out;
 }
 
+/** Each probe's send, engine arrival, first token (engine) and first read (client), CLOCK_MONOTONIC ms, for llm-wave-sched.py. */
+function probeTimes(records: StreamRecord[], traces: FirstTokenTrace[], fromMs: number, nodePid: number): object {
+  const offset = epochMinusMonotonicMs();
+  const origin = performance.timeOrigin;
+  const probesOut: object[] = [];
+  for (const r of records) {
+    if (!r.ok || r.startMs < fromMs) continue;
+    const trace = traces.find((t) => t.maxTokens === MIN_TOKENS && t.sentAtMs >= origin + r.startMs - 1 && t.sentAtMs <= origin + r.firstMs);
+    if (trace === undefined) continue;
+    const mono = (epochMs: number) => epochMs - offset;
+    probesOut.push({ startMs: mono(origin + r.startMs), sentMs: mono(trace.sentAtMs), firstTokenMs: mono(trace.firstTokenAtMs), readMs: mono(origin + r.firstMs), prefillRows: trace.prefillRows, inFlight: trace.inFlight });
+  }
+  return { nodePid, clientPid: process.pid, probes: probesOut };
+}
+
 async function main(): Promise<void> {
   const perCore = perCoreSupport();
   if (perCore.ok) pinProcess(process.pid, 1);
@@ -126,10 +159,14 @@ async function main(): Promise<void> {
         if (staggered !== undefined) await new Promise((r) => setTimeout(r, 200));
         return probes(node.httpBase, MODEL, until, 8);
       })();
+      // The recording covers the window's middle, away from its start and end.
+      const recording = SCHED_DIR === undefined ? Promise.resolve() : new Promise<void>((r) => setTimeout(r, (warmS + Math.max(0, (WINDOW_S - SCHED_S) / 2)) * 1000)).then(() => recordSched(join(SCHED_DIR, `${name}.data`), SCHED_S));
       const [records] = await Promise.all([probing, staggered === undefined ? Promise.resolve([]) : closedLoop(node.httpBase, MODEL, 31, until, 99, BACKGROUND_TOKENS, staggered)]);
       await new Promise((r) => setTimeout(r, 1500));
       const traces = (await readFile(log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as FirstTokenTrace);
       splits[name] = splitsOf(records, traces, fromMs);
+      await recording;
+      if (SCHED_DIR !== undefined) await writeFile(join(SCHED_DIR, `${name}.probes.json`), JSON.stringify(probeTimes(records, traces, fromMs, node.pid)));
       const all = splits[name] ?? [];
       result[name] = { all: summary(all), ...(staggered === false ? { inWave: summary(all.filter((s) => s.inWave)), outOfWave: summary(all.filter((s) => !s.inWave)) } : {}) };
       process.stderr.write(`${name}: ${JSON.stringify(result[name])}\n`);

@@ -1,6 +1,7 @@
 /** What a decoder engine counts (BatchEngine.stats), for the backend's metrics and the benches. */
 import type { CopyCounters } from './kv-cache.js';
 import type { FirstTokenTrace } from './first-token-trace.js';
+import type { HandoffCounts } from './first-token-handoff.js';
 
 export interface EngineStats {
   readonly active: number;
@@ -38,4 +39,6 @@ export interface EngineStats {
   readonly events: number;
   /** The last requests' first-token breakdowns (first-token-trace.ts), oldest first. */
   readonly recentFirstTokens: readonly FirstTokenTrace[];
+  /** The engine thread's first-token hand-offs (first-token-handoff.ts; set by the engine thread, not the engine). */
+  readonly handoff?: HandoffCounts;
 }

@@ -20,6 +20,7 @@ import { llmSettingsOf, type LlmSettings } from './llm-config.js';
 import type { HostMessage, LlmWorkerData, LoadedInfo, WireEvent, WorkerMessage } from './protocol.js';
 import { parseSamplingParameters } from './sampling.js';
 import { startGcSampler } from './gc-sampler.js';
+import { handoffCounter, markHandled } from './first-token-handoff.js';
 
 export const ONNXRUNTIME_LLM_BACKEND = 'onnxruntime_llm';
 /** No tokenizer makes a token of more characters than this; longer prompts cannot fit the context. */
@@ -75,6 +76,7 @@ export class LlmInstance implements BackendInstance {
     private readonly settings: LlmSettings,
     readonly info: LoadedInfo,
     private readonly batching: boolean,
+    private readonly handoff: Int32Array,
   ) {
     // Enough requests inside that priorities and admission order act on a real queue; beyond it the
     // node's scheduler holds them.
@@ -88,7 +90,8 @@ export class LlmInstance implements BackendInstance {
   static async start(source: ModelSource, spec: InstanceSpec): Promise<LlmInstance> {
     startGcSampler('main');
     const settings = llmSettingsOf(source);
-    const data: LlmWorkerData = { model: source.name, modelPath: source.modelPath, tokenizerDirs: [source.versionDir, dirname(source.versionDir)], settings };
+    const handoff = handoffCounter();
+    const data: LlmWorkerData = { model: source.name, modelPath: source.modelPath, tokenizerDirs: [source.versionDir, dirname(source.versionDir)], settings, handoff };
     const worker = startModuleWorker(siblingModule(import.meta.url, 'llm-worker'), data, engineWorkerOptions());
     const info = await new Promise<LoadedInfo>((resolve, reject) => {
       const onMessage = (message: WorkerMessage) => {
@@ -104,7 +107,7 @@ export class LlmInstance implements BackendInstance {
       await worker.terminate();
       throw error;
     });
-    return new LlmInstance(spec, worker, settings, info, source.config.maxBatchSize >= 1);
+    return new LlmInstance(spec, worker, settings, info, source.config.maxBatchSize >= 1, handoff);
   }
 
   async execute(requests: readonly ExecutionRequest[]): Promise<ExecutionBatchResult> {
@@ -169,8 +172,16 @@ export class LlmInstance implements BackendInstance {
   }
 
   private onMessage(message: WorkerMessage): void {
-    if (message.type === 'events') for (const event of message.events) this.onEvent(event);
-    else if (message.type === 'stats') {
+    if (message.type === 'events') {
+      const seq = message.handoff;
+      try {
+        for (const event of message.events) this.onEvent(event);
+      } finally {
+        // After node:http's uncork (a next tick queued by the writes above): the events are on their sockets, and
+        // the engine thread, asleep until now, may run its next step.
+        if (seq !== undefined) process.nextTick(markHandled, this.handoff, seq);
+      }
+    } else if (message.type === 'stats') {
       this.statsWaiters.get(message.id)?.(message.stats);
       this.statsWaiters.delete(message.id);
     }

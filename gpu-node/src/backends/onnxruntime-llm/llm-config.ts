@@ -22,7 +22,9 @@
  * - `busy_prefill_tokens` (default DEFAULT_BUSY_PREFILL_TOKENS): the prefill run cap while other work would wait
  *   for the run (prefill-cap.ts); `max_num_batched_tokens` applies when the run is the only work;
  * - `busy_prefill_group_tokens` (default DEFAULT_BUSY_PREFILL_GROUP_TOKENS): on a busy engine, most padded tokens of
- *   a run of two or more prompts (prefill-cap.ts).
+ *   a run of two or more prompts (prefill-cap.ts);
+ * - `first_token_handoff_us` (default DEFAULT_FIRST_TOKEN_HANDOFF_US, 0 = off): after posting first tokens the engine
+ *   thread sleeps until the main thread has handled them, at most this long (first-token-handoff.ts; at most 1 s).
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { ModelSource } from '../backend.js';
@@ -52,6 +54,8 @@ export interface LlmSettings {
   readonly decodeRunRows: number;
   readonly busyPrefillTokens: number;
   readonly busyPrefillGroupTokens: number;
+  /** Most µs the engine waits for the main thread to handle a message with first tokens (0 = it does not wait). */
+  readonly firstTokenHandoffUs: number;
 }
 
 export const DEFAULT_MAX_NUM_SEQS = 32;
@@ -70,6 +74,14 @@ export const DEFAULT_MAX_BATCHED_TOKENS = 512;
  * (docs/benchmarks.md, fifth pass). Cache-resident models whose runs take ~1 ms gain nothing (tiny_decoder sets 0).
  */
 export const DEFAULT_DECODE_RUN_ROWS = 16;
+
+/**
+ * 2 ms: the main thread takes a first token's message in ~0.1-0.3 ms when it has the core; the cap bounds what a
+ * main thread itself kept off the core (by other processes) costs the engine, about one decode run of tiny_decoder.
+ */
+export const DEFAULT_FIRST_TOKEN_HANDOFF_US = 2000;
+/** A hand-off longer than this would stall the engine behind a stuck main thread for no gain. */
+const MAX_FIRST_TOKEN_HANDOFF_US = 1_000_000;
 
 export function llmSettingsOf(source: ModelSource): LlmSettings {
   const text = (key: string): string | undefined => {
@@ -123,5 +135,13 @@ export function llmSettingsOf(source: ModelSource): LlmSettings {
     decodeRunRows: parseDecodeRunRows(source.name, text('decode_run_rows'), DEFAULT_DECODE_RUN_ROWS),
     busyPrefillTokens: integer('busy_prefill_tokens', DEFAULT_BUSY_PREFILL_TOKENS, 1),
     busyPrefillGroupTokens: integer('busy_prefill_group_tokens', DEFAULT_BUSY_PREFILL_GROUP_TOKENS, 1),
+    firstTokenHandoffUs: handoffUs(source.name, integer('first_token_handoff_us', DEFAULT_FIRST_TOKEN_HANDOFF_US, 0)),
   };
+}
+
+function handoffUs(model: string, us: number): number {
+  if (us > MAX_FIRST_TOKEN_HANDOFF_US) {
+    throw TesseraError.invalidArg(`model '${model}': parameter 'first_token_handoff_us' must be at most ${MAX_FIRST_TOKEN_HANDOFF_US}, got '${us}'`);
+  }
+  return us;
 }

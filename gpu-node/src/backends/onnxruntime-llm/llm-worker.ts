@@ -17,6 +17,7 @@ import { startGcSampler } from './gc-sampler.js';
 import { kvRelayouts } from './kv-cache.js';
 import { loadDecoderSession } from './decoder-session.js';
 import { startTraceLog } from './trace-log.js';
+import { HandoffSender } from './first-token-handoff.js';
 
 const port = parentPort;
 if (port === null) throw new Error('llm-worker.ts runs as a worker thread');
@@ -91,6 +92,9 @@ async function start(): Promise<void> {
   const outputNames = ['logits', ...Array.from({ length: layout.layers }, (_, i) => [`present.${i}.key`, `present.${i}.value`]).flat()];
   const lastPositionOutputs = lastPositionNames(outputNames.slice(1), loaded.lastPositionOutputs);
   const promptTokens = new Map<number, number>();
+  // Requests whose first event has not gone out yet: a message carrying one is handed off (first-token-handoff.ts).
+  const awaitingFirst = new Set<number>();
+  const handoff = new HandoffSender(data.handoff, settings.firstTokenHandoffUs);
   const engine = new BatchEngine(
     sessionRunner(session, outputNames, lastPositionOutputs),
     layout,
@@ -98,7 +102,9 @@ async function start(): Promise<void> {
     rememberingSingleTokens({ decode: (ids) => tokenizer.decode(ids as number[], { skip_special_tokens: true }) }),
     { ...settings, eosId },
     (events: SequenceEvent[]) => {
+      let first = false;
       const wire: WireEvent[] = events.map((e) => {
+        if (awaitingFirst.delete(e.id)) first = true;
         const prompt = promptTokens.get(e.id);
         if (e.done !== undefined || e.error !== undefined) promptTokens.delete(e.id);
         return {
@@ -110,7 +116,9 @@ async function start(): Promise<void> {
           ...(e.error === undefined ? {} : { error: wireError(e.error) }),
         };
       });
-      post({ type: 'events', events: wire });
+      const seq = first ? handoff.next() : 0;
+      post(seq === 0 ? { type: 'events', events: wire } : { type: 'events', events: wire, handoff: seq });
+      handoff.wait(seq);
     },
   );
   startTraceLog(process.env['TESSERA_LLM_TRACE_LOG'], data.model, () => engine.stats().recentFirstTokens);
@@ -125,6 +133,7 @@ async function start(): Promise<void> {
           return;
         }
         promptTokens.set(message.id, ids.length);
+        awaitingFirst.add(message.id);
         engine.add({ id: message.id, promptIds: ids, params: message.params, priority: message.priority, sentAtMs: message.sentAtMs });
         break;
       }
@@ -132,7 +141,7 @@ async function start(): Promise<void> {
         engine.cancel(message.id);
         break;
       case 'stats':
-        post({ type: 'stats', id: message.id, stats: engine.stats() });
+        post({ type: 'stats', id: message.id, stats: { ...engine.stats(), handoff: handoff.stats() } });
         break;
       case 'close':
         void session.release().finally(() => port?.close());

@@ -10,6 +10,8 @@ export interface LlmWorkerData {
   /** Folders searched for the tokenizer file, in order. */
   readonly tokenizerDirs: readonly string[];
   readonly settings: LlmSettings;
+  /** The first-token hand-off's counter (first-token-handoff.ts), shared with the main thread. */
+  readonly handoff: Int32Array;
 }
 
 export type HostMessage =
@@ -41,5 +43,6 @@ export interface LoadedInfo {
 export type WorkerMessage =
   | { readonly type: 'ready'; readonly info: LoadedInfo }
   | { readonly type: 'load-failed'; readonly error: { readonly code: string; readonly message: string } }
-  | { readonly type: 'events'; readonly events: readonly WireEvent[] }
+  /** `handoff`: the message's number when the engine waits for the main thread to handle it (first-token-handoff.ts). */
+  | { readonly type: 'events'; readonly events: readonly WireEvent[]; readonly handoff?: number }
   | { readonly type: 'stats'; readonly id: number; readonly stats: EngineStats };
