@@ -4,7 +4,8 @@
  * batches 64, runs onnxruntime with one intra-op thread in a worker, answers 64 × 4 KB), each alone on core 0
  * with h2load on core 1, in turns (the order rotates each round). Per turn: served/s and CPU per inference by
  * thread, the main thread (event loop) first: the node's main thread minus the anchor's is what our code
- * costs on top of node's servers.
+ * costs on top of node's servers. For HTTP a third server takes turns: `anchor-raw`, the same wave over a plain
+ * net.Server with a minimal HTTP/1.1 reader, so anchor-http − anchor-raw is what node:http itself costs.
  *
  *   node --import tsx loadtests/src/scenarios/node-wave-anchor.ts BUNDLE_DIR[,BUNDLE_DIR...] [ROUNDS] [SECONDS] [OUT.json]
  *
@@ -52,7 +53,7 @@ interface Server {
   readonly stop: () => Promise<void>;
 }
 
-async function startAnchor(protocol: Protocol, modelPath: string): Promise<Server> {
+async function startAnchor(protocol: Protocol | 'raw', modelPath: string): Promise<Server> {
   const spin = process.env.WAVE_ANCHOR_SPIN_US;
   const env: Record<string, string> = spin === undefined ? { ANCHOR_MODEL: modelPath } : { ANCHOR_SPIN_US: spin };
   const server = await launchServer({ name: `anchor ${protocol}`, args: [...nodeFlags(), ANCHOR_SCRIPT, protocol], startedMsg: 'anchor started', env, wrap: (cmd, args) => pinnedCommand(0, cmd, args) });
@@ -139,6 +140,7 @@ function table(turns: readonly Turn[], names: readonly string[]): string {
     const anchorLoop = median(mine(`anchor-${protocol}`).map((t) => t.threads.eventLoopUs));
     for (const name of names) {
       const own = mine(name === 'anchor' ? `anchor-${protocol}` : name);
+      if (own.length === 0) continue; // anchor-raw takes HTTP turns only
       const m = (f: (t: Turn) => number): string => median(own.map(f)).toFixed(0);
       const loop = median(own.map((t) => t.threads.eventLoopUs));
       lines.push(
@@ -165,14 +167,15 @@ async function main(): Promise<void> {
     await writeFile(join(work, MLP_MODEL, 'config.pbtxt'), mlpConfigText(setup));
     const modelPath = join(work, MLP_MODEL, '1', 'model.onnx');
     const anchors = { http: await startAnchor('http', modelPath), grpc: await startAnchor('grpc', modelPath) };
-    servers.push(anchors.http, anchors.grpc);
+    const rawAnchor = await startAnchor('raw', modelPath);
+    servers.push(anchors.http, anchors.grpc, rawAnchor);
     for (const [i, bundle] of bundles.entries()) servers.push(await startNode(bundle, work, i));
-    const nodes = servers.slice(2);
+    const nodes = servers.slice(3);
     pinProcess(process.pid, 1);
     const turns: Turn[] = [];
     for (let round = 1; round <= rounds; round++) {
       for (const protocol of PROTOCOLS) {
-        const lineup = [anchors[protocol], ...nodes];
+        const lineup = protocol === 'http' ? [anchors.http, rawAnchor, ...nodes] : [anchors.grpc, ...nodes];
         const shift = (round - 1) % lineup.length;
         for (const server of [...lineup.slice(shift), ...lineup.slice(0, shift)]) {
           const t = await turn(server, protocol, round, seconds);
@@ -184,7 +187,7 @@ async function main(): Promise<void> {
         }
       }
     }
-    const names = ['anchor', ...nodes.map((n) => n.name)];
+    const names = ['anchor', 'anchor-raw', ...nodes.map((n) => n.name)];
     const text = `${bundles.map((b, i) => `node${i} = ${b}`).join('\n')}\n${table(turns, names)}\n`;
     process.stdout.write(text);
     if (out !== undefined) await writeFile(out, `${JSON.stringify({ command: process.argv.join(' '), bundles, rounds, seconds, concurrency: CONCURRENCY, turns, table: text }, null, 2)}\n`);
