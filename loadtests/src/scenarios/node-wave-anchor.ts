@@ -45,11 +45,17 @@ const log = (message: string): void => void process.stderr.write(`${message}\n`)
 const nodeFlags = (): string[] => (process.env.WAVE_ANCHOR_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 
 /** Something on core 0 that serves the wave: its pid, ports, and a count of inferences answered. */
+interface Counts {
+  readonly inferences: number;
+  readonly batches: number;
+}
+
 interface Server {
   readonly name: string;
   readonly pid: number;
   readonly port: (protocol: Protocol) => number;
-  readonly inferences: () => Promise<number>;
+  /** Inferences answered and batches run so far. */
+  readonly counts: () => Promise<Counts>;
   readonly stop: () => Promise<void>;
 }
 
@@ -63,7 +69,7 @@ async function startAnchor(protocol: Protocol | 'raw', modelPath: string): Promi
     name: `anchor-${protocol}`,
     pid: server.pid,
     port: () => server.port,
-    inferences: async () => ((await (await fetch(`http://127.0.0.1:${statsPort}/`)).json()) as { inferences: number }).inferences,
+    counts: async () => (await (await fetch(`http://127.0.0.1:${statsPort}/`)).json()) as Counts,
     stop: () => server.stop(),
   };
 }
@@ -76,7 +82,10 @@ async function startNode(bundle: string, repo: string, index: number): Promise<S
     name: `node${index}`,
     pid: node.pid,
     port: (protocol) => (protocol === 'http' ? node.httpPort : node.grpcPort),
-    inferences: async () => (await fetchModelStats(node.httpBase, MLP_MODEL)).inference_count,
+    counts: async () => {
+      const stats = await fetchModelStats(node.httpBase, MLP_MODEL);
+      return { inferences: stats.inference_count, batches: stats.execution_count };
+    },
     stop: () => node.stop(),
   };
 }
@@ -86,6 +95,8 @@ interface Turn {
   readonly protocol: Protocol;
   readonly round: number;
   readonly inferences: number;
+  /** Inferences per batch run in the window. */
+  readonly meanBatch: number;
   readonly servedPerSec: number;
   readonly threads: ThreadSplit;
   readonly clientUs: number;
@@ -103,26 +114,27 @@ async function turn(server: Server, protocol: Protocol, round: number, seconds: 
   const target = protocol === 'http' ? httpBinaryInferTarget('127.0.0.1', port, request) : grpcInferTarget('127.0.0.1', port, request);
   const bodyDir = await mkdtemp(join(tmpdir(), 'wave-anchor-'));
   let cpu: ThreadCpu[][] = [];
-  let counts: number[] = [];
+  let counts: Counts[] = [];
   const run = await runH2load(
     { target, bodyPath: join(bodyDir, 'request.body'), concurrency: CONCURRENCY, warmupMs: WARMUP_MS, measureMs: seconds * 1000, core: 1 },
     {
       onWindowStart: async () => {
         cpu = [await readThreadCpu(server.pid)];
-        counts = [await server.inferences()];
+        counts = [await server.counts()];
       },
       onWindowEnd: async () => {
         cpu.push(await readThreadCpu(server.pid));
-        counts.push(await server.inferences());
+        counts.push(await server.counts());
       },
     },
   ).finally(() => rm(bodyDir, { recursive: true, force: true }));
-  const inferences = counts[1]! - counts[0]!;
+  const inferences = counts[1]!.inferences - counts[0]!.inferences;
   return {
     server: server.name,
     protocol,
     round,
     inferences,
+    meanBatch: inferences / (counts[1]!.batches - counts[0]!.batches),
     servedPerSec: inferences / run.windowS,
     threads: splitThreads(cpu[0]!, cpu[1]!, server.pid, inferences),
     clientUs: run.clientCpuUs / inferences,
@@ -181,7 +193,7 @@ async function main(): Promise<void> {
           const t = await turn(server, protocol, round, seconds);
           turns.push(t);
           log(
-            `round ${round} ${protocol} ${t.server}: ${t.servedPerSec.toFixed(0)} inf/s, main ${t.threads.eventLoopUs.toFixed(0)} µs/inf, ` +
+            `round ${round} ${protocol} ${t.server}: ${t.servedPerSec.toFixed(0)} inf/s, batch ${t.meanBatch.toFixed(1)}, main ${t.threads.eventLoopUs.toFixed(0)} µs/inf, ` +
               `other ${t.threads.onnxruntimeUs.toFixed(0)}, helpers ${t.threads.helpersUs.toFixed(0)}, h2load ${t.clientUs.toFixed(0)}, failed ${t.failed}`,
           );
         }
