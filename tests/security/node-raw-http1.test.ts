@@ -73,6 +73,17 @@ describe('raw HTTP/1.1 front door against hostile requests', () => {
     expect(fronted.rawServed.slice(before)).toEqual(['/raw0 ok']);
   });
 
+  it.each([
+    ['a head', 'POST /raw HTTP/1.1\r\nHost: x\r\n'],
+    ['a body', head('Content-Length: 5\r\n', 'ab')],
+  ])('answers %s cut short by the client end of stream as node:http does', async (_name, bytes) => {
+    const before = fronted.rawServed.length;
+    const [want, got] = await Promise.all([exchange(plain.port, [bytes], { endAfter: true }), exchange(fronted.port, [bytes], { endAfter: true })]);
+    expect(want.text).toMatch(/^HTTP\/1\.1 400 /);
+    expect(got).toEqual(want);
+    expect(fronted.rawServed.slice(before)).toEqual([]);
+  });
+
   it('cuts a head sent too slowly with node:http 408 and closes', async () => {
     const slow = await startTestServer({ raw: true, timeouts: { headersTimeout: 300, requestTimeout: 300 } });
     try {

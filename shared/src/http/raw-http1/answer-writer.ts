@@ -48,3 +48,6 @@ export function writeAnswer(socket: Socket, head: string, chunks: readonly Uint8
 
 /** node:http's own answer to a request that took too long to arrive (headersTimeout / requestTimeout). */
 export const REQUEST_TIMEOUT_ANSWER = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
+
+/** node:http's answer to a request cut short by the client's end of stream. */
+export const BAD_REQUEST_ANSWER = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';

@@ -11,7 +11,7 @@
  * connection is closed after `keepAliveTimeout`.
  */
 import type { Socket } from 'node:net';
-import { REQUEST_TIMEOUT_ANSWER, renderAnswerHead, writeAnswer } from './answer-writer.js';
+import { BAD_REQUEST_ANSWER, REQUEST_TIMEOUT_ANSWER, renderAnswerHead, writeAnswer } from './answer-writer.js';
 import { readRequestHead, type RawRequestHead } from './head-reader.js';
 
 /** One whole request on the raw path. */
@@ -187,8 +187,9 @@ export class RawConnection implements RawAnswer {
 
   private clientEnded(): void {
     this.ended = true;
-    // An answer still to come is written first; a request cut short is dropped, as node:http drops it.
-    if (this.phase !== 'serving') this.socket.end();
+    // A request cut short by the end of stream gets node:http's 400; an answer still to come is written first.
+    if (this.phase === 'body' || (this.phase === 'head' && this.pending.byteLength > 0)) this.refuse(BAD_REQUEST_ANSWER);
+    else if (this.phase !== 'serving') this.socket.end();
   }
 
   private giveToNodeHttp(): void {
