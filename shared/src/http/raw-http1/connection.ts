@@ -44,6 +44,8 @@ export interface RawConnectionContext {
   handOff(socket: Socket): void;
   /** The connection is no longer ours (closed or handed off). */
   forget(connection: RawConnection): void;
+  /** The server is shutting down: end each connection once its answer is written. */
+  readonly closing: () => boolean;
 }
 
 type Phase = 'idle' | 'head' | 'body' | 'serving';
@@ -106,6 +108,10 @@ export class RawConnection implements RawAnswer {
     const drained = writeAnswer(this.socket, head, chunks);
     this.phase = 'idle';
     this.since = Date.now();
+    if (this.context.closing()) {
+      this.socket.end();
+      return;
+    }
     // The client reads its answers slowly: read nothing more until they have left.
     if (!drained) this.socket.once('drain', this.onDrain);
     else this.resumeReading();

@@ -70,6 +70,20 @@ describe('raw HTTP/1.1 front door', () => {
     expect(out.text).toContain('Keep-Alive: timeout=0');
   });
 
+  it('at shutdown closes idle connections at once and a busy one right after its answer', async () => {
+    const server = await start({ raw: true, delayMs: 200 });
+    const idle = exchange(server.port, [rawRequest(1, 'a')], { answers: 1, quietMs: 5_000 });
+    await new Promise((r) => setTimeout(r, 300));
+    const busy = exchange(server.port, [rawRequest(2, 'b')], { answers: 1, quietMs: 5_000 });
+    await new Promise((r) => setTimeout(r, 50));
+    server.frontDoor?.closeIdle();
+    const [idleOut, busyOut] = await Promise.all([idle, busy]);
+    expect(idleOut).toEqual({ text: answer('raw /raw1 a'), closed: true });
+    expect(busyOut).toEqual({ text: answer('raw /raw2 b'), closed: true });
+    await new Promise((r) => setTimeout(r, 100)); // the server side's 'close' follows the client's
+    expect(server.frontDoor?.size).toBe(0);
+  });
+
   it('leaves no connection behind when the client closes mid-body, and serves nothing of it', async () => {
     const server = await start({ raw: true });
     await exchange(server.port, [rawRequest(1, 'x'.repeat(50)).slice(0, -20)], { answers: 0, quietMs: 100 });

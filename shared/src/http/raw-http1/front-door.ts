@@ -17,7 +17,7 @@ const CHECK_INTERVAL_MS = 500;
 export interface RawHttp1FrontDoor {
   /** Connections the raw path owns now (handed-off ones are node:http's). */
   readonly size: number;
-  /** Closes the owned connections with nothing read of a next request and nothing in flight. */
+  /** Closes the owned connections with nothing read of a next request and nothing in flight; the others close after their answer. */
   closeIdle(): void;
   /** Destroys every owned connection. */
   closeAll(): void;
@@ -27,6 +27,7 @@ export function attachRawHttp1(server: Server, handler: RawHttp1Handler, maxBody
   const nodeHttpListeners = server.listeners('connection') as ((socket: Socket) => void)[];
   server.removeAllListeners('connection');
   const connections = new Set<RawConnection>();
+  let closing = false;
   const context: RawConnectionContext = {
     handler,
     maxBodyBytes,
@@ -37,6 +38,7 @@ export function attachRawHttp1(server: Server, handler: RawHttp1Handler, maxBody
       for (const listener of nodeHttpListeners) listener.call(server, socket);
     },
     forget: (connection) => void connections.delete(connection),
+    closing: () => closing,
   };
   let checker: NodeJS.Timeout | undefined;
   const check = (): void => {
@@ -56,6 +58,7 @@ export function attachRawHttp1(server: Server, handler: RawHttp1Handler, maxBody
       return connections.size;
     },
     closeIdle() {
+      closing = true;
       for (const connection of connections) if (connection.idle) connection.socket.destroy();
     },
     closeAll() {
