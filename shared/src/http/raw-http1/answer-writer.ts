@@ -27,14 +27,16 @@ function httpDate(): string {
  * The answer's head. Throws on a header name or value that node:http's writeHead would refuse, so no caller can
  * split the head (the values come from our own code, but the check is what keeps it that way).
  */
-export function renderAnswerHead(status: number, headers: Readonly<Record<string, string>>, contentLength: number, keepAliveSeconds: number): string {
+export function renderAnswerHead(status: number, headers: Readonly<Record<string, string>>, contentLength: number, keepAliveMs: number): string {
   let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
   for (const name in headers) {
     const value = headers[name] as string;
     if (!TOKEN.test(name) || !FIELD_VALUE.test(value)) throw new TypeError(`invalid answer header ${JSON.stringify(name)}`);
     head += `${name}: ${value}\r\n`;
   }
-  return `${head}Content-Length: ${contentLength}\r\nDate: ${httpDate()}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=${keepAliveSeconds}\r\n\r\n`;
+  // As node:http: no Keep-Alive header when the server sets no keep-alive timeout.
+  const keepAlive = keepAliveMs > 0 ? `Keep-Alive: timeout=${Math.floor(keepAliveMs / 1000)}\r\n` : '';
+  return `${head}Content-Length: ${contentLength}\r\nDate: ${httpDate()}\r\nConnection: keep-alive\r\n${keepAlive}\r\n`;
 }
 
 /** Writes the head and the chunks in one corked batch; answers whether the socket wants a 'drain' before more. */

@@ -100,7 +100,7 @@ export class RawConnection implements RawAnswer {
     if (this.phase !== 'serving' || this.socket.destroyed) return;
     let head: string;
     try {
-      head = renderAnswerHead(status, headers, byteLength, Math.floor(this.context.keepAliveTimeoutMs() / 1000));
+      head = renderAnswerHead(status, headers, byteLength, this.context.keepAliveTimeoutMs());
     } catch {
       this.socket.destroy(); // a head we refuse to write: the client sees the connection drop, never a split head
       return;

@@ -63,6 +63,12 @@ describe('raw HTTP/1.1 front door', () => {
     expect(out.text).toBe(answer(`raw /raw1 ${body}`) + answer('raw /raw2 b'));
   });
 
+  it.each([300, 0, 2500])('frames an answer as node:http does with keepAliveTimeout %i ms', async (keepAliveTimeout) => {
+    const [plain, fronted] = await Promise.all([start({ raw: false, timeouts: { keepAliveTimeout } }), start({ raw: true, timeouts: { keepAliveTimeout } })]);
+    const [want, got] = await Promise.all([exchange(plain.port, ['POST /raw1 HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nq']), exchange(fronted.port, [rawRequest(1, 'q')])]);
+    expect(got.text.replace('raw /raw1 q', 'node POST /raw1 q').replace('Content-Length: 11', 'Content-Length: 17')).toBe(want.text);
+  });
+
   it('closes an idle kept-alive connection after keepAliveTimeout', async () => {
     const server = await start({ raw: true, timeouts: { keepAliveTimeout: 300 } });
     const out = await exchange(server.port, [rawRequest(1, 'a')], { answers: 1, quietMs: 5_000 });
