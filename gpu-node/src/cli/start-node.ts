@@ -115,7 +115,12 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
   let metricsPort: number | undefined;
   try {
     if (options.allowHttp) {
-      http = createHttpServer(core, { maxInputSize: options.httpMaxInputSize, logger, restrictedApis: options.httpRestrictedApis });
+      http = createHttpServer(core, {
+        maxInputSize: options.httpMaxInputSize,
+        logger,
+        restrictedApis: options.httpRestrictedApis,
+        rawHttp1: process.env.TESSERA_RAW_HTTP1 === '1',
+      });
       httpPort = (await http.listen(options.httpPort, options.httpAddress)).port;
       if (options.llmH2cPort !== undefined) {
         llmH2c = createLlmH2cServer(http.app, { maxConcurrentStreams: options.llmH2cMaxStreams });

@@ -4,11 +4,14 @@
 // header JSON or scans the protobuf for raw_input_contents, copies the row into a 64-row batch, hands the batch
 // to a worker thread (transferred, not cloned) that runs onnxruntime on it (ANCHOR_MODEL) or spins a fixed CPU
 // time (ANCHOR_SPIN_US per row), and answers each caller with its 4 KB row the way a KServe server must. Its main
-// thread's CPU per request is the floor node:http / node:http2 put under the node's event loop.
-//   node node-wave-anchor-server.mjs http|grpc
+// thread's CPU per request is the floor node:http / node:http2 put under the node's event loop. `raw` serves the
+// same HTTP/1.1 wave over a plain net.Server with a minimal reader (request line, headers to CRLFCRLF, one
+// Content-Length body, keep-alive) and a pre-rendered answer head: what is left without node:http (issue 18).
+//   node node-wave-anchor-server.mjs http|grpc|raw
 // Prints {"msg":"anchor started","port":P,"statsPort":S}; GET http://127.0.0.1:S/ answers {"inferences":N,"batches":B}.
 import http from 'node:http';
 import http2 from 'node:http2';
+import net from 'node:net';
 import { Worker, isMainThread, parentPort } from 'node:worker_threads';
 
 const ROW_BYTES = 4096;
@@ -21,7 +24,7 @@ else worker();
 
 function main() {
   const protocol = process.argv[2];
-  if (protocol !== 'http' && protocol !== 'grpc') throw new Error('usage: node-wave-anchor-server.mjs http|grpc');
+  if (!['http', 'grpc', 'raw'].includes(protocol)) throw new Error('usage: node-wave-anchor-server.mjs http|grpc|raw');
   const runner = new Worker(new URL(import.meta.url), { env: process.env });
   let inferences = 0;
   let batches = 0;
@@ -64,7 +67,7 @@ function main() {
     else flushTimer ??= setTimeout(close, FLUSH_MS);
   };
 
-  const server = protocol === 'http' ? httpServer(enqueue) : grpcServer(enqueue);
+  const server = protocol === 'http' ? httpServer(enqueue) : protocol === 'raw' ? rawServer(enqueue) : grpcServer(enqueue);
   const stats = http.createServer((_req, res) => res.end(JSON.stringify({ inferences, batches })));
   server.listen(0, '127.0.0.1', () =>
     stats.listen(0, '127.0.0.1', () => {
@@ -98,6 +101,80 @@ function httpServer(enqueue) {
         res.end(answer);
       });
     });
+  });
+}
+
+const CRLFCRLF = Buffer.from('\r\n\r\n');
+
+/** The value of header `name` (lower case, with its colon) in a latin1 head, or undefined. */
+function headerValue(head, name) {
+  const at = head.indexOf(`\r\n${name}`);
+  if (at < 0) return undefined;
+  const end = head.indexOf('\r\n', at + 2);
+  return head.slice(at + 2 + name.length, end).trim();
+}
+
+/**
+ * The same KServe binary wave over a plain net.Server: a minimal HTTP/1.1 reader (no node:http, no llhttp) and one
+ * socket.write per answer of a head rendered once (with a Date refreshed each second) plus the body.
+ * Requests on a connection are read one at a time: reading pauses while one is in flight (h2load sends one per
+ * connection at a time anyway).
+ */
+function rawServer(enqueue) {
+  const head = Buffer.from(JSON.stringify({ model_name: 'mlp_large', model_version: '1', outputs: [{ name: 'OUTPUT0', datatype: 'FP32', shape: [1, 1024], parameters: { binary_data_size: ROW_BYTES } }] }));
+  let date = new Date().toUTCString();
+  let answerHead = render();
+  function render() {
+    return Buffer.from(
+      `HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nInference-Header-Content-Length: ${head.length}\r\n` +
+        `Date: ${date}\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\nContent-Length: ${head.length + ROW_BYTES}\r\n\r\n`,
+      'latin1',
+    );
+  }
+  setInterval(() => {
+    date = new Date().toUTCString();
+    answerHead = render();
+  }, 1000).unref();
+  const bad = Buffer.from('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+  return net.createServer((socket) => {
+    socket.setNoDelay(true);
+    let pending = Buffer.alloc(0);
+    let inFlight = false;
+    const fail = () => socket.end(bad);
+    const pump = () => {
+      while (!inFlight) {
+        const headEnd = pending.indexOf(CRLFCRLF);
+        if (headEnd < 0) return;
+        const text = pending.toString('latin1', 0, headEnd + 2).toLowerCase();
+        if (!text.startsWith('post /v2/models/mlp_large/infer http/1.1\r\n')) return fail();
+        const length = Number(headerValue(text, 'content-length:'));
+        const jsonLength = Number(headerValue(text, 'inference-header-content-length:'));
+        const bodyStart = headEnd + 4;
+        if (!(length >= 0) || !(jsonLength >= 0)) return fail();
+        if (pending.length < bodyStart + length) return;
+        const body = pending.subarray(bodyStart, bodyStart + length);
+        pending = pending.subarray(bodyStart + length);
+        const header = JSON.parse(body.toString('utf8', 0, jsonLength));
+        const size = header.inputs?.[0]?.parameters?.binary_data_size;
+        if (size !== ROW_BYTES || body.length !== jsonLength + ROW_BYTES) return fail();
+        inFlight = true;
+        enqueue(body.subarray(jsonLength), (row) => {
+          inFlight = false;
+          if (socket.destroyed) return;
+          const answer = Buffer.allocUnsafe(answerHead.length + head.length + ROW_BYTES);
+          answerHead.copy(answer, 0);
+          head.copy(answer, answerHead.length);
+          answer.set(row, answerHead.length + head.length);
+          socket.write(answer);
+          pump();
+        });
+      }
+    };
+    socket.on('data', (chunk) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      pump();
+    });
+    socket.on('error', () => {});
   });
 }
 

@@ -4,7 +4,8 @@
  * batches 64, runs onnxruntime with one intra-op thread in a worker, answers 64 × 4 KB), each alone on core 0
  * with h2load on core 1, in turns (the order rotates each round). Per turn: served/s and CPU per inference by
  * thread, the main thread (event loop) first: the node's main thread minus the anchor's is what our code
- * costs on top of node's servers.
+ * costs on top of node's servers. For HTTP a third server takes turns: `anchor-raw`, the same wave over a plain
+ * net.Server with a minimal HTTP/1.1 reader, so anchor-http − anchor-raw is what node:http itself costs.
  *
  *   node --import tsx loadtests/src/scenarios/node-wave-anchor.ts BUNDLE_DIR[,BUNDLE_DIR...] [ROUNDS] [SECONDS] [OUT.json]
  *
@@ -44,15 +45,21 @@ const log = (message: string): void => void process.stderr.write(`${message}\n`)
 const nodeFlags = (): string[] => (process.env.WAVE_ANCHOR_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 
 /** Something on core 0 that serves the wave: its pid, ports, and a count of inferences answered. */
+interface Counts {
+  readonly inferences: number;
+  readonly batches: number;
+}
+
 interface Server {
   readonly name: string;
   readonly pid: number;
   readonly port: (protocol: Protocol) => number;
-  readonly inferences: () => Promise<number>;
+  /** Inferences answered and batches run so far. */
+  readonly counts: () => Promise<Counts>;
   readonly stop: () => Promise<void>;
 }
 
-async function startAnchor(protocol: Protocol, modelPath: string): Promise<Server> {
+async function startAnchor(protocol: Protocol | 'raw', modelPath: string): Promise<Server> {
   const spin = process.env.WAVE_ANCHOR_SPIN_US;
   const env: Record<string, string> = spin === undefined ? { ANCHOR_MODEL: modelPath } : { ANCHOR_SPIN_US: spin };
   const server = await launchServer({ name: `anchor ${protocol}`, args: [...nodeFlags(), ANCHOR_SCRIPT, protocol], startedMsg: 'anchor started', env, wrap: (cmd, args) => pinnedCommand(0, cmd, args) });
@@ -62,7 +69,7 @@ async function startAnchor(protocol: Protocol, modelPath: string): Promise<Serve
     name: `anchor-${protocol}`,
     pid: server.pid,
     port: () => server.port,
-    inferences: async () => ((await (await fetch(`http://127.0.0.1:${statsPort}/`)).json()) as { inferences: number }).inferences,
+    counts: async () => (await (await fetch(`http://127.0.0.1:${statsPort}/`)).json()) as Counts,
     stop: () => server.stop(),
   };
 }
@@ -75,7 +82,10 @@ async function startNode(bundle: string, repo: string, index: number): Promise<S
     name: `node${index}`,
     pid: node.pid,
     port: (protocol) => (protocol === 'http' ? node.httpPort : node.grpcPort),
-    inferences: async () => (await fetchModelStats(node.httpBase, MLP_MODEL)).inference_count,
+    counts: async () => {
+      const stats = await fetchModelStats(node.httpBase, MLP_MODEL);
+      return { inferences: stats.inference_count, batches: stats.execution_count };
+    },
     stop: () => node.stop(),
   };
 }
@@ -85,6 +95,8 @@ interface Turn {
   readonly protocol: Protocol;
   readonly round: number;
   readonly inferences: number;
+  /** Inferences per batch run in the window. */
+  readonly meanBatch: number;
   readonly servedPerSec: number;
   readonly threads: ThreadSplit;
   readonly clientUs: number;
@@ -102,26 +114,27 @@ async function turn(server: Server, protocol: Protocol, round: number, seconds: 
   const target = protocol === 'http' ? httpBinaryInferTarget('127.0.0.1', port, request) : grpcInferTarget('127.0.0.1', port, request);
   const bodyDir = await mkdtemp(join(tmpdir(), 'wave-anchor-'));
   let cpu: ThreadCpu[][] = [];
-  let counts: number[] = [];
+  let counts: Counts[] = [];
   const run = await runH2load(
     { target, bodyPath: join(bodyDir, 'request.body'), concurrency: CONCURRENCY, warmupMs: WARMUP_MS, measureMs: seconds * 1000, core: 1 },
     {
       onWindowStart: async () => {
         cpu = [await readThreadCpu(server.pid)];
-        counts = [await server.inferences()];
+        counts = [await server.counts()];
       },
       onWindowEnd: async () => {
         cpu.push(await readThreadCpu(server.pid));
-        counts.push(await server.inferences());
+        counts.push(await server.counts());
       },
     },
   ).finally(() => rm(bodyDir, { recursive: true, force: true }));
-  const inferences = counts[1]! - counts[0]!;
+  const inferences = counts[1]!.inferences - counts[0]!.inferences;
   return {
     server: server.name,
     protocol,
     round,
     inferences,
+    meanBatch: inferences / (counts[1]!.batches - counts[0]!.batches),
     servedPerSec: inferences / run.windowS,
     threads: splitThreads(cpu[0]!, cpu[1]!, server.pid, inferences),
     clientUs: run.clientCpuUs / inferences,
@@ -139,6 +152,7 @@ function table(turns: readonly Turn[], names: readonly string[]): string {
     const anchorLoop = median(mine(`anchor-${protocol}`).map((t) => t.threads.eventLoopUs));
     for (const name of names) {
       const own = mine(name === 'anchor' ? `anchor-${protocol}` : name);
+      if (own.length === 0) continue; // anchor-raw takes HTTP turns only
       const m = (f: (t: Turn) => number): string => median(own.map(f)).toFixed(0);
       const loop = median(own.map((t) => t.threads.eventLoopUs));
       lines.push(
@@ -165,26 +179,27 @@ async function main(): Promise<void> {
     await writeFile(join(work, MLP_MODEL, 'config.pbtxt'), mlpConfigText(setup));
     const modelPath = join(work, MLP_MODEL, '1', 'model.onnx');
     const anchors = { http: await startAnchor('http', modelPath), grpc: await startAnchor('grpc', modelPath) };
-    servers.push(anchors.http, anchors.grpc);
+    const rawAnchor = await startAnchor('raw', modelPath);
+    servers.push(anchors.http, anchors.grpc, rawAnchor);
     for (const [i, bundle] of bundles.entries()) servers.push(await startNode(bundle, work, i));
-    const nodes = servers.slice(2);
+    const nodes = servers.slice(3);
     pinProcess(process.pid, 1);
     const turns: Turn[] = [];
     for (let round = 1; round <= rounds; round++) {
       for (const protocol of PROTOCOLS) {
-        const lineup = [anchors[protocol], ...nodes];
+        const lineup = protocol === 'http' ? [anchors.http, rawAnchor, ...nodes] : [anchors.grpc, ...nodes];
         const shift = (round - 1) % lineup.length;
         for (const server of [...lineup.slice(shift), ...lineup.slice(0, shift)]) {
           const t = await turn(server, protocol, round, seconds);
           turns.push(t);
           log(
-            `round ${round} ${protocol} ${t.server}: ${t.servedPerSec.toFixed(0)} inf/s, main ${t.threads.eventLoopUs.toFixed(0)} µs/inf, ` +
+            `round ${round} ${protocol} ${t.server}: ${t.servedPerSec.toFixed(0)} inf/s, batch ${t.meanBatch.toFixed(1)}, main ${t.threads.eventLoopUs.toFixed(0)} µs/inf, ` +
               `other ${t.threads.onnxruntimeUs.toFixed(0)}, helpers ${t.threads.helpersUs.toFixed(0)}, h2load ${t.clientUs.toFixed(0)}, failed ${t.failed}`,
           );
         }
       }
     }
-    const names = ['anchor', ...nodes.map((n) => n.name)];
+    const names = ['anchor', 'anchor-raw', ...nodes.map((n) => n.name)];
     const text = `${bundles.map((b, i) => `node${i} = ${b}`).join('\n')}\n${table(turns, names)}\n`;
     process.stdout.write(text);
     if (out !== undefined) await writeFile(out, `${JSON.stringify({ command: process.argv.join(' '), bundles, rounds, seconds, concurrency: CONCURRENCY, turns, table: text }, null, 2)}\n`);

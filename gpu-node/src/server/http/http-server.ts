@@ -11,6 +11,8 @@ import { createLogger } from '../../../../shared/src/logging/index.js';
 import type { NodeCore } from '../../server-api/index.js';
 import { NO_RESTRICTIONS } from '../restricted-apis.js';
 import { createNativeInferListener } from './native-infer.js';
+import { createRawInferHandler } from './raw-infer.js';
+import { attachRawHttp1, type RawHttp1FrontDoor } from '../../../../shared/src/http/raw-http1/index.js';
 import { createNativeLlmListener, rememberNativeLlmListener } from './native-llm.js';
 import { buildApp } from './routes.js';
 import { DEFAULT_LOG_SETTINGS, resolveLimits, type HttpServerOptions } from './server-options.js';
@@ -44,6 +46,7 @@ export function createHttpServer(core: NodeCore, options: HttpServerOptions = {}
   rememberNativeLlmListener(app, nativeLlm);
   const routed = getRequestListener(app.fetch);
   let server: Server | undefined;
+  let rawFrontDoor: RawHttp1FrontDoor | undefined;
 
   return {
     app,
@@ -57,18 +60,30 @@ export function createHttpServer(core: NodeCore, options: HttpServerOptions = {}
           }, options.maxPipelinedRequests),
         ),
       );
+      // With the switch on, infer requests are read by our own HTTP/1.1 reader until a request needs node:http.
+      if (options.rawHttp1 === true) {
+        rawFrontDoor = attachRawHttp1(created, createRawInferHandler({ core, limits }, logger, restrictions.get('inference')), limits.maxBodySize);
+      }
       server = created;
       return listenAddress(created, port, host);
     },
     close({ graceMs = 5000 } = {}) {
       const current = server;
+      const raw = rawFrontDoor;
       server = undefined;
+      rawFrontDoor = undefined;
       if (current === undefined) return Promise.resolve();
       return closeWithin(
         current,
         graceMs,
-        () => current.closeIdleConnections(),
-        () => current.closeAllConnections(),
+        () => {
+          current.closeIdleConnections();
+          raw?.closeIdle();
+        },
+        () => {
+          current.closeAllConnections();
+          raw?.closeAll();
+        },
       );
     },
   };

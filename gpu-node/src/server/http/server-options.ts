@@ -43,6 +43,11 @@ export interface HttpServerOptions {
   readonly onLogSettingsChange?: (settings: LogSettings) => void;
   /** `--http-restricted-api`: categories that need a header and value (restricted-apis.ts). None by default. */
   readonly restrictedApis?: Restrictions;
+  /**
+   * Infer requests read by our own HTTP/1.1 reader (raw-infer.ts) instead of node:http until a connection sends
+   * anything else. Off by default (`TESSERA_RAW_HTTP1=1` turns it on for the node).
+   */
+  readonly rawHttp1?: boolean;
 }
 
 export interface HttpLimits {

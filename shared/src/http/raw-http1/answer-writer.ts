@@ -1,0 +1,55 @@
+/**
+ * Writing one HTTP/1.1 answer on a raw connection as node:http's ServerResponse would frame it for a kept-alive
+ * request: status line, the caller's headers, Content-Length, Date, `Connection: keep-alive` and
+ * `Keep-Alive: timeout=N`, then the body's chunks, all corked into one writev.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** A header value node:http would accept in writeHead: HTAB, visible ASCII, space and obs-text; never CR, LF or NUL. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** The Date header's value, rendered at most once a second as node:http does. */
+let dateText = '';
+let dateValidUntil = 0;
+
+function httpDate(): string {
+  const now = Date.now();
+  if (now >= dateValidUntil) {
+    dateText = new Date(now).toUTCString();
+    dateValidUntil = now - (now % 1000) + 1000;
+  }
+  return dateText;
+}
+
+/**
+ * The answer's head. Throws on a header name or value that node:http's writeHead would refuse, so no caller can
+ * split the head (the values come from our own code, but the check is what keeps it that way).
+ */
+export function renderAnswerHead(status: number, headers: Readonly<Record<string, string>>, contentLength: number, keepAliveMs: number): string {
+  let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
+  for (const name in headers) {
+    const value = headers[name] as string;
+    if (!TOKEN.test(name) || !FIELD_VALUE.test(value)) throw new TypeError(`invalid answer header ${JSON.stringify(name)}`);
+    head += `${name}: ${value}\r\n`;
+  }
+  // As node:http: no Keep-Alive header when the server sets no keep-alive timeout.
+  const keepAlive = keepAliveMs > 0 ? `Keep-Alive: timeout=${Math.floor(keepAliveMs / 1000)}\r\n` : '';
+  return `${head}Content-Length: ${contentLength}\r\nDate: ${httpDate()}\r\nConnection: keep-alive\r\n${keepAlive}\r\n`;
+}
+
+/** Writes the head and the chunks in one corked batch; answers whether the socket wants a 'drain' before more. */
+export function writeAnswer(socket: Socket, head: string, chunks: readonly Uint8Array[]): boolean {
+  socket.cork();
+  let ok = socket.write(head, 'latin1');
+  for (const chunk of chunks) if (chunk.byteLength > 0) ok = socket.write(chunk);
+  socket.uncork();
+  return ok;
+}
+
+/** node:http's own answer to a request that took too long to arrive (headersTimeout / requestTimeout). */
+export const REQUEST_TIMEOUT_ANSWER = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
+
+/** node:http's answer to a request cut short by the client's end of stream. */
+export const BAD_REQUEST_ANSWER = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';

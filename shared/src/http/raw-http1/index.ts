@@ -1,0 +1,4 @@
+export * from './head-reader.js';
+export * from './answer-writer.js';
+export * from './connection.js';
+export * from './front-door.js';
