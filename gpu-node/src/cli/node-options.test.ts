@@ -24,7 +24,15 @@ describe('tessera-node command line', () => {
       backendThreadPoolSize: availableParallelism(),
       backendThreadIdleMs: 2000,
       heapGrowingPercent: 300,
+      httpRawReader: true,
     });
+  });
+
+  it('reads infer requests with the raw HTTP/1.1 reader unless --http-raw-reader=false', () => {
+    const off = parseNodeArgs(['--model-repository=/m', '--http-raw-reader=false']);
+    expect(off.kind === 'options' && off.options.httpRawReader).toBe(false);
+    const bad = parseNodeArgs(['--model-repository=/m', '--http-raw-reader=sometimes']);
+    expect(bad.kind === 'error' && bad.problems).toEqual(["--http-raw-reader must be true or false, got 'sometimes'"]);
   });
 
   it('takes the heap growing percent, 0 for V8 its own, refusing what is not a percent in range', () => {

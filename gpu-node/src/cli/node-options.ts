@@ -35,6 +35,8 @@ export interface NodeOptions {
   readonly allowHttp: boolean;
   readonly allowGrpc: boolean;
   readonly allowMetrics: boolean;
+  /** --http-raw-reader: infer requests read by the node's own strict HTTP/1.1 reader (shared/src/http/raw-http1); default true. */
+  readonly httpRawReader: boolean;
   /** --strict-model-config; default false (auto-complete on), like tritonserver. */
   readonly strictModelConfig: boolean;
   /** --model-load-thread-count: models loaded at once (start, polls); default 4, as tritonserver. */
@@ -111,6 +113,8 @@ Endpoints
   --allow-http BOOL, --allow-grpc BOOL, --allow-metrics BOOL
                                 turn an endpoint off (default true)
   --http-max-input-size BYTES   largest JSON input accepted (default 67108864)
+  --http-raw-reader BOOL        read infer requests with the node's own strict HTTP/1.1 reader;
+                                anything outside its subset goes to node:http (default true)
   --grpc-max-concurrent-streams N
                                 gRPC calls one connection may have open at once (default 1000);
                                 a client over the limit waits for a free stream
@@ -185,6 +189,7 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
         'allow-grpc': { type: 'string' },
         'allow-metrics': { type: 'string' },
         'http-max-input-size': { type: 'string' },
+        'http-raw-reader': { type: 'string' },
         'grpc-max-concurrent-streams': { type: 'string' },
         'llm-h2c-port': { type: 'string' },
         'llm-h2c-max-streams': { type: 'string' },
@@ -284,6 +289,7 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     allowHttp: bool('allow-http', v['allow-http'], true),
     allowGrpc: bool('allow-grpc', v['allow-grpc'], true),
     allowMetrics: bool('allow-metrics', v['allow-metrics'], true),
+    httpRawReader: bool('http-raw-reader', v['http-raw-reader'], true),
     httpMaxInputSize: int('http-max-input-size', v['http-max-input-size'], 2 ** 26, 1, 2 ** 31 - 1),
     httpRestrictedApis: http.restrictions,
     grpcRestrictedProtocols: grpc.restrictions,

@@ -119,7 +119,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
         maxInputSize: options.httpMaxInputSize,
         logger,
         restrictedApis: options.httpRestrictedApis,
-        rawHttp1: process.env.TESSERA_RAW_HTTP1 === '1',
+        rawHttp1: options.httpRawReader,
       });
       httpPort = (await http.listen(options.httpPort, options.httpAddress)).port;
       if (options.llmH2cPort !== undefined) {

@@ -4,7 +4,7 @@
  * native-infer would serve (a path matchInferPath accepts, the inference restriction met); every other request
  * hands its connection to node:http, which serves it and the rest of that connection as before.
  *
- * Behind a switch (`rawHttp1` in the server options, `TESSERA_RAW_HTTP1=1` for the node).
+ * Behind a switch (`rawHttp1` in the server options; the node's `--http-raw-reader`, default true).
  */
 import { isTesseraError, TesseraError } from '../../../../shared/src/errors/index.js';
 import { matchInferPath, type InferTarget } from '../../../../shared/src/http/index.js';

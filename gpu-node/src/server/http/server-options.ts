@@ -45,7 +45,7 @@ export interface HttpServerOptions {
   readonly restrictedApis?: Restrictions;
   /**
    * Infer requests read by our own HTTP/1.1 reader (raw-infer.ts) instead of node:http until a connection sends
-   * anything else. Off by default (`TESSERA_RAW_HTTP1=1` turns it on for the node).
+   * anything else. Off unless set here; the node's `--http-raw-reader` (default true) sets it.
    */
   readonly rawHttp1?: boolean;
 }
