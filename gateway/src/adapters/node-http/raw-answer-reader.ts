@@ -34,13 +34,21 @@ type State = 'head' | 'length' | 'chunk-line' | 'chunk-data' | 'chunk-crlf' | 't
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const STATUS_LINE = /^HTTP\/1\.[01] ([2-5]\d\d)(?: [^\r\n]*)?$/;
-const HEX_SIZE = /^([0-9A-Fa-f]{1,8})(?:[ \t]*;[^\r\n]*)?$/;
+
+/** The value of an ASCII hex digit, or -1. */
+function hexValue(byte: number): number {
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
+  const lower = byte | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
 
 export class RawAnswerReader {
   private state: State = 'head';
   /** Head or line bytes not yet complete. */
   private pending: Buffer | undefined;
   private left = 0;
+  /** The chunk-size line being read: its value, hex digits, bytes, and where in it the reader is. */
+  private readonly line = { size: 0, digits: 0, length: 0, inExtension: false, sawCr: false };
   /** Whether the connection may carry another request after this answer. */
   reusable = true;
 
@@ -61,17 +69,18 @@ export class RawAnswerReader {
     while (at < bytes.length) {
       switch (this.state) {
         case 'head':
-        case 'trailers':
-        case 'chunk-line': {
-          const line = this.takeUntilBlank(bytes, at, this.state === 'chunk-line');
-          if (line === undefined) return;
-          bytes = line.rest;
-          at = line.at;
-          if (this.state === 'head') this.onHead(line.text);
-          else if (this.state === 'trailers') this.finish(at < bytes.length);
-          else this.onChunkLine(line.text);
+        case 'trailers': {
+          const head = this.takeUntilBlank(bytes, at);
+          if (head === undefined) return;
+          bytes = head.rest;
+          at = head.at;
+          if (this.state === 'head') this.onHead(head.text);
+          else this.finish(at < bytes.length);
           break;
         }
+        case 'chunk-line':
+          at = this.readChunkLine(bytes, at);
+          break;
         case 'length':
         case 'chunk-data':
         case 'to-close': {
@@ -106,25 +115,57 @@ export class RawAnswerReader {
   }
 
   /**
-   * Collects bytes up to CRLF (`line`) or CRLF CRLF (a head), bounded; answers the text and where the rest starts.
+   * Collects bytes up to CRLF CRLF (a head, or trailers), bounded; answers the text and where the rest starts.
    * The held part is kept as one Buffer (a head split over reads is rare: it is the node's first write).
    */
-  private takeUntilBlank(bytes: Buffer, at: number, line: boolean): { text: string; rest: Buffer; at: number } | undefined {
+  private takeUntilBlank(bytes: Buffer, at: number): { text: string; rest: Buffer; at: number } | undefined {
     const whole = this.pending === undefined ? bytes.subarray(at) : Buffer.concat([this.pending, bytes.subarray(at)]);
     if (this.state === 'trailers' && whole.length >= 2 && whole[0] === 0x0d && whole[1] === 0x0a) {
       this.pending = undefined;
       return { text: '', rest: whole, at: 2 }; // no trailers: the blank line right after the last chunk
     }
-    const end = whole.indexOf(line ? '\r\n' : '\r\n\r\n', 0, 'latin1');
-    const limit = line ? MAX_CHUNK_LINE_BYTES : MAX_ANSWER_HEAD_BYTES;
+    const end = whole.indexOf('\r\n\r\n', 0, 'latin1');
+    if (end < 0 ? whole.length > MAX_ANSWER_HEAD_BYTES : end > MAX_ANSWER_HEAD_BYTES) {
+      throw new MalformedAnswer(`the answer's head is over ${MAX_ANSWER_HEAD_BYTES} bytes`);
+    }
     if (end < 0) {
-      if (whole.length > limit) throw new MalformedAnswer(line ? 'a chunk-size line is too long' : `the answer's head is over ${limit} bytes`);
       this.pending = Buffer.from(whole);
       return undefined;
     }
-    if (end > limit) throw new MalformedAnswer(line ? 'a chunk-size line is too long' : `the answer's head is over ${limit} bytes`);
     this.pending = undefined;
-    return { text: whole.toString('latin1', 0, end), rest: whole, at: end + (line ? 2 : 4) };
+    return { text: whole.toString('latin1', 0, end), rest: whole, at: end + 4 };
+  }
+
+  /**
+   * A chunk-size line (hex size, optional `;extensions`, CRLF) read byte by byte, across reads, with no
+   * allocation: it comes once per event. Answers where the bytes after it start.
+   */
+  private readChunkLine(bytes: Buffer, from: number): number {
+    const line = this.line;
+    let at = from;
+    while (at < bytes.length) {
+      const byte = bytes[at++]!;
+      if (++line.length > MAX_CHUNK_LINE_BYTES) throw new MalformedAnswer('a chunk-size line is too long');
+      if (line.sawCr) {
+        if (byte !== 0x0a || line.digits === 0) throw new MalformedAnswer('a chunk-size line is malformed');
+        this.onChunkSize(line.size);
+        line.size = line.digits = line.length = 0;
+        line.inExtension = line.sawCr = false;
+        return at;
+      }
+      if (byte === 0x0d) line.sawCr = true;
+      else if (line.inExtension) {
+        if (byte === 0x0a) throw new MalformedAnswer('a chunk-size line is malformed');
+      } else {
+        const digit = hexValue(byte);
+        if (digit >= 0 && line.digits < 8) {
+          line.size = line.size * 16 + digit;
+          line.digits += 1;
+        } else if ((byte === 0x3b || byte === 0x20 || byte === 0x09) && line.digits > 0) line.inExtension = true;
+        else throw new MalformedAnswer('a chunk-size line is malformed');
+      }
+    }
+    return at;
   }
 
   private onHead(text: string): void {
@@ -163,10 +204,7 @@ export class RawAnswerReader {
     }
   }
 
-  private onChunkLine(text: string): void {
-    const size = HEX_SIZE.exec(text);
-    if (size === null) throw new MalformedAnswer(`a chunk-size line '${text.slice(0, 32)}' is malformed`);
-    const length = parseInt(size[1]!, 16);
+  private onChunkSize(length: number): void {
     if (length > MAX_CHUNK_BYTES) throw new MalformedAnswer(`a chunk of ${length} bytes is over the ${MAX_CHUNK_BYTES}-byte bound`);
     if (length === 0) this.state = 'trailers';
     else {
