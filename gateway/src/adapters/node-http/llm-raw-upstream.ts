@@ -46,19 +46,19 @@ export function createLlmRawUpstream(options: LlmRawUpstreamOptions = {}): LlmUp
       const socket: Socket = taken ?? pool.open(address);
       // Written first: on an idle kept-alive socket the bytes reach the kernel before this call returns.
       socket.write(bytes);
-
-      let body: RawAnswerBody | undefined;
+      // Made while the node works, not when its answer comes: less to do between its first bytes and the client's.
+      const body = new RawAnswerBody(socket);
+      let answered = false;
       let settled = false;
       let gotBytes = false;
       let lastError: NodeJS.ErrnoException | undefined;
       const reader = new RawAnswerReader({
         head: (head) => {
-          settled = true;
+          settled = answered = true;
           clearTimeout(timer);
-          body = new RawAnswerBody(socket);
           resolve({ status: head.status, headers: head.headers, body });
         },
-        data: (slice) => body!.deliver(slice),
+        data: (slice) => body.deliver(slice),
         end: () => release(),
       });
       const timer = setTimeout(() => {
@@ -81,7 +81,7 @@ export function createLlmRawUpstream(options: LlmRawUpstreamOptions = {}): LlmUp
       /** The answer ended by its framing: the body ends, the socket is kept if nothing broke keep-alive. */
       function release(): void {
         detach();
-        body!.finish();
+        body.finish();
         if (reader.reusable) pool.giveBack(address, socket);
         else socket.destroy();
       }
@@ -93,7 +93,7 @@ export function createLlmRawUpstream(options: LlmRawUpstreamOptions = {}): LlmUp
           if (!(error instanceof MalformedAnswer)) throw error;
           const message = `node '${node.id}' broke HTTP/1.1: ${error.message}`;
           detach();
-          if (body === undefined) fail(TesseraError.unavailable(message));
+          if (!answered) fail(TesseraError.unavailable(message));
           else body.fail(new Error(message));
           socket.destroy();
         }
@@ -103,7 +103,7 @@ export function createLlmRawUpstream(options: LlmRawUpstreamOptions = {}): LlmUp
       }
       function onClose(): void {
         detach();
-        if (body !== undefined) {
+        if (answered) {
           // An answer framed by the connection's end ends here; any other is cut.
           if (reader.endsWithConnection && lastError === undefined) body.finish();
           else body.fail(new Error(`the connection to node '${node.id}' closed mid-answer`));
@@ -122,7 +122,7 @@ export function createLlmRawUpstream(options: LlmRawUpstreamOptions = {}): LlmUp
         fail(markNotAccepted(TesseraError.unavailable(`node '${node.id}' could not be reached: ${reason}`), !gotBytes));
       }
       function onAbort(): void {
-        if (body !== undefined) body.fail(new Error('aborted by the gateway'));
+        if (answered) body.fail(new Error('aborted by the gateway'));
         else fail(cancelled());
         socket.destroy();
       }

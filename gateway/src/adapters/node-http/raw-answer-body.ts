@@ -11,6 +11,12 @@ import { registerDirectBody } from './h2-direct-body.js';
 
 export class RawAnswerBody extends Readable {
   private consumer: ((chunk: Buffer) => boolean) | undefined;
+  /** Bytes that came before anyone read (with the head): kept aside, not through the Readable's buffer. */
+  private held: Buffer[] = [];
+  /** The answer ended while nobody read yet (finish): the Readable ends once someone does. */
+  private endPending = false;
+  /** Someone reads: the direct reader started, or the Readable was asked for data. */
+  private reading = false;
   private cleanEnd = false;
   /** A failure that came before anyone listened (the head and a broken chunk in one read). */
   private pendingError: Error | undefined;
@@ -20,9 +26,11 @@ export class RawAnswerBody extends Readable {
     registerDirectBody(this, {
       start: (onChunk) => {
         this.consumer = onChunk;
-        // What came with the head, before the relay started, goes first (read() answers all of it).
-        const held = this.read() as Buffer | null;
-        if (held !== null && !onChunk(held)) this.pauseSocket();
+        this.reading = true;
+        // What came with the head, before the relay started, goes first.
+        const held = this.takeHeld();
+        if (held !== undefined && !onChunk(held)) this.pauseSocket();
+        if (this.endPending) this.endReadable(true);
         this.failIfPending();
       },
       resume: () => this.resumeSocket(),
@@ -31,6 +39,10 @@ export class RawAnswerBody extends Readable {
 
   /** Body bytes from the answer reader. */
   deliver(bytes: Buffer): void {
+    if (!this.reading) {
+      this.held.push(bytes);
+      return;
+    }
     const flowing = this.consumer !== undefined ? this.consumer(bytes) : this.push(bytes);
     if (!flowing) this.pauseSocket();
   }
@@ -38,9 +50,10 @@ export class RawAnswerBody extends Readable {
   /** The answer ended by its framing; the socket is no longer this body's. */
   finish(): void {
     this.cleanEnd = true;
-    this.push(null);
-    // Nobody may be reading the Readable (the direct reader): read(0) lets it emit 'end' anyway.
-    this.read(0);
+    // Ended before anyone reads (the whole answer came with the head): the end waits for a reader, so
+    // that neither the held bytes nor 'end' reach nobody.
+    if (!this.reading) this.endPending = true;
+    else this.endReadable(this.consumer !== undefined);
   }
 
   /**
@@ -57,7 +70,25 @@ export class RawAnswerBody extends Readable {
   }
 
   override _read(): void {
-    if (!this.failIfPending()) this.resumeSocket();
+    this.reading = true;
+    const held = this.takeHeld();
+    if (held !== undefined) this.push(held);
+    if (this.endPending) this.endReadable(false);
+    else if (!this.failIfPending()) this.resumeSocket();
+  }
+
+  /** The Readable's end; `direct`: nobody reads the Readable itself, and read(0) lets it emit 'end' anyway. */
+  private endReadable(direct: boolean): void {
+    this.endPending = false;
+    this.push(null);
+    if (direct) this.read(0);
+  }
+
+  private takeHeld(): Buffer | undefined {
+    const held = this.held;
+    if (held.length === 0) return undefined;
+    this.held = [];
+    return held.length === 1 ? held[0] : Buffer.concat(held);
   }
 
   /** Fails with the held error once someone listens (a read-ahead alone, with nobody listening, must not). */
