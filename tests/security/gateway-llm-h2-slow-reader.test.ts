@@ -27,6 +27,7 @@ describe('a slow-reading LLM client, node reached over HTTP/2 (gateway + endless
     double = await startSseNodeDouble({ endless: true }, { h2: true });
     const config = loadGatewayConfig(
       JSON.stringify({
+        llm: { nodeRawBelowStreams: 0 }, // every stream over HTTP/2: the session's sharing is the point
         tiers: { open: { priority: 2, queueShare: 1, cacheTtlSeconds: 0, queueTimeoutMs: 10_000, allowedModels: ['*'], rateLimits: { requestsPerSecond: 0, burst: 0, elementsPerSecond: 0, elementsBurst: 0 } } },
         tenants: [{ id: 'slow', tier: 'open', keys: [{ id: 's1', hash: await sha256Hex(KEY) }] }],
       }),

@@ -5,6 +5,8 @@
  * node double here writes an endless stream as fast as its socket takes it (gateway/test/support/
  * sse-node-double.ts): with back-pressure it ends up waiting, having written a bounded amount; without,
  * the gateway would read on and hold everything. Closing the client then cancels the node's request.
+ * Both with node:http to the node and with the raw HTTP/1.1 upstream (llm-raw-upstream.ts), whose answer
+ * body pauses the node's socket itself.
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +21,7 @@ const KEY = 'tsk_sec-slow-reader';
 /** Far above what the loopback sockets on both sides can hold, far below an unbounded buffer's growth. */
 const BOUND_BYTES = 64 * 1024 * 1024;
 
-describe('a slow-reading LLM client (gateway + endless node double)', () => {
+describe.each(['http1', 'raw'] as const)('a slow-reading LLM client (gateway + endless node double over %s)', (upstream) => {
   let double: SseNodeDouble;
   let gateway: RunningGateway;
 
@@ -27,6 +29,7 @@ describe('a slow-reading LLM client (gateway + endless node double)', () => {
     double = await startSseNodeDouble({ endless: true });
     const config = loadGatewayConfig(
       JSON.stringify({
+        llm: { nodeRawBelowStreams: upstream === 'raw' ? 256 : 0 },
         tiers: { open: { priority: 2, queueShare: 1, cacheTtlSeconds: 0, queueTimeoutMs: 10_000, allowedModels: ['*'], rateLimits: { requestsPerSecond: 0, burst: 0, elementsPerSecond: 0, elementsBurst: 0 } } },
         tenants: [{ id: 'slow', tier: 'open', keys: [{ id: 's1', hash: await sha256Hex(KEY) }] }],
       }),

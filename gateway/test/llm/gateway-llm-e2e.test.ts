@@ -3,14 +3,15 @@
  * `token_stream` example model (it streams its prompt back, token by token) and a real gateway. The
  * client is the official `openai` npm package (baseURL = the gateway, apiKey = the tenant key), plus
  * raw fetches where the exact SSE framing is the point. Both with the node's LLM routes reached over
- * HTTP/2 (its --llm-h2c-port, the default) and over HTTP/1.1 (a node without that port).
+ * HTTP/2 (its --llm-h2c-port), over HTTP/1.1 (a node without that port) and over the gateway's raw
+ * HTTP/1.1 writes (llm-raw-upstream.ts).
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../shared/test/support/index.js';
 import { LLM_KEYS, longPrompt, ssePayloads, startLlmFleet, type LlmFleet } from '../support/llm-fleet.js';
 
-describe.each(['h2', 'http1'] as const)('LLM routes through the gateway (redis + token_stream node over %s + gateway)', (upstream) => {
+describe.each(['h2', 'http1', 'raw'] as const)('LLM routes through the gateway (redis + token_stream node over %s + gateway)', (upstream) => {
   let fleet: LlmFleet;
   let client: OpenAI;
 

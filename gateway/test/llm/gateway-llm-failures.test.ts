@@ -5,14 +5,14 @@
  *   Retry-After in OpenAI's shape (the infer path's queue-timeout rule).
  * - The node dies mid-stream: the client's stream ends with an error event then `data: [DONE]`, and
  *   the gateway keeps nothing of it (no stream counted in flight on the node).
- * Both with the node's LLM routes reached over HTTP/2 (its --llm-h2c-port, the default) and HTTP/1.1.
+ * With the node's LLM routes reached over HTTP/2 (its --llm-h2c-port), HTTP/1.1, and raw HTTP/1.1 writes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEADLINE_HEADER } from '../../../shared/src/fleet/request-headers.js';
 import { waitFor } from '../../../shared/test/support/index.js';
 import { LLM_KEYS, longPrompt, ssePayloads, startLlmFleet, type LlmFleet } from '../support/llm-fleet.js';
 
-describe.each(['h2', 'http1'] as const)('LLM streams through the gateway (node over %s): queue timeout and a node dying mid-stream', (upstream) => {
+describe.each(['h2', 'http1', 'raw'] as const)('LLM streams through the gateway (node over %s): queue timeout and a node dying mid-stream', (upstream) => {
   let fleet: LlmFleet;
 
   beforeAll(async () => {

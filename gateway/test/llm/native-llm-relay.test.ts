@@ -4,7 +4,8 @@
  * client gets the node's bytes exactly, however the node's writes split the events; a client going
  * away cancels the node's request; a stream over its token budget ends with the error event and
  * [DONE]; a node ending an OpenAI stream early ends it with an error event. All of it with the node
- * reached over HTTP/1.1 and over HTTP/2 (the double's h2c listener, as a node's --llm-h2c-port); over
+ * reached over HTTP/1.1 (node:http, and raw writes: llm-raw-upstream.ts) and over HTTP/2 (the double's
+ * h2c listener, as a node's --llm-h2c-port); over
  * HTTP/2 also a session torn down mid-stream (GOAWAY, then the connection gone).
  */
 import { connect, type Socket } from 'node:net';
@@ -75,7 +76,7 @@ function readChunkedAnswer(socket: Socket, buffered: { bytes: Buffer }): Promise
 const OPEN = 'tsk_native-relay-open';
 const METERED = 'tsk_native-relay-metered';
 
-describe.each(['http1', 'h2'] as const)('the native LLM relay (gateway + scripted node double over %s)', (upstream) => {
+describe.each(['http1', 'h2', 'raw'] as const)('the native LLM relay (gateway + scripted node double over %s)', (upstream) => {
   let double: SseNodeDouble;
   let gateway: RunningGateway;
 
@@ -84,7 +85,8 @@ describe.each(['http1', 'h2'] as const)('the native LLM relay (gateway + scripte
     const unlimited = { requestsPerSecond: 0, burst: 0, elementsPerSecond: 0, elementsBurst: 0 };
     const config = loadGatewayConfig(
       JSON.stringify({
-        llm: { chargeEveryTokens: 2 },
+        // 'raw': every stream over raw HTTP/1.1 writes (llm-raw-upstream.ts); the others never.
+        llm: { chargeEveryTokens: 2, nodeRawBelowStreams: upstream === 'raw' ? 256 : 0 },
         tiers: {
           open: { priority: 2, queueShare: 1, cacheTtlSeconds: 0, queueTimeoutMs: 10_000, allowedModels: ['*'], rateLimits: unlimited },
           metered: { priority: 2, queueShare: 1, cacheTtlSeconds: 0, queueTimeoutMs: 10_000, allowedModels: ['*'], rateLimits: unlimited, llm: { tokensPerMinute: 60, tokensBurst: 10 } },

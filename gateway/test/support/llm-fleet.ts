@@ -75,21 +75,26 @@ export interface LlmFleet {
 export interface LlmFleetOptions {
   readonly tokenDelayMs?: number;
   readonly maxStreamsPerNode?: number;
-  /** How the gateway reaches the node's LLM routes: 'h2' (default: the node advertises --llm-h2c-port) or 'http1'. */
-  readonly upstream?: 'h2' | 'http1';
+  /**
+   * How the gateway reaches the node's LLM routes: 'h2' (the node advertises --llm-h2c-port), 'http1'
+   * (node:http), 'raw' (raw HTTP/1.1 writes for every stream, llm-raw-upstream.ts); absent: the
+   * gateway's default choice (raw at few streams, HTTP/2 above).
+   */
+  readonly upstream?: 'h2' | 'http1' | 'raw';
 }
 
 export async function startLlmFleet(options: LlmFleetOptions = {}): Promise<LlmFleet> {
   const repository = await writeLlmRepository(options.tokenDelayMs ?? 2);
   const redis = await startRedisServer();
-  const h2 = (options.upstream ?? 'h2') === 'h2';
+  const h2 = options.upstream !== 'http1';
+  const raw = options.upstream === undefined ? {} : { nodeRawBelowStreams: options.upstream === 'raw' ? 256 : 0 };
   const node = await spawnNode(repository.dir, ['--redis-url', redis.url, '--node-id', 'llm-node', '--advertise-host', '127.0.0.1', ...(h2 ? ['--llm-h2c-port', '0'] : [])]);
   const tenant = async (id: string, tier: string, key: string, models: string[]) => ({ id, tier, allowedModels: models, keys: [{ id: `${id}-k`, hash: await sha256Hex(key) }] });
   const config = loadGatewayConfig(
     JSON.stringify({
       metrics: { requireAdminKey: false },
       rateLimitLeaseMs: 0,
-      llm: { chargeEveryTokens: 4, nodeHttp2: h2, ...(options.maxStreamsPerNode === undefined ? {} : { maxStreamsPerNode: options.maxStreamsPerNode }) },
+      llm: { chargeEveryTokens: 4, nodeHttp2: h2, ...raw, ...(options.maxStreamsPerNode === undefined ? {} : { maxStreamsPerNode: options.maxStreamsPerNode }) },
       tiers: {
         'llm-open': {
           priority: 2, queueTimeoutMs: 20_000, queueShare: 1, cacheTtlSeconds: 300, allowedModels: ['*'],

@@ -1,7 +1,8 @@
 /**
  * The gateway of the LLM benches: one tenant key on a tier with request and token limits on (through
  * Redis leases, never reached), started from the production bundle. `keepWarmMs` sets the config's
- * `rateLimitKeepWarmMs` (undefined: the gateway's default).
+ * `rateLimitKeepWarmMs` (undefined: the gateway's default). LLM_BENCH_RAW_BELOW_STREAMS sets the config's
+ * `llm.nodeRawBelowStreams` (raw HTTP/1.1 writes below that many streams per node; a build without the key refuses it).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -31,11 +32,16 @@ export interface LlmBenchGatewayOptions {
 
 export async function launchLlmBenchGateway(options: LlmBenchGatewayOptions): Promise<RunningServer> {
   const configFile = join(options.work, `gateway-${options.name}.json`);
+  const rawBelow = process.env.LLM_BENCH_RAW_BELOW_STREAMS;
+  const llm = {
+    ...(options.nodeHttp2 === undefined ? {} : { nodeHttp2: options.nodeHttp2 }),
+    ...(rawBelow === undefined ? {} : { nodeRawBelowStreams: Number(rawBelow) }),
+  };
   await writeFile(configFile, `${JSON.stringify({
     redisUrl: options.redisUrl,
     ...(options.keepWarmMs === undefined ? {} : { rateLimitKeepWarmMs: options.keepWarmMs }),
     metrics: { requireAdminKey: false },
-    ...(options.nodeHttp2 === undefined ? {} : { llm: { nodeHttp2: options.nodeHttp2 } }),
+    ...(Object.keys(llm).length === 0 ? {} : { llm }),
     tiers: {
       'bench-llm': {
         priority: 1, queueTimeoutMs: 30_000, queueShare: 1, cacheTtlSeconds: 0, allowedModels: ['*'], ...UNLIMITED_TIER,

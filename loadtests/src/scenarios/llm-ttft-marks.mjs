@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
+import net from 'node:net';
 import { syncBuiltinESMExports } from 'node:module';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 
@@ -116,6 +117,27 @@ http2.connect = function (...args) {
   };
   return session;
 };
+// The raw HTTP/1.1 upstream (llm-raw-upstream.ts) writes its pre-rendered request with one socket.write:
+// [1] is that write, [15]/[16] its return (the bytes are in the kernel by then) and the CPU until it, and
+// the node socket's first read is both [2] and [3] (the answer's head comes with its first event).
+const socketWrite = net.Socket.prototype.write;
+if (process.env.TTFT_MARKS_PER_PID !== '1') {
+  net.Socket.prototype.write = function (chunk, ...rest) {
+    const mark = current;
+    if (mark === undefined || mark[1] !== 0 || !Buffer.isBuffer(chunk) || chunk[0] !== 0x50 || chunk.toString('latin1', 0, 5) !== 'POST ') return socketWrite.call(this, chunk, ...rest);
+    const cost = costs[costs.length - 1];
+    mark[1] = nowNs();
+    cost[1] = costOf();
+    this.once('data', () => {
+      mark[2] = mark[3] = nowNs();
+      cost[2] = cost[3] = costOf();
+    });
+    const written = socketWrite.call(this, chunk, ...rest);
+    mark[15] = nowNs();
+    mark[16] = costOf()[0] - cost[1][0];
+    return written;
+  };
+}
 syncBuiltinESMExports();
 
 const dump = () => {

@@ -25,9 +25,14 @@ export interface DirectBody {
 
 const bodies = new WeakMap<object, DirectBody>();
 
-/** The direct reader of an upstream answer, when it has one (an HTTP/2 stream of llm-h2-upstream.ts). */
+/** The direct reader of an upstream answer, when it has one (an HTTP/2 stream of llm-h2-upstream.ts, a raw answer of raw-answer-body.ts). */
 export function directBodyOf(source: unknown): DirectBody | undefined {
   return typeof source === 'object' && source !== null ? bodies.get(source) : undefined;
+}
+
+/** Makes `body` the direct reader of `source` (an answer that reads its own socket: raw-answer-body.ts). */
+export function registerDirectBody(source: object, body: DirectBody): void {
+  bodies.set(source, body);
 }
 
 /**

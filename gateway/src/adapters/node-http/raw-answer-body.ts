@@ -1,0 +1,113 @@
+/**
+ * The body of a raw HTTP/1.1 answer (llm-raw-upstream.ts): a Readable for whoever iterates it, and a
+ * direct reader (h2-direct-body.ts's DirectBody) for the native relay, which then gets each slice of
+ * the node's socket in one call. Back-pressure pauses the socket itself (TCP then holds the node back).
+ * Destroyed before its clean end (client gone, a relay that stopped, a broken answer), it destroys the
+ * socket: a connection is reused only after its answer ended cleanly.
+ */
+import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import { registerDirectBody } from './h2-direct-body.js';
+
+export class RawAnswerBody extends Readable {
+  private consumer: ((chunk: Buffer) => boolean) | undefined;
+  /** Bytes that came before anyone read (with the head): kept aside, not through the Readable's buffer. */
+  private held: Buffer[] = [];
+  /** The answer ended while nobody read yet (finish): the Readable ends once someone does. */
+  private endPending = false;
+  /** Someone reads: the direct reader started, or the Readable was asked for data. */
+  private reading = false;
+  private cleanEnd = false;
+  /** A failure that came before anyone listened (the head and a broken chunk in one read). */
+  private pendingError: Error | undefined;
+
+  constructor(private readonly socket: Socket) {
+    super();
+    registerDirectBody(this, {
+      start: (onChunk) => {
+        this.consumer = onChunk;
+        this.reading = true;
+        // What came with the head, before the relay started, goes first.
+        const held = this.takeHeld();
+        if (held !== undefined && !onChunk(held)) this.pauseSocket();
+        if (this.endPending) this.endReadable(true);
+        this.failIfPending();
+      },
+      resume: () => this.resumeSocket(),
+    });
+  }
+
+  /** Body bytes from the answer reader. */
+  deliver(bytes: Buffer): void {
+    if (!this.reading) {
+      this.held.push(bytes);
+      return;
+    }
+    const flowing = this.consumer !== undefined ? this.consumer(bytes) : this.push(bytes);
+    if (!flowing) this.pauseSocket();
+  }
+
+  /** The answer ended by its framing; the socket is no longer this body's. */
+  finish(): void {
+    this.cleanEnd = true;
+    // Ended before anyone reads (the whole answer came with the head): the end waits for a reader, so
+    // that neither the held bytes nor 'end' reach nobody.
+    if (!this.reading) this.endPending = true;
+    else this.endReadable(this.consumer !== undefined);
+  }
+
+  /**
+   * The answer broke (or was cut, or aborted): the socket goes now; the error reaches the reader, or
+   * waits for one (an 'error' nobody listens to would end the process).
+   */
+  fail(error: Error): void {
+    if (this.destroyed) return;
+    if (this.listenerCount('error') > 0) this.destroy(error);
+    else {
+      this.pendingError = error;
+      this.socket.destroy();
+    }
+  }
+
+  override _read(): void {
+    this.reading = true;
+    const held = this.takeHeld();
+    if (held !== undefined) this.push(held);
+    if (this.endPending) this.endReadable(false);
+    else if (!this.failIfPending()) this.resumeSocket();
+  }
+
+  /** The Readable's end; `direct`: nobody reads the Readable itself, and read(0) lets it emit 'end' anyway. */
+  private endReadable(direct: boolean): void {
+    this.endPending = false;
+    this.push(null);
+    if (direct) this.read(0);
+  }
+
+  private takeHeld(): Buffer | undefined {
+    const held = this.held;
+    if (held.length === 0) return undefined;
+    this.held = [];
+    return held.length === 1 ? held[0] : Buffer.concat(held);
+  }
+
+  /** Fails with the held error once someone listens (a read-ahead alone, with nobody listening, must not). */
+  private failIfPending(): boolean {
+    if (this.pendingError === undefined || this.listenerCount('error') === 0) return false;
+    this.destroy(this.pendingError);
+    return true;
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    if (!this.cleanEnd) this.socket.destroy();
+    callback(error);
+  }
+
+  private pauseSocket(): void {
+    if (!this.cleanEnd) this.socket.pause();
+  }
+
+  private resumeSocket(): void {
+    if (!this.cleanEnd && !this.socket.destroyed) this.socket.resume();
+  }
+}
