@@ -144,4 +144,16 @@ describe('a hostile node behind the raw HTTP/1.1 upstream (gateway + scripted TC
     expect(third).not.toContain('unasked');
     expect(state.connections).toBe(connections + 3);
   });
+
+  it('answers an error to a node whose answer head carries a bare LF or NUL inside a header value', async () => {
+    for (const value of ['a\nset-cookie: stolen=1', 'a\u0000b']) {
+      const closed = state.closed;
+      script = (socket) => socket.write(`HTTP/1.1 200 OK\r\nx-odd: ${value}\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n`);
+      const response = await complete(true);
+      expect(response.status).toBeGreaterThanOrEqual(500);
+      expect(response.headers.get('set-cookie')).toBeNull();
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/x-odd/);
+      await waitFor(() => state.closed === closed + 1, { what: 'the gateway closes the connection', timeoutMs: 10_000 });
+    }
+  });
 });

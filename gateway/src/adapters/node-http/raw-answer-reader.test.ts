@@ -56,6 +56,8 @@ describe('RawAnswerReader', () => {
       `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n${(100 * 1024 * 1024).toString(16)}\r\n`,
       `HTTP/1.1 200 OK\r\nx-pad: ${'a'.repeat(17 * 1024)}`,
       `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n1;${'e'.repeat(300)}`,
+      'HTTP/1.1 200 OK\r\nx-split: a\nb\r\ncontent-length: 0\r\n\r\n',
+      'HTTP/1.1 200 OK\r\nx-nul: a\x00b\r\ncontent-length: 0\r\n\r\n',
     ];
     for (const answer of bad) expect(() => read([answer]), answer.slice(0, 60)).toThrow(MalformedAnswer);
   });

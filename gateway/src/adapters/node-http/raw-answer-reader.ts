@@ -33,6 +33,8 @@ export interface AnswerEvents {
 type State = 'head' | 'length' | 'chunk-line' | 'chunk-data' | 'chunk-crlf' | 'trailers' | 'to-close' | 'done';
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** A field value's bytes (RFC 9110 §5.5): HTAB, visible ASCII, space, obs-text; never a bare LF, NUL or other control. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const STATUS_LINE = /^HTTP\/1\.[01] ([2-5]\d\d)(?: [^\r\n]*)?$/;
 
 /** The value of an ASCII hex digit, or -1. */
@@ -180,6 +182,7 @@ export class RawAnswerReader {
       if (!TOKEN.test(name)) throw new MalformedAnswer('a header line of the answer is malformed');
       const lower = name.toLowerCase();
       const value = line.slice(colon + 1).trim();
+      if (!FIELD_VALUE.test(value)) throw new MalformedAnswer(`the answer's header '${lower}' has a byte a field value cannot hold`);
       headers[lower] = headers[lower] === undefined ? value : `${headers[lower]}, ${value}`;
     }
     const code = Number(status[1]);
