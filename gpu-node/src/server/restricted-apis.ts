@@ -10,6 +10,7 @@
  * This is what keeps the model-repository API (which, with the TypeScript backend, uploads code that
  * the node runs) away from anyone who can reach the port.
  */
+import { HTTP_TOKEN } from '../../../shared/src/http/index.js';
 
 /** Triton's API categories, in its order. */
 export const RESTRICTED_CATEGORIES = [
@@ -39,8 +40,6 @@ export const NO_RESTRICTIONS: Restrictions = new Map();
 /** gRPC metadata keys of restricted protocols: tritonserver's fixed prefix, lower case as HTTP/2 needs. */
 export const GRPC_RESTRICTED_PREFIX = 'triton-grpc-protocol-';
 
-// RFC 9110 token characters: what a header name (and so a metadata key) may hold.
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
  * Parses the values of one repeatable flag. Each is `<category>[,<category>...]:<key>=<value>`; a
@@ -64,7 +63,7 @@ export function parseRestrictions(
     const categories = text.slice(0, colon).split(',').map((c) => c.trim());
     const key = text.slice(colon + 1, equals).trim();
     const value = text.slice(equals + 1);
-    if (!TOKEN.test(key)) problems.push(`${flag}: '${key}' is not a valid header name, in '${text}'`);
+    if (!HTTP_TOKEN.test(key)) problems.push(`${flag}: '${key}' is not a valid header name, in '${text}'`);
     if (value === '') problems.push(`${flag}: the value of '${key}' must not be empty, in '${text}'`);
     const header = protocol === 'grpc' ? `${GRPC_RESTRICTED_PREFIX}${key}`.toLowerCase() : key;
     for (const category of categories) {

@@ -8,6 +8,7 @@
  */
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
+import { splitHostPort } from '../../../../shared/src/http/index.js';
 import type { LlmUpstream, LlmUpstreamRequest, LlmUpstreamResponse, NodeView } from '../../core/ports/index.js';
 import { markNotAccepted } from '../../core/routing/upstream-errors.js';
 import type { NodeBreakers } from '../grpc/node-breakers.js';
@@ -19,12 +20,6 @@ export interface LlmHttpUpstreamOptions {
 }
 
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'EPIPE']);
-
-function hostPort(address: string): { host: string; port: number } {
-  const colon = address.lastIndexOf(':');
-  const host = address.slice(0, colon).replace(/^\[|\]$/g, '');
-  return { host, port: Number(address.slice(colon + 1)) };
-}
 
 function flatHeaders(message: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
@@ -43,7 +38,7 @@ export function createLlmHttpUpstream(options: LlmHttpUpstreamOptions = {}): Llm
         reject(Object.assign(TesseraError.cancelled('the client closed the connection'), { excused: true }));
         return;
       }
-      const { host, port } = hostPort(node.httpAddress!);
+      const { host, port } = splitHostPort(node.httpAddress!);
       const body = request.body;
       const outgoing = httpRequest({
         host,

@@ -6,6 +6,7 @@
  * so a huge chunk-size claim never makes the reader buffer). Anything that breaks HTTP/1.1 throws a
  * `MalformedAnswer`; the caller then destroys the socket, never reusing it.
  */
+import { HTTP_FIELD_VALUE, HTTP_TOKEN } from '../../../../shared/src/http/index.js';
 
 /** Most bytes of a status line plus headers (and of a chunked body's trailers). */
 export const MAX_ANSWER_HEAD_BYTES = 16 * 1024;
@@ -32,9 +33,6 @@ export interface AnswerEvents {
 
 type State = 'head' | 'length' | 'chunk-line' | 'chunk-data' | 'chunk-crlf' | 'trailers' | 'to-close' | 'done';
 
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** A field value's bytes (RFC 9110 §5.5): HTAB, visible ASCII, space, obs-text; never a bare LF, NUL or other control. */
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const STATUS_LINE = /^HTTP\/1\.[01] ([2-5]\d\d)(?: [^\r\n]*)?$/;
 
 /** The value of an ASCII hex digit, or -1. */
@@ -179,10 +177,10 @@ export class RawAnswerReader {
       const line = lines[i]!;
       const colon = line.indexOf(':');
       const name = colon > 0 ? line.slice(0, colon) : '';
-      if (!TOKEN.test(name)) throw new MalformedAnswer('a header line of the answer is malformed');
+      if (!HTTP_TOKEN.test(name)) throw new MalformedAnswer('a header line of the answer is malformed');
       const lower = name.toLowerCase();
       const value = line.slice(colon + 1).trim();
-      if (!FIELD_VALUE.test(value)) throw new MalformedAnswer(`the answer's header '${lower}' has a byte a field value cannot hold`);
+      if (!HTTP_FIELD_VALUE.test(value)) throw new MalformedAnswer(`the answer's header '${lower}' has a byte a field value cannot hold`);
       headers[lower] = headers[lower] === undefined ? value : `${headers[lower]}, ${value}`;
     }
     const code = Number(status[1]);

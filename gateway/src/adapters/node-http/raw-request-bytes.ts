@@ -4,13 +4,12 @@
  * leaves in one `socket.write`. Paths and headers are checked once, when their head is rendered: a
  * request line or header that could split the request is refused, never written.
  */
+import { HTTP_FIELD_VALUE, HTTP_TOKEN } from '../../../../shared/src/http/index.js';
 
 /** Heads kept; the set is cleared when full (paths name models, so it stays small in practice). */
 const MAX_HEADS = 256;
 /** Visible ASCII only: no space, CR, LF or control byte can end the request line early. */
 const SAFE_PATH = /^\/[\x21-\x7e]*$/;
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const SAFE_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 export class UnsafeRequest extends Error {}
 
@@ -39,14 +38,14 @@ export class RawRequestBytes {
 }
 
 function renderHead(method: string, address: string, path: string, headers: Readonly<Record<string, string>> | undefined): Buffer {
-  if (!TOKEN.test(method)) throw new UnsafeRequest(`method '${method}' is not a token`);
+  if (!HTTP_TOKEN.test(method)) throw new UnsafeRequest(`method '${method}' is not a token`);
   if (!SAFE_PATH.test(path)) throw new UnsafeRequest('the path has bytes a request line cannot carry');
   let text = `${method} ${path} HTTP/1.1\r\nhost: ${address}\r\n`;
   if (headers !== undefined) {
     for (const name in headers) {
       const value = headers[name]!;
       const lower = name.toLowerCase();
-      if (!TOKEN.test(name) || !SAFE_VALUE.test(value)) throw new UnsafeRequest(`header '${name.slice(0, 32)}' cannot be sent as given`);
+      if (!HTTP_TOKEN.test(name) || !HTTP_FIELD_VALUE.test(value)) throw new UnsafeRequest(`header '${name.slice(0, 32)}' cannot be sent as given`);
       // Framing is this writer's: a caller's length, encoding or host would contradict it.
       if (lower === 'content-length' || lower === 'transfer-encoding' || lower === 'host' || lower === 'connection') continue;
       text += `${name}: ${value}\r\n`;

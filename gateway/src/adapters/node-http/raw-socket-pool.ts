@@ -6,13 +6,9 @@
  * timeout, so the gateway rarely writes into a socket the node is closing.
  */
 import { connect, type Socket } from 'node:net';
+import { splitHostPort } from '../../../../shared/src/http/index.js';
 
 const IDLE_MS = 3_000;
-
-function hostPort(address: string): { host: string; port: number } {
-  const colon = address.lastIndexOf(':');
-  return { host: address.slice(0, colon).replace(/^\[|\]$/g, ''), port: Number(address.slice(colon + 1)) };
-}
 
 export class RawSocketPool {
   private readonly idle = new Map<string, Socket[]>();
@@ -36,7 +32,7 @@ export class RawSocketPool {
 
   /** A new connection (Nagle off: a request is one small write that must not wait for an ACK). */
   open(address: string): Socket {
-    const socket = connect({ ...hostPort(address), noDelay: true });
+    const socket = connect({ ...splitHostPort(address), noDelay: true });
     // Whoever holds the socket reads its errors; between holders an error must not reach the process.
     socket.on('error', () => {});
     return socket;

@@ -5,10 +5,9 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { HTTP_FIELD_VALUE, HTTP_TOKEN } from '../field-syntax.js';
 
 /** A header value node:http would accept in writeHead: HTAB, visible ASCII, space and obs-text; never CR, LF or NUL. */
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** The Date header's value, rendered at most once a second as node:http does. */
 let dateText = '';
@@ -31,7 +30,7 @@ export function renderAnswerHead(status: number, headers: Readonly<Record<string
   let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
   for (const name in headers) {
     const value = headers[name] as string;
-    if (!TOKEN.test(name) || !FIELD_VALUE.test(value)) throw new TypeError(`invalid answer header ${JSON.stringify(name)}`);
+    if (!HTTP_TOKEN.test(name) || !HTTP_FIELD_VALUE.test(value)) throw new TypeError(`invalid answer header ${JSON.stringify(name)}`);
     head += `${name}: ${value}\r\n`;
   }
   // As node:http: no Keep-Alive header when the server sets no keep-alive timeout.
