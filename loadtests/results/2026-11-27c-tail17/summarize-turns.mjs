@@ -3,14 +3,20 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const dir = process.argv[2];
-const rows = [];
-for (const name of readdirSync(dir).sort()) {
-  let json;
-  try {
-    json = JSON.parse(readFileSync(join(dir, name, 'sched-join.json'), 'utf8'));
-  } catch {
-    continue;
+/** Each run folder's join (name, parsed sched-join.json), skipping folders without one. */
+function* runJoins() {
+  for (const name of readdirSync(dir).sort()) {
+    let json;
+    try {
+      json = JSON.parse(readFileSync(join(dir, name, 'sched-join.json'), 'utf8'));
+    } catch {
+      continue;
+    }
+    yield [name, json];
   }
+}
+const rows = [];
+for (const [name, json] of runJoins()) {
   const s = json.summary;
   const g = s.gateway[0];
   const n = s.nginx[0];
@@ -33,13 +39,7 @@ for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 
 // Causes of the slowest 5% and 1%, summed over the runs of each flag set, per target.
 const byFlags = new Map();
-for (const name of readdirSync(dir).sort()) {
-  let json;
-  try {
-    json = JSON.parse(readFileSync(join(dir, name, 'sched-join.json'), 'utf8'));
-  } catch {
-    continue;
-  }
+for (const [name, json] of runJoins()) {
   const key = json.flags || '(image flags)';
   const entry = byFlags.get(key) ?? { runs: 0 };
   entry.runs++;
