@@ -55,7 +55,7 @@ describe('a client gone mid-miss cancels the upstream stream (gateway + an HTTP/
     const config = loadGatewayConfig(
       JSON.stringify({ tiers: { standard: { queueTimeoutMs: 20_000 } }, tenants: [{ id: 'tg', tier: 'standard', keys: [{ id: 'tg1', hash: await sha256Hex(KEY) }] }] }),
     );
-    gateway = await startGateway({ config, redisUrl: null, nodes: [{ id: 'silent', grpc: `127.0.0.1:${nodePort}`, http: null }], port: 0, grpcPort: 0, host: '127.0.0.1', logger: silentLogger });
+    gateway = await startGateway({ config, redisUrl: null, nodes: [{ id: 'silent', grpc: `127.0.0.1:${nodePort}`, http: null }], port: 0, grpcPort: 0, host: '127.0.0.1', httpRawReader: false, logger: silentLogger });
     rawGateway = await startGateway({ config, redisUrl: null, nodes: [{ id: 'silent', grpc: `127.0.0.1:${nodePort}`, http: null }], port: 0, host: '127.0.0.1', httpRawReader: true, logger: silentLogger });
   }, 30_000);
 

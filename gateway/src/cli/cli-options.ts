@@ -46,7 +46,7 @@ export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--grpc-
   --grpc-port N   gRPC listen port (inference.GRPCInferenceService; default off, or the config's "grpcPort")
   --host H        listen address (default: all interfaces)
   --node SPEC     grpc=host:port,http=host:port (repeatable; used without Redis)
-  --http-raw-reader BOOL  read infer requests with the gateway's own strict HTTP/1.1 reader (default: the config's "httpRawReader", false)
+  --http-raw-reader BOOL  read infer requests with the gateway's own strict HTTP/1.1 reader (default: the config's "httpRawReader", true)
   --otlp-endpoint URL   send OpenTelemetry spans to URL/v1/traces (default: off)
   --jobs-worker   also run async-job workers in this process (or TESSERA_JOBS_WORKER=1)
   env: REDIS_URL, TESSERA_ADMIN_KEY, TESSERA_JOBS_WORKER, OTEL_EXPORTER_OTLP_ENDPOINT`;

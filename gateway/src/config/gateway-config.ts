@@ -18,7 +18,7 @@
  *   "maxPipelinedRequests": 32,      // [32] requests one HTTP/1.1 connection may have in progress at once;
  *                                    //   a pipelined request beyond it gets 503 + Connection: close, unprocessed
  *                                    //   (shared/src/http/pipelining-limit.ts). Node entry only: Workers own their sockets
- *   "httpRawReader": false,          // [false] infer requests read by our own strict HTTP/1.1 reader
+ *   "httpRawReader": true,           // [true] infer requests read by our own strict HTTP/1.1 reader
  *                                    //   (shared/src/http/raw-http1) until a request on the connection needs
  *                                    //   node:http; `--http-raw-reader` overrides. Node entry only
  *   "rateLimitLeaseMs": 100,         // [100] with Redis: each rate-limit script call also leases this long of

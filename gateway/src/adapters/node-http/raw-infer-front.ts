@@ -12,7 +12,7 @@
  * is served, so before its key is checked, and a public front door must not hold megabytes per connection for
  * clients it has not authenticated (on node:http a 401 is answered before the body is read).
  *
- * Behind a switch: `httpRawReader` in the config, `--http-raw-reader` on the command line.
+ * Behind a switch, on by default: `httpRawReader` in the config, `--http-raw-reader` on the command line.
  */
 import type { Socket } from 'node:net';
 import type { Logger } from '../../../../shared/src/logging/index.js';
