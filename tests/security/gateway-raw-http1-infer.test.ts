@@ -163,6 +163,8 @@ describe('the raw front door answers, logs and counts exactly as node:http', () 
   it('serves on the raw path, and keeps the connection: several requests on one, in order', async () => {
     const bytes = Buffer.concat([1, 2, 3].map((n) => request('/v2/models/simple/infer', [auth(KEY.a)], simpleBody(n))));
     const want = await exchange(plain.gateway.port, [bytes], { answers: 3 });
+    // The earlier tests' connections are closed by their clients; the server may not have seen every close yet.
+    await waitFor(() => raw.gateway.rawHttp1?.size === 0, { what: 'the earlier connections to close' });
     const socket = connect(raw.gateway.port, '127.0.0.1');
     try {
       let text = '';
