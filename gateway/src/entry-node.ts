@@ -32,7 +32,7 @@ import { createMemoryResponseCache, createRedisResponseCache } from './adapters/
 import { createRedisNodeDirectory, createStaticNodeDirectory, type StaticNode } from './adapters/fleet/index.js';
 import { createNodeTransport } from './adapters/grpc/index.js';
 import { createGrpcFront, type GrpcFront } from './adapters/grpc-front/index.js';
-import { createNativeInferListener, createNativeLlmListener, createNodeLlm, processTurnEnd } from './adapters/node-http/index.js';
+import { createNativeInferListener, createNativeLlmListener, createNodeLlm, createRawInferHandler, processTurnEnd, RAW_MAX_BODY_BYTES } from './adapters/node-http/index.js';
 import { createDirectLlm } from './core/llm/index.js';
 import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTenantStore } from './adapters/memory/index.js';
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
@@ -44,7 +44,8 @@ import { generateApiKey, seedTenants, sha256Hex } from './core/auth/index.js';
 import { createCacheLayer } from './core/cache/index.js';
 import type { FleetChangeSource, NodeDirectory } from './core/ports/index.js';
 import { createDispatcher } from './core/routing/index.js';
-import { applyServerTimeouts, limitPipelinedRequests } from '../../shared/src/http/index.js';
+import { applyServerTimeouts, limitPipelinedRequests, type ServerTimeouts } from '../../shared/src/http/index.js';
+import { attachRawHttp1, type RawHttp1FrontDoor } from '../../shared/src/http/raw-http1/index.js';
 
 /**
  * Log lines (one access line per request among them) are written in batches, 8 KiB or at most this
@@ -73,6 +74,10 @@ export interface StartGatewayOptions {
   readonly host?: string;
   /** Overrides config.grpcPort: the gRPC front door's port (0 picks one); null turns it off. */
   readonly grpcPort?: number | null;
+  /** Overrides config.httpRawReader (`--http-raw-reader`). */
+  readonly httpRawReader?: boolean;
+  /** The HTTP server's header and request timeouts; default shared/src/http/server-timeouts.ts's (tests shorten them). */
+  readonly serverTimeouts?: ServerTimeouts;
   /** Default: JSON lines on stderr. */
   readonly logger?: Logger;
   /** Spans of every request; default noop (tracing off). The caller owns its lifecycle (flush, shutdown). */
@@ -99,6 +104,8 @@ export interface RunningGateway {
   readonly directory: NodeDirectory;
   /** Async jobs; undefined without Redis. */
   readonly jobs: RunningJobs | undefined;
+  /** The raw HTTP/1.1 front door (`httpRawReader`); undefined when it is off. */
+  readonly rawHttp1: RawHttp1FrontDoor | undefined;
   /** Drains and closes everything; idempotent. */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -232,7 +239,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
         if (!nativeInfer(incoming, outgoing) && !nativeLlm(incoming, outgoing)) void honoListener(incoming, outgoing);
       }, config.maxPipelinedRequests),
     ),
+    options.serverTimeouts,
   );
+  // With the switch, infer requests are read by our own HTTP/1.1 reader until one needs node:http (raw-infer-front.ts).
+  const rawFrontDoor = (options.httpRawReader ?? config.httpRawReader) ? attachRawHttp1(server, createRawInferHandler(app.serveInfer, logger), Math.min(config.maxBodyBytes, RAW_MAX_BODY_BYTES)) : undefined;
   const port = options.port ?? config.port;
   const host = options.host ?? config.host;
   await new Promise<void>((resolve, reject) => {
@@ -266,13 +276,17 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       // Both listeners drain together: running gRPC calls finish within the same grace.
       const frontClosed = front?.close(graceMs);
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        const timer = setTimeout(() => {
+          server.closeAllConnections();
+          rawFrontDoor?.closeAll();
+        }, graceMs);
         timer.unref();
         server.close(() => {
           clearTimeout(timer);
           resolve();
         });
         server.closeIdleConnections();
+        rawFrontDoor?.closeIdle();
       });
       await frontClosed;
       await jobs?.close().catch((error: unknown) => logger.warn('async jobs did not close cleanly', { error: (error as Error).message }));
@@ -286,7 +300,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     })());
 
   const grpcTarget = grpcBound === undefined ? undefined : `${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${grpcBound}`;
-  return { port: bound, url: `http://${shownHost}:${bound}`, grpcPort: grpcBound, grpcTarget, app, metrics, directory, jobs, close };
+  return { port: bound, url: `http://${shownHost}:${bound}`, grpcPort: grpcBound, grpcTarget, app, metrics, directory, jobs, rawHttp1: rawFrontDoor, close };
 }
 
 /** The jobs settings with the config's webhook policy (and a test's resolver) for the webhook worker. */
@@ -419,6 +433,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
       ...(args.port === undefined ? {} : { port: args.port }),
       ...(args.host === undefined ? {} : { host: args.host }),
       ...(args.grpcPort === undefined ? {} : { grpcPort: args.grpcPort }),
+      ...(args.httpRawReader === undefined ? {} : { httpRawReader: args.httpRawReader }),
       ...(jobsWorker ? { jobs: { worker: true } } : {}),
       logger,
       tracer: tracing.tracer,

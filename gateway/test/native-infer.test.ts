@@ -1,9 +1,11 @@
 /**
  * The infer fast path on node:http (adapters/node-http/native-infer.ts) against the Hono app it
- * bypasses: two identical gateways (in-process stores, an echoing dispatcher), one served by Hono only
- * (as @hono/node-server serves it), one by the fast path ahead of Hono, receive the same requests over
- * real HTTP. Status, headers, body, the request metric and the log lines must be the same, for
- * generated requests (keys, bodies, headers, paths) and for the ones the fast path hands to Hono.
+ * bypasses: identical gateways (in-process stores, an echoing dispatcher), one served by Hono only
+ * (as @hono/node-server serves it), one by the fast path ahead of Hono, and one with the raw HTTP/1.1
+ * reader ahead of both (raw-infer-front.ts, each request on a new connection so that it reaches the raw
+ * reader first), receive the same requests over real HTTP. Status, headers, body, the request metric and
+ * the log lines must be the same, for generated requests (keys, bodies, headers, paths) and for the ones
+ * the fast paths hand to Hono.
  */
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,7 +20,8 @@ import type { InferRequest } from '../../shared/src/tensors/index.js';
 import { createMemoryResponseCache } from '../src/adapters/cache/index.js';
 import { createStaticNodeDirectory } from '../src/adapters/fleet/index.js';
 import { createMemoryRateLimiter, createMemoryTenantStore } from '../src/adapters/memory/index.js';
-import { createNativeInferListener } from '../src/adapters/node-http/index.js';
+import { createNativeInferListener, createRawInferHandler } from '../src/adapters/node-http/index.js';
+import { attachRawHttp1 } from '../../shared/src/http/raw-http1/index.js';
 import { loadGatewayConfig, type GatewayConfig } from '../src/config/index.js';
 import { createGatewayApp, createInferCache, matchInferPath } from '../src/core/app/index.js';
 import { seedTenants, sha256Hex } from '../src/core/auth/index.js';
@@ -44,11 +47,12 @@ interface Served {
   readonly port: number;
   readonly metrics: RecordingMetrics;
   readonly lines: string[];
-  /** Requests the fast path took (always 0 for the Hono-only server). */
+  /** Requests the fast path took (always 0 for the Hono-only server; the raw reader's for the raw one). */
   fast: number;
 }
 
-async function serve(config: GatewayConfig, native: boolean): Promise<Served> {
+async function serve(config: GatewayConfig, mode: 'hono' | 'native' | 'raw'): Promise<Served> {
+  const native = mode !== 'hono';
   const tenants = createMemoryTenantStore();
   await seedTenants(tenants, config.tenants, 0);
   const lines: string[] = [];
@@ -70,9 +74,13 @@ async function serve(config: GatewayConfig, native: boolean): Promise<Served> {
   const fastPath = createNativeInferListener(app.serveInfer, logger);
   const served: Served = { server: createServer(), port: 0, metrics, lines, fast: 0 };
   served.server.on('request', (incoming, outgoing) => {
-    if (native && fastPath(incoming, outgoing)) served.fast += 1;
+    if (native && fastPath(incoming, outgoing)) served.fast += mode === 'native' ? 1 : 0;
     else void hono(incoming, outgoing);
   });
+  if (mode === 'raw') {
+    const handler = createRawInferHandler(app.serveInfer, logger);
+    attachRawHttp1(served.server, { accepts: (head) => handler.accepts(head), serve: (request, reply) => (served.fast++, handler.serve(request, reply)) }, config.maxBodyBytes);
+  }
   await new Promise<void>((resolve) => served.server.listen(0, '127.0.0.1', resolve));
   return Object.assign(served, { port: (served.server.address() as AddressInfo).port });
 }
@@ -85,9 +93,9 @@ interface Reply {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-function send(port: number, method: string, path: string, headers: Record<string, string | string[]>, body: Uint8Array | undefined): Promise<Reply> {
+function send(port: number, method: string, path: string, headers: Record<string, string | string[]>, body: Uint8Array | undefined, via = agent): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: via }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -116,6 +124,7 @@ function logFields(line: string): unknown {
 
 let hono: Served;
 let native: Served;
+let raw: Served;
 
 beforeAll(async () => {
   const config = loadGatewayConfig(
@@ -135,13 +144,14 @@ beforeAll(async () => {
       cache: { models: { '*': { enabled: true } } },
     }),
   );
-  hono = await serve(config, false);
-  native = await serve(config, true);
+  hono = await serve(config, 'hono');
+  native = await serve(config, 'native');
+  raw = await serve(config, 'raw');
 });
 
 afterAll(async () => {
   agent.destroy();
-  for (const s of [hono, native]) await new Promise((resolve) => s?.server.close(resolve));
+  for (const s of [hono, native, raw]) await new Promise((resolve) => s?.server.close(resolve));
 });
 
 const simpleBody = (offset: number, id?: string): Buffer =>
@@ -160,19 +170,26 @@ let sequence = 0;
 /** Sends one request to both servers and checks they answered, counted and logged alike. */
 async function same(method: string, path: string, headers: Record<string, string | string[]>, body: Uint8Array | undefined): Promise<Reply> {
   const id = { 'x-request-id': `parity-${++sequence}`, ...headers };
-  const before = [hono.metrics.requests.length, native.metrics.requests.length, hono.lines.length, native.lines.length];
+  const before = [hono.metrics.requests.length, native.metrics.requests.length, hono.lines.length, native.lines.length, raw.metrics.requests.length, raw.lines.length];
   const viaHono = await send(hono.port, method, path, id, body);
   const viaNative = await send(native.port, method, path, id, body);
+  // A kept-alive connection of its own: the request is the first on it, so the raw reader sees it.
+  const fresh = new Agent({ keepAlive: true, maxSockets: 1 });
+  const viaRaw = await send(raw.port, method, path, id, body, fresh).finally(() => fresh.destroy());
   expect(comparable(viaNative), `${method} ${path} ${JSON.stringify(headers)}`).toEqual(comparable(viaHono));
+  expect(comparable(viaRaw), `raw: ${method} ${path} ${JSON.stringify(headers)}`).toEqual(comparable(viaHono));
   const observed = (s: Served, from: number) => s.metrics.requests.slice(from).map(({ seconds: _seconds, ...o }) => o);
   expect(observed(native, before[1]!)).toEqual(observed(hono, before[0]!));
+  expect(observed(raw, before[4]!)).toEqual(observed(hono, before[0]!));
   expect(native.lines.slice(before[3]).map(logFields)).toEqual(hono.lines.slice(before[2]).map(logFields));
+  expect(raw.lines.slice(before[5]).map(logFields)).toEqual(hono.lines.slice(before[2]).map(logFields));
   return viaNative;
 }
 
 describe('the infer fast path answers exactly as the Hono app', () => {
   it('serves MISS then HIT, versioned paths, binary answers and a client request id', async () => {
     const fastBefore = native.fast;
+    const rawBefore = raw.fast;
     const auth = { authorization: `Bearer ${KEY.a}` };
     // The static fleet reports no versions: the first answer teaches the cache which version serves.
     expect((await same('POST', '/v2/models/simple/infer', auth, simpleBody(0))).headers['x-cache']).toBe('BYPASS');
@@ -186,10 +203,12 @@ describe('the infer fast path answers exactly as the Hono app', () => {
     const binary = Buffer.from(JSON.stringify({ inputs: [{ name: 'INPUT0', datatype: 'INT32', shape: [1], data: [5] }], parameters: { binary_data_output: true } }));
     await same('POST', '/v2/models/simple/infer', auth, binary);
     expect(native.fast - fastBefore).toBe(6);
+    expect(raw.fast - rawBefore).toBe(6);
   });
 
   it('refuses alike: keys, models, bodies, limits, deadlines, raw binary', async () => {
     const fastBefore = native.fast;
+    const rawBefore = raw.fast;
     await same('POST', '/v2/models/simple/infer', {}, simpleBody(1));
     await same('POST', '/v2/models/simple/infer', { authorization: 'Bearer tsk_unknown' }, simpleBody(1));
     await same('POST', '/v2/models/simple/infer', { authorization: 'Basic abc' }, simpleBody(1));
@@ -203,12 +222,15 @@ describe('the infer fast path answers exactly as the Hono app', () => {
     await same('POST', '/v2/models/simple/infer', { 'x-api-key': KEY.a }, undefined);
     for (let i = 0; i < 5; i++) await same('POST', '/v2/models/simple/infer', { 'x-api-key': KEY.tiny }, simpleBody(10 + i));
     expect(native.fast - fastBefore).toBe(16);
+    // All but the body over the server's limit, which the raw reader leaves to node:http unread.
+    expect(raw.fast - rawBefore).toBe(15);
     // The connection survived the refusals that left a body unread (401 before reading, 400 over the limit).
     expect((await same('POST', '/v2/models/simple/infer', { 'x-api-key': KEY.a }, simpleBody(1))).status).toBe(200);
   });
 
   it('leaves to Hono what it is unsure of, and Hono answers it', async () => {
     const fastBefore = native.fast;
+    const rawBefore = raw.fast;
     const auth = { authorization: `Bearer ${KEY.a}` };
     await same('POST', '/v2/models/simple/infer', { ...auth, 'content-encoding': 'gzip' }, gzipSync(simpleBody(7)));
     await same('POST', '/v2/models/sim%70le/infer', auth, simpleBody(7));
@@ -217,6 +239,7 @@ describe('the infer fast path answers exactly as the Hono app', () => {
     await same('GET', '/v2/models/simple/infer', auth, undefined);
     await same('POST', '/v2/models/simple/infer', { authorization: [`Bearer ${KEY.a}`, `Bearer ${KEY.a}`] }, simpleBody(7));
     expect(native.fast - fastBefore).toBe(0);
+    expect(raw.fast - rawBefore).toBe(0);
   });
 
   it('agrees on generated requests', async () => {

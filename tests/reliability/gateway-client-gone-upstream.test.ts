@@ -1,7 +1,9 @@
 /**
  * A client that goes away in the middle of a miss cancels the gateway's upstream call: the node's
- * HTTP/2 stream is reset with CANCEL, over both front doors (the HTTP fast path and the gRPC front
- * door's h2 fast path), on a no-store miss; so does a gRPC deadline that passes mid-miss. The guard
+ * HTTP/2 stream is reset with CANCEL, over every front door (the HTTP fast path on node:http and on the
+ * raw HTTP/1.1 reader, the gRPC front door's h2 fast path), on a no-store miss, whether the client
+ * closes its connection or only its sending side (node:http ends such a request too); so does a gRPC
+ * deadline that passes mid-miss. The guard
  * for any change to how the request's cancellation reaches the upstream call (issue 17, lead 1: an
  * AbortController per miss; the gRPC call's watch).
  *
@@ -29,6 +31,8 @@ const MODEL_INFER = '/inference.GRPCInferenceService/ModelInfer';
 describe('a client gone mid-miss cancels the upstream stream (gateway + an HTTP/2 node that never answers)', () => {
   let node: Http2Server;
   let gateway: RunningGateway;
+  /** The same gateway with the raw HTTP/1.1 reader (`httpRawReader`). */
+  let rawGateway: RunningGateway;
   /** The ModelInfer streams the node took, with the code each was closed with once closed. */
   let calls: { stream: ServerHttp2Stream; rstCode: number | undefined }[] = [];
 
@@ -51,7 +55,8 @@ describe('a client gone mid-miss cancels the upstream stream (gateway + an HTTP/
     const config = loadGatewayConfig(
       JSON.stringify({ tiers: { standard: { queueTimeoutMs: 20_000 } }, tenants: [{ id: 'tg', tier: 'standard', keys: [{ id: 'tg1', hash: await sha256Hex(KEY) }] }] }),
     );
-    gateway = await startGateway({ config, redisUrl: null, nodes: [{ id: 'silent', grpc: `127.0.0.1:${nodePort}`, http: null }], port: 0, grpcPort: 0, host: '127.0.0.1', logger: silentLogger });
+    gateway = await startGateway({ config, redisUrl: null, nodes: [{ id: 'silent', grpc: `127.0.0.1:${nodePort}`, http: null }], port: 0, grpcPort: 0, host: '127.0.0.1', httpRawReader: false, logger: silentLogger });
+    rawGateway = await startGateway({ config, redisUrl: null, nodes: [{ id: 'silent', grpc: `127.0.0.1:${nodePort}`, http: null }], port: 0, host: '127.0.0.1', httpRawReader: true, logger: silentLogger });
   }, 30_000);
 
   beforeEach(() => {
@@ -60,34 +65,29 @@ describe('a client gone mid-miss cancels the upstream stream (gateway + an HTTP/
 
   afterAll(async () => {
     await gateway?.close({ graceMs: 500 });
+    await rawGateway?.close({ graceMs: 500 });
     for (const call of calls) call.stream.destroy();
     await new Promise<void>((resolve) => (node === undefined ? resolve() : node.close(() => resolve())));
   });
 
-  it('HTTP: the client closes its connection, the node sees RST_STREAM CANCEL', async () => {
-    const encoded = encodeInferRequestBody(
-      { id: '', modelName: 'simple', inputs: [{ name: 'INPUT0', datatype: 'INT32', shape: [1, 16], data: new Uint8Array(64) }, { name: 'INPUT1', datatype: 'INT32', shape: [1, 16], data: new Uint8Array(64) }], parameters: {} },
-      { binaryInputs: true, binaryDataOutput: true },
-    );
-    const socket = connectTcp(gateway.port, '127.0.0.1');
+  it.each([
+    ['node:http', 'closes its connection', false, 'destroy'],
+    ['node:http', 'ends its sending side', false, 'end'],
+    ['the raw reader', 'closes its connection', true, 'destroy'],
+    ['the raw reader', 'ends its sending side', true, 'end'],
+  ] as const)('HTTP on %s: the client %s, the node sees RST_STREAM CANCEL', async (_door, _how, raw, leave) => {
+    const socket = connectTcp((raw ? rawGateway : gateway).port, '127.0.0.1');
+    socket.on('error', () => undefined);
     await new Promise<void>((resolve) => socket.once('connect', resolve));
-    const head = [
-      'POST /v2/models/simple/infer HTTP/1.1',
-      'host: gateway',
-      `authorization: Bearer ${KEY}`,
-      'cache-control: no-store',
-      ...Object.entries(encoded.headers).map(([name, value]) => `${name}: ${value}`),
-      `content-length: ${encoded.body.length}`,
-      '',
-      '',
-    ].join('\r\n');
-    socket.write(head);
-    socket.write(encoded.body);
+    socket.write(noStoreHttpRequest());
     await waitFor(() => calls.length === 1, { what: 'the miss to reach the node' });
     expect(calls[0]!.rstCode).toBeUndefined();
-    socket.destroy();
+    if (raw) expect(rawGateway.rawHttp1?.size).toBe(1); // the raw reader, not node:http, holds the request
+    if (leave === 'destroy') socket.destroy();
+    else socket.end();
     await waitFor(() => calls[0]!.rstCode !== undefined, { what: 'the node to see its stream reset' });
     expect(calls[0]!.rstCode).toBe(constants.NGHTTP2_CANCEL);
+    socket.destroy();
   });
 
   it('gRPC: the client resets its call, the node sees RST_STREAM CANCEL', async () => {
@@ -145,4 +145,23 @@ function startNoStoreCall(session: ClientHttp2Session, offset: number, grpcTimeo
   call.on('error', () => undefined);
   call.end(frame);
   return call;
+}
+
+/** A no-store binary infer of `simple` over HTTP/1.1, as bytes. */
+function noStoreHttpRequest(): Buffer {
+  const encoded = encodeInferRequestBody(
+    { id: '', modelName: 'simple', inputs: [{ name: 'INPUT0', datatype: 'INT32', shape: [1, 16], data: new Uint8Array(64) }, { name: 'INPUT1', datatype: 'INT32', shape: [1, 16], data: new Uint8Array(64) }], parameters: {} },
+    { binaryInputs: true, binaryDataOutput: true },
+  );
+  const head = [
+    'POST /v2/models/simple/infer HTTP/1.1',
+    'host: gateway',
+    `authorization: Bearer ${KEY}`,
+    'cache-control: no-store',
+    ...Object.entries(encoded.headers).map(([name, value]) => `${name}: ${value}`),
+    `content-length: ${encoded.body.length}`,
+    '',
+    '',
+  ].join('\r\n');
+  return Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(encoded.body)]);
 }

@@ -14,9 +14,10 @@
  * - a raw client that acknowledged the limit and still exceeds it loses its connection (GOAWAY), and
  *   only that one: another client's connection stays READY throughout, the node drops the queued
  *   work of the closed one and serves a new client.
- * - the gateway, with more pipelined requests on one HTTP/1.1 connection than `maxPipelinedRequests`:
- *   the first ones are forwarded and answered in order, the next gets 503 + Connection: close without
- *   reaching the node, and a new connection is served.
+ * - the gateway on node:http, with more pipelined requests on one HTTP/1.1 connection than
+ *   `maxPipelinedRequests`: the first ones are forwarded and answered in order, the next gets 503 +
+ *   Connection: close without reaching the node, and a new connection is served. On the raw HTTP/1.1
+ *   reader (the default) a connection's requests are read one at a time: all are answered, in order.
  * Every scenario ends by checking that the node process is alive and answers a new client.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -200,6 +201,8 @@ describe('too many pipelined requests on one HTTP/1.1 connection (gateway with m
       nodes: [{ id: 'n1', grpc: node.grpcAddress, http: null }],
       port: 0,
       host: '127.0.0.1',
+      // node:http's bound: the raw reader (below) never has more than one request of a connection in progress.
+      httpRawReader: false,
       logger: silentLogger,
     });
     try {
@@ -229,6 +232,55 @@ describe('too many pipelined requests on one HTTP/1.1 connection (gateway with m
 
       const fresh = await fetch(`${gateway.url}/v2/models/simple/infer`, { method: 'POST', body: simpleBody(7), headers: { authorization: `Bearer ${key}` } });
       expect(fresh.status).toBe(200);
+    } finally {
+      await gateway.close({ graceMs: 500 });
+    }
+    await nodeServesNewClient();
+  });
+});
+
+describe('pipelined requests on one HTTP/1.1 connection to the gateway on the raw HTTP/1.1 reader', () => {
+  it('are read one at a time: each is forwarded after the previous answer, all answered 200 in order, the connection kept', async () => {
+    const key = 'tsk_pipelining-raw-secret';
+    const gateway = await startGateway({
+      config: loadGatewayConfig(
+        JSON.stringify({
+          maxPipelinedRequests: LIMIT,
+          tenants: [{ id: 'p', tier: 'premium', keys: [{ id: 'p1', hash: await sha256Hex(key) }] }],
+        }),
+      ),
+      redisUrl: null,
+      nodes: [{ id: 'n1', grpc: node.grpcAddress, http: null }],
+      port: 0,
+      host: '127.0.0.1',
+      httpRawReader: true,
+      logger: silentLogger,
+    });
+    try {
+      const before = await servedSleepy();
+      const count = 8;
+      const body = sleepyBody(200);
+      const request =
+        `POST /v2/models/sleepy/infer HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${key}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      const socket = connect(gateway.port, '127.0.0.1');
+      try {
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.write(request.repeat(count));
+        // While the first answers come, the node never holds more than one of them.
+        const deadline = Date.now() + 30_000;
+        while ((text.match(/HTTP\/1\.1 \d{3}/g)?.length ?? 0) < count && Date.now() < deadline) {
+          expect((await servedSleepy()) - before).toBeLessThanOrEqual((text.match(/HTTP\/1\.1 \d{3}/g)?.length ?? 0) + 1);
+          await sleep(50);
+        }
+        const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
+        expect(statuses).toEqual(Array.from({ length: count }, () => 200));
+        expect(socket.destroyed).toBe(false);
+        expect((await servedSleepy()) - before).toBe(count);
+      } finally {
+        socket.destroy();
+      }
     } finally {
       await gateway.close({ graceMs: 500 });
     }

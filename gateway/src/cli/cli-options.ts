@@ -15,6 +15,8 @@
  *                    `host:port` (gRPC). E.g. `--node http://10.0.0.5:8000,grpc=10.0.0.5:8001`.
  *                    Used only without Redis; they replace the config's `nodes`. Without Redis, flags
  *                    or config nodes, the gateway uses one local node at gRPC 127.0.0.1:8001.
+ * - `--http-raw-reader BOOL` overrides the config's httpRawReader: infer requests read by our own strict
+ *                    HTTP/1.1 reader (true/false).
  * - `--otlp-endpoint URL` OpenTelemetry tracing: spans go (OTLP/HTTP JSON) to URL/v1/traces, e.g.
  *                    http://collector:4318. Default: env OTEL_EXPORTER_OTLP_ENDPOINT, else tracing off.
  * Environment: REDIS_URL (overrides the config's redisUrl), TESSERA_ADMIN_KEY (the admin key in
@@ -33,15 +35,18 @@ export interface GatewayCliOptions {
   readonly nodes: readonly StaticNodeConfig[];
   /** --otlp-endpoint; undefined → env OTEL_EXPORTER_OTLP_ENDPOINT, else tracing off. */
   readonly otlpEndpoint: string | undefined;
+  /** --http-raw-reader; undefined → the config's httpRawReader. */
+  readonly httpRawReader: boolean | undefined;
   readonly help: boolean;
 }
 
-export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--grpc-port N] [--host H] [--node SPEC]... [--otlp-endpoint URL] [--jobs-worker]
+export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--grpc-port N] [--host H] [--node SPEC]... [--http-raw-reader BOOL] [--otlp-endpoint URL] [--jobs-worker]
   --config FILE   the gateway config JSON (default: embedded defaults with a demo tenant)
   --port N        HTTP listen port (default 8080, or the config's "port"); 0 picks a free port
   --grpc-port N   gRPC listen port (inference.GRPCInferenceService; default off, or the config's "grpcPort")
   --host H        listen address (default: all interfaces)
   --node SPEC     grpc=host:port,http=host:port (repeatable; used without Redis)
+  --http-raw-reader BOOL  read infer requests with the gateway's own strict HTTP/1.1 reader (default: the config's "httpRawReader", true)
   --otlp-endpoint URL   send OpenTelemetry spans to URL/v1/traces (default: off)
   --jobs-worker   also run async-job workers in this process (or TESSERA_JOBS_WORKER=1)
   env: REDIS_URL, TESSERA_ADMIN_KEY, TESSERA_JOBS_WORKER, OTEL_EXPORTER_OTLP_ENDPOINT`;
@@ -84,6 +89,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
         host: { type: 'string' },
         node: { type: 'string', multiple: true },
         'otlp-endpoint': { type: 'string' },
+        'http-raw-reader': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -104,6 +110,10 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
     grpcPort = Number(grpcRaw);
     if (!/^\d+$/.test(grpcRaw) || grpcPort > 65535) throw TesseraError.invalidArg(`--grpc-port must be 0-65535, got ${JSON.stringify(grpcRaw)}`);
   }
+  const rawReader = values['http-raw-reader'];
+  if (rawReader !== undefined && rawReader !== 'true' && rawReader !== 'false') {
+    throw TesseraError.invalidArg(`--http-raw-reader must be true or false, got ${JSON.stringify(rawReader)}`);
+  }
   return {
     configPath: values.config,
     port,
@@ -111,6 +121,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
     host: values.host,
     nodes: (values.node ?? []).map(parseNodeSpec),
     otlpEndpoint: values['otlp-endpoint'],
+    httpRawReader: rawReader === undefined ? undefined : rawReader === 'true',
     help: values.help ?? false,
   };
 }

@@ -18,6 +18,9 @@
  *   "maxPipelinedRequests": 32,      // [32] requests one HTTP/1.1 connection may have in progress at once;
  *                                    //   a pipelined request beyond it gets 503 + Connection: close, unprocessed
  *                                    //   (shared/src/http/pipelining-limit.ts). Node entry only: Workers own their sockets
+ *   "httpRawReader": true,           // [true] infer requests read by our own strict HTTP/1.1 reader
+ *                                    //   (shared/src/http/raw-http1) until a request on the connection needs
+ *                                    //   node:http; `--http-raw-reader` overrides. Node entry only
  *   "rateLimitLeaseMs": 100,         // [100] with Redis: each rate-limit script call also leases this long of
  *                                    //   the tenant's rate to this gateway, whose next requests are decided
  *                                    //   in memory; 0 = every request decided in Redis. What it bounds:
@@ -138,6 +141,8 @@ export interface GatewayConfig {
   readonly requestTimeoutMs: number;
   readonly maxBodyBytes: number;
   readonly maxPipelinedRequests: number;
+  /** Infer requests read by the raw HTTP/1.1 reader (adapters/node-http/raw-infer-front.ts); Node entry only. */
+  readonly httpRawReader: boolean;
   readonly rateLimitLeaseMs: number;
   /** Renew leases used within this long ahead of time (0: let them expire); absent: the default. */
   readonly rateLimitKeepWarmMs?: number;

@@ -7,7 +7,7 @@
  * cache hit and miss (`cache-control: no-store`), so each side's gRPC/HTTP ratio comes from one round.
  *
  *   AB_A=<bundle dir> AB_B=<bundle dir> [AB_MODE=sat|rate] [AB_ROUNDS=4] [AB_S=5] [AB_OUT=<dir>] \
- *     [AB_A_NODE_FLAGS='...'] [AB_B_NODE_FLAGS='...'] \
+ *     [AB_A_NODE_FLAGS='...'] [AB_B_NODE_FLAGS='...'] [AB_A_GATEWAY_ARGS='...'] [AB_B_GATEWAY_ARGS='...'] \
  *     node --import tsx loadtests/src/scenarios/gateway-interleaved-ab.ts
  *
  * A bundle dir is an `npm run build` output (dist/). bin/launch.js runs a bundle only when no source
@@ -56,6 +56,10 @@ async function startSide(label: 'A' | 'B', bundle: string, portBase: number): Pr
   const flags = process.env[`AB_${label}_NODE_FLAGS`];
   if (flags !== undefined) process.env.BENCH_GATEWAY_NODE_FLAGS = flags;
   else delete process.env.BENCH_GATEWAY_NODE_FLAGS;
+  // AB_A_GATEWAY_ARGS / AB_B_GATEWAY_ARGS: extra gateway flags for one side (a gateway option's A/B on one bundle).
+  const args = process.env[`AB_${label}_GATEWAY_ARGS`];
+  if (args !== undefined) process.env.BENCH_GATEWAY_ARGS = args;
+  else delete process.env.BENCH_GATEWAY_ARGS;
   const work = await mkdtemp(join(tmpdir(), `gateway-ab-${label}-`));
   const stack = await startPerCoreStack(work, (m) => log(`[${label}] ${m}`));
   if (!stack.gatewayBuild.startsWith('production bundle') && process.env.AB_ALLOW_SOURCES !== '1') {
@@ -193,7 +197,7 @@ async function main(): Promise<void> {
     }
     const text = table(samples);
     process.stdout.write(`${text}\n`);
-    const report = { mode: MODE, rounds: ROUNDS, timing: TIMING, builds: sides.map((s) => ({ side: s.label, bundle: s.bundle, nodeFlags: process.env[`AB_${s.label}_NODE_FLAGS`] ?? '', ran: s.stack.gatewayBuild, idleCoreShare: s.idle })), samples };
+    const report = { mode: MODE, rounds: ROUNDS, timing: TIMING, builds: sides.map((s) => ({ side: s.label, bundle: s.bundle, nodeFlags: process.env[`AB_${s.label}_NODE_FLAGS`] ?? '', gatewayArgs: process.env[`AB_${s.label}_GATEWAY_ARGS`] ?? '', ran: s.stack.gatewayBuild, idleCoreShare: s.idle })), samples };
     if (process.env.AB_OUT !== undefined) {
       await mkdir(process.env.AB_OUT, { recursive: true });
       await writeFile(join(process.env.AB_OUT, `gateway-ab-${MODE}.json`), `${JSON.stringify(report, null, 2)}\n`);

@@ -256,11 +256,13 @@ export async function startPerCoreStack(work: string, log: (message: string) => 
       name: 'tessera-gateway',
       // BENCH_GATEWAY_CPU_PROF=DIR: the gateway writes a V8 CPU profile there when it stops.
       // BENCH_GATEWAY_NODE_FLAGS: extra node flags for the gateway alone (e.g. --trace-gc), space-separated.
+      // BENCH_GATEWAY_ARGS: extra gateway flags (e.g. --http-raw-reader true), space-separated.
       args: [
         ...imageFlags(),
         ...(process.env.BENCH_GATEWAY_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_GATEWAY_CPU_PROF}`] : []),
         ...(process.env.BENCH_GATEWAY_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== ''),
         GATEWAY_BIN, '--config', file, '--port', '0', '--grpc-port', String(GRPC_FRONT_PORT), '--host', FLEET_HOST,
+        ...(process.env.BENCH_GATEWAY_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
       ],
       startedMsg: 'tessera-gateway started',
       env: { REDIS_URL: '' },
