@@ -61,15 +61,19 @@ describe('RawSocketPool (real sockets on loopback)', () => {
 
   it('leaves no listener behind when a socket goes round the pool many times (no pile-up of timeout listeners)', async () => {
     const pool = new RawSocketPool(4, 60_000);
-    const { socket } = await openIdle(pool);
-    const before = socket.listenerCount('timeout');
-    for (let i = 0; i < 20; i++) {
-      expect(pool.take(address)).toBe(socket);
-      pool.giveBack(address, socket);
+    const { socket, peer } = await openIdle(pool);
+    try {
+      const before = socket.listenerCount('timeout');
+      for (let i = 0; i < 20; i++) {
+        expect(pool.take(address)).toBe(socket);
+        pool.giveBack(address, socket);
+      }
+      pool.take(address);
+      expect(socket.listenerCount('timeout')).toBe(before - 1);
+    } finally {
+      socket.destroy();
+      peer.destroy();
+      pool.close();
     }
-    pool.take(address);
-    expect(socket.listenerCount('timeout')).toBe(before - 1);
-    socket.destroy();
-    pool.close();
   });
 });
