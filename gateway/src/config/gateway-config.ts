@@ -53,7 +53,7 @@
  *                                    //   (optional "llmH2": "host:port", the node's --llm-h2c-port)
  *   "grpcTransport": "http2",        // ["http2"] how the gateway speaks gRPC to nodes: "http2" (our client on
  *                                    //   node:http2, adapters/grpc/h2-transport.ts), the only one left
- *   "nodeRawInferBelowCalls": 4,     // [4] an HTTP client's infer miss goes to a node as one raw HTTP/1.1 write
+ *   "nodeRawInferBelowCalls": 64,    // [64] an HTTP client's infer miss goes to a node as one raw HTTP/1.1 write
  *                                    //   while the node has fewer of this gateway's calls in flight, gRPC above
  *                                    //   (adapters/node-http/raw-infer-upstream.ts); 0: always gRPC
  *   "routing": {                      // [p2c, no splits]

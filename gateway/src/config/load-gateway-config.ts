@@ -37,8 +37,8 @@ export const DEFAULT_CACHE_LOCAL_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_CACHE_LOCAL_MAX_AGE_SECONDS = 5;
 /** Rate-limit lease: 100 ms of a tenant's rate per Redis call (adapters/redis/token-leases.ts). */
 export const DEFAULT_RATE_LIMIT_LEASE_MS = 100;
-/** Raw HTTP/1.1 infer below this many calls in flight to a node (adapters/node-http/raw-infer-upstream.ts). */
-export const DEFAULT_NODE_RAW_INFER_BELOW_CALLS = 4;
+/** Raw HTTP/1.1 infer below this many calls in flight to a node (raw-infer-upstream.ts): raw was cheaper at every load measured (docs/benchmarks.md, issue 17); 64 = the idle sockets kept per node, so no connection is opened per call in steady state. */
+export const DEFAULT_NODE_RAW_INFER_BELOW_CALLS = 64;
 
 type Json = Record<string, unknown>;
 
