@@ -61,7 +61,7 @@ async function serve(
     // A body we stopped reading (over a limit, undecodable) cannot be skipped on a kept-alive
     // connection without reading it all: close the connection after the answer instead.
     const unread = !incoming.complete;
-    const headers = { ...withLoadHeaders({ ...answer.headers }, context.core, target.model), 'Content-Length': String(Buffer.byteLength(answer.body)) };
+    const headers: Record<string, string> = { ...withLoadHeaders({ ...answer.headers }, context.core, target.model), 'Content-Length': String(Buffer.byteLength(answer.body)) };
     if (unread) headers['Connection'] = 'close';
     outgoing.writeHead(answer.status, headers);
     outgoing.end(answer.body);
