@@ -32,7 +32,7 @@ import { createMemoryResponseCache, createRedisResponseCache } from './adapters/
 import { createRedisNodeDirectory, createStaticNodeDirectory, type StaticNode } from './adapters/fleet/index.js';
 import { createNodeTransport } from './adapters/grpc/index.js';
 import { createGrpcFront, type GrpcFront } from './adapters/grpc-front/index.js';
-import { createNativeInferListener, createNativeLlmListener, createNodeLlm, createRawInferHandler, processTurnEnd, RAW_MAX_BODY_BYTES } from './adapters/node-http/index.js';
+import { createNativeInferListener, createNativeLlmListener, createNodeLlm, createRawInferHandler, createRawInferUpstream, processTurnEnd, RAW_MAX_BODY_BYTES } from './adapters/node-http/index.js';
 import { createDirectLlm } from './core/llm/index.js';
 import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTenantStore } from './adapters/memory/index.js';
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
@@ -158,7 +158,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger.info('static fleet', { nodes: nodes.map((n) => n.grpc ?? n.http) });
   }
 
-  const transport = createNodeTransport(config.grpcTransport, { logger, fleetEvents: directory });
+  const grpcTransport = createNodeTransport(config.grpcTransport, { logger, fleetEvents: directory });
+  // HTTP clients' misses as one raw HTTP/1.1 write while a node has few calls in flight (docs/benchmarks.md, issue 17).
+  const rawBelowCalls = config.nodeRawInferBelowCalls;
+  const transport = rawBelowCalls > 0 ? createRawInferUpstream({ grpc: grpcTransport, rawBelowCalls }) : grpcTransport;
   transport.breakers.onStateChange((nodeId, state) => {
     metrics.breakerState(nodeId, state === 'halfOpen' ? 'half_open' : state);
     logger.warn('circuit breaker changed', { node: nodeId, state });

@@ -56,6 +56,9 @@
  *                                    //   (optional "llmH2": "host:port", the node's --llm-h2c-port)
  *   "grpcTransport": "http2",        // ["http2"] how the gateway speaks gRPC to nodes: "http2" (our client on
  *                                    //   node:http2, adapters/grpc/h2-transport.ts), the only one left
+ *   "nodeRawInferBelowCalls": 64,    // [64] an HTTP client's infer miss goes to a node as one raw HTTP/1.1 write
+ *                                    //   while the node has fewer of this gateway's calls in flight, gRPC above
+ *                                    //   (adapters/node-http/raw-infer-upstream.ts); 0: always gRPC
  *   "routing": {                      // [p2c, no splits]
  *     "policy": "p2c",                // ["p2c"] or "round-robin"
  *     "models": { "resnet": { "splits": [ { "version": "1", "weight": 90 }, { "version": "2", "weight": 10 } ],
@@ -153,6 +156,8 @@ export interface GatewayConfig {
   readonly tenants: readonly ConfigTenant[];
   readonly nodes: readonly StaticNodeConfig[];
   readonly grpcTransport: GrpcTransportName;
+  /** HTTP clients' infer misses go to a node as raw HTTP/1.1 while it has fewer of this gateway's calls in flight; 0: always gRPC. */
+  readonly nodeRawInferBelowCalls: number;
   /** Validated by the routing module (core/routing/version-splits.ts). */
   readonly routing: RoutingConfig;
   readonly cache: CacheSettings;

@@ -39,6 +39,8 @@ export const DEFAULT_CACHE_LOCAL_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_CACHE_LOCAL_MAX_AGE_SECONDS = 5;
 /** Rate-limit lease: 100 ms of a tenant's rate per Redis call (adapters/redis/token-leases.ts). */
 export const DEFAULT_RATE_LIMIT_LEASE_MS = 100;
+/** Raw HTTP/1.1 infer below this many calls in flight to a node (raw-infer-upstream.ts): raw was cheaper at every load measured (docs/benchmarks.md, issue 17); 64 = the idle sockets kept per node, so no connection is opened per call in steady state. */
+export const DEFAULT_NODE_RAW_INFER_BELOW_CALLS = 64;
 
 type Json = Record<string, unknown>;
 
@@ -110,7 +112,7 @@ function describe(value: unknown): string {
 
 const TOP_KEYS = [
   'port', 'grpcPort', 'host', 'adminKeyHash', 'redisUrl', 'keyPrefix', 'requestTimeoutMs', 'maxBodyBytes', 'maxPipelinedRequests', 'httpRawReader',
-  'rateLimitLeaseMs', 'rateLimitKeepWarmMs', 'metrics', 'webhooks', 'tiers', 'tenants', 'nodes', 'grpcTransport', 'routing', 'cache', 'serverName', 'llm',
+  'rateLimitLeaseMs', 'rateLimitKeepWarmMs', 'metrics', 'webhooks', 'tiers', 'tenants', 'nodes', 'grpcTransport', 'nodeRawInferBelowCalls', 'routing', 'cache', 'serverName', 'llm',
 ] as const;
 const TIER_KEYS = ['priority', 'queueTimeoutMs', 'queueShare', 'rateLimits', 'cacheTtlSeconds', 'allowedModels', 'maxRequestBytes', 'jobs', 'llm'] as const;
 const RATE_KEYS = ['requestsPerSecond', 'burst', 'elementsPerSecond', 'elementsBurst'] as const;
@@ -159,6 +161,8 @@ export function loadGatewayConfig(text: string): GatewayConfig {
   const tenants = readTenants(c, root.tenants, tiers);
   const nodes = readNodes(c, root.nodes);
   const grpcTransport = readGrpcTransport(c, root.grpcTransport);
+  const nodeRawInferBelowCalls =
+    c.number(root.nodeRawInferBelowCalls, '$.nodeRawInferBelowCalls', { min: 0, max: 65536, integer: true }) ?? DEFAULT_NODE_RAW_INFER_BELOW_CALLS;
   const routing = readRouting(c, root.routing);
   const cache = readCache(c, root.cache);
   const llm = readLlmConfig(c, root.llm);
@@ -170,7 +174,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
   return deepFreeze({
     port, grpcPort, host, serverName, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, httpRawReader, rateLimitLeaseMs, metrics,
     ...(rateLimitKeepWarmMs === undefined ? {} : { rateLimitKeepWarmMs }),
-    webhooks, tiers, tenants, nodes, grpcTransport, routing, cache, llm,
+    webhooks, tiers, tenants, nodes, grpcTransport, nodeRawInferBelowCalls, routing, cache, llm,
   });
 }
 

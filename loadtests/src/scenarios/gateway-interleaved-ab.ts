@@ -18,6 +18,11 @@
  * `4k`: misses of `simple` and of the 4 KB tensor, HTTP and gRPC, at each rate of AB_RATES (default
  * 400,150: a core busy but not saturated, where a wake-up's cost is spread over several requests, and
  * the issue's 150/s), the two sizes back to back within a round, so their difference is paired in time.
+ * `miss17`: HTTP misses as issue 17's raw upstream is judged: the side's node straight (direct, c=1), the
+ * gateway's miss at c=1, at 150/s and at 600/s, and the gRPC miss at c=1, each with the node's CPU per
+ * request (its pid's ticks) beside the gateway's; the added latency is the gateway's p50/p99 at c=1 less
+ * the direct one, paired within the round. AB_A_CONFIG / AB_B_CONFIG: JSON of top-level gateway config
+ * keys for one side (e.g. '{"nodeRawInferBelowCalls":0}': the lever's A/B on one bundle).
  * Ports: BENCH_PORT_BASE + 100 (A) and + 200 (B); default base 42000.
  */
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
@@ -30,7 +35,7 @@ import { median } from '../lib/sampling/percentiles.js';
 import { idleShare, lessIdle, ratePoint, soloPoint, type MeasuredPoint } from './gateway-per-core-points.js';
 import { FP32_4K_REQUEST, pinSelf, startPerCoreStack, SIMPLE_REQUEST, type PerCoreStack } from './gateway-per-core-stack.js';
 
-const MODES = ['sat', 'rate', 'rate-4k', '4k'] as const;
+const MODES = ['sat', 'rate', 'rate-4k', '4k', 'miss17'] as const;
 const MODE = MODES.find((m) => m === process.env.AB_MODE) ?? 'sat';
 const RATES_4K = (process.env.AB_RATES ?? '400,150').split(',').map(Number);
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 4);
@@ -45,7 +50,7 @@ interface Side {
   readonly bundle: string;
   readonly work: string;
   readonly stack: PerCoreStack;
-  readonly clients: Readonly<Record<'hit' | 'miss' | 'grpcHit' | 'grpcMiss', InferClient>>;
+  readonly clients: Readonly<Record<'hit' | 'miss' | 'grpcHit' | 'grpcMiss' | 'direct', InferClient>>;
   readonly idle: number;
 }
 
@@ -60,6 +65,10 @@ async function startSide(label: 'A' | 'B', bundle: string, portBase: number): Pr
   const args = process.env[`AB_${label}_GATEWAY_ARGS`];
   if (args !== undefined) process.env.BENCH_GATEWAY_ARGS = args;
   else delete process.env.BENCH_GATEWAY_ARGS;
+  // AB_A_CONFIG / AB_B_CONFIG: a gateway config JSON for one side.
+  const config = process.env[`AB_${label}_CONFIG`];
+  if (config !== undefined) process.env.BENCH_GATEWAY_CONFIG_JSON = config;
+  else delete process.env.BENCH_GATEWAY_CONFIG_JSON;
   const work = await mkdtemp(join(tmpdir(), `gateway-ab-${label}-`));
   const stack = await startPerCoreStack(work, (m) => log(`[${label}] ${m}`));
   if (!stack.gatewayBuild.startsWith('production bundle') && process.env.AB_ALLOW_SOURCES !== '1') {
@@ -73,6 +82,7 @@ async function startSide(label: 'A' | 'B', bundle: string, portBase: number): Pr
     miss: createHttpInferClient('127.0.0.1', stack.gateway.port, 8, { headers: noStore }),
     grpcHit: createGrpcInferClient('127.0.0.1', stack.grpcPort, auth),
     grpcMiss: createGrpcInferClient('127.0.0.1', stack.grpcPort, noStore),
+    direct: createHttpInferClient('127.0.0.1', stack.node.httpPort, 8),
   };
   // The first hit stores the entry; every later hit is served from the cache.
   await clients.hit.infer(request);
@@ -106,6 +116,18 @@ function points(side: Side): [string, () => Promise<MeasuredPoint>][] {
       }),
     );
   }
+  if (MODE === 'miss17') {
+    const node = { name: 'node', port: stack.node.httpPort, pids: async () => [stack.node.pid], stop: async () => {} };
+    const solo17 = (label: string, client: InferClient): [string, () => Promise<MeasuredPoint>] => [label, () => soloPoint(label, () => client.infer(request), w, TIMING, node)];
+    const rate17 = (label: string, client: InferClient, rate: number): [string, () => Promise<MeasuredPoint>] => [label, () => ratePoint(label, () => client.infer(request), rate, w, TIMING, node)];
+    return [
+      solo17('direct c=1 HTTP', c.direct),
+      solo17('miss c=1 HTTP', c.miss),
+      solo17('miss c=1 gRPC', c.grpcMiss),
+      rate17('miss 150/s HTTP', c.miss, 150),
+      rate17('miss 600/s HTTP', c.miss, 600),
+    ];
+  }
   if (MODE === 'sat') {
     return [at('hit 2000/s HTTP', c.hit, 2000), at('hit 2000/s gRPC', c.grpcHit, 2000), at('miss 600/s HTTP', c.miss, 600), at('miss 600/s gRPC', c.grpcMiss, 600)];
   }
@@ -132,6 +154,7 @@ interface Sample {
   readonly dropped: number;
   readonly p50Us?: number | undefined;
   readonly p99Us?: number | undefined;
+  readonly nodeCpuUs?: number | undefined;
 }
 
 function table(samples: readonly Sample[]): string {
@@ -161,7 +184,31 @@ function table(samples: readonly Sample[]): string {
     const r = (side: 'A' | 'B'): string => `${median(extra(side)).toFixed(0)} (${extra(side).map((v) => v.toFixed(0)).join(', ')})`;
     lines.push(`| ${simple.replace(/ simple$/, '')} | ${r('A')} | ${r('B')} |`);
   }
+  if (samples.some((s) => s.nodeCpuUs !== undefined)) lines.push('', ...missTables(samples, names));
   return lines.join('\n');
+}
+
+/** miss17: the node's CPU per request, and the gateway's added p50/p99 at c=1 over direct, paired per round. */
+function missTables(samples: readonly Sample[], names: readonly string[]): string[] {
+  const of = (side: 'A' | 'B', point: string, pick: (s: Sample) => number | undefined): number[] =>
+    samples.filter((s) => s.side === side && s.point === point).map((s) => pick(s) ?? Number.NaN);
+  const fmt = (values: number[], digits = 0): string => `${median(values).toFixed(digits)} (${values.map((v) => v.toFixed(digits)).join(', ')})`;
+  const lines = ['| point: node CPU µs per request, median (rounds) | A | B | B / A |', '| --- | --- | --- | --- |'];
+  for (const name of names) {
+    const node = (side: 'A' | 'B'): number[] => of(side, name, (s) => s.nodeCpuUs);
+    lines.push(`| ${name} | ${fmt(node('A'))} | ${fmt(node('B'))} | ${(median(node('B')) / median(node('A'))).toFixed(2)} |`);
+  }
+  lines.push('', '| added over direct at c=1, ms, median (rounds) | A | B |', '| --- | --- | --- |');
+  for (const name of names.filter((n) => n.startsWith('miss c=1'))) {
+    for (const [what, pick] of [['p50', (s: Sample) => s.p50Us], ['p99', (s: Sample) => s.p99Us]] as const) {
+      const added = (side: 'A' | 'B'): number[] => {
+        const direct = of(side, 'direct c=1 HTTP', pick);
+        return of(side, name, pick).map((v, i) => (v - direct[i]!) / 1000);
+      };
+      lines.push(`| ${name} ${what} | ${fmt(added('A'), 3)} | ${fmt(added('B'), 3)} |`);
+    }
+  }
+  return lines;
 }
 
 async function main(): Promise<void> {
@@ -189,9 +236,11 @@ async function main(): Promise<void> {
             dropped: p.dropped,
             p50Us: p.latency?.p50Us,
             p99Us: p.latency?.p99Us,
+            nodeCpuUs: p.upstreamCpuUsPerRequest,
           });
           const latency = MODE === 'rate' && p.latency !== undefined ? ` p50 ${(p.latency.p50Us / 1000).toFixed(3)} ms p99 ${(p.latency.p99Us / 1000).toFixed(3)} ms` : '';
-          log(`round ${round} ${side.label} ${name}: ${p.requestsPerSec.toFixed(0)}/s net ${p.netCpuUsPerRequest!.toFixed(1)} µs (main ${p.mainThreadUsPerRequest.toFixed(1)}) errors ${p.errors} dropped ${p.dropped}${latency}`);
+          const latency17 = MODE === 'miss17' && p.latency !== undefined ? ` p50 ${(p.latency.p50Us / 1000).toFixed(3)} ms p99 ${(p.latency.p99Us / 1000).toFixed(3)} ms node ${p.upstreamCpuUsPerRequest?.toFixed(0)} µs` : latency;
+          log(`round ${round} ${side.label} ${name}: ${p.requestsPerSec.toFixed(0)}/s net ${p.netCpuUsPerRequest!.toFixed(1)} µs (main ${p.mainThreadUsPerRequest.toFixed(1)}) errors ${p.errors} dropped ${p.dropped}${latency17}`);
         }
       }
     }

@@ -46,6 +46,8 @@ export interface MeasuredPoint extends PointCpu {
   readonly firstError?: string;
   /** CPU per request less what the server spends idle (its timers, load reports), µs; gateway points only. */
   readonly netCpuUsPerRequest?: number;
+  /** CPU per request of the `upstream` server a point was given (the node behind the gateway), µs. */
+  readonly upstreamCpuUsPerRequest?: number;
 }
 
 /** Share of one core `server` uses with no load at all, over `seconds`. */
@@ -172,15 +174,23 @@ export async function floodPoint(label: string, work: string, server: MeasuredSe
   };
 }
 
-async function windowPoint(label: string, load: RunningLoad, server: MeasuredServer | undefined, timing: PointTiming): Promise<MeasuredPoint> {
+async function windowPoint(label: string, load: RunningLoad, server: MeasuredServer | undefined, timing: PointTiming, upstream?: MeasuredServer): Promise<MeasuredPoint> {
   let before: Snapshot = [];
   let after: Snapshot = [];
+  let upBefore: Snapshot = [];
+  let upAfter: Snapshot = [];
   let window: LoadWindow;
   try {
     await sleep(timing.warmupS * 1000);
     window = await load.measure(timing.durationS * 1000, {
-      onWindowStart: async () => void (before = server === undefined ? [] : await snapshot(server)),
-      onWindowEnd: async () => void (after = server === undefined ? [] : await snapshot(server)),
+      onWindowStart: async () => {
+        before = server === undefined ? [] : await snapshot(server);
+        upBefore = upstream === undefined ? [] : await snapshot(upstream);
+      },
+      onWindowEnd: async () => {
+        after = server === undefined ? [] : await snapshot(server);
+        upAfter = upstream === undefined ? [] : await snapshot(upstream);
+      },
     });
   } finally {
     await load.stop();
@@ -196,24 +206,25 @@ async function windowPoint(label: string, load: RunningLoad, server: MeasuredSer
     requestsPerSec: window.latenciesUs.length / window.windowS,
     requestsPerCoreSec: 1e6 / cpu.cpuUsPerRequest,
     ...cpu,
+    ...(upstream === undefined ? {} : { upstreamCpuUsPerRequest: cpuBetween(upBefore, upAfter, requests, window.windowS).cpuUsPerRequest }),
     latency: summarizeLatencies(window.latenciesUs),
     ...(window.errors > 0 && firstError !== undefined ? { firstError } : {}),
   };
 }
 
 /** Open loop at `ratePerSec` (constant gaps). */
-export function ratePoint(label: string, call: () => Promise<unknown>, ratePerSec: number, server: MeasuredServer | undefined, timing: PointTiming): Promise<MeasuredPoint> {
+export function ratePoint(label: string, call: () => Promise<unknown>, ratePerSec: number, server: MeasuredServer | undefined, timing: PointTiming, upstream?: MeasuredServer): Promise<MeasuredPoint> {
   const load = startOpenLoad({ nextGapMs: arrivalGaps('constant', ratePerSec), maxOutstanding: 256, call: async () => void (await call()) });
-  return windowPoint(label, load, server, timing);
+  return windowPoint(label, load, server, timing, upstream);
 }
 
 /** One request at a time. */
-export function soloPoint(label: string, call: () => Promise<unknown>, server: MeasuredServer | undefined, timing: PointTiming): Promise<MeasuredPoint> {
-  return closedPoint(label, call, 1, server, timing);
+export function soloPoint(label: string, call: () => Promise<unknown>, server: MeasuredServer | undefined, timing: PointTiming, upstream?: MeasuredServer): Promise<MeasuredPoint> {
+  return closedPoint(label, call, 1, server, timing, upstream);
 }
 
 /** Closed loop: `concurrency` callers, each sending its next request when the last is answered. */
-export function closedPoint(label: string, call: () => Promise<unknown>, concurrency: number, server: MeasuredServer | undefined, timing: PointTiming): Promise<MeasuredPoint> {
+export function closedPoint(label: string, call: () => Promise<unknown>, concurrency: number, server: MeasuredServer | undefined, timing: PointTiming, upstream?: MeasuredServer): Promise<MeasuredPoint> {
   const load = startClosedLoad({ concurrency, call: async () => void (await call()) });
-  return windowPoint(label, load, server, timing);
+  return windowPoint(label, load, server, timing, upstream);
 }

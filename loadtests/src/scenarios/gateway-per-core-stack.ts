@@ -246,6 +246,8 @@ export async function startPerCoreStack(work: string, log: (message: string) => 
       tiers: { premium: UNLIMITED_TIER },
       tenants: [{ id: 'bench', name: 'bench', tier: 'premium', keys: [{ id: 'bench-key', hash }] }],
       cache: { enabled: true, models: { [SIMPLE]: { enabled: true }, [FP32_4K]: { enabled: true } } },
+      // BENCH_GATEWAY_CONFIG_JSON: top-level keys merged in (e.g. {"nodeRawInferBelowCalls": 0}); a build without a key refuses it.
+      ...(JSON.parse(process.env.BENCH_GATEWAY_CONFIG_JSON ?? '{}') as Record<string, unknown>),
     };
     const file = join(work, 'gateway.json');
     await writeFile(file, `${JSON.stringify(gatewayConfig, null, 2)}\n`);

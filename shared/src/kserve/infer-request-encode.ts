@@ -16,6 +16,12 @@ export interface RequestEncodingOptions {
 
 /** INVALID_ARG for inconsistent input tensors and for FP16/BF16 inputs chosen to go as JSON. */
 export function encodeInferRequestBody(request: InferRequest, options: RequestEncodingOptions = {}): EncodedHttpBody {
+  const { json, sections } = inferRequestParts(request, options);
+  return assembleBody(json, sections);
+}
+
+/** The request's JSON header and its binary sections (the inputs' own bytes, not copied), for a caller that writes them apart. */
+export function inferRequestParts(request: InferRequest, options: RequestEncodingOptions = {}): { json: string; sections: Uint8Array[] } {
   const choice = options.binaryInputs ?? true;
   const isBinary = (name: string): boolean => (typeof choice === 'boolean' ? choice : choice.includes(name));
   const sections: Uint8Array[] = [];
@@ -45,5 +51,5 @@ export function encodeInferRequestBody(request: InferRequest, options: RequestEn
     inputs,
     ...(outputs === undefined ? {} : { outputs }),
   };
-  return assembleBody(writeJson(json), sections);
+  return { json: writeJson(json), sections };
 }

@@ -2,7 +2,9 @@
  * The gRPC transport's contract (our node:http2 client; the grpc-js one it replaced is retired) and
  * the dispatcher over it, against a REAL node process (bin/tessera-node.js) on loopback, plus a
  * loopback port where nothing listens for the unreachable-node paths. A transport added beside it
- * joins `transports` and runs every case.
+ * joins `transports` and runs every case. `raw` is the node transport with HTTP clients' infers sent
+ * as raw HTTP/1.1 to the node's HTTP port (node-http/raw-infer-upstream.ts); its gRPC transport refuses
+ * infers here, so every infer case below is proven to have gone raw.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TesseraError } from '../../../../shared/src/errors/index.js';
@@ -12,6 +14,7 @@ import { createDispatcher } from '../../core/routing/index.js';
 import { createStaticNodeDirectory } from '../fleet/index.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
 import { createH2Transport } from './h2-transport.js';
+import { createRawInferUpstream } from '../node-http/raw-infer-upstream.js';
 import type { NodeBreakerOptions } from './node-breakers.js';
 import { deadAddress, startNodeProcess } from '../../../test/support/test-node-process.js';
 import { simpleRequest, sleepyRequest } from '../../../test/support/test-node-requests.js';
@@ -20,9 +23,11 @@ import { testTier } from '../../core/routing/test-tier.js';
 
 let node: NodeProcess;
 let dead: string;
+let nodeHttp: string;
 
 beforeAll(async () => {
   [node, dead] = await Promise.all([startNodeProcess(), deadAddress()]);
+  nodeHttp = `127.0.0.1:${node.httpPort}`;
 });
 
 afterAll(async () => {
@@ -30,8 +35,14 @@ afterAll(async () => {
 });
 
 type MakeTransport = (breaker: NodeBreakerOptions) => GrpcTransport;
+/** gRPC for everything but infer, which must go raw. */
+function grpcWithoutInfer(breaker: NodeBreakerOptions): GrpcTransport {
+  const grpc = createH2Transport({ breaker });
+  return Object.assign(grpc, { infer: () => Promise.reject(new Error('an infer went over gRPC, not raw HTTP/1.1')) });
+}
 const transports: [string, MakeTransport][] = [
   ['http2', (breaker) => createH2Transport({ breaker })],
+  ['raw', (breaker) => createRawInferUpstream({ grpc: grpcWithoutInfer(breaker), rawBelowCalls: 1000 })],
 ];
 
 const A = Array.from({ length: 16 }, (_, i) => i);
@@ -40,7 +51,9 @@ const simple: InferRequest = { ...simpleRequest(0), id: 'req-1', parameters: { p
 /** `sleepy` holds the request `ms` at the node. */
 const sleepy = (ms: number): InferRequest => sleepyRequest(ms);
 
-const view = (id: string, address: string): NodeView => createStaticNodeDirectory([{ id, grpcAddress: address }]).all()[0]!;
+/** A node at `address`; its HTTP port too (the raw transport's way in) unless it is the dead address. */
+const view = (id: string, address: string): NodeView =>
+  createStaticNodeDirectory([{ id, grpcAddress: address, httpAddress: address === dead ? dead : nodeHttp }]).all()[0]!;
 
 const soon = () => Date.now() + 20_000;
 
@@ -138,8 +151,8 @@ const tier: Tier = testTier(20_000);
 describe.each(transports)('dispatcher over the %s transport', (_name, makeTransport) => {
   it('retries once on another node when the first one refuses the connection', async () => {
     const directory = createStaticNodeDirectory([
-      { id: 'a-dead', grpcAddress: dead },
-      { id: 'b-live', grpcAddress: node.grpcAddress },
+      { id: 'a-dead', grpcAddress: dead, httpAddress: dead },
+      { id: 'b-live', grpcAddress: node.grpcAddress, httpAddress: nodeHttp },
     ]);
     const events: UpstreamEvent[] = [];
     const grpc = makeTransport({ volumeThreshold: 1000 });
@@ -166,8 +179,8 @@ describe.each(transports)('dispatcher over the %s transport', (_name, makeTransp
 
   it('opens the breaker of a failing node, which then leaves the pick set', async () => {
     const directory = createStaticNodeDirectory([
-      { id: 'a-dead', grpcAddress: dead },
-      { id: 'b-live', grpcAddress: node.grpcAddress },
+      { id: 'a-dead', grpcAddress: dead, httpAddress: dead },
+      { id: 'b-live', grpcAddress: node.grpcAddress, httpAddress: nodeHttp },
     ]);
     const events: UpstreamEvent[] = [];
     const states: string[] = [];

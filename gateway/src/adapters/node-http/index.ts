@@ -6,3 +6,4 @@ export * from './turn-end.js';
 export * from './llm-http-upstream.js';
 export * from './node-llm.js';
 export * from './native-llm.js';
+export * from './raw-infer-upstream.js';

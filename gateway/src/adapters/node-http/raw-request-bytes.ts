@@ -18,14 +18,7 @@ export class RawRequestBytes {
 
   /** The whole request; throws UnsafeRequest for a path or header that HTTP/1.1 cannot carry as given. */
   render(method: string, address: string, path: string, headers: Readonly<Record<string, string>> | undefined, body: Uint8Array | undefined): Buffer {
-    let key = `${method} ${address} ${path}`;
-    if (headers !== undefined) for (const name in headers) key += `\n${name}:${headers[name]}`;
-    let head = this.heads.get(key);
-    if (head === undefined) {
-      head = renderHead(method, address, path, headers);
-      if (this.heads.size >= MAX_HEADS) this.heads.clear();
-      this.heads.set(key, head);
-    }
+    const head = this.head(method, address, path, headers);
     const length = body === undefined ? '' : `content-length: ${body.length}\r\n`;
     const out = Buffer.allocUnsafe(head.length + length.length + 2 + (body?.length ?? 0));
     head.copy(out, 0);
@@ -34,6 +27,19 @@ export class RawRequestBytes {
     out[at++] = 0x0a;
     if (body !== undefined) out.set(body, at);
     return out;
+  }
+
+  /** The request line and headers (no blank line yet), rendered once and kept; throws UnsafeRequest as `render` does. */
+  head(method: string, address: string, path: string, headers: Readonly<Record<string, string>> | undefined): Buffer {
+    let key = `${method} ${address} ${path}`;
+    if (headers !== undefined) for (const name in headers) key += `\n${name}:${headers[name]}`;
+    let head = this.heads.get(key);
+    if (head === undefined) {
+      head = renderHead(method, address, path, headers);
+      if (this.heads.size >= MAX_HEADS) this.heads.clear();
+      this.heads.set(key, head);
+    }
+    return head;
   }
 }
 

@@ -58,4 +58,22 @@ describe('RawSocketPool (real sockets on loopback)', () => {
     kept.socket.destroy();
     pool.close();
   });
+
+  it('leaves no listener behind when a socket goes round the pool many times (no pile-up of timeout listeners)', async () => {
+    const pool = new RawSocketPool(4, 60_000);
+    const { socket, peer } = await openIdle(pool);
+    try {
+      const before = socket.listenerCount('timeout');
+      for (let i = 0; i < 20; i++) {
+        expect(pool.take(address)).toBe(socket);
+        pool.giveBack(address, socket);
+      }
+      pool.take(address);
+      expect(socket.listenerCount('timeout')).toBe(before - 1);
+    } finally {
+      socket.destroy();
+      peer.destroy();
+      pool.close();
+    }
+  });
 });

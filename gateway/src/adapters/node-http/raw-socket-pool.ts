@@ -58,7 +58,9 @@ export class RawSocketPool {
     socket.on('end', drop);
     socket.on('error', drop);
     socket.on('close', drop);
-    socket.setTimeout(this.idleMs, drop);
+    // A 'timeout' listener of its own, taken off with the others (setTimeout's callback form would pile up one per reuse).
+    socket.on('timeout', drop);
+    socket.setTimeout(this.idleMs);
     socket.unref(); // an idle pool does not keep the process alive
     socket.resume();
     idle.push(socket);
@@ -77,6 +79,7 @@ export class RawSocketPool {
     socket.off('end', drop);
     socket.off('error', drop);
     socket.off('close', drop);
+    socket.off('timeout', drop);
     socket.setTimeout(0);
   }
 }

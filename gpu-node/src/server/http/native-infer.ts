@@ -16,6 +16,7 @@ import { connectionSignal } from './connection-signal.js';
 import { allowedBy, type Restriction } from '../restricted-apis.js';
 import { readIncomingBody, type ReadBodyOptions } from './body-reader.js';
 import { runInfer, type InferHttpInput, type InferRouteContext } from './infer-route.js';
+import { withLoadHeaders } from './load-headers.js';
 import { errorAnswer, type HttpLogger } from './responses.js';
 
 export type NativeListener = (incoming: IncomingMessage, outgoing: ServerResponse) => boolean;
@@ -48,8 +49,10 @@ async function serve(
   const input = new IncomingInferInput(incoming, clientSignal);
   try {
     const answer = await runInfer(context, input, target.model, target.version);
-    answer.headers['Content-Length'] = String(answer.byteLength);
-    outgoing.writeHead(200, answer.headers);
+    // Load headers before Content-Length: the order the raw reader's answer writer gives (raw-infer.ts).
+    const headers = withLoadHeaders(answer.headers, context.core, target.model);
+    headers['Content-Length'] = String(answer.byteLength);
+    outgoing.writeHead(200, headers);
     writeChunks(outgoing, answer.chunks);
   } catch (error) {
     const failure = clientSignal.aborted && !isTesseraError(error) ? TesseraError.cancelled('the client closed the connection') : error;
@@ -58,7 +61,7 @@ async function serve(
     // A body we stopped reading (over a limit, undecodable) cannot be skipped on a kept-alive
     // connection without reading it all: close the connection after the answer instead.
     const unread = !incoming.complete;
-    const headers: Record<string, string> = { ...answer.headers, 'Content-Length': String(Buffer.byteLength(answer.body)) };
+    const headers: Record<string, string> = { ...withLoadHeaders({ ...answer.headers }, context.core, target.model), 'Content-Length': String(Buffer.byteLength(answer.body)) };
     if (unread) headers['Connection'] = 'close';
     outgoing.writeHead(answer.status, headers);
     outgoing.end(answer.body);

@@ -13,6 +13,7 @@ import { allowedBy, type Restriction } from '../restricted-apis.js';
 import type { ReadBodyOptions } from './body-reader.js';
 import { connectionSignal } from './connection-signal.js';
 import { runInfer, type InferHttpInput, type InferRouteContext } from './infer-route.js';
+import { withLoadHeaders } from './load-headers.js';
 import { errorAnswer, type HttpLogger } from './responses.js';
 
 export function createRawInferHandler(context: InferRouteContext, logger: HttpLogger, restriction?: Restriction): RawHttp1Handler {
@@ -42,12 +43,12 @@ async function serve(context: InferRouteContext, logger: HttpLogger, request: Ra
   const clientSignal = connectionSignal(request.socket);
   try {
     const answer = await runInfer(context, new RawInferInput(request, clientSignal), target.model, target.version);
-    reply.answer(200, answer.headers, answer.chunks, answer.byteLength);
+    reply.answer(200, withLoadHeaders(answer.headers, context.core, target.model), answer.chunks, answer.byteLength);
   } catch (error) {
     const failure = clientSignal.aborted && !isTesseraError(error) ? TesseraError.cancelled('the client closed the connection') : error;
     const answer = errorAnswer(failure, logger, { method: 'POST', url: request.head.target });
     const body = Buffer.from(answer.body, 'utf8');
-    reply.answer(answer.status, answer.headers, [body], body.byteLength);
+    reply.answer(answer.status, withLoadHeaders({ ...answer.headers }, context.core, target.model), [body], body.byteLength);
   }
 }
 

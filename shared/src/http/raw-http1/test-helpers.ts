@@ -67,7 +67,7 @@ export async function startTestServer(options: { raw: boolean; maxBodyBytes?: nu
 }
 
 export interface Exchange {
-  /** Everything the server sent, with each Date header's value blanked. */
+  /** Everything the server sent, with each Date header's and load figure's value blanked. */
   readonly text: string;
   /** Whether the server closed (or ended) the connection. */
   readonly closed: boolean;
@@ -87,7 +87,8 @@ export function exchange(port: number, parts: readonly (string | Buffer)[], o: {
       clearTimeout(quiet);
       clearTimeout(cap);
       socket.destroy();
-      resolve({ text: received.replace(/\r\nDate: [^\r]*/g, '\r\nDate: -'), closed });
+      // Load figures too: they are the node's queue at the moment of the answer (two servers, two moments).
+      resolve({ text: received.replace(/\r\nDate: [^\r]*/g, '\r\nDate: -').replace(/\r\n(tessera-queue-depth|tessera-inflight): \d+/g, '\r\n$1: -'), closed });
     };
     const arm = (): void => {
       clearTimeout(quiet);
