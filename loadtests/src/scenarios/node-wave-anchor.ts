@@ -8,7 +8,9 @@
  * with a minimal HTTP/1.1 reader (HTTP) or a minimal HTTP/2 reader (gRPC), so anchor − anchor-raw is what node:http
  * or node:http2 itself costs.
  *
- *   node --import tsx loadtests/src/scenarios/node-wave-anchor.ts BUNDLE_DIR[,BUNDLE_DIR...] [ROUNDS] [SECONDS] [OUT.json]
+ *   node --import tsx loadtests/src/scenarios/node-wave-anchor.ts BUNDLE_DIR[+ARG...][,BUNDLE_DIR...] [ROUNDS] [SECONDS] [OUT.json]
+ *
+ * `+ARG` after a bundle: a tessera-node argument for that node only (e.g. `/tmp/b/dist+--grpc-raw-h2=true`).
  *
  * WAVE_ANCHOR_SPIN_US=N: the anchor's worker spins N µs per row instead of running onnxruntime.
  * WAVE_ANCHOR_PROTOCOLS=http|grpc: one protocol only.
@@ -76,9 +78,10 @@ async function startAnchor(protocol: Protocol | 'raw' | 'raw-grpc', modelPath: s
   };
 }
 
-async function startNode(bundle: string, repo: string, index: number): Promise<Server> {
+async function startNode(bundleWithArgs: string, repo: string, index: number): Promise<Server> {
+  const [bundle, ...extraArgs] = bundleWithArgs.split('+');
   process.env.TESSERA_BUNDLE_DIR = bundle;
-  const node = await launchNode({ modelRepository: repo, pinCore: 0, nodeFlags: nodeFlags() });
+  const node = await launchNode({ modelRepository: repo, pinCore: 0, nodeFlags: nodeFlags(), extraArgs });
   await waitForModelReady(node.httpBase, MLP_MODEL);
   return {
     name: `node${index}`,
