@@ -6,7 +6,13 @@
  * closed and idle streams, streams past MAX_CONCURRENT_STREAMS, malformed requests and HPACK, and DATA
  * past the window. Real sockets on loopback, our own frames byte by byte.
  */
+import { create } from '@bufbuild/protobuf';
+import { Client, credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GRPCInferenceService, ServerLiveRequestSchema } from '../../shared/src/gen/grpc_service_pb.js';
+import { callUnary, clientServiceDefinition } from '../../shared/src/grpc/index.js';
+import { createGrpcServer } from '../../gpu-node/src/server/grpc/index.js';
+import { FakeNodeCore } from '../../gpu-node/test/support/fake-node-core.js';
 import { Flag, FrameType, H2Error, Setting, encodeFrame, pushInteger, encodeHeaderBlock } from '../../shared/src/http/raw-http2/index.js';
 import {
   REQUEST,
@@ -180,5 +186,24 @@ describe('raw HTTP/2 front, hostile peers', () => {
     const goaway = all.indexOf(Buffer.from([0, 0, 8, FrameType.GOAWAY]));
     expect(goaway).toBeGreaterThan(0);
     expect(all.readUInt32BE(goaway + 9 + 4)).toBe(H2Error.PROTOCOL_ERROR);
+  });
+});
+
+describe("the node's gRPC port on the raw front (--grpc-raw-h2)", () => {
+  it('ends a hostile connection with GOAWAY while a grpc-js client on another connection is served', async () => {
+    const server = createGrpcServer(new FakeNodeCore(), { rawH2Front: true });
+    const { port } = await server.listen(0, '127.0.0.1');
+    const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
+    try {
+      const frames: Buffer[] = [];
+      for (let i = 0; i < 3000; i++) frames.push(headersFrame(2 * i + 1), encodeFrame(FrameType.RST_STREAM, 0, 2 * i + 1, Buffer.from([0, 0, 0, H2Error.CANCEL])));
+      await expectGoaway(frames, H2Error.ENHANCE_YOUR_CALM, port);
+      await expectGoaway([encodeFrame(FrameType.HEADERS, END, 1, Buffer.from([0x82, 0x80 | 70]))], H2Error.COMPRESSION_ERROR, port);
+      const svc = clientServiceDefinition(GRPCInferenceService);
+      expect((await callUnary(client, svc.serverLive, create(ServerLiveRequestSchema))).response.live).toBe(true);
+    } finally {
+      client.close();
+      await server.close(1000);
+    }
   });
 });
