@@ -35,6 +35,15 @@ describe('tessera-node command line', () => {
     expect(bad.kind === 'error' && bad.problems).toEqual(["--http-raw-reader must be true or false, got 'sometimes'"]);
   });
 
+  it('serves gRPC on the raw HTTP/2 front only with --grpc-raw-h2=true', () => {
+    const plain = parseNodeArgs(['--model-repository=/m']);
+    expect(plain.kind === 'options' && plain.options.grpcRawH2).toBe(false);
+    const on = parseNodeArgs(['--model-repository=/m', '--grpc-raw-h2=true']);
+    expect(on.kind === 'options' && on.options.grpcRawH2).toBe(true);
+    const bad = parseNodeArgs(['--model-repository=/m', '--grpc-raw-h2=yes']);
+    expect(bad.kind === 'error' && bad.problems).toEqual(["--grpc-raw-h2 must be true or false, got 'yes'"]);
+  });
+
   it('takes the heap growing percent, 0 for V8 its own, refusing what is not a percent in range', () => {
     const good = parseNodeArgs(['--model-repository=/m', '--heap-growing-percent=0']);
     expect(good.kind === 'options' && good.options.heapGrowingPercent).toBe(0);

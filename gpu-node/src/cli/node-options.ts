@@ -37,6 +37,8 @@ export interface NodeOptions {
   readonly allowMetrics: boolean;
   /** --http-raw-reader: infer requests read by the node's own strict HTTP/1.1 reader (shared/src/http/raw-http1); default true. */
   readonly httpRawReader: boolean;
+  /** --grpc-raw-h2: the gRPC port on the node's own HTTP/2 front (shared/src/http/raw-http2), grpc-js behind it; default false. */
+  readonly grpcRawH2: boolean;
   /** --strict-model-config; default false (auto-complete on), like tritonserver. */
   readonly strictModelConfig: boolean;
   /** --model-load-thread-count: models loaded at once (start, polls); default 4, as tritonserver. */
@@ -115,6 +117,8 @@ Endpoints
   --http-max-input-size BYTES   largest JSON input accepted (default 67108864)
   --http-raw-reader BOOL        read infer requests with the node's own strict HTTP/1.1 reader;
                                 anything outside its subset goes to node:http (default true)
+  --grpc-raw-h2 BOOL            serve the gRPC port with the node's own HTTP/2 reader: plain unary
+                                ModelInfer in place, every other stream relayed to grpc-js (default false)
   --grpc-max-concurrent-streams N
                                 gRPC calls one connection may have open at once (default 1000);
                                 a client over the limit waits for a free stream
@@ -190,6 +194,7 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
         'allow-metrics': { type: 'string' },
         'http-max-input-size': { type: 'string' },
         'http-raw-reader': { type: 'string' },
+        'grpc-raw-h2': { type: 'string' },
         'grpc-max-concurrent-streams': { type: 'string' },
         'llm-h2c-port': { type: 'string' },
         'llm-h2c-max-streams': { type: 'string' },
@@ -290,6 +295,7 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     allowGrpc: bool('allow-grpc', v['allow-grpc'], true),
     allowMetrics: bool('allow-metrics', v['allow-metrics'], true),
     httpRawReader: bool('http-raw-reader', v['http-raw-reader'], true),
+    grpcRawH2: bool('grpc-raw-h2', v['grpc-raw-h2'], false),
     httpMaxInputSize: int('http-max-input-size', v['http-max-input-size'], 2 ** 26, 1, 2 ** 31 - 1),
     httpRestrictedApis: http.restrictions,
     grpcRestrictedProtocols: grpc.restrictions,

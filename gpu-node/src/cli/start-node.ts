@@ -131,6 +131,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
       grpc = createGrpcServer(core, {
         maxConcurrentStreams: options.grpcMaxConcurrentStreams,
         restrictedProtocols: options.grpcRestrictedProtocols,
+        rawH2Front: options.grpcRawH2,
       });
       grpcPort = (await grpc.listen(options.grpcPort, options.grpcAddress)).port;
     }

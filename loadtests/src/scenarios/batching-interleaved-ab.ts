@@ -9,6 +9,7 @@
  *
  * A bundle dir is a `npm run build` output (dist/); each node runs from its own (TESSERA_BUNDLE_DIR).
  * AB_NODE_FLAGS_A / AB_NODE_FLAGS_B add node flags to one side (the same bundle twice compares a flag).
+ * `+ARG` after a bundle dir: a tessera-node argument for that side (e.g. `/tmp/b/dist+--grpc-raw-h2=true`).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -88,11 +89,12 @@ async function main(): Promise<void> {
   const nodes: Record<'A' | 'B', RunningNode | undefined> = { A: undefined, B: undefined };
   try {
     await writeExampleRepository(work, { only: ['simple'] });
-    for (const [build, dir] of [['A', aDir], ['B', bDir]] as const) {
+    for (const [build, dirWithArgs] of [['A', aDir], ['B', bDir]] as const) {
+      const [dir, ...extraArgs] = dirWithArgs.split('+');
       process.env.TESSERA_BUNDLE_DIR = dir;
       // AB_NODE_FLAGS_A / AB_NODE_FLAGS_B: node flags for one side (space-separated), e.g. one bundle against itself with a GC setting.
       const nodeFlags = (process.env[`AB_NODE_FLAGS_${build}`] ?? '').split(' ').filter((flag) => flag !== '');
-      nodes[build] = await launchNode({ modelRepository: work, pinCore: 0, nodeFlags });
+      nodes[build] = await launchNode({ modelRepository: work, pinCore: 0, nodeFlags, extraArgs });
       await waitForModelReady(nodes[build]!.httpBase, 'simple');
     }
     pinProcess(process.pid, 1);

@@ -7,12 +7,15 @@
 // thread's CPU per request is the floor node:http / node:http2 put under the node's event loop. `raw` serves the
 // same HTTP/1.1 wave over a plain net.Server with a minimal reader (request line, headers to CRLFCRLF, one
 // Content-Length body, keep-alive) and a pre-rendered answer head: what is left without node:http (issue 18).
-//   node node-wave-anchor-server.mjs http|grpc|raw
+// `raw-grpc` serves the gRPC wave over a plain net.Server with a minimal HTTP/2 reader (node-wave-anchor-raw-h2.mjs):
+// what is left without node:http2.
+//   node node-wave-anchor-server.mjs http|grpc|raw|raw-grpc
 // Prints {"msg":"anchor started","port":P,"statsPort":S}; GET http://127.0.0.1:S/ answers {"inferences":N,"batches":B}.
 import http from 'node:http';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { Worker, isMainThread, parentPort } from 'node:worker_threads';
+import { rawGrpcServer } from './node-wave-anchor-raw-h2.mjs';
 
 const ROW_BYTES = 4096;
 const BATCH = 64;
@@ -24,7 +27,8 @@ else worker();
 
 function main() {
   const protocol = process.argv[2];
-  if (!['http', 'grpc', 'raw'].includes(protocol)) throw new Error('usage: node-wave-anchor-server.mjs http|grpc|raw');
+  const servers = { http: httpServer, grpc: grpcServer, raw: rawServer, 'raw-grpc': rawGrpcAnchor };
+  if (servers[protocol] === undefined) throw new Error('usage: node-wave-anchor-server.mjs http|grpc|raw|raw-grpc');
   const runner = new Worker(new URL(import.meta.url), { env: process.env });
   let inferences = 0;
   let batches = 0;
@@ -67,7 +71,7 @@ function main() {
     else flushTimer ??= setTimeout(close, FLUSH_MS);
   };
 
-  const server = protocol === 'http' ? httpServer(enqueue) : protocol === 'raw' ? rawServer(enqueue) : grpcServer(enqueue);
+  const server = servers[protocol](enqueue);
   const stats = http.createServer((_req, res) => res.end(JSON.stringify({ inferences, batches })));
   server.listen(0, '127.0.0.1', () =>
     stats.listen(0, '127.0.0.1', () => {
@@ -202,12 +206,29 @@ function rawInput(message) {
   return undefined;
 }
 
+// ModelInferResponse: model_name (1), model_version (2), outputs (5: name, datatype, packed shape), then raw_output_contents (6) with its length.
+const tensor = Buffer.from([0x0a, 7, ...Buffer.from('OUTPUT0'), 0x12, 4, ...Buffer.from('FP32'), 0x1a, 3, 1, 0x80, 0x08]);
+const prefix = Buffer.from([0x0a, 9, ...Buffer.from('mlp_large'), 0x12, 1, 0x31, 0x2a, tensor.length, ...tensor, 0x32, 0x80, 0x20]);
+const messageLength = prefix.length + ROW_BYTES;
+
+/** The framed gRPC answer carrying one output row. */
+function grpcAnswer(out) {
+  const answer = Buffer.allocUnsafe(5 + messageLength);
+  answer[0] = 0;
+  answer.writeUInt32BE(messageLength, 1);
+  prefix.copy(answer, 5);
+  answer.set(out, 5 + prefix.length);
+  return answer;
+}
+
+/** The row of a framed ModelInferRequest, or undefined when it is not one 4 KB row. */
+function grpcRow(body) {
+  const row = body.length > 5 ? rawInput(body.subarray(5)) : undefined;
+  return row?.length === ROW_BYTES ? row : undefined;
+}
+
 /** gRPC ModelInfer over node:http2: framed message in, framed ModelInferResponse and grpc-status trailers out. */
 function grpcServer(enqueue) {
-  // ModelInferResponse: model_name (1), model_version (2), outputs (5: name, datatype, packed shape), then raw_output_contents (6) with its length.
-  const tensor = Buffer.from([0x0a, 7, ...Buffer.from('OUTPUT0'), 0x12, 4, ...Buffer.from('FP32'), 0x1a, 3, 1, 0x80, 0x08]);
-  const prefix = Buffer.from([0x0a, 9, ...Buffer.from('mlp_large'), 0x12, 1, 0x31, 0x2a, tensor.length, ...tensor, 0x32, 0x80, 0x20]);
-  const messageLength = prefix.length + ROW_BYTES;
   const server = http2.createServer();
   // h2load resets its connection when its run ends: a session's 'error' with no listener would end the anchor.
   server.on('session', (session) => session.on('error', () => {}));
@@ -216,26 +237,30 @@ function grpcServer(enqueue) {
     const chunks = [];
     stream.on('data', (chunk) => chunks.push(chunk));
     stream.on('end', () => {
-      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      const row = body.length > 5 ? rawInput(body.subarray(5)) : undefined;
-      if (row === undefined || row.length !== ROW_BYTES) {
+      const row = grpcRow(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+      if (stream.destroyed) return; // h2load's reset at the end of a run leaves cut bodies on destroyed streams
+      if (row === undefined) {
         stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '3', 'grpc-message': 'expected one 4 KB FP32 row' }, { endStream: true });
         return;
       }
       enqueue(row, (out) => {
         if (stream.destroyed || stream.closed || stream.session?.destroyed !== false) return; // h2load ends its run with calls in flight
-        const answer = Buffer.allocUnsafe(5 + messageLength);
-        answer[0] = 0;
-        answer.writeUInt32BE(messageLength, 1);
-        prefix.copy(answer, 5);
-        answer.set(out, 5 + prefix.length);
         stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
         stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
-        stream.end(answer);
+        stream.end(grpcAnswer(out));
       });
     });
   });
   return server;
+}
+
+/** The same gRPC wave over our own minimal HTTP/2 reader instead of node:http2. */
+function rawGrpcAnchor(enqueue) {
+  return rawGrpcServer((body, answer) => {
+    const row = grpcRow(body);
+    if (row === undefined) answer(undefined, 3, 'expected one 4 KB FP32 row');
+    else enqueue(row, (out) => answer(grpcAnswer(out)));
+  });
 }
 
 /** Runs each batch: onnxruntime with one intra-op thread on ANCHOR_MODEL, or a spin of ANCHOR_SPIN_US per row. */

@@ -4,10 +4,13 @@
  * batches 64, runs onnxruntime with one intra-op thread in a worker, answers 64 × 4 KB), each alone on core 0
  * with h2load on core 1, in turns (the order rotates each round). Per turn: served/s and CPU per inference by
  * thread, the main thread (event loop) first: the node's main thread minus the anchor's is what our code
- * costs on top of node's servers. For HTTP a third server takes turns: `anchor-raw`, the same wave over a plain
- * net.Server with a minimal HTTP/1.1 reader, so anchor-http − anchor-raw is what node:http itself costs.
+ * costs on top of node's servers. A third server takes turns: `anchor-raw`, the same wave over a plain net.Server
+ * with a minimal HTTP/1.1 reader (HTTP) or a minimal HTTP/2 reader (gRPC), so anchor − anchor-raw is what node:http
+ * or node:http2 itself costs.
  *
- *   node --import tsx loadtests/src/scenarios/node-wave-anchor.ts BUNDLE_DIR[,BUNDLE_DIR...] [ROUNDS] [SECONDS] [OUT.json]
+ *   node --import tsx loadtests/src/scenarios/node-wave-anchor.ts BUNDLE_DIR[+ARG...][,BUNDLE_DIR...] [ROUNDS] [SECONDS] [OUT.json]
+ *
+ * `+ARG` after a bundle: a tessera-node argument for that node only (e.g. `/tmp/b/dist+--grpc-raw-h2=true`).
  *
  * WAVE_ANCHOR_SPIN_US=N: the anchor's worker spins N µs per row instead of running onnxruntime.
  * WAVE_ANCHOR_PROTOCOLS=http|grpc: one protocol only.
@@ -59,14 +62,15 @@ interface Server {
   readonly stop: () => Promise<void>;
 }
 
-async function startAnchor(protocol: Protocol | 'raw', modelPath: string): Promise<Server> {
+/** `raw` and `raw-grpc` are the anchors over our own minimal HTTP/1.1 and HTTP/2 readers, both named anchor-raw. */
+async function startAnchor(protocol: Protocol | 'raw' | 'raw-grpc', modelPath: string): Promise<Server> {
   const spin = process.env.WAVE_ANCHOR_SPIN_US;
   const env: Record<string, string> = spin === undefined ? { ANCHOR_MODEL: modelPath } : { ANCHOR_SPIN_US: spin };
   const server = await launchServer({ name: `anchor ${protocol}`, args: [...nodeFlags(), ANCHOR_SCRIPT, protocol], startedMsg: 'anchor started', env, wrap: (cmd, args) => pinnedCommand(0, cmd, args) });
   const started = server.recentLog().map((line) => logLineFields(line, 'anchor started')).find((f) => f !== undefined);
   const statsPort = Number(started?.statsPort);
   return {
-    name: `anchor-${protocol}`,
+    name: protocol === 'raw-grpc' ? 'anchor-raw' : `anchor-${protocol}`,
     pid: server.pid,
     port: () => server.port,
     counts: async () => (await (await fetch(`http://127.0.0.1:${statsPort}/`)).json()) as Counts,
@@ -74,9 +78,10 @@ async function startAnchor(protocol: Protocol | 'raw', modelPath: string): Promi
   };
 }
 
-async function startNode(bundle: string, repo: string, index: number): Promise<Server> {
+async function startNode(bundleWithArgs: string, repo: string, index: number): Promise<Server> {
+  const [bundle, ...extraArgs] = bundleWithArgs.split('+');
   process.env.TESSERA_BUNDLE_DIR = bundle;
-  const node = await launchNode({ modelRepository: repo, pinCore: 0, nodeFlags: nodeFlags() });
+  const node = await launchNode({ modelRepository: repo, pinCore: 0, nodeFlags: nodeFlags(), extraArgs });
   await waitForModelReady(node.httpBase, MLP_MODEL);
   return {
     name: `node${index}`,
@@ -152,7 +157,7 @@ function table(turns: readonly Turn[], names: readonly string[]): string {
     const anchorLoop = median(mine(`anchor-${protocol}`).map((t) => t.threads.eventLoopUs));
     for (const name of names) {
       const own = mine(name === 'anchor' ? `anchor-${protocol}` : name);
-      if (own.length === 0) continue; // anchor-raw takes HTTP turns only
+      if (own.length === 0) continue;
       const m = (f: (t: Turn) => number): string => median(own.map(f)).toFixed(0);
       const loop = median(own.map((t) => t.threads.eventLoopUs));
       lines.push(
@@ -179,15 +184,15 @@ async function main(): Promise<void> {
     await writeFile(join(work, MLP_MODEL, 'config.pbtxt'), mlpConfigText(setup));
     const modelPath = join(work, MLP_MODEL, '1', 'model.onnx');
     const anchors = { http: await startAnchor('http', modelPath), grpc: await startAnchor('grpc', modelPath) };
-    const rawAnchor = await startAnchor('raw', modelPath);
-    servers.push(anchors.http, anchors.grpc, rawAnchor);
+    const rawAnchors = { http: await startAnchor('raw', modelPath), grpc: await startAnchor('raw-grpc', modelPath) };
+    servers.push(anchors.http, anchors.grpc, rawAnchors.http, rawAnchors.grpc);
     for (const [i, bundle] of bundles.entries()) servers.push(await startNode(bundle, work, i));
-    const nodes = servers.slice(3);
+    const nodes = servers.slice(4);
     pinProcess(process.pid, 1);
     const turns: Turn[] = [];
     for (let round = 1; round <= rounds; round++) {
       for (const protocol of PROTOCOLS) {
-        const lineup = protocol === 'http' ? [anchors.http, rawAnchor, ...nodes] : [anchors.grpc, ...nodes];
+        const lineup = [anchors[protocol], rawAnchors[protocol], ...nodes];
         const shift = (round - 1) % lineup.length;
         for (const server of [...lineup.slice(shift), ...lineup.slice(0, shift)]) {
           const t = await turn(server, protocol, round, seconds);

@@ -20,7 +20,7 @@ export function http2ServersOf(server: Server): Http2Server[] {
 }
 
 /** Serves the stream and answers true, or answers false having read and written nothing. */
-export type StreamTaker = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => boolean;
+export type StreamTaker<S = ServerHttp2Stream> = (stream: S, headers: IncomingHttpHeaders) => boolean;
 
 type StreamListener = (this: Http2Server, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => void;
 

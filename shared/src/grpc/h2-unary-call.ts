@@ -11,9 +11,28 @@
  * "no request message"), and a message flagged compressed without a `grpc-encoding` is refused INTERNAL
  * (grpc-js reads it as uncompressed).
  */
-import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 import { GrpcStatus, TesseraError } from '../errors/index.js';
 import { GRPC_PREFIX_BYTES, cutUnaryMessage, type UnaryFramingProblem } from './grpc-frame.js';
+
+/**
+ * The part of a server stream a unary call uses: node:http2's UnaryStream, or the raw HTTP/2
+ * front's stream (shared/src/http/raw-http2/raw-stream.ts).
+ */
+export interface UnaryStream {
+  readonly headersSent: boolean;
+  readonly destroyed: boolean;
+  readonly closed: boolean;
+  on(event: 'data', listener: (chunk: Buffer) => void): unknown;
+  on(event: 'close' | 'end' | 'wantTrailers' | 'error', listener: () => void): unknown;
+  off(event: 'data', listener: (chunk: Buffer) => void): unknown;
+  resume(): unknown;
+  respond(headers: OutgoingHttpHeaders, options: { endStream?: boolean; waitForTrailers?: boolean }): void;
+  sendTrailers(headers: OutgoingHttpHeaders): void;
+  cork(): void;
+  write(chunk: Uint8Array): boolean;
+  end(chunk: Uint8Array): unknown;
+}
 
 /** Told of a call's abort: an object with a method, as an EventTarget listener may be. */
 export interface AbortHandler {
@@ -101,7 +120,7 @@ export function isPlainUnaryCall(headers: IncomingHttpHeaders, path: string): bo
  * Serves `stream` as a unary call: `onMessage` gets the one request message and the call, and must end
  * it with `fail` or `reply`. Framing problems, an oversized body and the deadline are answered here.
  */
-export function serveH2Unary(stream: ServerHttp2Stream, options: H2UnaryOptions, onMessage: (message: Buffer, call: H2UnaryCall) => void): void {
+export function serveH2Unary(stream: UnaryStream, options: H2UnaryOptions, onMessage: (message: Buffer, call: H2UnaryCall) => void): void {
   // An 'error' with no listener would throw; every error is followed by 'close', which cancels.
   stream.on('error', ignore);
   const call = new UnaryCall(stream, options, onMessage);
@@ -143,7 +162,7 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
   private trailers: H2Metadata | undefined = undefined;
 
   constructor(
-    private readonly stream: ServerHttp2Stream,
+    private readonly stream: UnaryStream,
     private readonly options: H2UnaryOptions,
     private readonly onMessage: (message: Buffer, call: H2UnaryCall) => void,
   ) {
@@ -214,8 +233,8 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
       // (end() uncorks): uncorked, the stream sends the first chunk alone and the rest only once it is
       // out, so the answer left as two DATA frames in two segments, and a waiting client woke twice.
       if (chunks.length > 1) stream.cork();
-      for (let i = 0; i < chunks.length - 1; i++) stream.write(chunks[i]);
-      stream.end(chunks[chunks.length - 1]);
+      for (let i = 0; i < chunks.length - 1; i++) stream.write(chunks[i]!);
+      stream.end(chunks[chunks.length - 1]!);
     } catch {
       // The stream closed under us: nothing more to send.
     }
@@ -304,7 +323,7 @@ function tellAbort(handler: AbortListener): void {
   }
 }
 
-function writeUnlessGone(stream: ServerHttp2Stream, write: () => void): void {
+function writeUnlessGone(stream: UnaryStream, write: () => void): void {
   if (stream.destroyed || stream.closed) return;
   try {
     write();

@@ -13,6 +13,7 @@ import { inferenceServiceImplementation } from './inference-service.js';
 import { widenFlowControlWindows } from './flow-control.js';
 import { modelInferFastPath } from './h2-model-infer.js';
 import { INFERENCE_SERVICE_CATEGORIES, restrictHandlers } from './restricted-calls.js';
+import { rawH2GrpcFront, type RawH2GrpcFront } from './raw-h2-front.js';
 import { NO_RESTRICTIONS, type Restrictions } from '../restricted-apis.js';
 
 export const DEFAULT_GRPC_PORT = 8001;
@@ -47,6 +48,11 @@ export interface GrpcServerOptions {
    * leaves every call to grpc-js, as before it existed.
    */
   readonly modelInferFastPath?: boolean;
+  /**
+   * `--grpc-raw-h2`: the port is the raw HTTP/2 front (raw-h2-front.ts), which serves plain unary
+   * ModelInfer itself and relays every other stream to grpc-js on a loopback port (default false).
+   */
+  readonly rawH2Front?: boolean;
   /** `--grpc-restricted-protocol`: categories that need `triton-grpc-protocol-<key>` metadata (restricted-apis.ts). */
   readonly restrictedProtocols?: Restrictions;
   /** Extra grpc-js server options, applied last. */
@@ -96,25 +102,38 @@ export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}
   );
   server.addService(serverServiceDefinition(Health), restrictHandlers(healthServiceImplementation(core), { check: 'health' }, restrictions));
 
-  return {
-    listen(port = DEFAULT_GRPC_PORT, host = '0.0.0.0') {
-      return new Promise((resolve, reject) => {
-        server.bindAsync(bindAddress(host, port), ServerCredentials.createInsecure(), (err, boundPort) => {
-          if (err) {
-            reject(err);
-            return;
-          }
-          widenFlowControlWindows(server);
-          if (options.modelInferFastPath !== false) {
-            takeStreamsAhead(server, modelInferFastPath(core, fastPathLimits));
-          }
-          resolve({ port: boundPort });
-        });
+  const fastPath = options.modelInferFastPath === false ? undefined : modelInferFastPath(core, fastPathLimits);
+  let front: RawH2GrpcFront | undefined;
+  const bind = (address: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      server.bindAsync(address, ServerCredentials.createInsecure(), (err, boundPort) => {
+        if (err) {
+          reject(err);
+          return;
+        }
+        widenFlowControlWindows(server);
+        resolve(boundPort);
       });
+    });
+
+  return {
+    async listen(port = DEFAULT_GRPC_PORT, host = '0.0.0.0') {
+      if (options.rawH2Front !== true) {
+        const boundPort = await bind(bindAddress(host, port));
+        if (fastPath !== undefined) takeStreamsAhead(server, fastPath);
+        return { port: boundPort };
+      }
+      // grpc-js on loopback behind the front; the front declines nothing the fast path would not.
+      const internalPort = await bind('127.0.0.1:0');
+      front = rawH2GrpcFront(fastPath ?? declineAll, internalPort);
+      return front.listen(port, host);
     },
-    close(graceMs = 5_000) {
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => server.forceShutdown(), graceMs);
+    async close(graceMs = 5_000) {
+      const started = Date.now();
+      await front?.close(graceMs);
+      const left = Math.max(0, graceMs - (Date.now() - started));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.forceShutdown(), left);
         server.tryShutdown(() => {
           clearTimeout(timer);
           resolve();
@@ -123,3 +142,5 @@ export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}
     },
   };
 }
+
+const declineAll = (): boolean => false;

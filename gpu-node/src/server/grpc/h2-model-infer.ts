@@ -36,6 +36,7 @@ import {
   type H2UnaryCall,
   type H2UnaryOptions,
   type StreamTaker,
+  type UnaryStream,
 } from '../../../../shared/src/grpc/index.js';
 import { TRACEPARENT_HEADER } from '../../../../shared/src/tracing/index.js';
 import type { NodeCore } from '../../server-api/index.js';
@@ -59,7 +60,8 @@ export interface ModelInferFastPathOptions {
   readonly restriction?: Restriction | undefined;
 }
 
-export function modelInferFastPath(core: NodeCore, options: ModelInferFastPathOptions): StreamTaker {
+/** Takes a node:http2 stream (grpc-js's server) or a raw front stream (raw-h2-front.ts) alike. */
+export function modelInferFastPath(core: NodeCore, options: ModelInferFastPathOptions): StreamTaker<UnaryStream> {
   return (stream, headers) => {
     if (!isPlainUnaryCall(headers, MODEL_INFER_PATH)) return false;
     if (options.restriction !== undefined && !allowedBy(options.restriction, headers[options.restriction.header])) return false;

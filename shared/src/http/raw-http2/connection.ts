@@ -1,0 +1,507 @@
+/**
+ * One HTTP/2 connection of the raw front (RFC 9113), server side: the preface and SETTINGS, frames read
+ * from the socket, header blocks decoded (hpack-decoder.ts) and checked (request-headers.ts), streams
+ * opened and closed by the state machine of §5.1, flow control both ways, PING, RST_STREAM, GOAWAY. Each
+ * new request stream goes to `onStream`; its answers come back through the stream (raw-stream.ts).
+ *
+ * Hostile peers: frames over 16 KiB, bad padding, even or reused stream ids, DATA on idle streams, frames
+ * that break the window, and malformed HPACK end the connection with GOAWAY and the RFC's code; a header
+ * list over the limit, a malformed request, a stream past MAX_CONCURRENT_STREAMS or DATA on a closed
+ * stream reset that stream. A header block larger than the list limit (a CONTINUATION flood) and PING,
+ * SETTINGS or RST_STREAM faster than `RateBudget` allows (floods, rapid reset) end it with
+ * ENHANCE_YOUR_CALM. Output waiting for a window that does not open for `sendStallMs` is dropped with
+ * RST_STREAM CANCEL, so a peer cannot hold answers in memory by never reading.
+ */
+import type { Socket } from 'node:net';
+import {
+  CLIENT_PREFACE,
+  DEFAULT_WINDOW,
+  FRAME_HEAD_BYTES,
+  Flag,
+  FrameType,
+  H2Error,
+  MAX_FRAME_BYTES,
+  MAX_WINDOW,
+  SETTINGS_ACK,
+  Setting,
+  encodeFrame,
+  goawayFrame,
+  rstStreamFrame,
+  settingsFrame,
+  windowUpdateFrame,
+  writeFrameHead,
+} from './frame.js';
+import { HpackDecoder, HpackError } from './hpack-decoder.js';
+import { encodeHeaderBlock, type OutgoingFields } from './hpack-encoder.js';
+import { RateBudget } from './rate-budget.js';
+import { RawH2Stream, type StreamOwner } from './raw-stream.js';
+import { requestHeaders, type RequestHeaders } from './request-headers.js';
+
+export interface RawH2Limits {
+  /** SETTINGS_MAX_CONCURRENT_STREAMS; one more is refused with REFUSED_STREAM. */
+  readonly maxConcurrentStreams: number;
+  /** Our receive window, per stream and for the connection. */
+  readonly windowBytes: number;
+  /** SETTINGS_MAX_HEADER_LIST_SIZE, and the bound on one header block's bytes. */
+  readonly maxHeaderListBytes: number;
+  /** A stream whose output waits this long for the peer's window is reset. */
+  readonly sendStallMs: number;
+  /** PING, SETTINGS and RST_STREAM frames allowed at once, and per second after that. */
+  readonly controlBurst: number;
+  readonly controlPerSecond: number;
+}
+
+export const DEFAULT_RAW_H2_LIMITS: RawH2Limits = {
+  maxConcurrentStreams: 1000,
+  windowBytes: 8 * 1024 * 1024,
+  maxHeaderListBytes: 64 * 1024,
+  sendStallMs: 30_000,
+  controlBurst: 1000,
+  controlPerSecond: 200,
+};
+
+export type StreamHandler = (stream: RawH2Stream, headers: RequestHeaders) => void;
+
+/** A header block waiting for its CONTINUATION frames. */
+interface PartialBlock {
+  readonly streamId: number;
+  readonly endStream: boolean;
+  readonly parts: Buffer[];
+  bytes: number;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+export class RawH2Connection implements StreamOwner {
+  private pending: Buffer = EMPTY;
+  private prefaceRead = false;
+  private settingsRead = false;
+  private dead = false;
+  /** GOAWAY sent or received: no new streams; the socket ends when the last one closes. */
+  private goingAway = false;
+  private readonly decoder: HpackDecoder;
+  private readonly streams = new Map<number, RawH2Stream>();
+  private lastStreamId = 0;
+  private partial: PartialBlock | undefined = undefined;
+  private sendWindow = DEFAULT_WINDOW;
+  private peerInitialWindow = DEFAULT_WINDOW;
+  private receiveWindow: number;
+  private uncredited = 0;
+  private readonly control: RateBudget;
+  private corked = false;
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.socket.uncork();
+  };
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly limits: RawH2Limits,
+    private readonly onStream: StreamHandler,
+  ) {
+    this.decoder = new HpackDecoder(limits.maxHeaderListBytes);
+    this.receiveWindow = limits.windowBytes;
+    this.control = new RateBudget(limits.controlBurst, limits.controlPerSecond);
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.read(chunk));
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => this.closeAll());
+    this.write(
+      settingsFrame([
+        [Setting.MAX_CONCURRENT_STREAMS, limits.maxConcurrentStreams],
+        [Setting.INITIAL_WINDOW_SIZE, limits.windowBytes],
+        [Setting.MAX_HEADER_LIST_SIZE, limits.maxHeaderListBytes],
+        [Setting.ENABLE_PUSH, 0],
+      ]),
+    );
+    if (limits.windowBytes > DEFAULT_WINDOW) this.write(windowUpdateFrame(0, limits.windowBytes - DEFAULT_WINDOW));
+  }
+
+  /** Streams open now. */
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
+  /** GOAWAY (NO_ERROR): streams open now finish, new ones are refused, then the socket ends. */
+  shutdown(): void {
+    if (this.dead || this.goingAway) return;
+    this.goingAway = true;
+    this.write(goawayFrame(this.lastStreamId, H2Error.NO_ERROR));
+    if (this.streams.size === 0) this.socket.end();
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  // StreamOwner
+
+  sendHeaders(stream: RawH2Stream, fields: OutgoingFields, endStream: boolean): void {
+    stream.outbound.push({ headers: encodeHeaderBlock(fields), end: endStream });
+    if (endStream) stream.localEnded = true;
+    this.flush(stream);
+  }
+
+  sendData(stream: RawH2Stream, chunk: Uint8Array, endStream: boolean): boolean {
+    stream.outbound.push({ data: chunk, end: endStream });
+    if (endStream) stream.localEnded = true;
+    this.flush(stream);
+    return stream.outbound.length === 0;
+  }
+
+  reset(stream: RawH2Stream, code: number): void {
+    if (stream.closed) return;
+    this.write(rstStreamFrame(stream.id, code));
+    this.closeStream(stream, code);
+  }
+
+  credit(stream: RawH2Stream, bytes: number): void {
+    this.creditConnection(bytes);
+    stream.uncredited += bytes;
+    // No update once the peer has ended the stream: it will send no more.
+    if (!stream.remoteEnded && !stream.closed && stream.uncredited >= this.limits.windowBytes / 2) {
+      this.write(windowUpdateFrame(stream.id, stream.uncredited));
+      stream.receiveWindow += stream.uncredited;
+      stream.uncredited = 0;
+    }
+  }
+
+  // Reading
+
+  private read(chunk: Buffer): void {
+    if (this.dead) return;
+    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    try {
+      this.readFrames();
+    } catch (error) {
+      if (error instanceof HpackError) this.fail(H2Error.COMPRESSION_ERROR);
+      else throw error;
+    }
+  }
+
+  private readFrames(): void {
+    if (!this.prefaceRead) {
+      const have = Math.min(this.pending.length, CLIENT_PREFACE.length);
+      if (!this.pending.subarray(0, have).equals(CLIENT_PREFACE.subarray(0, have))) return this.fail(H2Error.PROTOCOL_ERROR);
+      if (have < CLIENT_PREFACE.length) return;
+      this.prefaceRead = true;
+      this.pending = this.pending.subarray(CLIENT_PREFACE.length);
+    }
+    let at = 0;
+    const pending = this.pending;
+    while (!this.dead && pending.length - at >= FRAME_HEAD_BYTES) {
+      const length = (pending[at]! << 16) | (pending[at + 1]! << 8) | pending[at + 2]!;
+      // We never raise SETTINGS_MAX_FRAME_SIZE: a larger frame is a connection error (RFC 9113 §4.2).
+      if (length > MAX_FRAME_BYTES) return this.fail(H2Error.FRAME_SIZE_ERROR);
+      if (pending.length - at < FRAME_HEAD_BYTES + length) break;
+      const type = pending[at + 3]!;
+      const flags = pending[at + 4]!;
+      const streamId = pending.readUInt32BE(at + 5) & 0x7fffffff;
+      this.onFrame(type, flags, streamId, pending.subarray(at + FRAME_HEAD_BYTES, at + FRAME_HEAD_BYTES + length));
+      at += FRAME_HEAD_BYTES + length;
+    }
+    this.pending = this.dead ? EMPTY : pending.subarray(at);
+  }
+
+  private onFrame(type: number, flags: number, streamId: number, payload: Buffer): void {
+    if (!this.settingsRead) {
+      // The preface's SETTINGS comes first (RFC 9113 §3.4).
+      if (type !== FrameType.SETTINGS || (flags & Flag.ACK) !== 0) return this.fail(H2Error.PROTOCOL_ERROR);
+      this.settingsRead = true;
+    }
+    if (this.partial !== undefined && (type !== FrameType.CONTINUATION || streamId !== this.partial.streamId)) return this.fail(H2Error.PROTOCOL_ERROR);
+    switch (type) {
+      case FrameType.DATA:
+        return this.onData(flags, streamId, payload);
+      case FrameType.HEADERS:
+        return this.onHeaders(flags, streamId, payload);
+      case FrameType.CONTINUATION:
+        return this.onContinuation(flags, streamId, payload);
+      case FrameType.PRIORITY:
+        if (streamId === 0) return this.fail(H2Error.PROTOCOL_ERROR);
+        if (payload.length !== 5) return this.fail(H2Error.FRAME_SIZE_ERROR);
+        return;
+      case FrameType.RST_STREAM:
+        return this.onReset(streamId, payload);
+      case FrameType.SETTINGS:
+        return this.onSettings(flags, streamId, payload);
+      case FrameType.PUSH_PROMISE:
+        return this.fail(H2Error.PROTOCOL_ERROR); // a client cannot push (RFC 9113 §8.4)
+      case FrameType.PING:
+        return this.onPing(flags, streamId, payload);
+      case FrameType.GOAWAY:
+        if (streamId !== 0) return this.fail(H2Error.PROTOCOL_ERROR);
+        this.goingAway = true;
+        if (this.streams.size === 0) this.socket.end();
+        return;
+      case FrameType.WINDOW_UPDATE:
+        return this.onWindowUpdate(streamId, payload);
+      default:
+        return; // unknown frame types are ignored (RFC 9113 §4.1)
+    }
+  }
+
+  private onData(flags: number, streamId: number, payload: Buffer): void {
+    if (streamId === 0) return this.fail(H2Error.PROTOCOL_ERROR);
+    const body = unpadded(flags, payload);
+    if (body === undefined) return this.fail(H2Error.PROTOCOL_ERROR);
+    this.receiveWindow -= payload.length;
+    if (this.receiveWindow < 0) return this.fail(H2Error.FLOW_CONTROL_ERROR);
+    if (streamId > this.lastStreamId) return this.fail(H2Error.PROTOCOL_ERROR); // DATA on an idle stream
+    const stream = this.streams.get(streamId);
+    if (stream === undefined || stream.remoteEnded) {
+      // Closed, or the peer already ended it: STREAM_CLOSED (§5.1); the bytes still count for the connection.
+      this.creditConnection(payload.length);
+      if (stream === undefined) this.write(rstStreamFrame(streamId, H2Error.STREAM_CLOSED));
+      else this.reset(stream, H2Error.STREAM_CLOSED);
+      return;
+    }
+    stream.receiveWindow -= payload.length;
+    if (stream.receiveWindow < 0) {
+      this.creditConnection(payload.length);
+      return this.reset(stream, H2Error.FLOW_CONTROL_ERROR);
+    }
+    const padding = payload.length - body.length;
+    if (padding > 0) this.credit(stream, padding);
+    if (body.length > 0) {
+      stream.emit('data', body);
+      if (!stream.manualCredit) this.credit(stream, body.length);
+    }
+    if ((flags & Flag.END_STREAM) !== 0) this.endRemote(stream);
+  }
+
+  private onHeaders(flags: number, streamId: number, payload: Buffer): void {
+    if (streamId === 0 || streamId % 2 === 0) return this.fail(H2Error.PROTOCOL_ERROR);
+    let block = unpadded(flags, payload);
+    if (block === undefined) return this.fail(H2Error.PROTOCOL_ERROR);
+    if ((flags & Flag.PRIORITY) !== 0) {
+      if (block.length < 5) return this.fail(H2Error.FRAME_SIZE_ERROR);
+      block = block.subarray(5);
+    }
+    const endStream = (flags & Flag.END_STREAM) !== 0;
+    if ((flags & Flag.END_HEADERS) !== 0) return this.onHeaderBlock(streamId, block, endStream);
+    this.partial = { streamId, endStream, parts: [block], bytes: block.length };
+    if (block.length > this.limits.maxHeaderListBytes) this.fail(H2Error.ENHANCE_YOUR_CALM);
+  }
+
+  private onContinuation(flags: number, streamId: number, payload: Buffer): void {
+    const partial = this.partial;
+    if (partial === undefined || streamId !== partial.streamId) return this.fail(H2Error.PROTOCOL_ERROR);
+    partial.parts.push(payload);
+    partial.bytes += payload.length;
+    // A block larger than the list may decode to is a flood, however it is cut (empty CONTINUATIONs count by their heads).
+    if (partial.bytes + FRAME_HEAD_BYTES * partial.parts.length > this.limits.maxHeaderListBytes) return this.fail(H2Error.ENHANCE_YOUR_CALM);
+    if ((flags & Flag.END_HEADERS) === 0) return;
+    this.partial = undefined;
+    this.onHeaderBlock(streamId, Buffer.concat(partial.parts, partial.bytes), partial.endStream);
+  }
+
+  private onHeaderBlock(streamId: number, block: Buffer, endStream: boolean): void {
+    // Decoded whatever happens to the stream: the table must follow the peer's encoder.
+    const decoded = this.decoder.decode(block);
+    const open = this.streams.get(streamId);
+    if (open !== undefined) {
+      // Trailers: they must end the stream (RFC 9113 §8.1).
+      if (!endStream || open.remoteEnded) return this.fail(H2Error.PROTOCOL_ERROR);
+      return this.endRemote(open);
+    }
+    // A new stream's id must exceed every id before it; a lower one is reused or out of order (§5.1.1).
+    if (streamId <= this.lastStreamId) return this.fail(H2Error.PROTOCOL_ERROR);
+    this.lastStreamId = streamId;
+    if (decoded.overLimit) return this.write(rstStreamFrame(streamId, H2Error.ENHANCE_YOUR_CALM));
+    if (this.goingAway || this.streams.size >= this.limits.maxConcurrentStreams) return this.write(rstStreamFrame(streamId, H2Error.REFUSED_STREAM));
+    const checked = requestHeaders(decoded.fields);
+    if ('problem' in checked) return this.write(rstStreamFrame(streamId, H2Error.PROTOCOL_ERROR));
+    const stream = new RawH2Stream(streamId, this, this.peerInitialWindow, this.limits.windowBytes);
+    this.streams.set(streamId, stream);
+    this.onStream(stream, checked.headers);
+    if (endStream) this.endRemote(stream);
+  }
+
+  private onReset(streamId: number, payload: Buffer): void {
+    if (streamId === 0) return this.fail(H2Error.PROTOCOL_ERROR);
+    if (payload.length !== 4) return this.fail(H2Error.FRAME_SIZE_ERROR);
+    if (streamId > this.lastStreamId) return this.fail(H2Error.PROTOCOL_ERROR); // an idle stream
+    // Rapid reset (CVE-2023-44487): each reset is work the peer made us start for free.
+    if (!this.control.take()) return this.fail(H2Error.ENHANCE_YOUR_CALM);
+    const stream = this.streams.get(streamId);
+    if (stream !== undefined) this.closeStream(stream, payload.readUInt32BE(0));
+  }
+
+  private onSettings(flags: number, streamId: number, payload: Buffer): void {
+    if (streamId !== 0) return this.fail(H2Error.PROTOCOL_ERROR);
+    if ((flags & Flag.ACK) !== 0) {
+      if (payload.length !== 0) this.fail(H2Error.FRAME_SIZE_ERROR);
+      return;
+    }
+    if (payload.length % 6 !== 0) return this.fail(H2Error.FRAME_SIZE_ERROR);
+    if (!this.control.take()) return this.fail(H2Error.ENHANCE_YOUR_CALM);
+    for (let at = 0; at < payload.length; at += 6) {
+      const id = payload.readUInt16BE(at);
+      const value = payload.readUInt32BE(at + 2);
+      if (id === Setting.ENABLE_PUSH && value > 1) return this.fail(H2Error.PROTOCOL_ERROR);
+      if (id === Setting.MAX_FRAME_SIZE && (value < MAX_FRAME_BYTES || value > 2 ** 24 - 1)) return this.fail(H2Error.PROTOCOL_ERROR);
+      if (id === Setting.INITIAL_WINDOW_SIZE) {
+        if (value > MAX_WINDOW) return this.fail(H2Error.FLOW_CONTROL_ERROR);
+        const delta = value - this.peerInitialWindow;
+        this.peerInitialWindow = value;
+        for (const stream of this.streams.values()) {
+          stream.sendWindow += delta;
+          if (stream.sendWindow > MAX_WINDOW) return this.fail(H2Error.FLOW_CONTROL_ERROR);
+        }
+      }
+      // HEADER_TABLE_SIZE needs nothing: our encoder never uses the dynamic table. Others are advisory here.
+    }
+    this.write(SETTINGS_ACK);
+    for (const stream of [...this.streams.values()]) this.flush(stream);
+  }
+
+  private onPing(flags: number, streamId: number, payload: Buffer): void {
+    if (streamId !== 0) return this.fail(H2Error.PROTOCOL_ERROR);
+    if (payload.length !== 8) return this.fail(H2Error.FRAME_SIZE_ERROR);
+    if ((flags & Flag.ACK) !== 0) return;
+    if (!this.control.take()) return this.fail(H2Error.ENHANCE_YOUR_CALM);
+    this.write(encodeFrame(FrameType.PING, Flag.ACK, 0, payload));
+  }
+
+  private onWindowUpdate(streamId: number, payload: Buffer): void {
+    if (payload.length !== 4) return this.fail(H2Error.FRAME_SIZE_ERROR);
+    const increment = payload.readUInt32BE(0) & 0x7fffffff;
+    if (streamId === 0) {
+      if (increment === 0) return this.fail(H2Error.PROTOCOL_ERROR);
+      this.sendWindow += increment;
+      if (this.sendWindow > MAX_WINDOW) return this.fail(H2Error.FLOW_CONTROL_ERROR);
+      for (const stream of [...this.streams.values()]) if (stream.outbound.length > 0) this.flush(stream);
+      return;
+    }
+    if (streamId > this.lastStreamId) return this.fail(H2Error.PROTOCOL_ERROR);
+    const stream = this.streams.get(streamId);
+    if (stream === undefined) return; // closed: a late update is allowed
+    if (increment === 0) return this.reset(stream, H2Error.PROTOCOL_ERROR);
+    stream.sendWindow += increment;
+    if (stream.sendWindow > MAX_WINDOW) return this.reset(stream, H2Error.FLOW_CONTROL_ERROR);
+    this.flush(stream);
+  }
+
+  // Streams
+
+  private endRemote(stream: RawH2Stream): void {
+    stream.remoteEnded = true;
+    stream.emit('end');
+    if (stream.localEnded && stream.outbound.length === 0) this.closeStream(stream, H2Error.NO_ERROR);
+  }
+
+  private closeStream(stream: RawH2Stream, code: number): void {
+    if (stream.closed) return;
+    stream.closed = true;
+    stream.rstCode = code;
+    stream.outbound.length = 0;
+    this.streams.delete(stream.id);
+    stream.emit('close');
+    if (this.goingAway && this.streams.size === 0 && !this.dead) this.socket.end();
+  }
+
+  private creditConnection(bytes: number): void {
+    this.uncredited += bytes;
+    if (this.uncredited >= this.limits.windowBytes / 2) {
+      this.write(windowUpdateFrame(0, this.uncredited));
+      this.receiveWindow += this.uncredited;
+      this.uncredited = 0;
+    }
+  }
+
+  // Writing
+
+  /** Sends what the windows allow of `stream`'s queued output, in order. */
+  private flush(stream: RawH2Stream): void {
+    const queue = stream.outbound;
+    while (queue.length > 0 && !stream.closed) {
+      const item = queue[0]!;
+      if (item.headers !== undefined) {
+        this.writeHeaderBlock(stream.id, item.headers, item.end);
+        queue.shift();
+        continue;
+      }
+      const data = item.data!;
+      const allowed = Math.min(this.sendWindow, stream.sendWindow, MAX_FRAME_BYTES, data.length);
+      if (allowed <= 0 && data.length > 0) return this.block(stream);
+      const last = allowed === data.length;
+      const out = Buffer.allocUnsafe(FRAME_HEAD_BYTES + allowed);
+      writeFrameHead(out, 0, allowed, FrameType.DATA, last && item.end ? Flag.END_STREAM : 0, stream.id);
+      out.set(data.subarray(0, allowed), FRAME_HEAD_BYTES);
+      this.write(out);
+      this.sendWindow -= allowed;
+      stream.sendWindow -= allowed;
+      if (last) queue.shift();
+      else item.data = data.subarray(allowed);
+    }
+    if (stream.blockedSince !== 0) {
+      stream.blockedSince = 0;
+      stream.emit('drain');
+    }
+    if (stream.localEnded && queue.length === 0 && stream.remoteEnded) this.closeStream(stream, H2Error.NO_ERROR);
+  }
+
+  private block(stream: RawH2Stream): void {
+    if (stream.blockedSince !== 0) return;
+    const since = performance.now();
+    stream.blockedSince = since;
+    setTimeout(() => {
+      if (stream.blockedSince === since) this.reset(stream, H2Error.CANCEL);
+    }, this.limits.sendStallMs).unref();
+  }
+
+  private writeHeaderBlock(streamId: number, block: Buffer, endStream: boolean): void {
+    const endFlag = endStream ? Flag.END_STREAM : 0;
+    if (block.length <= MAX_FRAME_BYTES) {
+      const out = Buffer.allocUnsafe(FRAME_HEAD_BYTES + block.length);
+      writeFrameHead(out, 0, block.length, FrameType.HEADERS, Flag.END_HEADERS | endFlag, streamId);
+      block.copy(out, FRAME_HEAD_BYTES);
+      this.write(out);
+      return;
+    }
+    for (let at = 0; at < block.length; at += MAX_FRAME_BYTES) {
+      const part = block.subarray(at, at + MAX_FRAME_BYTES);
+      const type = at === 0 ? FrameType.HEADERS : FrameType.CONTINUATION;
+      const flags = (at === 0 ? endFlag : 0) | (at + MAX_FRAME_BYTES >= block.length ? Flag.END_HEADERS : 0);
+      this.write(encodeFrame(type, flags, streamId, part));
+    }
+  }
+
+  /** Writes on the socket, corked until the end of this turn: one batch's answers leave in one writev. */
+  private write(bytes: Uint8Array): void {
+    if (this.socket.destroyed) return;
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(this.uncork);
+    }
+    this.socket.write(bytes);
+  }
+
+  /** A connection error: GOAWAY with `code`, every stream closed, the socket ended. */
+  private fail(code: number): void {
+    if (this.dead) return;
+    this.write(goawayFrame(this.lastStreamId, code));
+    this.dead = true;
+    this.partial = undefined;
+    this.closeAll();
+    this.socket.end();
+    // A peer that does not read our GOAWAY does not keep the socket.
+    setTimeout(() => this.socket.destroy(), 1000).unref();
+  }
+
+  private closeAll(): void {
+    this.dead = true;
+    for (const stream of [...this.streams.values()]) this.closeStream(stream, H2Error.CANCEL);
+  }
+}
+
+/** The payload without its padding (RFC 9113 §6.1), or undefined when the pad length does not fit. */
+function unpadded(flags: number, payload: Buffer): Buffer | undefined {
+  if ((flags & Flag.PADDED) === 0) return payload;
+  if (payload.length < 1) return undefined;
+  const pad = payload[0]!;
+  if (pad >= payload.length) return undefined;
+  return payload.subarray(1, payload.length - pad);
+}

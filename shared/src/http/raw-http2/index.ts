@@ -1,0 +1,9 @@
+export { createRawH2Front, type RawH2Front } from './front.js';
+export { DEFAULT_RAW_H2_LIMITS, RawH2Connection, type RawH2Limits, type StreamHandler } from './connection.js';
+export { RawH2Stream } from './raw-stream.js';
+export { relayStream } from './relay.js';
+export type { RequestHeaders } from './request-headers.js';
+export { encodeHeaderBlock, pushInteger } from './hpack-encoder.js';
+export { HpackDecoder, HpackError } from './hpack-decoder.js';
+export { huffmanDecode, huffmanEncode, HUFFMAN_CODES } from './huffman.js';
+export * from './frame.js';
