@@ -23,6 +23,8 @@ export interface SseNodeDouble {
   readonly h2Address: string;
   /** Requests whose connection closed before their answer ended (the gateway cancelled them). */
   readonly cancelled: number;
+  /** Requests received so far over each protocol (HTTP/1.1 on `address`, HTTP/2 on `h2Address`). */
+  readonly requestsByProtocol: { http1: number; h2: number };
   /** Bytes written by endless answers so far, and how many of them now wait for the socket to drain. */
   readonly endlessBytes: number;
   readonly waitingForDrain: number;
@@ -36,12 +38,14 @@ export const openAIChunk = (text: string): string => `data: ${JSON.stringify({ i
 
 export async function startSseNodeDouble(script: SseScript = {}, options: { h2?: boolean } = {}): Promise<SseNodeDouble> {
   const state = { cancelled: 0, endlessBytes: 0, waitingForDrain: 0 };
+  const requestsByProtocol = { http1: 0, h2: 0 };
   const double = {
     address: '',
     h2Address: '',
     get cancelled() {
       return state.cancelled;
     },
+    requestsByProtocol,
     get endlessBytes() {
       return state.endlessBytes;
     },
@@ -54,6 +58,7 @@ export async function startSseNodeDouble(script: SseScript = {}, options: { h2?:
   } as SseNodeDouble;
 
   const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    requestsByProtocol[req.httpVersionMajor === 2 ? 'h2' : 'http1'] += 1;
     for await (const _ of req) void _;
     const current = double.script;
     res.writeHead(200, { 'content-type': 'text/event-stream' });

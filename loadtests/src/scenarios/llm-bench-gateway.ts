@@ -3,6 +3,8 @@
  * Redis leases, never reached), started from the production bundle. `keepWarmMs` sets the config's
  * `rateLimitKeepWarmMs` (undefined: the gateway's default). LLM_BENCH_RAW_BELOW_STREAMS sets the config's
  * `llm.nodeRawBelowStreams` (raw HTTP/1.1 writes below that many streams per node; a build without the key refuses it).
+ * LLM_BENCH_LEASE_MS sets `rateLimitLeaseMs` (0: every rate-limit and token decision a script call in Redis, as for a
+ * tier whose lease is smaller than its prompts).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -33,6 +35,7 @@ export interface LlmBenchGatewayOptions {
 export async function launchLlmBenchGateway(options: LlmBenchGatewayOptions): Promise<RunningServer> {
   const configFile = join(options.work, `gateway-${options.name}.json`);
   const rawBelow = process.env.LLM_BENCH_RAW_BELOW_STREAMS;
+  const leaseMs = process.env.LLM_BENCH_LEASE_MS;
   const llm = {
     ...(options.nodeHttp2 === undefined ? {} : { nodeHttp2: options.nodeHttp2 }),
     ...(rawBelow === undefined ? {} : { nodeRawBelowStreams: Number(rawBelow) }),
@@ -40,6 +43,7 @@ export async function launchLlmBenchGateway(options: LlmBenchGatewayOptions): Pr
   await writeFile(configFile, `${JSON.stringify({
     redisUrl: options.redisUrl,
     ...(options.keepWarmMs === undefined ? {} : { rateLimitKeepWarmMs: options.keepWarmMs }),
+    ...(leaseMs === undefined ? {} : { rateLimitLeaseMs: Number(leaseMs) }),
     metrics: { requireAdminKey: false },
     ...(Object.keys(llm).length === 0 ? {} : { llm }),
     tiers: {

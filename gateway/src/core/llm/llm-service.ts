@@ -9,7 +9,9 @@
  * (OpenAI-style 400s) -> model permission (an unknown and a forbidden model get the same 404, so a key
  * learns nothing of other tenants' models) -> request rate limit -> prompt tokens charged (429; on a
  * bound, the count settled after the first event: prompt-charge.ts) -> the completion cache
- * (deterministic, non-streamed, tier opt-in) -> admission, node, relay.
+ * (deterministic, non-streamed, tier opt-in) -> admission, node, relay. A streamed request on the node:http
+ * fast path is sent to its node while the rate limit and prompt tokens are decided, and refused before
+ * any byte reaches the client when they say no (admission-overlap.ts).
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { TokenCounter } from '../../../../shared/src/llm/token-counter.js';
@@ -26,6 +28,7 @@ import { forwardLlm, SSE_HEADERS, type LlmForwardDeps, type LlmForwardRequest, t
 import { parseLlmApiRequest, type LlmApiKind } from './llm-request.js';
 import { OpenAIApiError, openAIErrorAnswer } from './openai-error.js';
 import { admitPrompt, type PromptCharge } from './prompt-charge.js';
+import { forwardWhileAdmitting, RecentRefusals } from './admission-overlap.js';
 
 /** What the routes use of the app's dependencies. */
 export type LlmRouteDeps = Pick<GatewayAppDeps, 'config' | 'tenants' | 'rateLimiter' | 'metrics' | 'logger' | 'tracer'> & {
@@ -64,6 +67,7 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
   const { config, metrics, logger, now, llm } = deps;
   const tracer = deps.tracer ?? noopTracer;
   const maxPromptChars = llm.settings?.maxPromptChars ?? DEFAULT_MAX_PROMPT_CHARS;
+  const refusals = new RecentRefusals();
   // Made once the tokenizer is loaded: the same for every request, so no object or await per request.
   let forwarding: LlmForwardDeps | undefined;
   const loadForwardDeps = async (): Promise<LlmForwardDeps> => {
@@ -97,6 +101,39 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
     return admitPrompt({ limiter: deps.rateLimiter, metrics, auth, model, counter: tokens, setHeaders: addHeaders, onSettleError }, promptText);
   }
 
+  /** admitPromptTokens, a refusal remembered for the tenant (its next requests are decided before sending). */
+  function admitNoting(exchange: LlmExchange, auth: AuthContext, model: string, promptText: string, bytes: number, tokens: TokenCounter): Promise<PromptCharge> {
+    return admitPromptTokens(exchange, auth, model, promptText, bytes, tokens).catch((error: unknown) => {
+      const refused = error instanceof OpenAIApiError ? error.status === 429 : error instanceof TesseraError && error.code === 'RESOURCE_EXHAUSTED';
+      if (refused) refusals.note(auth.tenant.id, now(), (error as { retryAfterMs?: number }).retryAfterMs);
+      throw error;
+    });
+  }
+
+  /**
+   * Admits and forwards: a stream whose tenant was not refused lately, with a way to stop its node request
+   * (`exchange.abort`, the node:http path), is sent while admission is decided; anything else is admitted first.
+   */
+  async function admitAndForward(
+    forward: LlmForwardDeps,
+    exchange: LlmExchange,
+    auth: AuthContext,
+    promptText: string,
+    bytes: number,
+    request: Omit<LlmForwardRequest, 'afterFirstWrite'>,
+  ): Promise<WholeAnswer | StreamedAnswer> {
+    const abort = exchange.abort;
+    if (!request.stream || abort === undefined || promptText.length > maxPromptChars || refusals.refused(auth.tenant.id, now())) {
+      const charge = await admitNoting(exchange, auth, request.model, promptText, bytes, forward.counter);
+      return forwardSettling(forward, request, charge);
+    }
+    return forwardWhileAdmitting({
+      admission: admitNoting(exchange, auth, request.model, promptText, bytes, forward.counter),
+      forward: (settle) => forwardLlm(forward, { ...request, afterFirstWrite: settle }),
+      cancelUpstream: abort,
+    });
+  }
+
   /** Forwards with the prompt's charge settled after the first event (a stream) or the answer (else). */
   async function forwardSettling(forward: LlmForwardDeps, request: Omit<LlmForwardRequest, 'afterFirstWrite'>, charge: PromptCharge): Promise<WholeAnswer | StreamedAnswer> {
     let answer: WholeAnswer | StreamedAnswer;
@@ -127,18 +164,19 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
       }
       if (!llm.router.known(request.model)) throw OpenAIApiError.modelNotFound(request.model);
       const forward = forwarding ?? (await loadForwardDeps());
-      const charge = await admitPromptTokens(exchange, auth, request.model, request.promptText, raw.length, forward.counter);
-
       const ttl = llm.cache === undefined ? 0 : completionCacheTtl(auth, request);
       const key = ttl > 0 ? completionCacheKey(llm.cache!.prefix, auth, request) : undefined;
+      // A cacheable request is admitted before the cache is read (a hit is charged too).
+      let charge: PromptCharge | undefined;
       if (key !== undefined) {
+        charge = await admitNoting(exchange, auth, request.model, request.promptText, raw.length, forward.counter);
         const hit = await llm.cache!.store.get(key).catch(() => undefined);
         if (hit !== undefined) {
           charge.settle();
           return { status: 200, headers: { ...hit.headers, 'x-cache': 'HIT', Age: String(Math.max(0, Math.floor((now() - hit.storedAt) / 1000))) }, body: hit.body };
         }
       }
-      const answer = await forwardSettling(forward, {
+      const forwarded: Omit<LlmForwardRequest, 'afterFirstWrite'> = {
         auth,
         model: request.model,
         path: kind === 'chat' ? '/v1/chat/completions' : '/v1/completions',
@@ -148,7 +186,10 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
         deadline: requestDeadline(exchange.headers, now(), auth.tier.queueTimeoutMs),
         signal: exchange.signal,
         ...(exchange.abort === undefined ? {} : { abort: exchange.abort }),
-      }, charge);
+      };
+      const answer = charge === undefined
+        ? await admitAndForward(forward, exchange, auth, request.promptText, raw.length, forwarded)
+        : await forwardSettling(forward, forwarded, charge);
       if (answer.kind === 'stream') return streamAnswer(answer);
       if (key !== undefined && answer.status === 200) {
         const entry = { body: answer.body, headers: { 'Content-Type': answer.contentType }, computeUs: 0, storedAt: now() };
@@ -178,9 +219,9 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
     const textInput = (body as { text_input?: unknown }).text_input;
     try {
       const forward = forwarding ?? (await loadForwardDeps());
-      const charge = await admitPromptTokens(exchange, auth, model, typeof textInput === 'string' ? textInput : '', raw.length, forward.counter);
+      const promptText = typeof textInput === 'string' ? textInput : '';
       const path = `/v2/models/${encodeURIComponent(model)}${version === undefined ? '' : `/versions/${version}`}/${streamed ? 'generate_stream' : 'generate'}`;
-      const answer = await forwardSettling(forward, {
+      const answer = await admitAndForward(forward, exchange, auth, promptText, raw.length, {
         auth,
         model,
         path,
@@ -190,7 +231,7 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
         deadline: requestDeadline(exchange.headers, now(), auth.tier.queueTimeoutMs),
         signal: exchange.signal,
         ...(exchange.abort === undefined ? {} : { abort: exchange.abort }),
-      }, charge);
+      });
       if (answer.kind === 'stream') return streamAnswer(answer);
       return { status: answer.status, headers: { 'Content-Type': answer.contentType }, body: answer.body };
     } catch (error) {
