@@ -14,7 +14,9 @@
  * the node, which is cancelled at once (its model sees the cancellation, as when a client leaves).
  * To keep a refused tenant from costing nodes work request after request, a tenant refused here is
  * decided before sending again until the refusal's retry-after has passed (RecentRefusals): at most
- * one refused request per tenant per refusal reaches a node from this gateway.
+ * one refused request per tenant per refusal reaches a node from this gateway. And a tenant has at most one
+ * stream sent before its decision at a time (UndecidedSends): a burst of requests from a tenant whose budget
+ * is spent costs nodes one request, not the whole burst, before the first refusal is known.
  */
 import type { PromptCharge } from './prompt-charge.js';
 import type { StreamedAnswer, WholeAnswer } from './llm-forward.js';
@@ -44,6 +46,22 @@ export class RecentRefusals {
     this.until.delete(tenant);
     if (this.until.size >= this.max) this.until.delete(this.until.keys().next().value!);
     this.until.set(tenant, now + Math.max(retryAfterMs ?? 0, DEFAULT_REFUSAL_MS));
+  }
+}
+
+/** Tenants with a stream sent to a node before its admission was decided: one each at a time. */
+export class UndecidedSends {
+  private readonly tenants = new Set<string>();
+
+  /** Claims the tenant's one undecided send; false when it has one already (decide this request first). */
+  begin(tenant: string): boolean {
+    if (this.tenants.has(tenant)) return false;
+    this.tenants.add(tenant);
+    return true;
+  }
+
+  end(tenant: string): void {
+    this.tenants.delete(tenant);
   }
 }
 

@@ -28,7 +28,7 @@ import { forwardLlm, SSE_HEADERS, type LlmForwardDeps, type LlmForwardRequest, t
 import { parseLlmApiRequest, type LlmApiKind } from './llm-request.js';
 import { OpenAIApiError, openAIErrorAnswer } from './openai-error.js';
 import { admitPrompt, type PromptCharge } from './prompt-charge.js';
-import { forwardWhileAdmitting, RecentRefusals } from './admission-overlap.js';
+import { forwardWhileAdmitting, RecentRefusals, UndecidedSends } from './admission-overlap.js';
 
 /** What the routes use of the app's dependencies. */
 export type LlmRouteDeps = Pick<GatewayAppDeps, 'config' | 'tenants' | 'rateLimiter' | 'metrics' | 'logger' | 'tracer'> & {
@@ -68,6 +68,7 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
   const tracer = deps.tracer ?? noopTracer;
   const maxPromptChars = llm.settings?.maxPromptChars ?? DEFAULT_MAX_PROMPT_CHARS;
   const refusals = new RecentRefusals();
+  const undecided = new UndecidedSends();
   // Made once the tokenizer is loaded: the same for every request, so no object or await per request.
   let forwarding: LlmForwardDeps | undefined;
   const loadForwardDeps = async (): Promise<LlmForwardDeps> => {
@@ -111,8 +112,9 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
   }
 
   /**
-   * Admits and forwards: a stream whose tenant was not refused lately, with a way to stop its node request
-   * (`exchange.abort`, the node:http path), is sent while admission is decided; anything else is admitted first.
+   * Admits and forwards: a stream whose tenant was not refused lately and has no other undecided stream, with a
+   * way to stop its node request (`exchange.abort`, the node:http path), is sent while admission is decided;
+   * anything else is admitted first.
    */
   async function admitAndForward(
     forward: LlmForwardDeps,
@@ -123,12 +125,16 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
     request: Omit<LlmForwardRequest, 'afterFirstWrite'>,
   ): Promise<WholeAnswer | StreamedAnswer> {
     const abort = exchange.abort;
-    if (!request.stream || abort === undefined || promptText.length > maxPromptChars || refusals.refused(auth.tenant.id, now())) {
+    const tenant = auth.tenant.id;
+    if (!request.stream || abort === undefined || promptText.length > maxPromptChars || refusals.refused(tenant, now()) || !undecided.begin(tenant)) {
       const charge = await admitNoting(exchange, auth, request.model, promptText, bytes, forward.counter);
       return forwardSettling(forward, request, charge);
     }
+    const admission = admitNoting(exchange, auth, request.model, promptText, bytes, forward.counter);
+    // The tenant's next stream may go before its decision once this one's is known, either way.
+    admission.then(() => undecided.end(tenant), () => undecided.end(tenant));
     return forwardWhileAdmitting({
-      admission: admitNoting(exchange, auth, request.model, promptText, bytes, forward.counter),
+      admission,
       forward: (settle) => forwardLlm(forward, { ...request, afterFirstWrite: settle }),
       cancelUpstream: abort,
     });

@@ -7,16 +7,16 @@
 import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../shared/src/logging/index.js';
-import { fleetKeys, LOAD_REPORT_VERSION, type LoadReport } from '../../../shared/src/fleet/index.js';
-import { startRedisServer, waitFor, type RedisServer } from '../../../shared/test/support/index.js';
-import { loadGatewayConfig } from '../../src/config/index.js';
-import { createRedisRateLimiter } from '../../src/adapters/redis/redis-rate-limiter.js';
-import { sha256Hex } from '../../src/core/auth/index.js';
-import { bucketOf } from '../../src/core/llm/token-budget.js';
-import type { Tier } from '../../src/core/ports/index.js';
-import { startGateway, type RunningGateway } from '../../src/entry-node.js';
-import { openAIChunk, startSseNodeDouble, type SseNodeDouble } from '../support/sse-node-double.js';
+import { silentLogger } from '../../shared/src/logging/index.js';
+import { fleetKeys, LOAD_REPORT_VERSION, type LoadReport } from '../../shared/src/fleet/index.js';
+import { startRedisServer, waitFor, type RedisServer } from '../../shared/test/support/index.js';
+import { loadGatewayConfig } from '../../gateway/src/config/index.js';
+import { createRedisRateLimiter } from '../../gateway/src/adapters/redis/redis-rate-limiter.js';
+import { sha256Hex } from '../../gateway/src/core/auth/index.js';
+import { bucketOf } from '../../gateway/src/core/llm/token-budget.js';
+import type { Tier } from '../../gateway/src/core/ports/index.js';
+import { startGateway, type RunningGateway } from '../../gateway/src/entry-node.js';
+import { openAIChunk, startSseNodeDouble, type SseNodeDouble } from '../../gateway/test/support/sse-node-double.js';
 
 const KEY = 'tsk_overlap';
 const BURST = 400;
@@ -113,6 +113,20 @@ describe('a stream sent to its node while its tokens are decided (gateway + redi
     expect(text).toContain('data: [DONE]');
     // The node's first event was in by then, but the client's first byte waited for the decision.
     expect(firstByteAt - pausedAt).toBeGreaterThanOrEqual(PAUSE_MS - 50);
+  });
+
+  it('a burst from one tenant: one stream goes before its decision, the others wait for theirs', async () => {
+    await warm();
+    const before = double.requestsByProtocol.http1;
+    const pausedAt = await pauseRedis();
+    const answers = [call(port, stream), call(port, stream), call(port, stream)];
+    await waitFor(() => double.requestsByProtocol.http1 > before, { what: "the first stream's request", timeoutMs: PAUSE_MS * 4 });
+    // Well inside the pause, and a moment later still: only one of the three reached the node.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(Date.now() - pausedAt).toBeLessThan(PAUSE_MS);
+    expect(double.requestsByProtocol.http1).toBe(before + 1);
+    for (const { text } of await Promise.all(answers)) expect(text).toContain('data: [DONE]');
+    expect(double.requestsByProtocol.http1).toBe(before + 3);
   });
 
   it('over budget: a 429 and no event for the client, the node request cancelled, and the next one decided before sending', async () => {
