@@ -16,7 +16,7 @@
  */
 import type { Socket } from 'node:net';
 import type { Logger } from '../../../../shared/src/logging/index.js';
-import type { RawAnswer, RawHttp1Handler, RawRequest } from '../../../../shared/src/http/raw-http1/index.js';
+import { rememberLastTarget, type RawAnswer, type RawHttp1Handler, type RawRequest } from '../../../../shared/src/http/raw-http1/index.js';
 import { matchInferPath, type DirectInfer, type DirectInferRequest, type InferTarget } from '../../core/app/index.js';
 import { BodyOverLimitError, type CancelSignal, type Cancellation, type HeaderReader, type HttpAnswer } from '../../core/http/index.js';
 import { EndOfTurnWriter } from './end-of-turn-writer.js';
@@ -119,16 +119,7 @@ class RawInferRequest implements DirectInferRequest, Cancellation, CancelSignal,
 export function createRawInferHandler(serveInfer: DirectInfer, logger: Logger): RawHttp1Handler {
   // Answers go out together at the end of each event-loop turn, as on node:http (end-of-turn-writer.ts).
   const replies = new EndOfTurnWriter<RawInferRequest>((request) => write(request.reply, request.answer ?? INTERNAL_ERROR));
-  // Clients send the same target every time: its match is remembered, not run twice per request.
-  let lastTarget = '';
-  let lastMatch: InferTarget | undefined;
-  const match = (target: string): InferTarget | undefined => {
-    if (target !== lastTarget) {
-      lastMatch = matchInferPath(target);
-      lastTarget = target;
-    }
-    return lastMatch;
-  };
+  const match = rememberLastTarget(matchInferPath);
   return {
     accepts: (head) => match(head.target) !== undefined,
     serve(request, reply) {

@@ -8,7 +8,7 @@
  */
 import { isTesseraError, TesseraError } from '../../../../shared/src/errors/index.js';
 import { matchInferPath, type InferTarget } from '../../../../shared/src/http/index.js';
-import type { RawAnswer, RawHttp1Handler, RawRequest } from '../../../../shared/src/http/raw-http1/index.js';
+import { rememberLastTarget, type RawAnswer, type RawHttp1Handler, type RawRequest } from '../../../../shared/src/http/raw-http1/index.js';
 import { allowedBy, type Restriction } from '../restricted-apis.js';
 import type { ReadBodyOptions } from './body-reader.js';
 import { connectionSignal } from './connection-signal.js';
@@ -17,16 +17,7 @@ import { withLoadHeaders } from './load-headers.js';
 import { errorAnswer, type HttpLogger } from './responses.js';
 
 export function createRawInferHandler(context: InferRouteContext, logger: HttpLogger, restriction?: Restriction): RawHttp1Handler {
-  // Clients send the same target every time: its match is remembered, not run twice per request.
-  let lastTarget = '';
-  let lastMatch: InferTarget | undefined;
-  const match = (target: string): InferTarget | undefined => {
-    if (target !== lastTarget) {
-      lastMatch = matchInferPath(target);
-      lastTarget = target;
-    }
-    return lastMatch;
-  };
+  const match = rememberLastTarget(matchInferPath);
   return {
     accepts(head) {
       if (restriction !== undefined && !allowedBy(restriction, head.headers.get(restriction.header.toLowerCase()))) return false;

@@ -2,3 +2,4 @@ export * from './head-reader.js';
 export * from './answer-writer.js';
 export * from './connection.js';
 export * from './front-door.js';
+export * from './last-target.js';
