@@ -56,7 +56,10 @@ export function createLlmRawUpstream(options: LlmRawUpstreamOptions = {}): LlmUp
         head: (head) => {
           settled = answered = true;
           clearTimeout(timer);
-          resolve({ status: head.status, headers: head.headers, body });
+          const response: LlmUpstreamResponse = { status: head.status, headers: head.headers, body };
+          // Before the body's first bytes (they follow in this read): a stream started here gets them directly.
+          request.onAnswer?.(response);
+          resolve(response);
         },
         data: (slice) => body.deliver(slice),
         end: () => release(),

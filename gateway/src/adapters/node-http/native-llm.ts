@@ -48,6 +48,12 @@ async function serve(serveLlm: DirectLlm, logger: Logger, incoming: IncomingMess
         signal: client.signal,
         // The relay stops the node's request through the client's signal: no second controller per stream.
         abort: () => client.abort(),
+        // An admitted stream starts in the turn the node's head comes: status line, headers and first event in one write.
+        startStream: (stream, headers, recordRequest) => {
+          if (outgoing.destroyed || outgoing.headersSent) return false;
+          relayToResponse(stream.source, stream.relay, outgoing, headers, recordRequest);
+          return true;
+        },
       },
       target,
     );
@@ -62,6 +68,8 @@ async function serve(serveLlm: DirectLlm, logger: Logger, incoming: IncomingMess
 
 function write(outgoing: ServerResponse, answer: DirectLlmAnswer): void {
   if (answer.stream !== undefined) {
+    // Already being written (started at the node's head).
+    if (answer.stream.started === true) return;
     // A client gone while the node was being reached: the relay is cancelled, which aborts the node's request.
     if (outgoing.destroyed) {
       answer.stream.relay.cancel(new Error('the client closed the connection'));

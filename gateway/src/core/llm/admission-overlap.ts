@@ -68,8 +68,11 @@ export class UndecidedSends {
 export interface OverlappedForward {
   /** The admission (limits, prompt charge): its rejection is the request's answer. */
   readonly admission: Promise<PromptCharge>;
-  /** Starts forwarding; `settle` is called once the first event is out (the admitted charge's settlement). */
-  forward(settle: () => void): Promise<WholeAnswer | StreamedAnswer>;
+  /**
+   * Starts forwarding; `settle` is called once the first event is out (the admitted charge's settlement);
+   * `admitted` says whether the admission has said yes by now (a stream may be started to its client then).
+   */
+  forward(settle: () => void, admitted: () => boolean): Promise<WholeAnswer | StreamedAnswer>;
   /** Stops the node's request (and the wait for a node) when the admission refused it. */
   cancelUpstream(): void;
 }
@@ -80,7 +83,10 @@ export interface OverlappedForward {
  */
 export async function forwardWhileAdmitting(overlap: OverlappedForward): Promise<WholeAnswer | StreamedAnswer> {
   let charge: PromptCharge | undefined;
-  const forwarded = overlap.forward(() => charge?.settle());
+  const forwarded = overlap.forward(
+    () => charge?.settle(),
+    () => charge !== undefined,
+  );
   // Either may fail while the other is awaited: each has a handler from the start (no unhandled rejection).
   forwarded.catch(() => undefined);
   try {

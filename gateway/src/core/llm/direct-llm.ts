@@ -13,6 +13,7 @@ import type { HeaderReader } from '../http/index.js';
 import type { GatewayRoute } from '../ports/index.js';
 import { authenticateRequest, failureAnswer, finishRequest } from '../app/request-cycle.js';
 import { beginRequest, REQUEST_ID_HEADER, type RequestFacts } from '../app/request-telemetry.js';
+import { SSE_HEADERS, type StreamedAnswer } from './llm-forward.js';
 import { createLlmService, type LlmAnswer, type LlmExchange, type LlmRouteDeps } from './llm-service.js';
 import type { LlmPostTarget } from './llm-path.js';
 
@@ -25,6 +26,12 @@ export interface DirectLlmRequest {
   readonly signal: AbortSignal;
   /** Aborts `signal`, when the caller owns its controller (passed on as LlmForwardRequest.abort, which says why). */
   readonly abort?: () => void;
+  /**
+   * Writes an admitted stream to the client now, in the turn the node's head came (LlmForwardRequest.startStream):
+   * with the answer's headers, and `recordRequest` to call after the first bytes as for a returned stream. False:
+   * not now (the stream then comes back in the answer). Absent: streams come back in the answer.
+   */
+  readonly startStream?: (stream: StreamedAnswer, headers: Record<string, string>, recordRequest: () => void) => boolean;
 }
 
 /**
@@ -49,6 +56,7 @@ export function createDirectLlm(deps: LlmRouteDeps & { readonly logger: Logger }
     let model = '';
     let auth: AuthContext | undefined;
     const facts = (): RequestFacts => ({ tenant: auth?.tenant.id ?? '', tier: auth?.tier.name ?? '', model, route });
+    const startStream = request.startStream;
     const exchange: LlmExchange = {
       headers: request.headers,
       readBody: (maxBytes) => request.readBody(maxBytes),
@@ -59,6 +67,10 @@ export function createDirectLlm(deps: LlmRouteDeps & { readonly logger: Logger }
       setModel: (m) => void (model = m),
       setAuth: (a) => void (auth = a),
       addHeaders: (h) => void Object.assign(extra, h),
+      // The same headers and record a returned stream gets below (a stream's status is 200).
+      ...(startStream === undefined
+        ? {}
+        : { startStream: (stream: StreamedAnswer) => startStream(stream, withHeaders(SSE_HEADERS, extra), () => finishRequest(metrics, logger, telemetry, { method: 'POST', path: request.path }, facts(), 200, now() - started)) }),
     };
     let answer: LlmAnswer;
     try {
@@ -75,6 +87,8 @@ export function createDirectLlm(deps: LlmRouteDeps & { readonly logger: Logger }
     const status = answer.status;
     const record = (): void => finishRequest(metrics, logger, telemetry, { method: 'POST', path: request.path }, facts(), status, now() - started);
     const headers = withHeaders(answer.headers, extra);
+    // A stream started at the node's head records itself (startStream's recordRequest).
+    if (answer.stream?.started === true) return { ...answer, headers };
     if (answer.stream !== undefined) return { ...answer, headers, recordRequest: record };
     record();
     return { ...answer, headers };

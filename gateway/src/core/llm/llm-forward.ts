@@ -49,6 +49,13 @@ export interface LlmForwardRequest {
   readonly abort?: () => void;
   /** Called once, after the first event is written to the client (or the stream's end): deferred work. */
   readonly afterFirstWrite?: () => void;
+  /**
+   * The server's writer of a streamed answer, for a request already admitted: called in the turn the node's head
+   * is read, where the upstream reports it (LlmUpstreamRequest.onAnswer), so the client's head and first event
+   * leave with no promise hop back through the breaker and the callers. True: it took the stream (the answer
+   * then comes back with `started`); false: the answer goes back through the promise as before.
+   */
+  readonly startStream?: (answer: StreamedAnswer) => boolean;
 }
 
 /** A non-streamed answer, read whole. */
@@ -66,6 +73,8 @@ export interface StreamedAnswer {
   readonly kind: 'stream';
   readonly source: AsyncIterable<Uint8Array>;
   readonly relay: SseRelay;
+  /** Already being written to the client (`startStream` took it): callers only pass it back. */
+  readonly started?: boolean;
 }
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -148,6 +157,41 @@ export async function forwardLlm(deps: LlmForwardDeps, request: LlmForwardReques
     detach();
     throw error;
   }
+  /** The relay of a streamed answer (the node's request ends with it: its lease released). */
+  const streamed = (response: LlmUpstreamResponse): StreamedAnswer => {
+    const meter = new CompletionMeter(deps.rateLimiter, deps.metrics, auth, model, deps.chargeEvery);
+    const relay = new SseRelay({
+      format: request.format,
+      countTokens: (text) => countPiece(deps.counter, text),
+      countUtf8: (bytes, from, to) => countPieceBytes(deps.counter, bytes, from, to),
+      meter,
+      overBudgetError: (retryAfterMs) => tokenLimitError(auth, model, meter.total, retryAfterMs),
+      abortUpstream,
+      ...(request.afterFirstWrite === undefined ? {} : { afterFirstWrite: request.afterFirstWrite }),
+      onEnd: () => {
+        lease.release();
+        detach();
+      },
+    });
+    return { kind: 'stream', source: response.body, relay };
+  };
+  // Set when the node's head came through `onAnswer`: the stream made then (and started, when the server took it).
+  let early: StreamedAnswer | undefined;
+  const startStream = request.startStream;
+  const onAnswer =
+    startStream === undefined || !request.stream
+      ? undefined
+      : (response: LlmUpstreamResponse): void => {
+          if (!isStream(request, response)) return;
+          const answer = streamed(response);
+          try {
+            early = startStream(answer) ? { ...answer, started: true } : answer;
+          } catch (error) {
+            // Never thrown back into the upstream's reader: the stream is ended here, and nobody writes it again.
+            answer.relay.cancel(error);
+            early = { ...answer, started: true };
+          }
+        };
   const send = (target: NodeLease): Promise<LlmUpstreamResponse> =>
     upstream.send(target.node, {
       method: 'POST',
@@ -156,6 +200,7 @@ export async function forwardLlm(deps: LlmForwardDeps, request: LlmForwardReques
       headers: { 'content-type': 'application/json' },
       signal: upstreamSignal,
       headersTimeoutMs: deps.answerTimeoutMs,
+      ...(onAnswer === undefined ? {} : { onAnswer }),
     });
   let response: LlmUpstreamResponse;
   try {
@@ -174,8 +219,9 @@ export async function forwardLlm(deps: LlmForwardDeps, request: LlmForwardReques
     throw error;
   }
 
+  if (early !== undefined && early.source === response.body) return early;
   const contentType = response.headers['content-type'] ?? 'application/json';
-  if (!request.stream || response.status !== 200 || !contentType.startsWith('text/event-stream')) {
+  if (!isStream(request, response)) {
     try {
       const body = await readWhole(response.body);
       let completionTokens = 0;
@@ -193,19 +239,10 @@ export async function forwardLlm(deps: LlmForwardDeps, request: LlmForwardReques
     }
   }
 
-  const meter = new CompletionMeter(deps.rateLimiter, deps.metrics, auth, model, deps.chargeEvery);
-  const relay = new SseRelay({
-    format: request.format,
-    countTokens: (text) => countPiece(deps.counter, text),
-    countUtf8: (bytes, from, to) => countPieceBytes(deps.counter, bytes, from, to),
-    meter,
-    overBudgetError: (retryAfterMs) => tokenLimitError(auth, model, meter.total, retryAfterMs),
-    abortUpstream,
-    ...(request.afterFirstWrite === undefined ? {} : { afterFirstWrite: request.afterFirstWrite }),
-    onEnd: () => {
-      lease.release();
-      detach();
-    },
-  });
-  return { kind: 'stream', source: response.body, relay };
+  return streamed(response);
+}
+
+/** Whether the node answered the request with a stream to relay (else its answer is read whole). */
+function isStream(request: LlmForwardRequest, response: LlmUpstreamResponse): boolean {
+  return request.stream && response.status === 200 && (response.headers['content-type'] ?? 'application/json').startsWith('text/event-stream');
 }

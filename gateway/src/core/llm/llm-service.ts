@@ -51,6 +51,8 @@ export interface LlmExchange {
   setAuth(auth: AuthContext): void;
   /** Headers for the answer, whatever it is (rate-limit headers). */
   addHeaders(headers: Record<string, string>): void;
+  /** Writes an admitted stream to the client in the turn the node's head comes (LlmForwardRequest.startStream); absent: through the answer. */
+  readonly startStream?: (stream: StreamedAnswer) => boolean;
 }
 
 /** An answer; `stream` set: a 200 whose body is that relayed stream (`body` is null). */
@@ -122,29 +124,41 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
     auth: AuthContext,
     promptText: string,
     bytes: number,
-    request: Omit<LlmForwardRequest, 'afterFirstWrite'>,
+    request: Omit<LlmForwardRequest, 'afterFirstWrite' | 'startStream'>,
   ): Promise<WholeAnswer | StreamedAnswer> {
     const abort = exchange.abort;
     const tenant = auth.tenant.id;
     if (!request.stream || abort === undefined || promptText.length > maxPromptChars || refusals.refused(tenant, now()) || !undecided.begin(tenant)) {
       const charge = await admitNoting(exchange, auth, request.model, promptText, bytes, forward.counter);
-      return forwardSettling(forward, request, charge);
+      return forwardSettling(forward, exchange, request, charge);
     }
     const admission = admitNoting(exchange, auth, request.model, promptText, bytes, forward.counter);
     // The tenant's next stream may go before its decision once this one's is known, either way.
     admission.then(() => undecided.end(tenant), () => undecided.end(tenant));
+    const startStream = exchange.startStream;
     return forwardWhileAdmitting({
       admission,
-      forward: (settle) => forwardLlm(forward, { ...request, afterFirstWrite: settle }),
+      forward: (settle, admitted) =>
+        forwardLlm(forward, {
+          ...request,
+          afterFirstWrite: settle,
+          // Started at the node's head only once admitted; else it waits for the decision, as before.
+          ...(startStream === undefined ? {} : { startStream: (stream: StreamedAnswer) => admitted() && startStream(stream) }),
+        }),
       cancelUpstream: abort,
     });
   }
 
-  /** Forwards with the prompt's charge settled after the first event (a stream) or the answer (else). */
-  async function forwardSettling(forward: LlmForwardDeps, request: Omit<LlmForwardRequest, 'afterFirstWrite'>, charge: PromptCharge): Promise<WholeAnswer | StreamedAnswer> {
+  /** Forwards an admitted request, its prompt's charge settled after the first event (a stream) or the answer (else). */
+  async function forwardSettling(
+    forward: LlmForwardDeps,
+    exchange: LlmExchange,
+    request: Omit<LlmForwardRequest, 'afterFirstWrite' | 'startStream'>,
+    charge: PromptCharge,
+  ): Promise<WholeAnswer | StreamedAnswer> {
     let answer: WholeAnswer | StreamedAnswer;
     try {
-      answer = await forwardLlm(forward, { ...request, afterFirstWrite: charge.settle });
+      answer = await forwardLlm(forward, { ...request, afterFirstWrite: charge.settle, ...(exchange.startStream === undefined ? {} : { startStream: exchange.startStream }) });
     } catch (error) {
       charge.settle();
       throw error;
@@ -182,7 +196,7 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
           return { status: 200, headers: { ...hit.headers, 'x-cache': 'HIT', Age: String(Math.max(0, Math.floor((now() - hit.storedAt) / 1000))) }, body: hit.body };
         }
       }
-      const forwarded: Omit<LlmForwardRequest, 'afterFirstWrite'> = {
+      const forwarded: Omit<LlmForwardRequest, 'afterFirstWrite' | 'startStream'> = {
         auth,
         model: request.model,
         path: kind === 'chat' ? '/v1/chat/completions' : '/v1/completions',
@@ -195,7 +209,7 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
       };
       const answer = charge === undefined
         ? await admitAndForward(forward, exchange, auth, request.promptText, raw.length, forwarded)
-        : await forwardSettling(forward, forwarded, charge);
+        : await forwardSettling(forward, exchange, forwarded, charge);
       if (answer.kind === 'stream') return streamAnswer(answer);
       if (key !== undefined && answer.status === 200) {
         const entry = { body: answer.body, headers: { 'Content-Type': answer.contentType }, computeUs: 0, storedAt: now() };

@@ -17,6 +17,12 @@ export interface LlmUpstreamRequest {
   readonly signal: AbortSignal;
   /** Most ms to wait for the answer's status line; the body may take as long as it takes. */
   readonly headersTimeoutMs: number;
+  /**
+   * Called with the answer the moment its head is read, before the returned promise settles, by upstreams that
+   * read the head themselves (the raw one): a stream can start to its client in the same turn, with no promise
+   * hop back through the breaker. Must not throw. Upstreams without it answer through the promise alone.
+   */
+  readonly onAnswer?: (response: LlmUpstreamResponse) => void;
 }
 
 export interface LlmUpstreamResponse {
