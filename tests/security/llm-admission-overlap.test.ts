@@ -19,12 +19,14 @@ import { startGateway, type RunningGateway } from '../../gateway/src/entry-node.
 import { openAIChunk, startSseNodeDouble, type SseNodeDouble } from '../../gateway/test/support/sse-node-double.js';
 
 const KEY = 'tsk_overlap';
+/** A second tenant of the same tier, for the case whose refusal must not touch the first's memory of refusals. */
+const KEY2 = 'tsk_overlap_two';
 const BURST = 400;
 /** How long Redis is held; the node's request must arrive well inside it. */
 const PAUSE_MS = 2_500;
 
 /** One raw HTTP/1.1 exchange with the gateway: the whole text the client received, and when its first byte came. */
-function call(port: number, body: string): Promise<{ text: string; firstByteAt: number }> {
+function call(port: number, body: string, key = KEY): Promise<{ text: string; firstByteAt: number }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let text = '';
@@ -39,7 +41,7 @@ function call(port: number, body: string): Promise<{ text: string; firstByteAt: 
     });
     socket.once('close', () => resolve({ text, firstByteAt }));
     socket.once('error', reject);
-    socket.write(`POST /v1/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${KEY}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    socket.write(`POST /v1/completions HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   });
 }
 
@@ -67,6 +69,8 @@ describe('a stream sent to its node while its tokens are decided (gateway + redi
       JSON.stringify({
         // No leases: every token charge is a script call in Redis, as for a prompt larger than a lease.
         rateLimitLeaseMs: 0,
+        // Read below without a key (the metered tokens).
+        metrics: { requireAdminKey: false },
         tiers: {
           metered: {
             priority: 2, queueShare: 1, cacheTtlSeconds: 0, queueTimeoutMs: 10_000, allowedModels: ['*'],
@@ -74,7 +78,10 @@ describe('a stream sent to its node while its tokens are decided (gateway + redi
             llm: { tokensPerMinute: 1, tokensBurst: BURST },
           },
         },
-        tenants: [{ id: 'overlap', tier: 'metered', keys: [{ id: 'o1', hash: await sha256Hex(KEY) }] }],
+        tenants: [
+          { id: 'overlap', tier: 'metered', keys: [{ id: 'o1', hash: await sha256Hex(KEY) }] },
+          { id: 'overlap-two', tier: 'metered', keys: [{ id: 'o2', hash: await sha256Hex(KEY2) }] },
+        ],
       }),
     );
     gateway = await startGateway({ config, redisUrl: redis.url, port: 0, grpcPort: null, host: '127.0.0.1', logger: silentLogger });
@@ -129,16 +136,48 @@ describe('a stream sent to its node while its tokens are decided (gateway + redi
     expect(double.requestsByProtocol.http1).toBe(before + 3);
   });
 
-  it('over budget: a 429 and no event for the client, the node request cancelled, and the next one decided before sending', async () => {
-    await warm();
-    // Empty the tenant's token bucket from outside the gateway (the same script and key the gateway uses).
+  /** Empties a tenant's token bucket from outside the gateway (the same script and key the gateway uses). */
+  const emptyBucket = async (tenant: string): Promise<void> => {
     const limiter = createRedisRateLimiter({ redis: control, logger: silentLogger });
     // Taken in halving steps until not one token is left; twice, a moment apart: the warm stream's
     // settlements (given back or charged in the background) land meanwhile.
     for (let round = 0; round < 2; round++) {
-      for (let take = BURST; take >= 1; take = Math.floor(take / 2)) while ((await limiter.take('overlap:llm-tokens', take, bucketOf(tier)!)).allowed);
+      for (let take = BURST; take >= 1; take = Math.floor(take / 2)) while ((await limiter.take(`${tenant}:llm-tokens`, take, bucketOf(tier)!)).allowed);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
+  };
+
+  /** The gateway's count of completion tokens metered for `tenant` (model m). */
+  const tokensOut = async (tenant: string): Promise<number> => {
+    const text = await (await fetch(`${gateway.url}/metrics`)).text();
+    expect(text).toContain('llm_tokens_total');
+    return Number(new RegExp(`llm_tokens_total\\{tenant="${tenant}",model="m",direction="out"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+  };
+
+  it('over budget, and the node ignores stream: true and answers whole before the refusal: a 429, and its tokens are not metered', async () => {
+    expect((await call(port, stream, KEY2)).text).toContain('data: [DONE]');
+    await emptyBucket('overlap-two');
+    // Let the warm stream's own metering land before the count is read.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const outBefore = await tokensOut('overlap-two');
+    const before = double.requestsByProtocol.http1;
+    const script = double.script;
+    double.script = { whole: JSON.stringify({ id: 'cmpl-1', object: 'text_completion', created: 1, model: 'm', choices: [{ index: 0, text: 'whole', finish_reason: 'stop' }], usage: { prompt_tokens: 4, completion_tokens: 7, total_tokens: 11 } }) };
+    const pausedAt = await pauseRedis();
+    const refused = await call(port, stream, KEY2);
+    double.script = script;
+    expect(refused.text).toMatch(/^HTTP\/1\.1 429 /);
+    expect(refused.text).not.toContain('whole');
+    // Sent while the decision was held, and answered whole by the node before it came.
+    expect(double.requestsByProtocol.http1).toBe(before + 1);
+    // Anything metered for that answer would have landed by the end of the pause.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, pausedAt + PAUSE_MS + 300 - Date.now())));
+    expect(await tokensOut('overlap-two')).toBe(outBefore);
+  });
+
+  it('over budget: a 429 and no event for the client, the node request cancelled, and the next one decided before sending', async () => {
+    await warm();
+    await emptyBucket('overlap');
     const before = double.requestsByProtocol.http1;
     const cancelledBefore = double.cancelled;
 

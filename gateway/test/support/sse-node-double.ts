@@ -15,6 +15,8 @@ export interface SseScript {
   readonly gapMs?: number;
   /** Instead of pieces: writes events forever, as fast as the socket drains (stops when the client goes). */
   readonly endless?: boolean;
+  /** Instead of events: this JSON body as a whole 200 (a node that ignores `stream: true`). */
+  readonly whole?: string;
 }
 
 export interface SseNodeDouble {
@@ -61,6 +63,11 @@ export async function startSseNodeDouble(script: SseScript = {}, options: { h2?:
     requestsByProtocol[req.httpVersionMajor === 2 ? 'h2' : 'http1'] += 1;
     for await (const _ of req) void _;
     const current = double.script;
+    if (current.whole !== undefined) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(current.whole);
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     let gone = false;
     let ended = false;

@@ -56,6 +56,11 @@ export interface LlmForwardRequest {
    * then comes back with `started`); false: the answer goes back through the promise as before.
    */
   readonly startStream?: (answer: StreamedAnswer) => boolean;
+  /**
+   * The request's admission, while it is decided as the node answers (admission-overlap.ts): a whole answer's
+   * completion tokens are metered only once it says yes; a refused request's answer reaches no one and costs nothing.
+   */
+  readonly admission?: Promise<unknown>;
 }
 
 /** A non-streamed answer, read whole. */
@@ -225,7 +230,9 @@ export async function forwardLlm(deps: LlmForwardDeps, request: LlmForwardReques
     try {
       const body = await readWhole(response.body);
       let completionTokens = 0;
-      if (response.status === 200) {
+      // A node that ignored `stream: true` may answer whole before a refusal comes: that answer is never delivered.
+      const delivered = request.admission === undefined || (await request.admission.then(() => true, () => false));
+      if (response.status === 200 && delivered) {
         completionTokens = completionTokensOf(request.format, body, deps.counter);
         const meter = new CompletionMeter(deps.rateLimiter, deps.metrics, auth, model, deps.chargeEvery);
         // The answer exists already: a refused charge cannot take it back, it only leaves the bucket empty.

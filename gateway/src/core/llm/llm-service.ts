@@ -142,6 +142,7 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
         forwardLlm(forward, {
           ...request,
           afterFirstWrite: settle,
+          admission,
           // Started at the node's head only once admitted; else it waits for the decision, as before.
           ...(startStream === undefined ? {} : { startStream: (stream: StreamedAnswer) => admitted() && startStream(stream) }),
         }),
