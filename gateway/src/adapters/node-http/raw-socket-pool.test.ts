@@ -88,12 +88,14 @@ describe('RawSocketPool (real sockets on loopback)', () => {
     const pool = new RawSocketPool(4, 80);
     const idle = await openIdle(pool);
     const held = await openIdle(pool);
-    expect(pool.take(address)).toBe(held.socket);
-    await waitFor(() => idle.socket.destroyed, { what: 'the idle socket closed' });
-    expect(held.socket.destroyed).toBe(false);
-    expect(pool.take(address)).toBeUndefined();
-    held.socket.destroy();
-    held.peer.destroy();
-    pool.close();
+    try {
+      expect(pool.take(address)).toBe(held.socket);
+      await waitFor(() => idle.socket.destroyed, { what: 'the idle socket closed' });
+      expect(held.socket.destroyed).toBe(false);
+      expect(pool.take(address)).toBeUndefined();
+    } finally {
+      for (const socket of [idle.socket, idle.peer, held.socket, held.peer]) socket.destroy();
+      pool.close();
+    }
   });
 });
