@@ -16,6 +16,7 @@ import type { CancelSignal } from '../../core/http/cancellation.js';
 import { markNotAccepted } from '../../core/routing/upstream-errors.js';
 import { MalformedAnswer, RawAnswerReader, type AnswerEvents, type AnswerHead } from './raw-answer-reader.js';
 import type { RawSocketPool, SocketHolder } from './raw-socket-pool.js';
+import { DeadlineHeap, type DeadlineEntry, type Expiring } from './deadline-heap.js';
 
 export interface RawInferAnswer {
   readonly status: number;
@@ -47,16 +48,16 @@ export function exchange(pool: RawSocketPool, call: RawInferExchange, fresh = fa
   return new Exchange(pool, call, fresh).answer;
 }
 
-function onDeadline(exchange: Exchange): void {
-  exchange.deadlinePassed();
-}
+/** Every exchange's deadline on one timer (deadline-heap.ts says why). */
+const deadlines = new DeadlineHeap();
 
 /**
  * One exchange in one object: the socket's events come through the pool's own listeners (SocketHolder)
  * and the answer's through the reader's (AnswerEvents), so a call adds and removes no socket listener
- * and makes one closure (the cancellation's), where ten closures and eight listener changes were.
+ * and makes one closure (the cancellation's), where ten closures and eight listener changes were; its
+ * deadline is an entry of one shared heap, not a timer of its own.
  */
-class Exchange implements SocketHolder, AnswerEvents {
+class Exchange implements SocketHolder, AnswerEvents, Expiring {
   readonly answer: Promise<RawInferAnswer>;
   private resolve!: (answer: RawInferAnswer) => void;
   private reject!: (error: unknown) => void;
@@ -70,7 +71,7 @@ class Exchange implements SocketHolder, AnswerEvents {
   private readonly parts: Buffer[] = [];
   private received = 0;
   private readonly reader: RawAnswerReader;
-  private readonly timer: ReturnType<typeof setTimeout>;
+  private readonly deadline: DeadlineEntry;
   private readonly onAbort = (): void => {
     this.fail(Object.assign(TesseraError.cancelled('the request was cancelled'), { excused: true }), false);
   };
@@ -89,7 +90,7 @@ class Exchange implements SocketHolder, AnswerEvents {
     this.taken = this.connected = taken !== undefined;
     if (!this.connected) this.socket.once('connect', () => void (this.connected = true));
     this.reader = new RawAnswerReader(this);
-    this.timer = setTimeout(onDeadline, Math.max(0, call.deadline - Date.now()), this);
+    this.deadline = deadlines.add(call.deadline, this);
     const signal = call.signal;
     if (signal !== undefined) {
       if (signal.aborted) {
@@ -105,7 +106,7 @@ class Exchange implements SocketHolder, AnswerEvents {
     if (call.chunks.length > 1) socket.uncork();
   }
 
-  deadlinePassed(): void {
+  expire(): void {
     this.fail(TesseraError.deadlineExceeded(`the request deadline passed before node '${this.call.nodeId}' answered`), false);
   }
 
@@ -162,7 +163,7 @@ class Exchange implements SocketHolder, AnswerEvents {
     this.detach();
     if (this.taken && !this.gotBytes) {
       // A kept-alive socket the node closed as we wrote (it reads nothing while idle): once more, fresh.
-      clearTimeout(this.timer);
+      deadlines.cancel(this.deadline);
       this.settled = true;
       exchange(this.pool, this.call, true).then(this.resolve, this.reject);
       return;
@@ -181,7 +182,7 @@ class Exchange implements SocketHolder, AnswerEvents {
   private settle(error: TesseraError | undefined, answer?: RawInferAnswer): void {
     if (this.settled) return;
     this.settled = true;
-    clearTimeout(this.timer);
+    deadlines.cancel(this.deadline);
     if (error === undefined) this.resolve(answer!);
     else this.reject(error);
   }
