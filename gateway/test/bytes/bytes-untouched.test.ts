@@ -256,6 +256,37 @@ describe('tensor bytes through the gateway, untouched (redis + node + gateway)',
     }
   }, 60_000);
 
+  // The cache keeps one entry per answer format: a client asking JSON after a binary client's stored miss
+  // (and the reverse) is answered in its own format, never with the other client's bytes.
+  it('answers each client in its own format when the other format filled the cache first, both orders', async () => {
+    const model = echoModel('INT32');
+    const ask = async (values: number[], binaryOut: boolean): Promise<{ text: string; body: Buffer; cache: string | null; headerLength: string | null }> => {
+      const encoded = encodeInferRequestBody(
+        { id: 'fmt', modelName: model, inputs: [{ name: 'INPUT0', datatype: 'INT32', shape: [1, values.length], data: new Uint8Array(Int32Array.from(values).buffer) }], parameters: {} },
+        { binaryInputs: true, binaryDataOutput: binaryOut },
+      );
+      const response = await fetch(`${gateway.url}/v2/models/${model}/infer`, { method: 'POST', headers: { ...encoded.headers, authorization: `Bearer ${KEY}` }, body: encoded.body });
+      const body = Buffer.from(await response.arrayBuffer());
+      expect(response.status).toBe(200);
+      return { text: body.toString('latin1'), body, cache: response.headers.get('x-cache'), headerLength: response.headers.get(INFER_HEADER_LENGTH) };
+    };
+    const json = (values: number[]): string =>
+      `{"id":"fmt","model_name":"${model}","model_version":"1","outputs":[{"name":"OUTPUT0","datatype":"INT32","shape":[1,${values.length}],"data":[${values.join(',')}]}]}`;
+    const binary = (values: number[]): Buffer => {
+      const header = `{"id":"fmt","model_name":"${model}","model_version":"1","outputs":[{"name":"OUTPUT0","datatype":"INT32","shape":[1,${values.length}],"parameters":{"binary_data_size":${values.length * 4}}}]}`;
+      return Buffer.concat([Buffer.from(header), Buffer.from(Int32Array.from(values).buffer)]);
+    };
+    for (const [first, values] of [['binary', [7, -8, 2 ** 31 - 1]], ['json', [9, 10, -(2 ** 31)]]] as const) {
+      const order = first === 'binary' ? [true, false] : [false, true];
+      for (const binaryOut of [...order, ...order]) {
+        const answer = await ask([...values], binaryOut);
+        if (binaryOut) expect(answer.body.toString('hex')).toBe(binary([...values]).toString('hex'));
+        else expect(answer.text).toBe(json([...values]));
+        expect(answer.headerLength === null).toBe(!binaryOut);
+      }
+    }
+  }, 60_000);
+
   it('takes JSON requests too: values encoded once on the way in come back as the same bytes, miss and hit, and by gRPC', async () => {
     const jsonCase = fc.oneof(
       fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { minLength: 1, maxLength: 6 }).map((v) => ({ datatype: 'INT32' as const, values: v as (number | string)[], bytes: new Uint8Array(Int32Array.from(v as number[]).buffer) })),

@@ -14,8 +14,9 @@ import type { Socket } from 'node:net';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { CancelSignal } from '../../core/http/cancellation.js';
 import { markNotAccepted } from '../../core/routing/upstream-errors.js';
-import { MalformedAnswer, RawAnswerReader, type AnswerHead } from './raw-answer-reader.js';
-import type { RawSocketPool } from './raw-socket-pool.js';
+import { MalformedAnswer, RawAnswerReader, type AnswerEvents, type AnswerHead } from './raw-answer-reader.js';
+import type { RawSocketPool, SocketHolder } from './raw-socket-pool.js';
+import { DeadlineHeap, type DeadlineEntry, type Expiring } from './deadline-heap.js';
 
 export interface RawInferAnswer {
   readonly status: number;
@@ -44,117 +45,156 @@ function unusable(nodeId: string, problem: string): TesseraError {
 }
 
 export function exchange(pool: RawSocketPool, call: RawInferExchange, fresh = false): Promise<RawInferAnswer> {
-  return new Promise<RawInferAnswer>((resolve, reject) => {
-    const { nodeId, address, signal } = call;
-    const taken = fresh ? undefined : pool.take(address);
-    const socket: Socket = taken ?? pool.open(address);
-    let connected = taken !== undefined;
-    let gotBytes = false;
-    let settled = false;
-    let head: AnswerHead | undefined;
-    let lastError: Error | undefined;
-    const parts: Buffer[] = [];
-    let received = 0;
+  return new Exchange(pool, call, fresh).answer;
+}
 
-    const reader = new RawAnswerReader({
-      head: (h) => {
-        const length = h.headers['content-length'];
-        if (length !== undefined && Number(length) > call.maxAnswerBytes) throw new MalformedAnswer(`an answer of ${length} bytes is over the ${call.maxAnswerBytes}-byte bound`);
-        head = h;
-      },
-      data: (slice) => {
-        received += slice.length;
-        if (received > call.maxAnswerBytes) throw new MalformedAnswer(`the answer is over the ${call.maxAnswerBytes}-byte bound`);
-        parts.push(slice);
-      },
-      end: () => {
-        detach();
-        if (reader.reusable) pool.giveBack(address, socket);
-        else socket.destroy();
-        const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts, received);
-        settle(undefined, { status: head!.status, headers: head!.headers, body: plain(body) });
-      },
+/** Every exchange's deadline on one timer (deadline-heap.ts says why). */
+const deadlines = new DeadlineHeap();
+
+/**
+ * One exchange in one object: the socket's events come through the pool's own listeners (SocketHolder)
+ * and the answer's through the reader's (AnswerEvents), so a call adds and removes no socket listener
+ * and makes one closure (the cancellation's), where ten closures and eight listener changes were; its
+ * deadline is an entry of one shared heap, not a timer of its own.
+ */
+class Exchange implements SocketHolder, AnswerEvents, Expiring {
+  readonly answer: Promise<RawInferAnswer>;
+  private resolve!: (answer: RawInferAnswer) => void;
+  private reject!: (error: unknown) => void;
+  private readonly socket: Socket;
+  private readonly taken: boolean;
+  private connected: boolean;
+  private gotBytes = false;
+  private settled = false;
+  private answerHead: AnswerHead | undefined = undefined;
+  private lastError: Error | undefined = undefined;
+  private readonly parts: Buffer[] = [];
+  private received = 0;
+  private readonly reader: RawAnswerReader;
+  private readonly deadline: DeadlineEntry;
+  private readonly onAbort = (): void => {
+    this.fail(Object.assign(TesseraError.cancelled('the request was cancelled'), { excused: true }), false);
+  };
+
+  constructor(
+    private readonly pool: RawSocketPool,
+    private readonly call: RawInferExchange,
+    fresh: boolean,
+  ) {
+    this.answer = new Promise<RawInferAnswer>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
     });
-
-    const timer = setTimeout(() => {
-      fail(TesseraError.deadlineExceeded(`the request deadline passed before node '${nodeId}' answered`), false);
-    }, Math.max(0, call.deadline - Date.now()));
-
-    function settle(error: TesseraError | undefined, answer?: RawInferAnswer): void {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (error === undefined) resolve(answer!);
-      else reject(error);
-    }
-    function fail(error: TesseraError, notAccepted: boolean): void {
-      detach();
-      socket.destroy();
-      settle(markNotAccepted(error, notAccepted));
-    }
-    function detach(): void {
-      socket.off('connect', onConnect);
-      socket.off('data', onData);
-      socket.off('error', onError);
-      socket.off('close', onClose);
-      signal?.removeEventListener('abort', onAbort);
-    }
-    function onConnect(): void {
-      connected = true;
-    }
-    function onData(chunk: Buffer): void {
-      gotBytes = true;
-      try {
-        reader.feed(chunk);
-      } catch (error) {
-        if (!(error instanceof MalformedAnswer)) throw error;
-        detach();
-        socket.destroy();
-        settle(unusable(nodeId, `it broke HTTP/1.1: ${error.message}`));
-      }
-    }
-    function onError(error: Error): void {
-      lastError = error;
-    }
-    function onClose(): void {
-      if (settled) return;
-      if (reader.endsWithConnection && lastError === undefined) {
-        // An answer framed by the connection's end: complete now.
-        reader.reusable = false;
-        detach();
-        settle(undefined, { status: head!.status, headers: head!.headers, body: plain(Buffer.concat(parts, received)) });
-        return;
-      }
-      detach();
-      if (taken !== undefined && !gotBytes) {
-        // A kept-alive socket the node closed as we wrote (it reads nothing while idle): once more, fresh.
-        clearTimeout(timer);
-        settled = true;
-        exchange(pool, call, true).then(resolve, reject);
-        return;
-      }
-      const reason = lastError?.message ?? 'the connection closed';
-      if (!connected) settle(markNotAccepted(TesseraError.unavailable(`node '${nodeId}' is unreachable: ${reason}`), true));
-      else settle(markNotAccepted(TesseraError.unavailable(`the connection to node '${nodeId}' was lost before its answer ended: ${reason}`), false));
-    }
-    function onAbort(): void {
-      fail(Object.assign(TesseraError.cancelled('the request was cancelled'), { excused: true }), false);
-    }
-
-    socket.on('data', onData);
-    socket.on('error', onError);
-    socket.on('close', onClose);
-    if (!connected) socket.once('connect', onConnect);
+    const taken = fresh ? undefined : pool.take(call.address, this);
+    this.socket = taken ?? pool.open(call.address, this);
+    this.taken = this.connected = taken !== undefined;
+    if (!this.connected) this.socket.once('connect', () => void (this.connected = true));
+    this.reader = new RawAnswerReader(this);
+    this.deadline = deadlines.add(call.deadline, this);
+    const signal = call.signal;
     if (signal !== undefined) {
       if (signal.aborted) {
-        onAbort();
+        this.onAbort();
         return;
       }
-      signal.addEventListener('abort', onAbort, { once: true });
+      signal.addEventListener('abort', this.onAbort, { once: true });
     }
     // The head and small sections are one buffer; larger sections follow in the same writev.
+    const socket = this.socket;
     if (call.chunks.length > 1) socket.cork();
     for (const chunk of call.chunks) socket.write(chunk);
     if (call.chunks.length > 1) socket.uncork();
-  });
+  }
+
+  expire(): void {
+    this.fail(TesseraError.deadlineExceeded(`the request deadline passed before node '${this.call.nodeId}' answered`), false);
+  }
+
+  // The reader's events (AnswerEvents).
+
+  head(head: AnswerHead): void {
+    const length = head.headers['content-length'];
+    const max = this.call.maxAnswerBytes;
+    if (length !== undefined && Number(length) > max) throw new MalformedAnswer(`an answer of ${length} bytes is over the ${max}-byte bound`);
+    this.answerHead = head;
+  }
+
+  data(slice: Buffer): void {
+    this.received += slice.length;
+    if (this.received > this.call.maxAnswerBytes) throw new MalformedAnswer(`the answer is over the ${this.call.maxAnswerBytes}-byte bound`);
+    this.parts.push(slice);
+  }
+
+  end(): void {
+    this.detach();
+    if (this.reader.reusable) this.pool.giveBack(this.call.address, this.socket);
+    else this.socket.destroy();
+    this.settleAnswer();
+  }
+
+  // The socket's events (SocketHolder).
+
+  onData(chunk: Buffer): void {
+    this.gotBytes = true;
+    try {
+      this.reader.feed(chunk);
+    } catch (error) {
+      if (!(error instanceof MalformedAnswer)) throw error;
+      this.detach();
+      this.socket.destroy();
+      this.settle(unusable(this.call.nodeId, `it broke HTTP/1.1: ${error.message}`));
+    }
+  }
+
+  onError(error: Error): void {
+    this.lastError = error;
+  }
+
+  onClose(): void {
+    if (this.settled) return;
+    const { nodeId } = this.call;
+    if (this.reader.endsWithConnection && this.lastError === undefined) {
+      // An answer framed by the connection's end: complete now.
+      this.reader.reusable = false;
+      this.detach();
+      this.settleAnswer();
+      return;
+    }
+    this.detach();
+    if (this.taken && !this.gotBytes) {
+      // A kept-alive socket the node closed as we wrote (it reads nothing while idle): once more, fresh.
+      deadlines.cancel(this.deadline);
+      this.settled = true;
+      exchange(this.pool, this.call, true).then(this.resolve, this.reject);
+      return;
+    }
+    const reason = this.lastError?.message ?? 'the connection closed';
+    if (!this.connected) this.settle(markNotAccepted(TesseraError.unavailable(`node '${nodeId}' is unreachable: ${reason}`), true));
+    else this.settle(markNotAccepted(TesseraError.unavailable(`the connection to node '${nodeId}' was lost before its answer ended: ${reason}`), false));
+  }
+
+  private settleAnswer(): void {
+    const { parts, received } = this;
+    const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts, received);
+    this.settle(undefined, { status: this.answerHead!.status, headers: this.answerHead!.headers, body: plain(body) });
+  }
+
+  private settle(error: TesseraError | undefined, answer?: RawInferAnswer): void {
+    if (this.settled) return;
+    this.settled = true;
+    deadlines.cancel(this.deadline);
+    if (error === undefined) this.resolve(answer!);
+    else this.reject(error);
+  }
+
+  private fail(error: TesseraError, notAccepted: boolean): void {
+    this.detach();
+    this.socket.destroy();
+    this.settle(markNotAccepted(error, notAccepted));
+  }
+
+  private detach(): void {
+    this.pool.letGo(this.socket);
+    this.call.signal?.removeEventListener('abort', this.onAbort);
+  }
 }

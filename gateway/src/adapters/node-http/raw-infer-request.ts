@@ -3,14 +3,14 @@
  * (raw-infer-upstream.ts): the KServe binary extension, every input a binary section that is the
  * request's own tensor bytes (a slice of the client's body, or a JSON client's tensor encoded once on
  * the way in), every output asked binary so the node's bytes come back as they were produced. The
- * gateway's additions (priority, timeout µs, the node-level sequence id) are in the parameters already
- * (call-parameters.ts, sequence-dispatch.ts), as the gRPC upstream sends them.
+ * gateway's additions: the node-level sequence id is in the parameters already (sequence-dispatch.ts),
+ * priority and timeout µs come as `call` (raw-infer-json.ts writes them), as the gRPC upstream sends them.
  *
  * Small sections are copied behind the head (one buffer); large ones go as they are, the socket corked
  * around the writes so the whole request still leaves in one writev.
  */
-import { inferRequestParts } from '../../../../shared/src/kserve/index.js';
 import type { InferRequest } from '../../../../shared/src/tensors/index.js';
+import { inferRequestJson, type CallParameters } from './raw-infer-json.js';
 import type { RawRequestBytes } from './raw-request-bytes.js';
 
 /** Sections below this size are copied into the head's buffer: a copy costs less than another write. */
@@ -42,10 +42,9 @@ export function renderInferRequest(
   path: string,
   request: InferRequest,
   extraHeaders: readonly string[],
+  call: CallParameters = {},
 ): Uint8Array[] {
-  const outputs = request.outputs?.map((o) => ({ name: o.name, binaryData: true, ...(o.classification === undefined ? {} : { classification: o.classification }) }));
-  const asked: InferRequest = outputs === undefined ? request : { ...request, outputs };
-  const { json, sections } = inferRequestParts(asked, { binaryInputs: true, binaryDataOutput: true });
+  const { json, sections } = inferRequestJson(request, call);
   const jsonBytes = Buffer.byteLength(json, 'utf8');
   let bodyBytes = jsonBytes;
   let inlineBytes = 0;

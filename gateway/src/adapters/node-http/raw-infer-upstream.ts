@@ -9,7 +9,7 @@
  * `rawBelowCalls` in flight to one node (HTTP/2 then carries many calls per socket read).
  *
  * What the gRPC path guarantees holds here: the same breakers (guarded-call.ts), deadline (sent as
- * `x-tessera-deadline-ms`, enforced here too), `priority` / `timeout` parameters (call-parameters.ts),
+ * `x-tessera-deadline-ms`, enforced here too), `priority` / `timeout` parameters (as call-parameters.ts sets them),
  * trace headers, cancellation (the socket is destroyed: the node sees its client go), retry only when
  * the connection never came up, the node's load report (its answer's `tessera-queue-depth` /
  * `tessera-inflight` headers, success and failure), errors mapped from the node's status to the codes
@@ -25,7 +25,6 @@ import { DEADLINE_HEADER } from '../../../../shared/src/fleet/index.js';
 import type { NodeView, UpstreamCallOptions, UpstreamInferResult } from '../../core/ports/index.js';
 import { decodeNodeAnswer } from '../grpc/grpc-errors.js';
 import type { GrpcTransport } from '../grpc/grpc-node-transport.js';
-import { withCallParameters } from '../grpc/call-parameters.js';
 import { guardedCall } from '../grpc/guarded-call.js';
 import { INFLIGHT_TRAILER, QUEUE_DEPTH_TRAILER, loadFromTrailer } from '../grpc/load-trailer.js';
 import { exchange } from './raw-infer-exchange.js';
@@ -67,7 +66,7 @@ export function createRawInferUpstream(options: RawInferUpstreamOptions): GrpcTr
     }
     let chunks: Uint8Array[];
     try {
-      chunks = renderInferRequest(heads, address, path, withCallParameters(request, opts), lines);
+      chunks = renderInferRequest(heads, address, path, request, lines, opts);
     } catch (error) {
       if (error instanceof UnsafeRequest) throw Object.assign(TesseraError.invalidArg(error.message), { notAccepted: false });
       throw error;

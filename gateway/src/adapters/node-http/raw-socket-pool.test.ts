@@ -59,20 +59,42 @@ describe('RawSocketPool (real sockets on loopback)', () => {
     pool.close();
   });
 
-  it('leaves no listener behind when a socket goes round the pool many times (no pile-up of timeout listeners)', async () => {
+  it('adds a socket\'s watch once: no listener piles up when a socket goes round the pool many times', async () => {
     const pool = new RawSocketPool(4, 60_000);
     const { socket, peer } = await openIdle(pool);
+    const counts = (): number[] => ['data', 'end', 'error', 'close', 'timeout'].map((event) => socket.listenerCount(event));
     try {
-      const before = socket.listenerCount('timeout');
+      expect(pool.take(address)).toBe(socket);
+      pool.giveBack(address, socket);
+      const once = counts();
       for (let i = 0; i < 20; i++) {
         expect(pool.take(address)).toBe(socket);
         pool.giveBack(address, socket);
       }
-      pool.take(address);
-      expect(socket.listenerCount('timeout')).toBe(before - 1);
+      expect(counts()).toEqual(once);
+      // Held, the socket is its holder's: bytes it reads do not take it out.
+      expect(pool.take(address)).toBe(socket);
+      peer.write('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n');
+      await new Promise((resolve) => socket.once('data', resolve));
+      expect(socket.destroyed).toBe(false);
     } finally {
       socket.destroy();
       peer.destroy();
+      pool.close();
+    }
+  });
+
+  it('closes a socket idle for its idle time, and keeps one in use past it', async () => {
+    const pool = new RawSocketPool(4, 80);
+    const idle = await openIdle(pool);
+    const held = await openIdle(pool);
+    try {
+      expect(pool.take(address)).toBe(held.socket);
+      await waitFor(() => idle.socket.destroyed, { what: 'the idle socket closed' });
+      expect(held.socket.destroyed).toBe(false);
+      expect(pool.take(address)).toBeUndefined();
+    } finally {
+      for (const socket of [idle.socket, idle.peer, held.socket, held.peer]) socket.destroy();
       pool.close();
     }
   });
