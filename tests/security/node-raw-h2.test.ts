@@ -189,6 +189,66 @@ describe('raw HTTP/2 front, hostile peers', () => {
   });
 });
 
+describe('raw HTTP/2 front, slow and idle peers', () => {
+  const net = import('node:net');
+  /** A socket that sends `bytes` and nothing more; resolves with what the front sent once it closes the socket. */
+  async function silentAfter(port: number, bytes: Buffer): Promise<Buffer> {
+    const socket = (await net).connect(port, '127.0.0.1');
+    const read: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => read.push(chunk));
+    socket.on('error', () => {});
+    socket.write(bytes);
+    await new Promise((resolve) => socket.on('close', resolve));
+    return Buffer.concat(read);
+  }
+
+  it('drops a connection whose preface or first SETTINGS does not come within prefaceTimeoutMs', async () => {
+    const slow = await startTestFront({ limits: { prefaceTimeoutMs: 200, idleTimeoutMs: 0 } });
+    try {
+      // Half the preface; then the whole preface but no SETTINGS: each held a socket for ever before.
+      await silentAfter(slow.port, Buffer.from('PRI * HTTP/2.0\r\n'));
+      await silentAfter(slow.port, Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'));
+      // A client that opens properly is not dropped by that timer: it is still served well after it.
+      const client = await connectClient(slow.port);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      client.send(headersFrame(1, REQUEST, END));
+      await client.waitFor(isAnswerEnd(1));
+      client.destroy();
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('ends a connection with no open stream for idleTimeoutMs with GOAWAY NO_ERROR, not one with a stream open', async () => {
+    const idle = await startTestFront({ limits: { idleTimeoutMs: 300 } });
+    try {
+      const client = await connectClient(idle.port);
+      client.send(headersFrame(1, REQUEST, END));
+      await client.waitFor(isAnswerEnd(1));
+      const goaway = await client.waitFor(isGoaway);
+      expect(goawayCode(goaway)).toBe(H2Error.NO_ERROR);
+      // The last stream it took is named, so the client knows stream 1 was served.
+      expect(goaway.payload.readUInt32BE(0) & 0x7fffffff).toBe(1);
+      await client.closed;
+    } finally {
+      await idle.close();
+    }
+    const busy = await startTestFront({ hold: true, limits: { idleTimeoutMs: 300 } });
+    try {
+      const client = await connectClient(busy.port);
+      client.send(headersFrame(1, REQUEST, Flag.END_HEADERS));
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      expect(client.frames.some((f) => f.type === FrameType.GOAWAY)).toBe(false);
+      // Once its stream ends, the idle clock starts.
+      busy.held[0]!.close(H2Error.CANCEL);
+      expect(goawayCode(await client.waitFor(isGoaway))).toBe(H2Error.NO_ERROR);
+      client.destroy();
+    } finally {
+      await busy.close();
+    }
+  });
+});
+
 describe("the node's gRPC port on the raw front (--grpc-raw-h2)", () => {
   it('ends a hostile connection with GOAWAY while a grpc-js client on another connection is served', async () => {
     const server = createGrpcServer(new FakeNodeCore(), { rawH2Front: true });

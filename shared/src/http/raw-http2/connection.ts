@@ -10,7 +10,9 @@
  * stream reset that stream. A header block larger than the list limit (a CONTINUATION flood) and PING,
  * SETTINGS or RST_STREAM faster than `RateBudget` allows (floods, rapid reset) end it with
  * ENHANCE_YOUR_CALM. Output waiting for a window that does not open for `sendStallMs` is dropped with
- * RST_STREAM CANCEL, so a peer cannot hold answers in memory by never reading.
+ * RST_STREAM CANCEL, so a peer cannot hold answers in memory by never reading. A connection that has not
+ * sent its preface and SETTINGS within `prefaceTimeoutMs` is dropped; one with no stream open for
+ * `idleTimeoutMs` gets GOAWAY (NO_ERROR) and ends.
  */
 import type { Socket } from 'node:net';
 import {
@@ -49,6 +51,10 @@ export interface RawH2Limits {
   /** PING, SETTINGS and RST_STREAM frames allowed at once, and per second after that. */
   readonly controlBurst: number;
   readonly controlPerSecond: number;
+  /** A connection whose client preface and first SETTINGS have not come by then is dropped (0: never). */
+  readonly prefaceTimeoutMs: number;
+  /** A connection with no open stream for this long gets GOAWAY (NO_ERROR) and is ended (0: never). */
+  readonly idleTimeoutMs: number;
 }
 
 export const DEFAULT_RAW_H2_LIMITS: RawH2Limits = {
@@ -58,6 +64,11 @@ export const DEFAULT_RAW_H2_LIMITS: RawH2Limits = {
   sendStallMs: 30_000,
   controlBurst: 1000,
   controlPerSecond: 200,
+  // A slow or silent opener holds a socket for nothing: node:http2's own servers give none, we give 10 s.
+  prefaceTimeoutMs: 10_000,
+  // Long enough for a gateway's quiet spells (its clients reconnect on GOAWAY), short enough that abandoned
+  // connections do not pile up: grpc-js's server has no idle bound by default.
+  idleTimeoutMs: 300_000,
 };
 
 export type StreamHandler = (stream: RawH2Stream, headers: RequestHeaders) => void;
@@ -89,6 +100,10 @@ export class RawH2Connection implements StreamOwner {
   private uncredited = 0;
   private readonly control: RateBudget;
   private corked = false;
+  /** When the last stream closed (the connection has been idle since then, while none is open). */
+  private idleSince = performance.now();
+  private idleTimer: NodeJS.Timeout | undefined = undefined;
+  private prefaceTimer: NodeJS.Timeout | undefined = undefined;
   private readonly uncork = (): void => {
     this.corked = false;
     this.socket.uncork();
@@ -105,7 +120,13 @@ export class RawH2Connection implements StreamOwner {
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.read(chunk));
     socket.on('error', () => socket.destroy());
-    socket.on('close', () => this.closeAll());
+    socket.on('close', () => {
+      this.closeAll();
+      clearTimeout(this.idleTimer);
+      clearTimeout(this.prefaceTimer);
+    });
+    if (limits.prefaceTimeoutMs > 0) this.prefaceTimer = setTimeout(() => socket.destroy(), limits.prefaceTimeoutMs).unref();
+    if (limits.idleTimeoutMs > 0) this.idleTimer = setTimeout(this.checkIdle, limits.idleTimeoutMs).unref();
     this.write(
       settingsFrame([
         [Setting.MAX_CONCURRENT_STREAMS, limits.maxConcurrentStreams],
@@ -133,6 +154,14 @@ export class RawH2Connection implements StreamOwner {
   destroy(): void {
     this.socket.destroy();
   }
+
+  /** One timer per connection, re-armed from `idleSince` when it fires, not per stream (the hot path stays timer-free). */
+  private readonly checkIdle = (): void => {
+    const idleMs = this.streams.size === 0 ? performance.now() - this.idleSince : 0;
+    const left = this.limits.idleTimeoutMs - idleMs;
+    if (left <= 0) this.shutdown();
+    else if (!this.dead) this.idleTimer = setTimeout(this.checkIdle, left).unref();
+  };
 
   // StreamOwner
 
@@ -208,6 +237,7 @@ export class RawH2Connection implements StreamOwner {
       // The preface's SETTINGS comes first (RFC 9113 §3.4).
       if (type !== FrameType.SETTINGS || (flags & Flag.ACK) !== 0) return this.fail(H2Error.PROTOCOL_ERROR);
       this.settingsRead = true;
+      clearTimeout(this.prefaceTimer);
     }
     if (this.partial !== undefined && (type !== FrameType.CONTINUATION || streamId !== this.partial.streamId)) return this.fail(H2Error.PROTOCOL_ERROR);
     switch (type) {
@@ -397,6 +427,7 @@ export class RawH2Connection implements StreamOwner {
     stream.rstCode = code;
     stream.outbound.length = 0;
     this.streams.delete(stream.id);
+    if (this.streams.size === 0) this.idleSince = performance.now();
     stream.emit('close');
     if (this.goingAway && this.streams.size === 0 && !this.dead) this.socket.end();
   }
