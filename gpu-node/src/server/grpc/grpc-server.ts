@@ -137,7 +137,10 @@ export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}
         ],
         { maxReceiveBytes: fastPathLimits.maxReceiveBytes, maxSendBytes: fastPathLimits.maxSendBytes, restrictions },
       );
-      front = rawH2GrpcFront(fastPath === undefined ? otherUnary : firstTaker(fastPath, otherUnary), internalPort);
+      const maxConcurrentStreams = serverOptions['grpc.max_concurrent_streams'];
+      front = rawH2GrpcFront(fastPath === undefined ? otherUnary : firstTaker(fastPath, otherUnary), internalPort, {
+        ...(typeof maxConcurrentStreams === 'number' ? { maxConcurrentStreams } : {}),
+      });
       return front.listen(port, host);
     },
     async close(graceMs = 5_000) {

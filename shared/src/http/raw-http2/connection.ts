@@ -6,8 +6,9 @@
  *
  * Hostile peers: frames over 16 KiB, bad padding, even or reused stream ids, DATA on idle streams, frames
  * that break the window, and malformed HPACK end the connection with GOAWAY and the RFC's code; a header
- * list over the limit, a malformed request, a stream past MAX_CONCURRENT_STREAMS or DATA on a closed
- * stream reset that stream. A header block larger than the list limit (a CONTINUATION flood) and PING,
+ * list over the limit, a malformed request, a stream past MAX_CONCURRENT_STREAMS before our SETTINGS are
+ * acknowledged or DATA on a closed stream reset that stream; a stream past the limit once the peer has
+ * acknowledged it ends the connection (PROTOCOL_ERROR). A header block larger than the list limit (a CONTINUATION flood) and PING,
  * SETTINGS or RST_STREAM faster than `RateBudget` allows (floods, rapid reset) end it with
  * ENHANCE_YOUR_CALM. Output waiting for a window that does not open for `sendStallMs` is dropped with
  * RST_STREAM CANCEL, so a peer cannot hold answers in memory by never reading. A connection that has not
@@ -82,16 +83,21 @@ interface PartialBlock {
 }
 
 const EMPTY = Buffer.alloc(0);
+/** Stream ids reset by us that are remembered (a bounded memory: older ones get STREAM_CLOSED again). */
+const RESET_MEMORY = 256;
 
 export class RawH2Connection implements StreamOwner {
   private pending: Buffer = EMPTY;
   private prefaceRead = false;
   private settingsRead = false;
+  /** The peer acknowledged our SETTINGS: from then on it knows our stream limit. */
+  private settingsAcked = false;
   private dead = false;
   /** GOAWAY sent or received: no new streams; the socket ends when the last one closes. */
   private goingAway = false;
   private readonly decoder: HpackDecoder;
   private readonly streams = new Map<number, RawH2Stream>();
+  private readonly resetByUs = new Set<number>();
   private lastStreamId = 0;
   private partial: PartialBlock | undefined = undefined;
   private sendWindow = DEFAULT_WINDOW;
@@ -180,6 +186,7 @@ export class RawH2Connection implements StreamOwner {
 
   reset(stream: RawH2Stream, code: number): void {
     if (stream.closed) return;
+    this.rememberReset(stream.id);
     this.write(rstStreamFrame(stream.id, code));
     this.closeStream(stream, code);
   }
@@ -279,6 +286,11 @@ export class RawH2Connection implements StreamOwner {
     if (this.receiveWindow < 0) return this.fail(H2Error.FLOW_CONTROL_ERROR);
     if (streamId > this.lastStreamId) return this.fail(H2Error.PROTOCOL_ERROR); // DATA on an idle stream
     const stream = this.streams.get(streamId);
+    if (stream === undefined && this.resetByUs.has(streamId)) {
+      // Our RST_STREAM may have crossed the peer's DATA: ignored (RFC 9113 §5.1), the bytes still count.
+      this.creditConnection(payload.length);
+      return;
+    }
     if (stream === undefined || stream.remoteEnded) {
       // Closed, or the peer already ended it: STREAM_CLOSED (§5.1); the bytes still count for the connection.
       this.creditConnection(payload.length);
@@ -338,14 +350,30 @@ export class RawH2Connection implements StreamOwner {
     // A new stream's id must exceed every id before it; a lower one is reused or out of order (§5.1.1).
     if (streamId <= this.lastStreamId) return this.fail(H2Error.PROTOCOL_ERROR);
     this.lastStreamId = streamId;
-    if (decoded.overLimit) return this.write(rstStreamFrame(streamId, H2Error.ENHANCE_YOUR_CALM));
-    if (this.goingAway || this.streams.size >= this.limits.maxConcurrentStreams) return this.write(rstStreamFrame(streamId, H2Error.REFUSED_STREAM));
+    if (decoded.overLimit) return this.refuse(streamId, H2Error.ENHANCE_YOUR_CALM);
+    if (this.streams.size >= this.limits.maxConcurrentStreams && this.settingsAcked) {
+      // The peer acknowledged the limit and broke it anyway: hostile, not racing our SETTINGS (node:http2 ends it too).
+      return this.fail(H2Error.PROTOCOL_ERROR);
+    }
+    if (this.goingAway || this.streams.size >= this.limits.maxConcurrentStreams) return this.refuse(streamId, H2Error.REFUSED_STREAM);
     const checked = requestHeaders(decoded.fields);
-    if ('problem' in checked) return this.write(rstStreamFrame(streamId, H2Error.PROTOCOL_ERROR));
+    if ('problem' in checked) return this.refuse(streamId, H2Error.PROTOCOL_ERROR);
     const stream = new RawH2Stream(streamId, this, this.peerInitialWindow, this.limits.windowBytes);
     this.streams.set(streamId, stream);
     this.onStream(stream, checked.headers);
     if (endStream) this.endRemote(stream);
+  }
+
+  /** RST_STREAM for a stream we never opened (refused or malformed). */
+  private refuse(streamId: number, code: number): void {
+    this.rememberReset(streamId);
+    this.write(rstStreamFrame(streamId, code));
+  }
+
+  /** The last RESET_MEMORY ids we reset, so DATA already on its way for them is not answered again. */
+  private rememberReset(streamId: number): void {
+    this.resetByUs.add(streamId);
+    if (this.resetByUs.size > RESET_MEMORY) this.resetByUs.delete(this.resetByUs.values().next().value!);
   }
 
   private onReset(streamId: number, payload: Buffer): void {
@@ -362,6 +390,7 @@ export class RawH2Connection implements StreamOwner {
     if (streamId !== 0) return this.fail(H2Error.PROTOCOL_ERROR);
     if ((flags & Flag.ACK) !== 0) {
       if (payload.length !== 0) this.fail(H2Error.FRAME_SIZE_ERROR);
+      this.settingsAcked = true;
       return;
     }
     if (payload.length % 6 !== 0) return this.fail(H2Error.FRAME_SIZE_ERROR);
