@@ -13,7 +13,7 @@ import { GRPCInferenceService, ServerLiveRequestSchema } from '../../shared/src/
 import { callUnary, clientServiceDefinition } from '../../shared/src/grpc/index.js';
 import { createGrpcServer } from '../../gpu-node/src/server/grpc/index.js';
 import { FakeNodeCore } from '../../gpu-node/test/support/fake-node-core.js';
-import { Flag, FrameType, H2Error, Setting, encodeFrame, pushInteger, encodeHeaderBlock } from '../../shared/src/http/raw-http2/index.js';
+import { Flag, FrameType, H2Error, SETTINGS_ACK, Setting, encodeFrame, pushInteger, encodeHeaderBlock } from '../../shared/src/http/raw-http2/index.js';
 import {
   REQUEST,
   connectClient,
@@ -142,7 +142,20 @@ describe('raw HTTP/2 front, hostile peers', () => {
       client.send(headersFrame(1), headersFrame(3), headersFrame(5), headersFrame(7));
       expect(rstCode((await client.waitFor(isRst(7))).payload)).toBe(H2Error.REFUSED_STREAM);
       expect(holding.held.map((s) => s.id)).toEqual([1, 3, 5]);
+      // DATA the client sent before it read the refusal is ignored, not answered with a second RST (§5.1).
+      client.send(dataFrame(7, Buffer.from('crossed')), headersFrame(9, REQUEST, END));
+      expect(rstCode((await client.waitFor(isRst(9))).payload)).toBe(H2Error.REFUSED_STREAM);
+      expect(client.frames.filter((f) => f.type === FrameType.RST_STREAM && f.streamId === 7)).toHaveLength(1);
       client.destroy();
+    } finally {
+      await holding.close();
+    }
+  });
+
+  it('ends a connection that acknowledged MAX_CONCURRENT_STREAMS and still goes past it, with PROTOCOL_ERROR', async () => {
+    const holding = await startTestFront({ hold: true, limits: { maxConcurrentStreams: 3 } });
+    try {
+      await expectGoaway([SETTINGS_ACK, headersFrame(1), headersFrame(3), headersFrame(5), headersFrame(7)], H2Error.PROTOCOL_ERROR, holding.port);
     } finally {
       await holding.close();
     }
@@ -189,6 +202,66 @@ describe('raw HTTP/2 front, hostile peers', () => {
   });
 });
 
+describe('raw HTTP/2 front, slow and idle peers', () => {
+  const net = import('node:net');
+  /** A socket that sends `bytes` and nothing more; resolves with what the front sent once it closes the socket. */
+  async function silentAfter(port: number, bytes: Buffer): Promise<Buffer> {
+    const socket = (await net).connect(port, '127.0.0.1');
+    const read: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => read.push(chunk));
+    socket.on('error', () => {});
+    socket.write(bytes);
+    await new Promise((resolve) => socket.on('close', resolve));
+    return Buffer.concat(read);
+  }
+
+  it('drops a connection whose preface or first SETTINGS does not come within prefaceTimeoutMs', async () => {
+    const slow = await startTestFront({ limits: { prefaceTimeoutMs: 200, idleTimeoutMs: 0 } });
+    try {
+      // Half the preface; then the whole preface but no SETTINGS: each held a socket for ever before.
+      await silentAfter(slow.port, Buffer.from('PRI * HTTP/2.0\r\n'));
+      await silentAfter(slow.port, Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'));
+      // A client that opens properly is not dropped by that timer: it is still served well after it.
+      const client = await connectClient(slow.port);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      client.send(headersFrame(1, REQUEST, END));
+      await client.waitFor(isAnswerEnd(1));
+      client.destroy();
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('ends a connection with no open stream for idleTimeoutMs with GOAWAY NO_ERROR, not one with a stream open', async () => {
+    const idle = await startTestFront({ limits: { idleTimeoutMs: 300 } });
+    try {
+      const client = await connectClient(idle.port);
+      client.send(headersFrame(1, REQUEST, END));
+      await client.waitFor(isAnswerEnd(1));
+      const goaway = await client.waitFor(isGoaway);
+      expect(goawayCode(goaway)).toBe(H2Error.NO_ERROR);
+      // The last stream it took is named, so the client knows stream 1 was served.
+      expect(goaway.payload.readUInt32BE(0) & 0x7fffffff).toBe(1);
+      await client.closed;
+    } finally {
+      await idle.close();
+    }
+    const busy = await startTestFront({ hold: true, limits: { idleTimeoutMs: 300 } });
+    try {
+      const client = await connectClient(busy.port);
+      client.send(headersFrame(1, REQUEST, Flag.END_HEADERS));
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      expect(client.frames.some((f) => f.type === FrameType.GOAWAY)).toBe(false);
+      // Once its stream ends, the idle clock starts.
+      busy.held[0]!.close(H2Error.CANCEL);
+      expect(goawayCode(await client.waitFor(isGoaway))).toBe(H2Error.NO_ERROR);
+      client.destroy();
+    } finally {
+      await busy.close();
+    }
+  });
+});
+
 describe("the node's gRPC port on the raw front (--grpc-raw-h2)", () => {
   it('ends a hostile connection with GOAWAY while a grpc-js client on another connection is served', async () => {
     const server = createGrpcServer(new FakeNodeCore(), { rawH2Front: true });
@@ -203,6 +276,21 @@ describe("the node's gRPC port on the raw front (--grpc-raw-h2)", () => {
       expect((await callUnary(client, svc.serverLive, create(ServerLiveRequestSchema))).response.live).toBe(true);
     } finally {
       client.close();
+      await server.close(1000);
+    }
+  });
+
+  it("advertises the node's --grpc-max-concurrent-streams, not the front's default", async () => {
+    const server = createGrpcServer(new FakeNodeCore(), { rawH2Front: true, maxConcurrentStreams: 4 });
+    const { port } = await server.listen(0, '127.0.0.1');
+    try {
+      const client = await connectClient(port);
+      const settings = await client.waitFor((f) => f.type === FrameType.SETTINGS && (f.flags & Flag.ACK) === 0);
+      const values = new Map<number, number>();
+      for (let at = 0; at < settings.payload.length; at += 6) values.set(settings.payload.readUInt16BE(at), settings.payload.readUInt32BE(at + 2));
+      expect(values.get(Setting.MAX_CONCURRENT_STREAMS)).toBe(4);
+      client.destroy();
+    } finally {
       await server.close(1000);
     }
   });

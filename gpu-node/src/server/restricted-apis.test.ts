@@ -113,67 +113,73 @@ describe('HTTP: --http-restricted-api', () => {
   });
 });
 
-describe('gRPC: --grpc-restricted-protocol', () => {
-  const svc = clientServiceDefinition(GRPCInferenceService);
-  const health = clientServiceDefinition(Health);
-  const core = new FakeNodeCore();
-  let server: GrpcServer;
-  let client: Client;
-  beforeAll(async () => {
-    const { restrictions } = parseRestrictions(
-      '--grpc-restricted-protocol',
-      ['model-repository,health:admin-key=admin-value', 'inference:infer-key=infer-value'],
-      'grpc',
-    );
-    server = createGrpcServer(core, { restrictedProtocols: restrictions });
-    const { port } = await server.listen(0, '127.0.0.1');
-    client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
-  });
-  afterAll(async () => {
-    client.close();
-    await server.close(1000);
-  });
-
-  const metadata = (key?: string, value?: string): Metadata => {
-    const m = new Metadata();
-    if (key !== undefined && value !== undefined) m.set(key, value);
-    return m;
-  };
-  const refused = async (promise: Promise<unknown>, key: string): Promise<void> => {
-    const error = (await promise.then(() => undefined, (e: unknown) => e)) as ServiceError | undefined;
-    expect(error?.code).toBe(status.UNAVAILABLE);
-    expect(error?.details).toBe(`This protocol is restricted, expecting header 'triton-grpc-protocol-${key}'`);
-  };
-
-  it('refuses restricted RPCs without the metadata (fast path included) and serves them with it', async () => {
-    const unload = create(RepositoryModelUnloadRequestSchema, { modelName: 'm' });
-    await refused(callUnary(client, svc.repositoryModelUnload, unload), 'admin-key');
-    await refused(callUnary(client, svc.repositoryModelUnload, unload, { metadata: metadata('triton-grpc-protocol-infer-key', 'infer-value') }), 'admin-key');
-    await callUnary(client, svc.repositoryModelUnload, unload, { metadata: metadata('triton-grpc-protocol-admin-key', 'admin-value') });
-    expect(core.callsOf('unloadModel')).toHaveLength(1);
-
-    await refused(callUnary(client, svc.serverLive, create(ServerLiveRequestSchema)), 'admin-key');
-    await refused(callUnary(client, health.check, create(HealthCheckRequestSchema)), 'admin-key');
-
-    const infer = create(ModelInferRequestSchema, {
-      modelName: IDENTITY_MODEL,
-      inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1n, 4n] }],
-      rawInputContents: [new Uint8Array(16)],
+// On grpc-js's own port and on the raw HTTP/2 front, which serves unary calls in place and must refuse the same ones.
+for (const rawH2Front of [false, true]) {
+  describe(`gRPC: --grpc-restricted-protocol${rawH2Front ? ' (raw HTTP/2 front)' : ''}`, () => {
+    const svc = clientServiceDefinition(GRPCInferenceService);
+    const health = clientServiceDefinition(Health);
+    const core = new FakeNodeCore();
+    let server: GrpcServer;
+    let client: Client;
+    beforeAll(async () => {
+      const { restrictions } = parseRestrictions(
+        '--grpc-restricted-protocol',
+        ['model-repository,health:admin-key=admin-value', 'inference:infer-key=infer-value'],
+        'grpc',
+      );
+      server = createGrpcServer(core, { restrictedProtocols: restrictions, rawH2Front });
+      const { port } = await server.listen(0, '127.0.0.1');
+      client = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
     });
-    await refused(callUnary(client, svc.modelInfer, infer), 'infer-key');
-    const served = await callUnary(client, svc.modelInfer, infer, { metadata: metadata('triton-grpc-protocol-infer-key', 'infer-value') });
-    expect(served.response.modelName).toBe(IDENTITY_MODEL);
-
-    // A stream of a restricted category ends with the same status before reading anything.
-    const stream = client.makeBidiStreamRequest(svc.modelStreamInfer.path, svc.modelStreamInfer.requestSerialize, svc.modelStreamInfer.responseDeserialize, new Metadata());
-    const streamError = await new Promise<ServiceError>((resolve) => {
-      stream.on('error', resolve);
-      stream.on('data', () => undefined);
+    afterAll(async () => {
+      client.close();
+      await server.close(1000);
     });
-    expect(streamError.code).toBe(status.UNAVAILABLE);
-    expect(streamError.details).toMatch(/triton-grpc-protocol-infer-key/);
 
-    // Categories not restricted are served without any metadata.
-    await callUnary(client, svc.modelStatistics, create(ModelStatisticsRequestSchema));
+    const metadata = (key?: string, value?: string): Metadata => {
+      const m = new Metadata();
+      if (key !== undefined && value !== undefined) m.set(key, value);
+      return m;
+    };
+    const refused = async (promise: Promise<unknown>, key: string): Promise<void> => {
+      const error = (await promise.then(() => undefined, (e: unknown) => e)) as ServiceError | undefined;
+      expect(error?.code).toBe(status.UNAVAILABLE);
+      expect(error?.details).toBe(`This protocol is restricted, expecting header 'triton-grpc-protocol-${key}'`);
+    };
+
+    it('refuses restricted RPCs without the metadata (fast path included) and serves them with it', async () => {
+      const unload = create(RepositoryModelUnloadRequestSchema, { modelName: 'm' });
+      await refused(callUnary(client, svc.repositoryModelUnload, unload), 'admin-key');
+      await refused(callUnary(client, svc.repositoryModelUnload, unload, { metadata: metadata('triton-grpc-protocol-infer-key', 'infer-value') }), 'admin-key');
+      await callUnary(client, svc.repositoryModelUnload, unload, { metadata: metadata('triton-grpc-protocol-admin-key', 'admin-value') });
+      expect(core.callsOf('unloadModel')).toHaveLength(1);
+
+      await refused(callUnary(client, svc.serverLive, create(ServerLiveRequestSchema)), 'admin-key');
+      await refused(callUnary(client, health.check, create(HealthCheckRequestSchema)), 'admin-key');
+      const admin = { metadata: metadata('triton-grpc-protocol-admin-key', 'admin-value') };
+      expect((await callUnary(client, svc.serverLive, create(ServerLiveRequestSchema), admin)).response.live).toBe(true);
+      expect((await callUnary(client, health.check, create(HealthCheckRequestSchema), admin)).response.status).toBe(1);
+
+      const infer = create(ModelInferRequestSchema, {
+        modelName: IDENTITY_MODEL,
+        inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1n, 4n] }],
+        rawInputContents: [new Uint8Array(16)],
+      });
+      await refused(callUnary(client, svc.modelInfer, infer), 'infer-key');
+      const served = await callUnary(client, svc.modelInfer, infer, { metadata: metadata('triton-grpc-protocol-infer-key', 'infer-value') });
+      expect(served.response.modelName).toBe(IDENTITY_MODEL);
+
+      // A stream of a restricted category ends with the same status before reading anything.
+      const stream = client.makeBidiStreamRequest(svc.modelStreamInfer.path, svc.modelStreamInfer.requestSerialize, svc.modelStreamInfer.responseDeserialize, new Metadata());
+      const streamError = await new Promise<ServiceError>((resolve) => {
+        stream.on('error', resolve);
+        stream.on('data', () => undefined);
+      });
+      expect(streamError.code).toBe(status.UNAVAILABLE);
+      expect(streamError.details).toMatch(/triton-grpc-protocol-infer-key/);
+
+      // Categories not restricted are served without any metadata.
+      await callUnary(client, svc.modelStatistics, create(ModelStatisticsRequestSchema));
+    });
   });
-});
+}

@@ -1,7 +1,7 @@
 /** The per-core bench's arithmetic: the thread split from /proc readings and the ceiling between measured sizes. */
 import { describe, expect, it } from 'vitest';
 import type { CeilingResult } from '../lib/load/ort-ceiling.js';
-import { ceilingAt, splitThreads } from './batching-per-core.js';
+import { benchNodeArgs, ceilingAt, splitThreads } from './batching-per-core.js';
 
 describe('splitThreads', () => {
   it('puts the main thread in the event loop, the busiest other thread in onnxruntime and the rest in helpers', () => {
@@ -41,5 +41,13 @@ describe('ceilingAt', () => {
     expect(ceilingAt(ceiling, 16)).toEqual({ perSec: 2000, cpuUs: 500 });
     expect(ceilingAt(ceiling, 80)).toEqual({ perSec: 2400, cpuUs: 420 });
     expect(ceilingAt(ceiling, Number.NaN).perSec).toBeNaN();
+  });
+});
+
+describe('benchNodeArgs', () => {
+  it('splits BENCH_NODE_ARGS into tessera-node arguments, none when unset or blank', () => {
+    expect(benchNodeArgs(' --grpc-raw-h2=true  --http-raw-reader=false ')).toEqual(['--grpc-raw-h2=true', '--http-raw-reader=false']);
+    expect(benchNodeArgs(undefined)).toEqual([]);
+    expect(benchNodeArgs('  ')).toEqual([]);
   });
 });

@@ -306,6 +306,14 @@ async function measureWithH2load(c: Case, options: BenchOptions): Promise<Measur
   };
 }
 
+/**
+ * BENCH_NODE_ARGS="--grpc-raw-h2=true ...": tessera-node arguments for every node this run starts. With
+ * TESSERA_BUNDLE_DIR it picks one side of an A/B run taken in turns (one run per side and round).
+ */
+export function benchNodeArgs(value: string | undefined): string[] {
+  return (value ?? '').split(/\s+/).filter((arg) => arg !== '');
+}
+
 async function withNode<T>(repo: string, body: (node: RunningNode) => Promise<T>): Promise<T> {
   // BENCH_CPU_PROF_DIR=DIR: the node writes a --cpu-prof profile per thread there (summarize with
   // loadtests/src/lib/profile/cpu-profile-summary.ts).
@@ -313,6 +321,7 @@ async function withNode<T>(repo: string, body: (node: RunningNode) => Promise<T>
   const node = await launchNode({
     modelRepository: repo,
     pinCore: NODE_CORE,
+    extraArgs: benchNodeArgs(process.env.BENCH_NODE_ARGS),
     ...(profDir === undefined ? {} : { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] }),
   });
   try {
@@ -382,6 +391,8 @@ function nodeSource(): string {
 }
 
 async function measureAll(options: BenchOptions, work: string, baseRepo: string): Promise<PerCoreReport> {
+  const nodeArgs = benchNodeArgs(process.env.BENCH_NODE_ARGS);
+  if (nodeArgs.length > 0) log(`node arguments: ${nodeArgs.join(' ')}`);
   log(`node runs from ${nodeSource()}; load from ${loader === 'h2load' ? 'h2load' : 'this process (raw HTTP/1.1 and node:http2 clients)'}`);
   const modelPath = join(baseRepo, MLP_MODEL, '1', 'model.onnx');
   log(`ceiling before: onnxruntime, 1 intra-op thread, core ${NODE_CORE}, batch ${CEILING_SIZES.join(', ')}`);
@@ -441,7 +452,16 @@ export async function runBatchingPerCoreScenario(options: BenchOptions): Promise
     const report = await runPerCore(options, work, baseRepo);
     const dir = join(options.outRoot ?? DEFAULT_RESULTS_ROOT, localDate(started));
     await mkdir(dir, { recursive: true });
-    const json = { scenario: 'batching-per-core', command: `npm run bench -- ${process.argv.slice(2).join(' ')}`, startedAt: started.toISOString(), machine: machineInfo(), options, ...report };
+    const nodeArgs = benchNodeArgs(process.env.BENCH_NODE_ARGS);
+    const json = {
+      scenario: 'batching-per-core',
+      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`,
+      startedAt: started.toISOString(),
+      machine: machineInfo(),
+      options,
+      node: { bundle: process.env.TESSERA_BUNDLE_DIR ?? 'dist', args: nodeArgs },
+      ...report,
+    };
     await writeFile(join(dir, 'batching-per-core.json'), `${JSON.stringify(json, null, 2)}\n`);
     const text = report.table ?? `skipped: ${report.skipped ?? ''}`;
     await writeFile(join(dir, 'batching-per-core.txt'), `${text}\n`);

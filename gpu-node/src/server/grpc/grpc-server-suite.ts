@@ -210,6 +210,18 @@ export function grpcServerSuite(rawH2Front: boolean): void {
         /trace extension/,
       );
     });
+
+    it('answers INVALID_ARGUMENT, not INTERNAL, to bytes that are not the request message', async () => {
+      const garbage = { ...svc.modelReady, requestSerialize: (b: Buffer) => b };
+      await expectStatus(callUnary(client, garbage as never, Buffer.from([0x0a, 0xff, 0xff, 0xff])), status.INVALID_ARGUMENT, /malformed inference.ModelReadyRequest/);
+      const check = { ...health.check, requestSerialize: (b: Buffer) => b };
+      await expectStatus(callUnary(client, check as never, Buffer.from([0x0a, 0xff])), status.INVALID_ARGUMENT, /malformed grpc.health.v1.HealthCheckRequest/);
+    });
+
+    it('maps a thrown core error to its status (an unloadable model)', async () => {
+      core.loadImpl = () => Promise.reject(TesseraError.unavailable('no room for the model'));
+      await expectStatus(callUnary(client, svc.repositoryModelLoad, create(RepositoryModelLoadRequestSchema, { modelName: IDENTITY_MODEL })), status.UNAVAILABLE, /no room/);
+    });
   });
 
   describe('health', () => {
@@ -415,6 +427,29 @@ export function grpcServerSuite(rawH2Front: boolean): void {
       await expect.poll(() => signal?.aborted).toBe(true);
     });
 
+    // On the raw front only: the other unary RPCs are answered in place (in-place-unary.ts), streams relayed.
+    it.runIf(rawH2Front)('serves every unary RPC in place; ModelStreamInfer still goes to grpc-js', async () => {
+      const before = server.relayedStreams();
+      await callUnary(client, svc.serverLive, create(ServerLiveRequestSchema));
+      await callUnary(client, svc.serverReady, create(ServerReadyRequestSchema));
+      await callUnary(client, svc.serverMetadata, create(ServerMetadataRequestSchema));
+      await callUnary(client, svc.modelReady, create(ModelReadyRequestSchema, { name: IDENTITY_MODEL }));
+      await callUnary(client, svc.modelMetadata, create(ModelMetadataRequestSchema, { name: IDENTITY_MODEL }));
+      await callUnary(client, svc.modelConfig, create(ModelConfigRequestSchema, { name: IDENTITY_MODEL }));
+      await callUnary(client, svc.modelStatistics, create(ModelStatisticsRequestSchema));
+      await callUnary(client, svc.repositoryIndex, create(RepositoryIndexRequestSchema));
+      await callUnary(client, health.check, create(HealthCheckRequestSchema));
+      await callUnary(client, svc.modelInfer, rawRequest());
+      await expectStatus(callUnary(client, svc.modelReady, create(ModelReadyRequestSchema, { name: 'nope' })), status.INVALID_ARGUMENT);
+      expect(server.relayedStreams()).toBe(before);
+      const stream = openStream();
+      const done = collect(stream);
+      stream.write(rawRequest());
+      stream.end();
+      expect((await done).responses).toHaveLength(1);
+      expect(server.relayedStreams()).toBe(before + 1);
+    });
+
     it('answers an undecodable message in-band', async () => {
       const m = svc.modelStreamInfer;
       const stream = client.makeBidiStreamRequest(m.path, (b: Buffer) => b, m.responseDeserialize, new Metadata());
@@ -427,4 +462,5 @@ export function grpcServerSuite(rawH2Front: boolean): void {
       expect(responses[1]?.inferResponse?.id).toBe('ok');
     });
   });
+
 }

@@ -8,8 +8,9 @@ import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb
 import { Health } from '../../../../shared/src/gen/health_pb.js';
 import { serverServiceDefinition, takeStreamsAhead } from '../../../../shared/src/grpc/index.js';
 import type { NodeCore } from '../../server-api/index.js';
-import { healthServiceImplementation } from './health-service.js';
-import { inferenceServiceImplementation } from './inference-service.js';
+import { healthServiceImplementation, healthUnaryLogic } from './health-service.js';
+import { inferenceServiceImplementation, inferenceUnaryLogic } from './inference-service.js';
+import { firstTaker, inPlaceUnary } from './in-place-unary.js';
 import { widenFlowControlWindows } from './flow-control.js';
 import { modelInferFastPath } from './h2-model-infer.js';
 import { INFERENCE_SERVICE_CATEGORIES, restrictHandlers } from './restricted-calls.js';
@@ -49,8 +50,9 @@ export interface GrpcServerOptions {
    */
   readonly modelInferFastPath?: boolean;
   /**
-   * `--grpc-raw-h2`: the port is the raw HTTP/2 front (raw-h2-front.ts), which serves plain unary
-   * ModelInfer itself and relays every other stream to grpc-js on a loopback port (default false).
+   * `--grpc-raw-h2`: the port is the raw HTTP/2 front (raw-h2-front.ts), which serves plain unary calls
+   * itself (ModelInfer's fast path, the other unary RPCs by in-place-unary.ts) and relays every other
+   * stream to grpc-js on a loopback port.
    */
   readonly rawH2Front?: boolean;
   /** `--grpc-restricted-protocol`: categories that need `triton-grpc-protocol-<key>` metadata (restricted-apis.ts). */
@@ -64,6 +66,8 @@ export interface GrpcServer {
   listen(port?: number, host?: string): Promise<{ port: number }>;
   /** Stops accepting calls, lets running ones finish for up to `graceMs`, then cancels the rest. */
   close(graceMs?: number): Promise<void>;
+  /** Streams the raw front passed on to grpc-js (0 without the front). */
+  relayedStreams(): number;
 }
 
 function bindAddress(host: string, port: number): string {
@@ -117,6 +121,7 @@ export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}
     });
 
   return {
+    relayedStreams: () => front?.relayedStreams() ?? 0,
     async listen(port = DEFAULT_GRPC_PORT, host = '0.0.0.0') {
       if (options.rawH2Front !== true) {
         const boundPort = await bind(bindAddress(host, port));
@@ -125,7 +130,17 @@ export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}
       }
       // grpc-js on loopback behind the front; the front declines nothing the fast path would not.
       const internalPort = await bind('127.0.0.1:0');
-      front = rawH2GrpcFront(fastPath ?? declineAll, internalPort);
+      const otherUnary = inPlaceUnary(
+        [
+          { service: GRPCInferenceService, logic: inferenceUnaryLogic(core), categories: INFERENCE_SERVICE_CATEGORIES },
+          { service: Health, logic: healthUnaryLogic(core), categories: { check: 'health' } },
+        ],
+        { maxReceiveBytes: fastPathLimits.maxReceiveBytes, maxSendBytes: fastPathLimits.maxSendBytes, restrictions },
+      );
+      const maxConcurrentStreams = serverOptions['grpc.max_concurrent_streams'];
+      front = rawH2GrpcFront(fastPath === undefined ? otherUnary : firstTaker(fastPath, otherUnary), internalPort, {
+        ...(typeof maxConcurrentStreams === 'number' ? { maxConcurrentStreams } : {}),
+      });
       return front.listen(port, host);
     },
     async close(graceMs = 5_000) {
@@ -142,5 +157,3 @@ export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}
     },
   };
 }
-
-const declineAll = (): boolean => false;

@@ -4,7 +4,7 @@
  * and log settings are not part of its node.
  */
 import { create } from '@bufbuild/protobuf';
-import type { UntypedServiceImplementation, handleUnaryCall } from '@grpc/grpc-js';
+import type { UntypedServiceImplementation } from '@grpc/grpc-js';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import {
   ModelConfigResponseSchema,
@@ -46,7 +46,7 @@ import {
   serverMetadataToProto,
 } from './proto-views.js';
 import { loadOptionsFromProto, unloadOptionsFromProto } from './repository-params.js';
-import { unary } from './unary.js';
+import { unary, type PlainLogic } from './unary.js';
 
 /** Empty version on the wire means "latest ready", which the core spells as undefined. */
 function version(v: string): string | undefined {
@@ -64,63 +64,65 @@ const UNIMPLEMENTED_RPCS: Readonly<Record<string, string>> = {
   logSettings: 'the logging extension is not supported by Tessera; configure logging at node start',
 };
 
-function unimplemented(message: string): handleUnaryCall<unknown, never> {
-  return unary<unknown, never>(() => {
+function unimplemented(message: string): PlainLogic<unknown, never> {
+  return () => {
     throw TesseraError.unsupported(message);
-  });
+  };
 }
 
 type MethodName = keyof (typeof GRPCInferenceService)['method'];
 
-export function inferenceServiceImplementation(
-  core: NodeCore,
-  streamOptions: StreamOptions,
-): UntypedServiceImplementation & Record<MethodName, unknown> {
-  const handlers = {
-    serverLive: unary<unknown, ServerLiveResponse>(() => create(ServerLiveResponseSchema, { live: core.isLive() })),
-    serverReady: unary<unknown, ServerReadyResponse>(() =>
-      create(ServerReadyResponseSchema, { ready: core.isReady() }),
-    ),
-    modelReady: unary<ModelReadyRequest, ModelReadyResponse>((req) =>
+/**
+ * What every unary RPC but ModelInfer does, by method: the one logic grpc-js's handlers (below) and the raw
+ * front's in-place calls (in-place-unary.ts) both run, so their answers and statuses cannot drift apart.
+ */
+export function inferenceUnaryLogic(core: NodeCore): Readonly<Record<string, PlainLogic<never, unknown>>> {
+  const logic = {
+    serverLive: (): ServerLiveResponse => create(ServerLiveResponseSchema, { live: core.isLive() }),
+    serverReady: (): ServerReadyResponse => create(ServerReadyResponseSchema, { ready: core.isReady() }),
+    modelReady: (req: ModelReadyRequest): ModelReadyResponse =>
       create(ModelReadyResponseSchema, { ready: core.isModelReady(req.name, version(req.version)) }),
-    ),
-    serverMetadata: unary<unknown, ServerMetadataResponse>(() => serverMetadataToProto(core.serverMetadata())),
-    modelMetadata: unary<ModelMetadataRequest, ModelMetadataResponse>((req) =>
+    serverMetadata: (): ServerMetadataResponse => serverMetadataToProto(core.serverMetadata()),
+    modelMetadata: (req: ModelMetadataRequest): ModelMetadataResponse =>
       modelMetadataToProto(core.modelMetadata(req.name, version(req.version))),
-    ),
-    modelInfer: modelInferHandler(core),
-    modelStreamInfer: modelStreamInferHandler(core, streamOptions),
-    modelConfig: unary<ModelConfigRequest, ModelConfigResponse>((req) =>
+    modelConfig: (req: ModelConfigRequest): ModelConfigResponse =>
       create(ModelConfigResponseSchema, { config: core.modelConfig(req.name, version(req.version)) }),
-    ),
-    modelStatistics: unary<ModelStatisticsRequest, ModelStatisticsResponse>((req) =>
+    modelStatistics: (req: ModelStatisticsRequest): ModelStatisticsResponse =>
       create(ModelStatisticsResponseSchema, {
         modelStats: core
           .statistics(req.name === '' ? undefined : req.name, version(req.version))
           .map(modelStatisticsToProto),
       }),
-    ),
-    repositoryIndex: unary<RepositoryIndexRequest, RepositoryIndexResponse>(async (req) => {
+    repositoryIndex: async (req: RepositoryIndexRequest): Promise<RepositoryIndexResponse> => {
       refuseNamedRepository(req.repositoryName);
       return create(RepositoryIndexResponseSchema, {
         models: (await core.repositoryIndex(req.ready)).map(repositoryIndexEntryToProto),
       });
-    }),
-    repositoryModelLoad: unary<RepositoryModelLoadRequest, RepositoryModelLoadResponse>(async (req) => {
+    },
+    repositoryModelLoad: async (req: RepositoryModelLoadRequest): Promise<RepositoryModelLoadResponse> => {
       refuseNamedRepository(req.repositoryName);
       await core.loadModel(req.modelName, loadOptionsFromProto(req.parameters));
       return create(RepositoryModelLoadResponseSchema);
-    }),
-    repositoryModelUnload: unary<RepositoryModelUnloadRequest, RepositoryModelUnloadResponse>(async (req) => {
+    },
+    repositoryModelUnload: async (req: RepositoryModelUnloadRequest): Promise<RepositoryModelUnloadResponse> => {
       refuseNamedRepository(req.repositoryName);
       await core.unloadModel(req.modelName, unloadOptionsFromProto(req.parameters));
       return create(RepositoryModelUnloadResponseSchema);
-    }),
+    },
   };
-  const stubs = Object.fromEntries(
-    Object.entries(UNIMPLEMENTED_RPCS).map(([name, message]) => [name, unimplemented(message)]),
-  );
-  return { ...stubs, ...handlers } as UntypedServiceImplementation & Record<MethodName, unknown>;
+  const stubs = Object.fromEntries(Object.entries(UNIMPLEMENTED_RPCS).map(([name, message]) => [name, unimplemented(message)]));
+  return { ...stubs, ...logic } as Record<string, PlainLogic<never, unknown>>;
+}
+
+export function inferenceServiceImplementation(
+  core: NodeCore,
+  streamOptions: StreamOptions,
+): UntypedServiceImplementation & Record<MethodName, unknown> {
+  const handlers: Record<string, unknown> = {};
+  for (const [name, logic] of Object.entries(inferenceUnaryLogic(core))) handlers[name] = unary(logic);
+  handlers.modelInfer = modelInferHandler(core);
+  handlers.modelStreamInfer = modelStreamInferHandler(core, streamOptions);
+  return handlers as UntypedServiceImplementation & Record<MethodName, unknown>;
 }
 
 /** One repository per node: naming one is refused as Triton does (its HTTP side answers 501 the same way). */

@@ -1,10 +1,11 @@
 /**
  * The node's gRPC port on the raw HTTP/2 front (shared/src/http/raw-http2) instead of grpc-js's
- * node:http2 server (`--grpc-raw-h2`). A plain unary ModelInfer is served in place by the same fast path
- * as with grpc-js (h2-model-infer.ts: same decoding, `core.infer`, answer, load trailers, statuses);
- * every other stream (other RPCs, ModelStreamInfer, health, compressed or restricted calls, anything the
- * fast path declines) is relayed unchanged to grpc-js listening on a loopback port, over one node:http2
- * client session per front connection, so grpc-js answers everything it answered before.
+ * node:http2 server (`--grpc-raw-h2`). Plain unary calls are served in place: ModelInfer by the same fast
+ * path as with grpc-js (h2-model-infer.ts: same decoding, `core.infer`, answer, load trailers, statuses),
+ * the other unary RPCs and health Check by in-place-unary.ts with grpc-js's handlers' own logic. Every
+ * other stream (ModelStreamInfer, compressed or restricted calls, unknown methods, anything `take`
+ * declines) is relayed unchanged to grpc-js listening on a loopback port, over one node:http2 client
+ * session per front connection, so grpc-js answers everything it answered before.
  *
  * Why: under the mlp_large [64] wave, node:http2's own per-stream work is ~86 µs of the main thread per
  * call that a plain net.Server reading HTTP/2 itself does not spend (docs/benchmarks.md, issue 18,
@@ -20,10 +21,13 @@ export interface RawH2GrpcFront {
   listen(port: number, host: string): Promise<{ port: number }>;
   /** GOAWAY to every connection; those still open after `graceMs` are ended. */
   close(graceMs: number): Promise<void>;
+  /** Streams passed on to grpc-js so far (what `take` declined): should stay rare. */
+  relayedStreams(): number;
 }
 
 /** `take` serves what it can in place; the rest goes to grpc-js at 127.0.0.1:`internalPort`. */
 export function rawH2GrpcFront(take: StreamTaker<UnaryStream>, internalPort: number, limits: Partial<RawH2Limits> = {}): RawH2GrpcFront {
+  let relayed = 0;
   const perConnection = (socket: Socket): StreamHandler => {
     let session: ClientHttp2Session | undefined;
     const relaySession = (): ClientHttp2Session => {
@@ -37,11 +41,14 @@ export function rawH2GrpcFront(take: StreamTaker<UnaryStream>, internalPort: num
     };
     socket.on('close', () => session?.destroy());
     return (stream, headers) => {
-      if (!take(stream, headers)) relayStream(stream, headers, relaySession());
+      if (take(stream, headers)) return;
+      relayed++;
+      relayStream(stream, headers, relaySession());
     };
   };
   const front: RawH2Front = createRawH2Front(perConnection, { windowBytes: DEFAULT_FLOW_CONTROL_WINDOW, ...limits });
   return {
+    relayedStreams: () => relayed,
     listen(port, host) {
       return new Promise((resolve, reject) => {
         front.server.once('error', reject);

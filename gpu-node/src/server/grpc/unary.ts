@@ -6,6 +6,9 @@ import type { Metadata, ServerUnaryCall, handleUnaryCall } from '@grpc/grpc-js';
 import type { Incoming } from '../../../../shared/src/grpc/index.js';
 import { requireMessage, toServiceError } from './call-status.js';
 
+/** A unary RPC's logic that reads only its request: what grpc-js's handler and the raw front's in-place call share. */
+export type PlainLogic<I, O> = (request: I) => O | Promise<O>;
+
 export type UnaryLogic<I, O> = (request: I, call: ServerUnaryCall<Incoming<I>, O>) => O | Promise<O>;
 
 export interface UnaryOptions<I, O> {

@@ -6,11 +6,14 @@
  *
  * Hostile peers: frames over 16 KiB, bad padding, even or reused stream ids, DATA on idle streams, frames
  * that break the window, and malformed HPACK end the connection with GOAWAY and the RFC's code; a header
- * list over the limit, a malformed request, a stream past MAX_CONCURRENT_STREAMS or DATA on a closed
- * stream reset that stream. A header block larger than the list limit (a CONTINUATION flood) and PING,
+ * list over the limit, a malformed request, a stream past MAX_CONCURRENT_STREAMS before our SETTINGS are
+ * acknowledged or DATA on a closed stream reset that stream; a stream past the limit once the peer has
+ * acknowledged it ends the connection (PROTOCOL_ERROR). A header block larger than the list limit (a CONTINUATION flood) and PING,
  * SETTINGS or RST_STREAM faster than `RateBudget` allows (floods, rapid reset) end it with
  * ENHANCE_YOUR_CALM. Output waiting for a window that does not open for `sendStallMs` is dropped with
- * RST_STREAM CANCEL, so a peer cannot hold answers in memory by never reading.
+ * RST_STREAM CANCEL, so a peer cannot hold answers in memory by never reading. A connection that has not
+ * sent its preface and SETTINGS within `prefaceTimeoutMs` is dropped; one with no stream open for
+ * `idleTimeoutMs` gets GOAWAY (NO_ERROR) and ends.
  */
 import type { Socket } from 'node:net';
 import {
@@ -49,6 +52,10 @@ export interface RawH2Limits {
   /** PING, SETTINGS and RST_STREAM frames allowed at once, and per second after that. */
   readonly controlBurst: number;
   readonly controlPerSecond: number;
+  /** A connection whose client preface and first SETTINGS have not come by then is dropped (0: never). */
+  readonly prefaceTimeoutMs: number;
+  /** A connection with no open stream for this long gets GOAWAY (NO_ERROR) and is ended (0: never). */
+  readonly idleTimeoutMs: number;
 }
 
 export const DEFAULT_RAW_H2_LIMITS: RawH2Limits = {
@@ -58,6 +65,11 @@ export const DEFAULT_RAW_H2_LIMITS: RawH2Limits = {
   sendStallMs: 30_000,
   controlBurst: 1000,
   controlPerSecond: 200,
+  // A slow or silent opener holds a socket for nothing: node:http2's own servers give none, we give 10 s.
+  prefaceTimeoutMs: 10_000,
+  // Long enough for a gateway's quiet spells (its clients reconnect on GOAWAY), short enough that abandoned
+  // connections do not pile up: grpc-js's server has no idle bound by default.
+  idleTimeoutMs: 300_000,
 };
 
 export type StreamHandler = (stream: RawH2Stream, headers: RequestHeaders) => void;
@@ -71,16 +83,21 @@ interface PartialBlock {
 }
 
 const EMPTY = Buffer.alloc(0);
+/** Stream ids reset by us that are remembered (a bounded memory: older ones get STREAM_CLOSED again). */
+const RESET_MEMORY = 256;
 
 export class RawH2Connection implements StreamOwner {
   private pending: Buffer = EMPTY;
   private prefaceRead = false;
   private settingsRead = false;
+  /** The peer acknowledged our SETTINGS: from then on it knows our stream limit. */
+  private settingsAcked = false;
   private dead = false;
   /** GOAWAY sent or received: no new streams; the socket ends when the last one closes. */
   private goingAway = false;
   private readonly decoder: HpackDecoder;
   private readonly streams = new Map<number, RawH2Stream>();
+  private readonly resetByUs = new Set<number>();
   private lastStreamId = 0;
   private partial: PartialBlock | undefined = undefined;
   private sendWindow = DEFAULT_WINDOW;
@@ -89,6 +106,10 @@ export class RawH2Connection implements StreamOwner {
   private uncredited = 0;
   private readonly control: RateBudget;
   private corked = false;
+  /** When the last stream closed (the connection has been idle since then, while none is open). */
+  private idleSince = performance.now();
+  private idleTimer: NodeJS.Timeout | undefined = undefined;
+  private prefaceTimer: NodeJS.Timeout | undefined = undefined;
   private readonly uncork = (): void => {
     this.corked = false;
     this.socket.uncork();
@@ -105,7 +126,13 @@ export class RawH2Connection implements StreamOwner {
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.read(chunk));
     socket.on('error', () => socket.destroy());
-    socket.on('close', () => this.closeAll());
+    socket.on('close', () => {
+      this.closeAll();
+      clearTimeout(this.idleTimer);
+      clearTimeout(this.prefaceTimer);
+    });
+    if (limits.prefaceTimeoutMs > 0) this.prefaceTimer = setTimeout(() => socket.destroy(), limits.prefaceTimeoutMs).unref();
+    if (limits.idleTimeoutMs > 0) this.idleTimer = setTimeout(this.checkIdle, limits.idleTimeoutMs).unref();
     this.write(
       settingsFrame([
         [Setting.MAX_CONCURRENT_STREAMS, limits.maxConcurrentStreams],
@@ -134,6 +161,14 @@ export class RawH2Connection implements StreamOwner {
     this.socket.destroy();
   }
 
+  /** One timer per connection, re-armed from `idleSince` when it fires, not per stream (the hot path stays timer-free). */
+  private readonly checkIdle = (): void => {
+    const idleMs = this.streams.size === 0 ? performance.now() - this.idleSince : 0;
+    const left = this.limits.idleTimeoutMs - idleMs;
+    if (left <= 0) this.shutdown();
+    else if (!this.dead) this.idleTimer = setTimeout(this.checkIdle, left).unref();
+  };
+
   // StreamOwner
 
   sendHeaders(stream: RawH2Stream, fields: OutgoingFields, endStream: boolean): void {
@@ -151,6 +186,7 @@ export class RawH2Connection implements StreamOwner {
 
   reset(stream: RawH2Stream, code: number): void {
     if (stream.closed) return;
+    this.rememberReset(stream.id);
     this.write(rstStreamFrame(stream.id, code));
     this.closeStream(stream, code);
   }
@@ -208,6 +244,7 @@ export class RawH2Connection implements StreamOwner {
       // The preface's SETTINGS comes first (RFC 9113 §3.4).
       if (type !== FrameType.SETTINGS || (flags & Flag.ACK) !== 0) return this.fail(H2Error.PROTOCOL_ERROR);
       this.settingsRead = true;
+      clearTimeout(this.prefaceTimer);
     }
     if (this.partial !== undefined && (type !== FrameType.CONTINUATION || streamId !== this.partial.streamId)) return this.fail(H2Error.PROTOCOL_ERROR);
     switch (type) {
@@ -249,6 +286,11 @@ export class RawH2Connection implements StreamOwner {
     if (this.receiveWindow < 0) return this.fail(H2Error.FLOW_CONTROL_ERROR);
     if (streamId > this.lastStreamId) return this.fail(H2Error.PROTOCOL_ERROR); // DATA on an idle stream
     const stream = this.streams.get(streamId);
+    if (stream === undefined && this.resetByUs.has(streamId)) {
+      // Our RST_STREAM may have crossed the peer's DATA: ignored (RFC 9113 §5.1), the bytes still count.
+      this.creditConnection(payload.length);
+      return;
+    }
     if (stream === undefined || stream.remoteEnded) {
       // Closed, or the peer already ended it: STREAM_CLOSED (§5.1); the bytes still count for the connection.
       this.creditConnection(payload.length);
@@ -308,14 +350,30 @@ export class RawH2Connection implements StreamOwner {
     // A new stream's id must exceed every id before it; a lower one is reused or out of order (§5.1.1).
     if (streamId <= this.lastStreamId) return this.fail(H2Error.PROTOCOL_ERROR);
     this.lastStreamId = streamId;
-    if (decoded.overLimit) return this.write(rstStreamFrame(streamId, H2Error.ENHANCE_YOUR_CALM));
-    if (this.goingAway || this.streams.size >= this.limits.maxConcurrentStreams) return this.write(rstStreamFrame(streamId, H2Error.REFUSED_STREAM));
+    if (decoded.overLimit) return this.refuse(streamId, H2Error.ENHANCE_YOUR_CALM);
+    if (this.streams.size >= this.limits.maxConcurrentStreams && this.settingsAcked) {
+      // The peer acknowledged the limit and broke it anyway: hostile, not racing our SETTINGS (node:http2 ends it too).
+      return this.fail(H2Error.PROTOCOL_ERROR);
+    }
+    if (this.goingAway || this.streams.size >= this.limits.maxConcurrentStreams) return this.refuse(streamId, H2Error.REFUSED_STREAM);
     const checked = requestHeaders(decoded.fields);
-    if ('problem' in checked) return this.write(rstStreamFrame(streamId, H2Error.PROTOCOL_ERROR));
+    if ('problem' in checked) return this.refuse(streamId, H2Error.PROTOCOL_ERROR);
     const stream = new RawH2Stream(streamId, this, this.peerInitialWindow, this.limits.windowBytes);
     this.streams.set(streamId, stream);
     this.onStream(stream, checked.headers);
     if (endStream) this.endRemote(stream);
+  }
+
+  /** RST_STREAM for a stream we never opened (refused or malformed). */
+  private refuse(streamId: number, code: number): void {
+    this.rememberReset(streamId);
+    this.write(rstStreamFrame(streamId, code));
+  }
+
+  /** The last RESET_MEMORY ids we reset, so DATA already on its way for them is not answered again. */
+  private rememberReset(streamId: number): void {
+    this.resetByUs.add(streamId);
+    if (this.resetByUs.size > RESET_MEMORY) this.resetByUs.delete(this.resetByUs.values().next().value!);
   }
 
   private onReset(streamId: number, payload: Buffer): void {
@@ -332,6 +390,7 @@ export class RawH2Connection implements StreamOwner {
     if (streamId !== 0) return this.fail(H2Error.PROTOCOL_ERROR);
     if ((flags & Flag.ACK) !== 0) {
       if (payload.length !== 0) this.fail(H2Error.FRAME_SIZE_ERROR);
+      this.settingsAcked = true;
       return;
     }
     if (payload.length % 6 !== 0) return this.fail(H2Error.FRAME_SIZE_ERROR);
@@ -397,6 +456,7 @@ export class RawH2Connection implements StreamOwner {
     stream.rstCode = code;
     stream.outbound.length = 0;
     this.streams.delete(stream.id);
+    if (this.streams.size === 0) this.idleSince = performance.now();
     stream.emit('close');
     if (this.goingAway && this.streams.size === 0 && !this.dead) this.socket.end();
   }
