@@ -165,7 +165,9 @@ describe('edge gateway on workerd (two real nodes over HTTP)', () => {
         expect(r.status, await r.clone().text()).toBe(200);
         order.push(tag);
       });
-    const fill = [send(KEY.bulk, 'fill-0', 600), send(KEY.bulk, 'fill-1', 600)];
+    // Long enough that, on a busy box, the four below are queued behind them before either ends (with 600 ms
+    // the fill could finish first and the bulk requests went straight to the node, never queued).
+    const fill = [send(KEY.bulk, 'fill-0', 2_500), send(KEY.bulk, 'fill-1', 2_500)];
     const queued = Array.from({ length: 4 }, (_, i) => send(KEY.bulk, `bulk-${i}`, 100));
     await waitFor(async () => ((await depth('sleepy')) >= 4 ? true : undefined), { what: 'four bulk requests waiting in the admission queue' });
     const premium = send(KEY.premium, 'premium', 100);
