@@ -17,7 +17,7 @@ import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { Health } from '../../../../shared/src/gen/health_pb.js';
 import { serverServiceDefinition, takeStreamsAhead } from '../../../../shared/src/grpc/index.js';
-import { rawH2TakingFront, type TakingFront } from '../../../../shared/src/http/raw-http2/index.js';
+import { rawH2TakingFront, type RawH2Limits, type TakingFront } from '../../../../shared/src/http/raw-http2/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { frontInferFastPath } from './h2-front-infer.js';
 import { healthFrontImplementation, inferenceFrontImplementation, type FrontApp } from './inference-front.js';
@@ -42,6 +42,8 @@ export interface GrpcFrontOptions {
   readonly modelInferFastPath?: boolean;
   /** The port on the raw HTTP/2 front, grpc-js behind it on loopback (default false). */
   readonly rawH2?: boolean;
+  /** The raw front's limits beyond maxConcurrentStreams (shared/src/http/raw-http2/connection.ts's defaults otherwise). */
+  readonly rawH2Limits?: Partial<RawH2Limits>;
   /** Extra grpc-js server options, applied last. */
   readonly channelOptions?: ChannelOptions;
 }
@@ -113,7 +115,7 @@ export function createGrpcFront(app: FrontApp, options: GrpcFrontOptions = {}): 
       const internalPort = await bind('127.0.0.1:0');
       const streams = serverOptions['grpc.max_concurrent_streams'];
       const maxConcurrentStreams = typeof streams === 'number' ? streams : DEFAULT_FRONT_MAX_CONCURRENT_STREAMS;
-      front = rawH2TakingFront(take, internalPort, { limits: { maxConcurrentStreams } });
+      front = rawH2TakingFront(take, internalPort, { limits: { maxConcurrentStreams, ...options.rawH2Limits } });
       return front.listen(port, host);
     },
     close(graceMs = 10_000) {
