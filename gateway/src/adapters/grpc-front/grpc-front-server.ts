@@ -116,7 +116,12 @@ export function createGrpcFront(app: FrontApp, options: GrpcFrontOptions = {}): 
       const streams = serverOptions['grpc.max_concurrent_streams'];
       const maxConcurrentStreams = typeof streams === 'number' ? streams : DEFAULT_FRONT_MAX_CONCURRENT_STREAMS;
       front = rawH2TakingFront(take, internalPort, { limits: { maxConcurrentStreams, ...options.rawH2Limits } });
-      return front.listen(port, host);
+      try {
+        return await front.listen(port, host);
+      } catch (error) {
+        server.forceShutdown(); // the port is taken: grpc-js must not stay behind on loopback
+        throw error;
+      }
     },
     close(graceMs = 10_000) {
       return (closing ??= (async () => {
