@@ -76,6 +76,8 @@ export interface StartGatewayOptions {
   readonly grpcPort?: number | null;
   /** Overrides config.httpRawReader (`--http-raw-reader`). */
   readonly httpRawReader?: boolean;
+  /** Overrides config.grpcRawH2 (`--grpc-raw-h2`). */
+  readonly grpcRawH2?: boolean;
   /** The HTTP server's header and request timeouts; default shared/src/http/server-timeouts.ts's (tests shorten them). */
   readonly serverTimeouts?: ServerTimeouts;
   /** Default: JSON lines on stderr. */
@@ -262,7 +264,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   let front: GrpcFront | undefined;
   let grpcBound: number | undefined;
   if (grpcPort !== null) {
-    front = createGrpcFront(app, { maxReceiveBytes: config.maxBodyBytes, logger });
+    front = createGrpcFront(app, { maxReceiveBytes: config.maxBodyBytes, logger, rawH2: options.grpcRawH2 ?? config.grpcRawH2 });
     try {
       grpcBound = (await front.listen(grpcPort, host)).port;
     } catch (error) {
@@ -437,6 +439,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
       ...(args.host === undefined ? {} : { host: args.host }),
       ...(args.grpcPort === undefined ? {} : { grpcPort: args.grpcPort }),
       ...(args.httpRawReader === undefined ? {} : { httpRawReader: args.httpRawReader }),
+      ...(args.grpcRawH2 === undefined ? {} : { grpcRawH2: args.grpcRawH2 }),
       ...(jobsWorker ? { jobs: { worker: true } } : {}),
       logger,
       tracer: tracing.tracer,

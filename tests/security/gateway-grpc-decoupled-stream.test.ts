@@ -24,7 +24,7 @@ import { param } from '../../gateway/test/grpc-front/front-client.js';
 const KEYS = { a: 'tsk_sec-decoupled-a', simpleOnly: 'tsk_sec-decoupled-simple', limited: 'tsk_sec-decoupled-limited' };
 const MIB = 1024 * 1024;
 
-describe('decoupled streams through the gateway gRPC front door, hostile callers', () => {
+describe.each([{ port: 'grpc-js', rawH2: false }, { port: 'the raw HTTP/2 front (grpcRawH2)', rawH2: true }])('decoupled streams through the gateway gRPC front door on $port, hostile callers', ({ rawH2 }) => {
   let dir: string;
   let stack: DecoupledStack;
   const marker = (): string => join(dir, 'flood.json');
@@ -33,6 +33,7 @@ describe('decoupled streams through the gateway gRPC front door, hostile callers
     dir = await mkdtemp(join(tmpdir(), 'tessera-sec-decoupled-'));
     stack = await startDecoupledStack(
       {
+        grpcRawH2: rawH2,
         tiers: {
           standard: { queueTimeoutMs: 30_000 },
           free: { queueTimeoutMs: 30_000, rateLimits: { requestsPerSecond: 0.01, burst: 1 } },

@@ -64,7 +64,7 @@ function probabilityOf(response: ModelInferResponse): string {
   return new Float32Array(bytes.slice().buffer)[0]!.toFixed(6);
 }
 
-describe('sequences per tenant through the gRPC front door (redis + silero_vad node + gateway)', () => {
+describe.each([{ port: 'grpc-js', rawH2: false }, { port: 'the raw HTTP/2 front (grpcRawH2)', rawH2: true }])('sequences per tenant through the gRPC front door on $port (redis + silero_vad node + gateway)', ({ rawH2 }) => {
   let redis: RedisServer;
   let repository: string;
   let node: SileroNode;
@@ -94,7 +94,7 @@ describe('sequences per tenant through the gRPC front door (redis + silero_vad n
         ],
       }),
     );
-    gateway = await startGateway({ config, redisUrl: redis.url, port: 0, grpcPort: 0, host: '127.0.0.1', logger: silentLogger, fleet: { refreshMs: 200 } });
+    gateway = await startGateway({ config, redisUrl: redis.url, port: 0, grpcPort: 0, grpcRawH2: rawH2, host: '127.0.0.1', logger: silentLogger, fleet: { refreshMs: 200 } });
     await waitFor(() => gateway.directory.candidates('silero_vad').length === 1, { what: 'the node in the fleet view', timeoutMs: 30_000 });
     client = frontClient(gateway.grpcTarget!);
     grpcJsFront = createGrpcFront(gateway.app, { logger: silentLogger, modelInferFastPath: false });

@@ -17,6 +17,8 @@
  *                    or config nodes, the gateway uses one local node at gRPC 127.0.0.1:8001.
  * - `--http-raw-reader BOOL` overrides the config's httpRawReader: infer requests read by our own strict
  *                    HTTP/1.1 reader (true/false).
+ * - `--grpc-raw-h2 BOOL` overrides the config's grpcRawH2: the gRPC port read by our own HTTP/2 reader,
+ *                    other calls than plain ModelInfer relayed to grpc-js on loopback (true/false).
  * - `--otlp-endpoint URL` OpenTelemetry tracing: spans go (OTLP/HTTP JSON) to URL/v1/traces, e.g.
  *                    http://collector:4318. Default: env OTEL_EXPORTER_OTLP_ENDPOINT, else tracing off.
  * Environment: REDIS_URL (overrides the config's redisUrl), TESSERA_ADMIN_KEY (the admin key in
@@ -37,16 +39,19 @@ export interface GatewayCliOptions {
   readonly otlpEndpoint: string | undefined;
   /** --http-raw-reader; undefined → the config's httpRawReader. */
   readonly httpRawReader: boolean | undefined;
+  /** --grpc-raw-h2; undefined → the config's grpcRawH2. */
+  readonly grpcRawH2: boolean | undefined;
   readonly help: boolean;
 }
 
-export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--grpc-port N] [--host H] [--node SPEC]... [--http-raw-reader BOOL] [--otlp-endpoint URL] [--jobs-worker]
+export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--grpc-port N] [--host H] [--node SPEC]... [--http-raw-reader BOOL] [--grpc-raw-h2 BOOL] [--otlp-endpoint URL] [--jobs-worker]
   --config FILE   the gateway config JSON (default: embedded defaults with a demo tenant)
   --port N        HTTP listen port (default 8080, or the config's "port"); 0 picks a free port
   --grpc-port N   gRPC listen port (inference.GRPCInferenceService; default off, or the config's "grpcPort")
   --host H        listen address (default: all interfaces)
   --node SPEC     grpc=host:port,http=host:port (repeatable; used without Redis)
   --http-raw-reader BOOL  read infer requests with the gateway's own strict HTTP/1.1 reader (default: the config's "httpRawReader", true)
+  --grpc-raw-h2 BOOL  read the gRPC port with the gateway's own HTTP/2 reader (default: the config's "grpcRawH2", false)
   --otlp-endpoint URL   send OpenTelemetry spans to URL/v1/traces (default: off)
   --jobs-worker   also run async-job workers in this process (or TESSERA_JOBS_WORKER=1)
   env: REDIS_URL, TESSERA_ADMIN_KEY, TESSERA_JOBS_WORKER, OTEL_EXPORTER_OTLP_ENDPOINT`;
@@ -90,6 +95,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
         node: { type: 'string', multiple: true },
         'otlp-endpoint': { type: 'string' },
         'http-raw-reader': { type: 'string' },
+        'grpc-raw-h2': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -114,6 +120,10 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
   if (rawReader !== undefined && rawReader !== 'true' && rawReader !== 'false') {
     throw TesseraError.invalidArg(`--http-raw-reader must be true or false, got ${JSON.stringify(rawReader)}`);
   }
+  const grpcRawH2 = values['grpc-raw-h2'];
+  if (grpcRawH2 !== undefined && grpcRawH2 !== 'true' && grpcRawH2 !== 'false') {
+    throw TesseraError.invalidArg(`--grpc-raw-h2 must be true or false, got ${JSON.stringify(grpcRawH2)}`);
+  }
   return {
     configPath: values.config,
     port,
@@ -122,6 +132,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
     nodes: (values.node ?? []).map(parseNodeSpec),
     otlpEndpoint: values['otlp-endpoint'],
     httpRawReader: rawReader === undefined ? undefined : rawReader === 'true',
+    grpcRawH2: grpcRawH2 === undefined ? undefined : grpcRawH2 === 'true',
     help: values.help ?? false,
   };
 }

@@ -30,7 +30,7 @@ const PROMPT = 'the quick brown fox jumps over the lazy dog';
 /** Long enough that a test can act while it is being generated (50 ms per token). */
 const LONG_PROMPT = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ');
 
-describe('decoupled models through the gateway gRPC front door (redis + nodes + gateway)', () => {
+describe.each([{ port: 'grpc-js', rawH2: false }, { port: 'the raw HTTP/2 front (grpcRawH2)', rawH2: true }])('decoupled models through the gateway gRPC front door on $port (redis + nodes + gateway)', ({ rawH2 }) => {
   let dir: string;
   let stack: DecoupledStack;
   const cancelLog = (): string => join(dir, 'cancel.log');
@@ -41,6 +41,7 @@ describe('decoupled models through the gateway gRPC front door (redis + nodes + 
     stack = await startDecoupledStack(
       {
         // A queue timeout shorter than the 2 s generation below: it bounds the wait in the queue, not the stream.
+        grpcRawH2: rawH2,
         tiers: { standard: { queueTimeoutMs: 1000 } },
         tenants: [{ id: 'ta', tier: 'standard', keys: [{ id: 'ta1', hash: await sha256Hex(KEY) }] }],
       },

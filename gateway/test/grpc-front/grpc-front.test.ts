@@ -42,7 +42,7 @@ import { frontClient, int32Of, simpleProto, sleepyProto, type FrontClient } from
 
 const KEY = { a: 'tsk_grpc-front-a', simpleOnly: 'tsk_grpc-front-simple', limited: 'tsk_grpc-front-limited', hasty: 'tsk_grpc-front-hasty' };
 
-describe('gateway gRPC front door (redis + node + gateway, grpc-js client)', () => {
+describe.each([{ port: 'grpc-js', rawH2: false }, { port: 'the raw HTTP/2 front (grpcRawH2)', rawH2: true }])('gateway gRPC front door on $port (redis + node + gateway, grpc-js client)', ({ rawH2 }) => {
   let redis: RedisServer;
   let node: NodeProcess;
   let gateway: RunningGateway;
@@ -67,7 +67,7 @@ describe('gateway gRPC front door (redis + node + gateway, grpc-js client)', () 
         cache: { models: { simple: { enabled: true } } },
       }),
     );
-    gateway = await startGateway({ config, redisUrl: redis.url, port: 0, grpcPort: 0, host: '127.0.0.1', logger: silentLogger, fleet: { refreshMs: 200 } });
+    gateway = await startGateway({ config, redisUrl: redis.url, port: 0, grpcPort: 0, grpcRawH2: rawH2, host: '127.0.0.1', logger: silentLogger, fleet: { refreshMs: 200 } });
     await waitFor(() => gateway.directory.candidates('sleepy').length === 1, { what: 'the node in the fleet view', timeoutMs: 30_000 });
     client = frontClient(gateway.grpcTarget!);
   }, 60_000);

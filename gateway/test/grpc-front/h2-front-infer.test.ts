@@ -67,7 +67,7 @@ function answerMetadata(answer: Answer): Record<string, string> {
   return out;
 }
 
-describe('gateway ModelInfer on the h2 stream vs grpc-js (redis + node + gateway, raw HTTP/2)', () => {
+describe.each([{ port: 'grpc-js', rawH2: false }, { port: 'the raw HTTP/2 front (grpcRawH2)', rawH2: true }])('gateway ModelInfer on the h2 stream of $port vs grpc-js (redis + node + gateway, raw HTTP/2)', ({ rawH2 }) => {
   let redis: RedisServer;
   let node: NodeProcess;
   let gateway: RunningGateway;
@@ -103,7 +103,7 @@ describe('gateway ModelInfer on the h2 stream vs grpc-js (redis + node + gateway
         cache: { models: { simple: { enabled: true } } },
       }),
     );
-    gateway = await startGateway({ config, redisUrl: redis.url, port: 0, grpcPort: 0, host: '127.0.0.1', logger: silentLogger, fleet: { refreshMs: 200 } });
+    gateway = await startGateway({ config, redisUrl: redis.url, port: 0, grpcPort: 0, grpcRawH2: rawH2, host: '127.0.0.1', logger: silentLogger, fleet: { refreshMs: 200 } });
     await waitFor(() => gateway.directory.candidates('sleepy').length === 1, { what: 'the node in the fleet view', timeoutMs: 30_000 });
     plainFront = createGrpcFront(gateway.app, { maxReceiveBytes: config.maxBodyBytes, logger: silentLogger, modelInferFastPath: false });
     const { port } = await plainFront.listen(0, '127.0.0.1');

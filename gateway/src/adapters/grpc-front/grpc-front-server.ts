@@ -6,11 +6,18 @@
  * Bounds as the node's: message size (the gateway's maxBodyBytes in, 64 MiB out), concurrent
  * streams per connection (1000), requests in flight per ModelStreamInfer stream (64). ModelInfer's
  * plain calls are served on the HTTP/2 stream ahead of grpc-js (h2-front-infer.ts).
+ *
+ * With `rawH2` (config `grpcRawH2`, `--grpc-raw-h2`) the port is our own HTTP/2 reader
+ * (shared/src/http/raw-http2/taking-front.ts): the same fast path serves plain ModelInfer in place and
+ * every other stream is relayed to grpc-js listening on 127.0.0.1:0, as the node's `--grpc-raw-h2` does.
+ * Why: node:http2's own per-stream work made a gRPC client cost the gateway 1.5-2.5x an HTTP client
+ * (issue 17, docs/benchmarks.md 2026-11-27d).
  */
 import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { Health } from '../../../../shared/src/gen/health_pb.js';
 import { serverServiceDefinition, takeStreamsAhead } from '../../../../shared/src/grpc/index.js';
+import { rawH2TakingFront, type RawH2Limits, type TakingFront } from '../../../../shared/src/http/raw-http2/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { frontInferFastPath } from './h2-front-infer.js';
 import { healthFrontImplementation, inferenceFrontImplementation, type FrontApp } from './inference-front.js';
@@ -33,6 +40,10 @@ export interface GrpcFrontOptions {
    * leaves every call to grpc-js.
    */
   readonly modelInferFastPath?: boolean;
+  /** The port on the raw HTTP/2 front, grpc-js behind it on loopback (default false). */
+  readonly rawH2?: boolean;
+  /** The raw front's limits beyond maxConcurrentStreams (shared/src/http/raw-http2/connection.ts's defaults otherwise). */
+  readonly rawH2Limits?: Partial<RawH2Limits>;
   /** Extra grpc-js server options, applied last. */
   readonly channelOptions?: ChannelOptions;
 }
@@ -78,29 +89,48 @@ export function createGrpcFront(app: FrontApp, options: GrpcFrontOptions = {}): 
     }),
   );
   server.addService(serverServiceDefinition(Health), healthFrontImplementation(app, options.logger));
+  const bind = (address: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+    });
+  const take = options.modelInferFastPath === false ? declineAll : fastPath;
+  let front: TakingFront | undefined;
   let closing: Promise<void> | undefined;
-  return {
-    listen(port, host = '0.0.0.0') {
-      return new Promise((resolve, reject) => {
-        server.bindAsync(bindAddress(host, port), ServerCredentials.createInsecure(), (error, bound) => {
-          if (error) {
-            reject(error);
-            return;
-          }
-          if (options.modelInferFastPath !== false) takeStreamsAhead(server, fastPath);
-          resolve({ port: bound });
-        });
+  const shutdownGrpcJs = (graceMs: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => server.forceShutdown(), graceMs);
+      timer.unref();
+      server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
       });
+    });
+  return {
+    async listen(port, host = '0.0.0.0') {
+      if (options.rawH2 !== true) {
+        const bound = await bind(bindAddress(host, port));
+        if (take !== declineAll) takeStreamsAhead(server, take);
+        return { port: bound };
+      }
+      const internalPort = await bind('127.0.0.1:0');
+      const streams = serverOptions['grpc.max_concurrent_streams'];
+      const maxConcurrentStreams = typeof streams === 'number' ? streams : DEFAULT_FRONT_MAX_CONCURRENT_STREAMS;
+      front = rawH2TakingFront(take, internalPort, { limits: { maxConcurrentStreams, ...options.rawH2Limits } });
+      try {
+        return await front.listen(port, host);
+      } catch (error) {
+        server.forceShutdown(); // the port is taken: grpc-js must not stay behind on loopback
+        throw error;
+      }
     },
     close(graceMs = 10_000) {
-      return (closing ??= new Promise((resolve) => {
-        const timer = setTimeout(() => server.forceShutdown(), graceMs);
-        timer.unref();
-        server.tryShutdown(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      }));
+      return (closing ??= (async () => {
+        const started = Date.now();
+        await front?.close(graceMs);
+        await shutdownGrpcJs(Math.max(0, graceMs - (Date.now() - started)));
+      })());
     },
   };
 }
+
+const declineAll = (): boolean => false;

@@ -34,6 +34,7 @@ import {
   type EncodedInferResponse,
   type H2UnaryCall,
   type StreamTaker,
+  type UnaryStream,
 } from '../../../../shared/src/grpc/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { DirectInfer } from '../../core/app/index.js';
@@ -47,7 +48,8 @@ export interface FrontInferFastPathOptions {
   readonly logger?: Logger | undefined;
 }
 
-export function frontInferFastPath(serveInfer: DirectInfer, options: FrontInferFastPathOptions): StreamTaker {
+/** A taker for node:http2's streams (ahead of grpc-js) and the raw HTTP/2 front's alike (`grpcRawH2`). */
+export function frontInferFastPath(serveInfer: DirectInfer, options: FrontInferFastPathOptions): StreamTaker<UnaryStream> {
   return (stream, headers) => {
     if (!isPlainUnaryCall(headers, MODEL_INFER_PATH)) return false;
     const timeoutMs = grpcTimeoutMs(headers['grpc-timeout']);

@@ -7,3 +7,4 @@ export { encodeHeaderBlock, pushInteger } from './hpack-encoder.js';
 export { HpackDecoder, HpackError } from './hpack-decoder.js';
 export { huffmanDecode, huffmanEncode, HUFFMAN_CODES } from './huffman.js';
 export * from './frame.js';
+export { rawH2TakingFront, type RawStreamTaker, type TakingFront, type TakingFrontOptions } from './taking-front.js';
