@@ -4,7 +4,7 @@
  * (relay.ts) to the grpc-js server at 127.0.0.1:`internalPort`, over one node:http2 client session per
  * front connection, so grpc-js answers everything it answered when it owned the port.
  *
- * Used by the gateway's gRPC front door (`grpcRawH2`); the same shape as the node's raw-h2-front.ts.
+ * Used by the gateway's gRPC front door (`grpcRawH2`) and the node's gRPC port (`--grpc-raw-h2`, raw-h2-front.ts).
  */
 import http2, { type ClientHttp2Session } from 'node:http2';
 import type { Socket } from 'node:net';
@@ -21,6 +21,8 @@ export interface TakingFront {
   listen(port: number, host: string): Promise<{ port: number }>;
   /** GOAWAY to every connection; those still open after `graceMs` are ended. */
   close(graceMs: number): Promise<void>;
+  /** Streams passed on to grpc-js so far (what `take` declined): should stay rare. */
+  relayedStreams(): number;
 }
 
 export interface TakingFrontOptions {
@@ -31,6 +33,7 @@ export interface TakingFrontOptions {
 
 export function rawH2TakingFront(take: RawStreamTaker, internalPort: number, options: TakingFrontOptions = {}): TakingFront {
   const relayWindow = options.relayWindowBytes;
+  let relayed = 0;
   const perConnection = (socket: Socket): StreamHandler => {
     let session: ClientHttp2Session | undefined;
     const relaySession = (): ClientHttp2Session => {
@@ -44,11 +47,14 @@ export function rawH2TakingFront(take: RawStreamTaker, internalPort: number, opt
     };
     socket.on('close', () => session?.destroy());
     return (stream, headers) => {
-      if (!take(stream, headers)) relayStream(stream, headers, relaySession());
+      if (take(stream, headers)) return;
+      relayed++;
+      relayStream(stream, headers, relaySession());
     };
   };
   const front = createRawH2Front(perConnection, options.limits);
   return {
+    relayedStreams: () => relayed,
     listen(port, host) {
       return new Promise((resolve, reject) => {
         front.server.once('error', reject);
