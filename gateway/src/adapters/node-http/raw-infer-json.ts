@@ -10,7 +10,8 @@
  * { binaryInputs: true, binaryDataOutput: true })` with every output asked binary means (the test
  * compares them parsed, over generated requests).
  */
-import { validateTensorData, type InferRequest, type ParameterValue } from '../../../../shared/src/tensors/index.js';
+import { writeJson } from '../../../../shared/src/kserve/index.js';
+import { validateTensorData, type InferRequest } from '../../../../shared/src/tensors/index.js';
 
 export interface InferRequestJson {
   readonly json: string;
@@ -36,15 +37,15 @@ export function inferRequestJson(request: InferRequest, call: CallParameters): I
     if ((key === 'priority' && call.priority !== undefined) || (key === 'timeout' && call.timeoutUs !== undefined) || key === 'binary_data_output') continue;
     const value = parameters[key];
     if (value === undefined) continue;
-    text += `${first ? '' : ','}${JSON.stringify(key)}:${parameterJson(value)}`;
+    text += `${first ? '' : ','}${JSON.stringify(key)}:${writeJson(value)}`;
     first = false;
   }
   if (call.priority !== undefined) {
-    text += `${first ? '' : ','}"priority":${parameterJson(call.priority)}`;
+    text += `${first ? '' : ','}"priority":${writeJson(call.priority)}`;
     first = false;
   }
   if (call.timeoutUs !== undefined) {
-    text += `${first ? '' : ','}"timeout":${parameterJson(call.timeoutUs)}`;
+    text += `${first ? '' : ','}"timeout":${writeJson(call.timeoutUs)}`;
     first = false;
   }
   text += `${first ? '' : ','}"binary_data_output":true},"inputs":[`;
@@ -61,7 +62,7 @@ export function inferRequestJson(request: InferRequest, call: CallParameters): I
     text += ',"outputs":[';
     for (let i = 0; i < outputs.length; i++) {
       const output = outputs[i]!;
-      const classification = output.classification === undefined ? '' : `,"classification":${parameterJson(output.classification)}`;
+      const classification = output.classification === undefined ? '' : `,"classification":${writeJson(output.classification)}`;
       text += `${i > 0 ? ',' : ''}{"name":${JSON.stringify(output.name)},"parameters":{"binary_data":true${classification}}}`;
     }
     text += ']';
@@ -69,25 +70,8 @@ export function inferRequestJson(request: InferRequest, call: CallParameters): I
   return { json: `${text}}`, sections };
 }
 
-/** A parameter as writeJson writes it: -0 keeps its sign, NaN and ±Infinity become null, a bigint its digits. */
-function parameterJson(value: ParameterValue): string {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'number':
-      if (Object.is(value, -0)) return '-0';
-      return Number.isFinite(value) ? String(value) : 'null';
-    case 'bigint':
-      return value.toString();
-    case 'boolean':
-      return value ? 'true' : 'false';
-    default:
-      return 'null';
-  }
-}
-
 function shapeJson(shape: readonly number[]): string {
   let text = '[';
-  for (let i = 0; i < shape.length; i++) text += `${i > 0 ? ',' : ''}${parameterJson(shape[i]!)}`;
+  for (let i = 0; i < shape.length; i++) text += `${i > 0 ? ',' : ''}${writeJson(shape[i]!)}`;
   return `${text}]`;
 }
