@@ -33,33 +33,34 @@ function holdMainThread(ms: number): void {
 
 describe('first-token hand-off', () => {
   it('runs no decode step while the main thread is handling a first token', async () => {
-    let running = 0;
     let startNewcomer: () => void = () => undefined;
     const runningStarted = new Promise<void>((resolve) => (startNewcomer = resolve));
     const long = generate(instance, 'a long generation in flight', { max_tokens: 300, ignore_eos: true }, {
       onPiece: (n) => {
-        running = n;
         if (n === 3) startNewcomer();
       },
     });
     await runningStarted;
-    let duringHold = -1;
+    // Taken after the long generation's own first token: the waits from here on are the newcomer's.
+    const before = (await instance.engineStats()).handoff;
+    let holdEndUs = 0;
     const newcomer = generate(instance, 'a newcomer', { max_tokens: 4, ignore_eos: true }, {
       onPiece: (n) => {
         if (n !== 1) return;
-        const before = running;
         holdMainThread(HOLD_MS);
-        // The long generation's tokens made during the hold reach this thread in the messages queued behind this
-        // one, handled before any immediate: count them there.
-        setImmediate(() => (duringHold = running - before));
+        holdEndUs = Number(process.hrtime.bigint() / 1000n);
       },
     });
     await newcomer;
+    const after = (await instance.engineStats()).handoff;
     await long;
-    // With the hand-off the engine slept through the hold: at most the step it starts once the main thread is done.
-    // Without it the engine decodes on (a step of one or two rows takes a few ms): 5-20 tokens seen here.
-    expect(duringHold).toBeGreaterThanOrEqual(0);
-    expect(duringHold).toBeLessThanOrEqual(1);
+    // The engine thread is one loop: it posted the newcomer's first token and went straight to sleep in the
+    // hand-off, so waking after the hold ended means no decode step ran meanwhile. Without the hand-off it does not
+    // sleep at all (no wait counted). (Counting the long generation's tokens seen after the hold cannot tell this: on
+    // a loaded box the main thread may be descheduled after the hold while the woken engine runs steps.)
+    expect((after?.waits ?? 0) - (before?.waits ?? 0)).toBe(1);
+    expect((after?.timeouts ?? 0) - (before?.timeouts ?? 0)).toBe(0);
+    expect(after?.lastWakeUs ?? 0).toBeGreaterThanOrEqual(holdEndUs);
   });
 
   it('counts a wait per message with a first token, none of them cut short by the cap', async () => {

@@ -14,12 +14,14 @@ export interface HandoffCounts {
   readonly waits: number;
   readonly timeouts: number;
   readonly waitedNs: number;
+  /** When the last wait ended, on process.hrtime's clock in µs (one clock for all threads of the process). */
+  readonly lastWakeUs: number;
 }
 
 /** The engine thread's side: numbers the messages it waits for and sleeps until each is handled. */
 export class HandoffSender {
   private sent = 0;
-  private counts = { waits: 0, timeouts: 0, waitedNs: 0 };
+  private counts = { waits: 0, timeouts: 0, waitedNs: 0, lastWakeUs: 0 };
 
   constructor(
     private readonly handled: Int32Array,
@@ -52,7 +54,9 @@ export class HandoffSender {
     }
     this.counts.waits += 1;
     if (!handled) this.counts.timeouts += 1;
-    this.counts.waitedNs += Number(process.hrtime.bigint() - start);
+    const end = process.hrtime.bigint();
+    this.counts.waitedNs += Number(end - start);
+    this.counts.lastWakeUs = Number(end / 1000n);
     return handled;
   }
 
