@@ -97,7 +97,8 @@ describe('metric names', () => {
 describe('container health check script', () => {
   const check = (url: string) =>
     new Promise<number | null>((resolve) => {
-      spawn(process.execPath, [path.join(INFRA, 'docker/healthcheck.mjs'), url], { stdio: 'ignore' }).once('exit', (code) => resolve(code));
+      // A generous timeout: four Node processes starting at once on a loaded 2-core box took over the 2 s default.
+      spawn(process.execPath, [path.join(INFRA, 'docker/healthcheck.mjs'), url, '30000'], { stdio: 'ignore' }).once('exit', (code) => resolve(code));
     });
 
   it('passes on a ready node and gateway, fails on a closed port and on a non-2xx answer', async () => {
