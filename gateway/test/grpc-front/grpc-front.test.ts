@@ -245,7 +245,8 @@ describe.each([{ port: 'grpc-js', rawH2: false }, { port: 'the raw HTTP/2 front 
     expect((await client.unary('logSettings', create(LogSettingsRequestSchema), { key: KEY.a })).error?.details).toMatch(/^LogSettings /);
   });
 
-  it('answers a request field it cannot serve with a status naming it (thrown in the RPC logic)', async () => {
+  it('answers a request field it cannot serve with a status naming it (thrown in the RPC logic; in place on the raw port)', async () => {
+    const relayed = gateway.grpcRelayedStreams();
     const versionOnly = await client.unary('modelStatistics', create(ModelStatisticsRequestSchema, { version: '1' }), { key: KEY.a });
     expect(versionOnly.error?.code).toBe(status.INVALID_ARGUMENT);
     expect(versionOnly.error?.details).toBe("ModelStatistics: a 'version' needs a model 'name'");
@@ -257,6 +258,7 @@ describe.each([{ port: 'grpc-js', rawH2: false }, { port: 'the raw HTTP/2 front 
     const noName = await client.unary('modelConfig', create(ModelConfigRequestSchema), { key: KEY.a });
     expect(noName.error?.code).toBe(status.INVALID_ARGUMENT);
     expect(noName.error?.details).toBe("ModelConfig: 'model_name' is required");
+    expect(gateway.grpcRelayedStreams()).toBe(relayed);
   });
 
   it.runIf(rawH2)('serves every unary RPC in place on the raw port; only ModelStreamInfer goes on to grpc-js', async () => {
