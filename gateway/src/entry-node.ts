@@ -101,6 +101,8 @@ export interface RunningGateway {
   /** The gRPC front door's bound port and `host:port` target; undefined when it is off. */
   readonly grpcPort: number | undefined;
   readonly grpcTarget: string | undefined;
+  /** Streams the gRPC port relayed to grpc-js behind it (`grpcRawH2`; 0 otherwise): what it did not serve in place. */
+  grpcRelayedStreams(): number;
   readonly app: GatewayApp;
   readonly metrics: PromMetrics;
   readonly directory: NodeDirectory;
@@ -305,7 +307,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     })());
 
   const grpcTarget = grpcBound === undefined ? undefined : `${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${grpcBound}`;
-  return { port: bound, url: `http://${shownHost}:${bound}`, grpcPort: grpcBound, grpcTarget, app, metrics, directory, jobs, rawHttp1: rawFrontDoor, close };
+  return { port: bound, url: `http://${shownHost}:${bound}`, grpcPort: grpcBound, grpcTarget, grpcRelayedStreams: () => front?.relayedStreams() ?? 0, app, metrics, directory, jobs, rawHttp1: rawFrontDoor, close };
 }
 
 /** The jobs settings with the config's webhook policy (and a test's resolver) for the webhook worker. */

@@ -2,14 +2,16 @@
  * Hostile HTTP/2 peers at the gateway's gRPC port on the raw HTTP/2 front (`grpcRawH2`): the cases that
  * matter at a public front door, each answered with the RFC 9113 code while a grpc-js client on another
  * connection is still served: an HPACK bomb, rapid reset, a CONTINUATION flood, a window that never
- * opens (the relayed answer dropped, not held), and a connection that does not open with the preface.
+ * opens (the answer dropped, not held), and a connection that does not open with the preface. Then the
+ * unary calls the port serves in place (not relayed to grpc-js): hostile messages, metadata and fields
+ * answered with a status naming the problem by the in-place path itself.
  * The gateway in this process (a crash would end the run), our own frames byte by byte on loopback.
  */
 import net from 'node:net';
-import { create } from '@bufbuild/protobuf';
+import { create, fromBinary } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServerLiveRequestSchema, type ServerLiveResponse } from '../../shared/src/gen/grpc_service_pb.js';
-import { Flag, FrameType, H2Error, Setting, encodeFrame, encodeHeaderBlock, pushInteger, settingsFrame } from '../../shared/src/http/raw-http2/index.js';
+import { ModelStatisticsResponseSchema, ServerLiveRequestSchema, type ServerLiveResponse } from '../../shared/src/gen/grpc_service_pb.js';
+import { Flag, FrameType, H2Error, HpackDecoder, Setting, encodeFrame, encodeHeaderBlock, pushInteger, settingsFrame } from '../../shared/src/http/raw-http2/index.js';
 import { connectClient, dataFrame, goawayCode, headersFrame, isAnswerEnd, isGoaway, isRst } from '../../shared/src/http/raw-http2/test-client.js';
 import { silentLogger } from '../../shared/src/logging/index.js';
 import { createGrpcFront, type GrpcFront } from '../../gateway/src/adapters/grpc-front/index.js';
@@ -20,7 +22,7 @@ import { frontClient, type FrontClient } from '../../gateway/test/grpc-front/fro
 import { deadAddress } from '../../gateway/test/support/test-node-process.js';
 
 const KEY = 'tsk_sec-grpc-raw-h2';
-/** A relayed call whose answer carries DATA: ServerLive with an empty request message. */
+/** A call whose answer carries DATA: ServerLive with an empty request message (served in place). */
 const SERVER_LIVE = {
   ':method': 'POST',
   ':scheme': 'http',
@@ -67,7 +69,7 @@ async function expectServed(): Promise<void> {
 }
 
 describe("the gateway's gRPC port on the raw HTTP/2 front, hostile peers", () => {
-  it('relays a plain ServerLive (the baseline the cases below depart from)', async () => {
+  it('answers a plain ServerLive (the baseline the cases below depart from)', async () => {
     const peer = await connectClient(port);
     peer.send(headersFrame(1, SERVER_LIVE), dataFrame(1, EMPTY_MESSAGE, Flag.END_STREAM));
     const end = await peer.waitFor(isAnswerEnd(1));
@@ -109,7 +111,7 @@ describe("the gateway's gRPC port on the raw HTTP/2 front, hostile peers", () =>
     await expectServed();
   });
 
-  it('drops a relayed answer whose window never opens (RST_STREAM CANCEL), holding nothing for the peer', async () => {
+  it('drops an answer whose window never opens (RST_STREAM CANCEL), holding nothing for the peer', async () => {
     const stalled: GrpcFront = createGrpcFront(gateway.app, { rawH2: true, rawH2Limits: { sendStallMs: 200 }, logger: silentLogger });
     const { port: stalledPort } = await stalled.listen(0, '127.0.0.1');
     try {
@@ -139,6 +141,78 @@ describe("the gateway's gRPC port on the raw HTTP/2 front, hostile peers", () =>
     const goaway = all.indexOf(Buffer.from([0, 0, 8, FrameType.GOAWAY]));
     expect(goaway).toBeGreaterThan(0);
     expect(all.readUInt32BE(goaway + 9 + 4)).toBe(H2Error.PROTOCOL_ERROR);
+    await expectServed();
+  });
+});
+
+/** One call on a fresh connection: its answer's grpc-status and grpc-message (trailers or trailers-only). */
+async function rawUnary(fields: Record<string, string>, body: Buffer | undefined): Promise<{ status: string | undefined; message: string | undefined; data: Buffer }> {
+  const peer = await connectClient(port);
+  try {
+    peer.send(body === undefined ? headersFrame(1, fields, END) : Buffer.concat([headersFrame(1, fields), dataFrame(1, body, Flag.END_STREAM)]));
+    await peer.waitFor(isAnswerEnd(1));
+    const decoder = new HpackDecoder(64 * 1024);
+    const answered = new Map<string, string>();
+    for (const frame of peer.frames) {
+      if (frame.type !== FrameType.HEADERS) continue;
+      for (const [name, value] of decoder.decode(frame.payload).fields) if (frame.streamId === 1) answered.set(name, value);
+    }
+    const data = Buffer.concat(peer.frames.filter((f) => f.type === FrameType.DATA && f.streamId === 1).map((f) => f.payload));
+    return { status: answered.get('grpc-status'), message: answered.get('grpc-message'), data };
+  } finally {
+    peer.destroy();
+  }
+}
+
+const call = (method: string, extra: Record<string, string> = {}): Record<string, string> => ({ ...SERVER_LIVE, ':path': `/inference.GRPCInferenceService/${method}`, ...extra });
+const framed = (message: Buffer): Buffer => Buffer.concat([Buffer.from([0, 0, 0, 0, message.length]), message]);
+
+describe("the gateway's raw gRPC port, unary calls served in place: hostile input", () => {
+  it('answers an undecodable ModelMetadataRequest INVALID_ARGUMENT naming the message, in place', async () => {
+    const relayed = gateway.grpcRelayedStreams();
+    // Field 1 (name), length-delimited, claiming 100 bytes where 1 follows.
+    const answer = await rawUnary(call('ModelMetadata'), framed(Buffer.from([0x0a, 100, 0x61])));
+    expect(answer.status).toBe('3');
+    expect(decodeURIComponent(answer.message ?? '')).toMatch(/malformed inference\.ModelMetadataRequest message/);
+    expect(gateway.grpcRelayedStreams()).toBe(relayed);
+    await expectServed();
+  });
+
+  it('leaves out metadata HTTP cannot carry (non-ASCII value, binary key) and still answers, in place', async () => {
+    const relayed = gateway.grpcRelayedStreams();
+    const answer = await rawUnary(call('ServerMetadata', { 'x-junk': '\u00ff\u0001', 'x-raw-bin': 'AAEC', 'x-tessera-deadline-ms': 'soon' }), framed(Buffer.alloc(0)));
+    expect(answer.status).toBe('0');
+    expect(gateway.grpcRelayedStreams()).toBe(relayed);
+  });
+
+  it('keeps a model name that is a path to itself: ModelStatistics of "../../repository/index" answers that model, not the index', async () => {
+    const relayed = gateway.grpcRelayedStreams();
+    const name = Buffer.from('../../repository/index');
+    const answer = await rawUnary(call('ModelStatistics'), framed(Buffer.concat([Buffer.from([0x0a, name.length]), name])));
+    expect(answer.status).toBe('0');
+    const stats = fromBinary(ModelStatisticsResponseSchema, answer.data.subarray(5));
+    expect(stats.modelStats.every((m) => m.name === name.toString())).toBe(true);
+    expect(gateway.grpcRelayedStreams()).toBe(relayed);
+  });
+
+  it('answers a call whose grpc-timeout is already spent DEADLINE_EXCEEDED, in place', async () => {
+    const relayed = gateway.grpcRelayedStreams();
+    const answer = await rawUnary(call('ModelConfig', { 'grpc-timeout': '0n' }), framed(Buffer.alloc(0)));
+    expect(answer.status).toBe('4');
+    expect(gateway.grpcRelayedStreams()).toBe(relayed);
+  });
+
+  it('answers a call without its message (END_STREAM on the headers) with a status, and a client reset mid-call costs nothing', async () => {
+    const relayed = gateway.grpcRelayedStreams();
+    const empty = await rawUnary(call('ModelReady'), undefined);
+    expect(empty.status).not.toBe('0');
+    expect(empty.status).not.toBe('13');
+    const peer = await connectClient(port);
+    peer.send(headersFrame(1, call('RepositoryIndex')), encodeFrame(FrameType.RST_STREAM, 0, 1, Buffer.from([0, 0, 0, H2Error.CANCEL])));
+    peer.send(headersFrame(3, SERVER_LIVE), dataFrame(3, EMPTY_MESSAGE, Flag.END_STREAM));
+    await peer.waitFor(isAnswerEnd(3));
+    peer.destroy();
+    expect(gateway.grpcRelayedStreams()).toBe(relayed);
     await expectServed();
   });
 });

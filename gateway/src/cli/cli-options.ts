@@ -18,7 +18,7 @@
  * - `--http-raw-reader BOOL` overrides the config's httpRawReader: infer requests read by our own strict
  *                    HTTP/1.1 reader (true/false).
  * - `--grpc-raw-h2 BOOL` overrides the config's grpcRawH2: the gRPC port read by our own HTTP/2 reader,
- *                    other calls than plain ModelInfer relayed to grpc-js on loopback (true/false).
+ *                    unary calls served in place, ModelStreamInfer relayed to grpc-js on loopback (true/false).
  * - `--otlp-endpoint URL` OpenTelemetry tracing: spans go (OTLP/HTTP JSON) to URL/v1/traces, e.g.
  *                    http://collector:4318. Default: env OTEL_EXPORTER_OTLP_ENDPOINT, else tracing off.
  * Environment: REDIS_URL (overrides the config's redisUrl), TESSERA_ADMIN_KEY (the admin key in

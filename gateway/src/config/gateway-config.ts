@@ -19,8 +19,8 @@
  *                                    //   a pipelined request beyond it gets 503 + Connection: close, unprocessed
  *                                    //   (shared/src/http/pipelining-limit.ts). Node entry only: Workers own their sockets
  *   "httpRawReader": true,           // [true] infer requests read by our own strict HTTP/1.1 reader
- *   "grpcRawH2": false,              // [false] the gRPC port read by our own HTTP/2 reader (plain ModelInfer in
- *                                    //   place, every other call relayed to grpc-js on loopback)
+ *   "grpcRawH2": false,              // [false] the gRPC port read by our own HTTP/2 reader (every unary call in
+ *                                    //   place, ModelStreamInfer relayed to grpc-js on loopback)
  *                                    //   (shared/src/http/raw-http1) until a request on the connection needs
  *                                    //   node:http; `--http-raw-reader` overrides. Node entry only
  *   "rateLimitLeaseMs": 100,         // [100] with Redis: each rate-limit script call also leases this long of

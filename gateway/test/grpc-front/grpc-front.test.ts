@@ -245,6 +245,49 @@ describe.each([{ port: 'grpc-js', rawH2: false }, { port: 'the raw HTTP/2 front 
     expect((await client.unary('logSettings', create(LogSettingsRequestSchema), { key: KEY.a })).error?.details).toMatch(/^LogSettings /);
   });
 
+  it('answers a request field it cannot serve with a status naming it (thrown in the RPC logic; in place on the raw port)', async () => {
+    const relayed = gateway.grpcRelayedStreams();
+    const versionOnly = await client.unary('modelStatistics', create(ModelStatisticsRequestSchema, { version: '1' }), { key: KEY.a });
+    expect(versionOnly.error?.code).toBe(status.INVALID_ARGUMENT);
+    expect(versionOnly.error?.details).toBe("ModelStatistics: a 'version' needs a model 'name'");
+    const named = await client.unary('repositoryIndex', create(RepositoryIndexRequestSchema, { repositoryName: 'other' }), { key: KEY.a });
+    expect(named.error?.code).toBe(status.UNIMPLEMENTED);
+    const badVersion = await client.unary('modelMetadata', create(ModelMetadataRequestSchema, { name: 'simple', version: 'x1' }), { key: KEY.a });
+    expect(badVersion.error?.code).toBe(status.INVALID_ARGUMENT);
+    expect(badVersion.error?.details).toBe("invalid model version 'x1': expected a decimal number");
+    const noName = await client.unary('modelConfig', create(ModelConfigRequestSchema), { key: KEY.a });
+    expect(noName.error?.code).toBe(status.INVALID_ARGUMENT);
+    expect(noName.error?.details).toBe("ModelConfig: 'model_name' is required");
+    expect(gateway.grpcRelayedStreams()).toBe(relayed);
+  });
+
+  it.runIf(rawH2)('serves every unary RPC in place on the raw port; only ModelStreamInfer goes on to grpc-js', async () => {
+    const before = gateway.grpcRelayedStreams();
+    const calls: [string, unknown][] = [
+      ['serverLive', create(ServerLiveRequestSchema)],
+      ['serverReady', create(ServerReadyRequestSchema)],
+      ['serverMetadata', create(ServerMetadataRequestSchema)],
+      ['modelReady', create(ModelReadyRequestSchema, { name: 'simple' })],
+      ['modelMetadata', create(ModelMetadataRequestSchema, { name: 'simple' })],
+      ['modelConfig', create(ModelConfigRequestSchema, { name: 'simple' })],
+      ['modelStatistics', create(ModelStatisticsRequestSchema)],
+      ['repositoryIndex', create(RepositoryIndexRequestSchema)],
+      ['repositoryModelLoad', create(RepositoryModelLoadRequestSchema, { modelName: 'simple' })],
+      ['systemSharedMemoryStatus', create(SystemSharedMemoryStatusRequestSchema)],
+      ['traceSetting', create(TraceSettingRequestSchema)],
+      ['logSettings', create(LogSettingsRequestSchema)],
+    ];
+    for (const [method, request] of calls) {
+      const answered = await client.unary(method, request, { key: KEY.a });
+      expect(answered.error === undefined || answered.error.code !== status.INTERNAL, method).toBe(true);
+    }
+    expect((await client.unary('serverMetadata', create(ServerMetadataRequestSchema))).error?.code).toBe(status.UNAUTHENTICATED);
+    expect((await client.unary<HealthCheckResponse>('check', create(HealthCheckRequestSchema), {}, 'health')).response?.status).toBe(HealthCheckResponse_ServingStatus.SERVING);
+    expect(gateway.grpcRelayedStreams()).toBe(before);
+    expect((await client.stream([simpleProto(41, 'r1')], KEY.a)).responses.map((r) => r.inferResponse?.id)).toEqual(['r1']);
+    expect(gateway.grpcRelayedStreams()).toBe(before + 1);
+  });
+
   it('drains on close: a call in flight finishes, then the gRPC port is closed', async () => {
     const inFlight = client.unary<ModelInferResponse>('modelInfer', sleepyProto(600), { key: KEY.a });
     await new Promise((resolve) => setTimeout(resolve, 150));

@@ -16,3 +16,4 @@ export * from './forwarded-response.js';
 export * from './infer-request-scan.js';
 export * from './grpc-js-internals.js';
 export * from './h2-unary-call.js';
+export * from './in-place-unary.js';

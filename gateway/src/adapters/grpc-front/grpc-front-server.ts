@@ -8,18 +8,21 @@
  * plain calls are served on the HTTP/2 stream ahead of grpc-js (h2-front-infer.ts).
  *
  * With `rawH2` (config `grpcRawH2`, `--grpc-raw-h2`) the port is our own HTTP/2 reader
- * (shared/src/http/raw-http2/taking-front.ts): the same fast path serves plain ModelInfer in place and
- * every other stream is relayed to grpc-js listening on 127.0.0.1:0, as the node's `--grpc-raw-h2` does.
+ * (shared/src/http/raw-http2/taking-front.ts): the same fast path serves plain ModelInfer in place, every
+ * other unary RPC is served in place with the grpc-js handlers' own logic (in-place-front.ts), and the
+ * rest (ModelStreamInfer, compressed or unknown calls) is relayed to grpc-js listening on 127.0.0.1:0,
+ * as the node's `--grpc-raw-h2` does.
  * Why: node:http2's own per-stream work made a gRPC client cost the gateway 1.5-2.5x an HTTP client
  * (issue 17, docs/benchmarks.md 2026-11-27d).
  */
 import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { Health } from '../../../../shared/src/gen/health_pb.js';
-import { serverServiceDefinition, takeStreamsAhead } from '../../../../shared/src/grpc/index.js';
+import { firstTaker, serverServiceDefinition, takeStreamsAhead } from '../../../../shared/src/grpc/index.js';
 import { rawH2TakingFront, type RawH2Limits, type TakingFront } from '../../../../shared/src/http/raw-http2/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { frontInferFastPath } from './h2-front-infer.js';
+import { inPlaceFrontUnary } from './in-place-front.js';
 import { healthFrontImplementation, inferenceFrontImplementation, type FrontApp } from './inference-front.js';
 import { recordingReceivedBytes } from './received-bytes.js';
 
@@ -52,6 +55,8 @@ export interface GrpcFront {
   listen(port: number, host?: string): Promise<{ port: number }>;
   /** Stops accepting calls, lets running ones finish for up to `graceMs`, then cancels the rest. */
   close(graceMs?: number): Promise<void>;
+  /** Streams the raw HTTP/2 port relayed to grpc-js so far (0 on grpc-js's own port). */
+  relayedStreams(): number;
 }
 
 function bindAddress(host: string, port: number): string {
@@ -76,11 +81,12 @@ export function createGrpcFront(app: FrontApp, options: GrpcFrontOptions = {}): 
     ...options.channelOptions,
   };
   const server = new Server(serverOptions);
-  const fastPath = frontInferFastPath(app.serveInfer, {
+  const limits = {
     maxReceiveBytes: messageLimit(serverOptions['grpc.max_receive_message_length']),
     maxSendBytes: messageLimit(serverOptions['grpc.max_send_message_length']),
     logger: options.logger,
-  });
+  };
+  const fastPath = frontInferFastPath(app.serveInfer, limits);
   server.addService(
     recordingReceivedBytes(serverServiceDefinition(GRPCInferenceService)),
     inferenceFrontImplementation(app, {
@@ -106,6 +112,7 @@ export function createGrpcFront(app: FrontApp, options: GrpcFrontOptions = {}): 
       });
     });
   return {
+    relayedStreams: () => front?.relayedStreams() ?? 0,
     async listen(port, host = '0.0.0.0') {
       if (options.rawH2 !== true) {
         const bound = await bind(bindAddress(host, port));
@@ -115,7 +122,8 @@ export function createGrpcFront(app: FrontApp, options: GrpcFrontOptions = {}): 
       const internalPort = await bind('127.0.0.1:0');
       const streams = serverOptions['grpc.max_concurrent_streams'];
       const maxConcurrentStreams = typeof streams === 'number' ? streams : DEFAULT_FRONT_MAX_CONCURRENT_STREAMS;
-      front = rawH2TakingFront(take, internalPort, { limits: { maxConcurrentStreams, ...options.rawH2Limits } });
+      // On our own reader every other unary call is served in place too: relayed, it paid a second hop.
+      front = rawH2TakingFront(firstTaker(take, inPlaceFrontUnary(app, limits)), internalPort, { limits: { maxConcurrentStreams, ...options.rawH2Limits } });
       try {
         return await front.listen(port, host);
       } catch (error) {

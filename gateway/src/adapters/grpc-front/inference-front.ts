@@ -1,56 +1,22 @@
 /**
- * `inference.GRPCInferenceService` and `grpc.health.v1.Health` on the gateway. Inference goes through
- * the infer pipeline (front-infer.ts); every other RPC is answered by the gateway's own HTTP route for
- * it, called in process through the app's `fetch` (same authentication, model permission, tenant
- * scoping, rate limits, statistics, metrics and access line), its JSON read into the gRPC message.
- * Repository load/unload are PERMISSION_DENIED (tenants never change the fleet's repository), shared
- * memory, trace and log settings UNIMPLEMENTED, each with a message naming the RPC.
+ * `inference.GRPCInferenceService` and `grpc.health.v1.Health` on the gateway, as grpc-js handlers.
+ * Inference goes through the infer pipeline (front-infer.ts); every other unary RPC runs the logic of
+ * unary-front.ts (the gateway's own HTTP route for it, in process), which the raw HTTP/2 port also
+ * runs in place (in-place-front.ts).
  */
-import { create, fromJson, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
+import { create } from '@bufbuild/protobuf';
 import { Metadata, status as GrpcCode } from '@grpc/grpc-js';
 import type { Deadline, ServerDuplexStream, ServerUnaryCall, UntypedServiceImplementation, handleUnaryCall } from '@grpc/grpc-js';
-import {
-  ModelConfigResponseSchema,
-  ModelInferResponseSchema,
-  ModelMetadataResponseSchema,
-  ModelReadyResponseSchema,
-  ModelStatisticsResponseSchema,
-  ModelStreamInferResponseSchema,
-  RepositoryIndexResponseSchema,
-  ServerLiveResponseSchema,
-  ServerMetadataResponseSchema,
-  ServerReadyResponseSchema,
-} from '../../../../shared/src/gen/grpc_service_pb.js';
-import type {
-  GRPCInferenceService,
-  ModelConfigRequest,
-  ModelInferRequest,
-  ModelMetadataRequest,
-  ModelReadyRequest,
-  ModelStatisticsRequest,
-  ModelStreamInferResponse,
-  RepositoryIndexRequest,
-} from '../../../../shared/src/gen/grpc_service_pb.js';
-import { HealthCheckResponseSchema, HealthCheckResponse_ServingStatus, type HealthCheckRequest } from '../../../../shared/src/gen/health_pb.js';
-import { ModelConfigSchema } from '../../../../shared/src/gen/model_config_pb.js';
-import { GRPCInferenceService as InferenceServiceDesc } from '../../../../shared/src/gen/grpc_service_pb.js';
+import { ModelInferResponseSchema, ModelStreamInferResponseSchema } from '../../../../shared/src/gen/grpc_service_pb.js';
+import type { GRPCInferenceService, ModelInferRequest, ModelStreamInferResponse } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { MalformedMessage, UnsentBudget, type Incoming } from '../../../../shared/src/grpc/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import type { DecoupledCheck, DirectInfer } from '../../core/app/index.js';
 import type { HttpAnswer } from '../../core/http/index.js';
-import {
-  answerError,
-  answerMetadata,
-  errorMessageOf,
-  grpcCodeOfHttp,
-  metadataHeaders,
-  requireModelName,
-  statusError,
-  thrownError,
-  versionOf,
-} from './call-bridge.js';
+import { answerError, answerMetadata, grpcCodeOfHttp, metadataHeaders, statusError, thrownError, errorMessageOf, answerMetadataValues } from './call-bridge.js';
 import { relayDecoupled } from './decoupled-relay.js';
 import { frontInfer } from './front-infer.js';
+import { Answered, healthUnaryFrontLogic, inferenceUnaryFrontLogic, type UnaryFrontLogic } from './unary-front.js';
 
 /** What the front door needs of the gateway app (core/app/create-gateway-app.ts's GatewayApp). */
 export interface FrontApp {
@@ -86,13 +52,6 @@ function callSignal(call: AnyCall): { signal: AbortSignal; dispose: () => void }
   return { signal: controller.signal, dispose: () => call.off('cancelled', onCancel) };
 }
 
-/** A thrown error at the request's edge (its own fields) or an HTTP answer: never a crash. */
-class Answered extends Error {
-  constructor(readonly error: ReturnType<typeof statusError>) {
-    super(error.message);
-  }
-}
-
 type UnaryLogic<I, O> = (request: I, call: ServerUnaryCall<Incoming<I>, O>, signal: AbortSignal) => Promise<{ response: O; trailer?: Metadata }>;
 
 function unary<I, O>(logic: UnaryLogic<I, O>, logger?: Logger): handleUnaryCall<Incoming<I>, O> {
@@ -104,7 +63,7 @@ function unary<I, O>(logic: UnaryLogic<I, O>, logger?: Logger): handleUnaryCall<
         const { response, trailer } = await logic(call.request, call, signal);
         callback(null, response, trailer);
       } catch (error) {
-        if (error instanceof Answered) callback(error.error);
+        if (error instanceof Answered) callback(statusError(error.code, error.message, metadataOf(error.trailer)));
         else {
           const status = thrownError(error);
           if (status.code === GrpcCode.INTERNAL) logger?.error('gRPC front door: unexpected failure', { error: String(error) });
@@ -117,92 +76,33 @@ function unary<I, O>(logic: UnaryLogic<I, O>, logger?: Logger): handleUnaryCall<
   };
 }
 
-/** An in-process request to the gateway's own HTTP route, with the call's metadata as headers. */
-async function route(app: FrontApp, call: AnyCall, signal: AbortSignal, method: 'GET' | 'POST', path: string, body?: string): Promise<Response> {
-  const headers = new Headers();
-  for (const [name, value] of metadataHeaders(call.metadata, call.getDeadline())) {
-    try {
-      headers.set(name, value);
-    } catch {
-      // a metadata value HTTP cannot carry: not a header the routes read
-    }
-  }
-  if (body !== undefined) headers.set('content-type', 'application/json');
-  return app.fetch(new Request(`http://gateway.grpc${path}`, { method, headers, signal, ...(body === undefined ? {} : { body }) }));
+/** Trailing metadata from plain lower-case keys and values. */
+function metadataOf(values: Readonly<Record<string, string>> | undefined): Metadata {
+  const md = new Metadata();
+  if (values !== undefined) for (const [name, value] of Object.entries(values)) md.set(name, value);
+  return md;
 }
 
-/** The route's JSON on success; its status as a gRPC error otherwise (the answer's headers as trailer). */
-async function json(response: Response): Promise<{ value: JsonValue; trailer: Metadata }> {
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  const trailer = answerMetadata(response.headers);
-  if (response.status !== 200) throw new Answered(statusError(grpcCodeOfHttp(response.status), errorMessageOf(bytes, response.status), trailer));
-  return { value: JSON.parse(new TextDecoder().decode(bytes)) as JsonValue, trailer };
+/** unary-front.ts's logic as a grpc-js handler: the call's metadata and deadline as its headers. */
+function fromFrontLogic(logic: UnaryFrontLogic, logger?: Logger): handleUnaryCall<Incoming<never>, unknown> {
+  return unary(async (req: never, call, signal) => {
+    const { response, trailer } = await logic(req, { headers: () => metadataHeaders(call.metadata, call.getDeadline()), signal });
+    return trailer === undefined ? { response } : { response, trailer: metadataOf(trailer) };
+  }, logger);
 }
 
-function fromRouteJson<M extends DescMessage>(schema: M, value: JsonValue): MessageShape<M> {
-  return fromJson(schema, value, { ignoreUnknownFields: true });
-}
-
-function modelPath(name: string, version: string, rpc: string): string {
-  const model = encodeURIComponent(requireModelName(name, rpc));
-  const v = versionOf(version);
-  return v === undefined ? `/v2/models/${model}` : `/v2/models/${model}/versions/${v}`;
+function fromFrontLogicTable(table: Record<string, UnaryFrontLogic>, logger?: Logger): Record<string, handleUnaryCall<Incoming<never>, unknown>> {
+  return Object.fromEntries(Object.entries(table).map(([name, logic]) => [name, fromFrontLogic(logic, logger)]));
 }
 
 export function inferenceFrontImplementation(app: FrontApp, options: FrontOptions = {}): UntypedServiceImplementation & Record<MethodName, unknown> {
   const logger = options.logger;
   const maxInflight = options.maxInflightPerStream ?? 64;
-  const denied = (rpc: string, why: string) =>
-    unary<unknown, never>(() => Promise.reject(new Answered(statusError(GrpcCode.PERMISSION_DENIED, `${rpc} is not available through the gateway: ${why}`))));
-  const unimplemented = (rpc: string, why: string) =>
-    unary<unknown, never>(() => Promise.reject(new Answered(statusError(GrpcCode.UNIMPLEMENTED, `${rpc} is not supported by the gateway: ${why}`))));
-  const shm = 'shared memory cannot cross the network to the gateway; send tensors in the request';
-
   const handlers = {
-    serverLive: unary(async (_req: unknown, call, signal) => {
-      const res = await route(app, call, signal, 'GET', '/v2/health/live');
-      await res.arrayBuffer();
-      return { response: create(ServerLiveResponseSchema, { live: res.status === 200 }) };
-    }, logger),
-    serverReady: unary(async (_req: unknown, call, signal) => {
-      const res = await route(app, call, signal, 'GET', '/v2/health/ready');
-      await res.arrayBuffer();
-      return { response: create(ServerReadyResponseSchema, { ready: res.status === 200 }) };
-    }, logger),
-    serverMetadata: unary(async (_req: unknown, call, signal) => {
-      const { value, trailer } = await json(await route(app, call, signal, 'GET', '/v2'));
-      return { response: fromRouteJson(ServerMetadataResponseSchema, value), trailer };
-    }, logger),
-    modelReady: unary(async (req: ModelReadyRequest, call, signal) => {
-      const res = await route(app, call, signal, 'GET', `${modelPath(req.name, req.version, 'ModelReady')}/ready`);
-      const bytes = new Uint8Array(await res.arrayBuffer());
-      const trailer = answerMetadata(res.headers);
-      // 200 ready, 400 not ready (Triton's HTTP answers); anything else (401, 403, 429...) is a status.
-      if (res.status !== 200 && res.status !== 400) throw new Answered(statusError(grpcCodeOfHttp(res.status), errorMessageOf(bytes, res.status), trailer));
-      return { response: create(ModelReadyResponseSchema, { ready: res.status === 200 }), trailer };
-    }, logger),
-    modelMetadata: unary(async (req: ModelMetadataRequest, call, signal) => {
-      const { value, trailer } = await json(await route(app, call, signal, 'GET', modelPath(req.name, req.version, 'ModelMetadata')));
-      return { response: fromRouteJson(ModelMetadataResponseSchema, value), trailer };
-    }, logger),
-    modelConfig: unary(async (req: ModelConfigRequest, call, signal) => {
-      const { value, trailer } = await json(await route(app, call, signal, 'GET', `${modelPath(req.name, req.version, 'ModelConfig')}/config`));
-      return { response: create(ModelConfigResponseSchema, { config: fromRouteJson(ModelConfigSchema, value) }), trailer };
-    }, logger),
-    modelStatistics: unary(async (req: ModelStatisticsRequest, call, signal) => {
-      const path = req.name === '' ? (req.version === '' ? '/v2/models/stats' : undefined) : `${modelPath(req.name, req.version, 'ModelStatistics')}/stats`;
-      if (path === undefined) throw new Answered(statusError(GrpcCode.INVALID_ARGUMENT, "ModelStatistics: a 'version' needs a model 'name'"));
-      const { value, trailer } = await json(await route(app, call, signal, 'GET', path));
-      return { response: fromRouteJson(ModelStatisticsResponseSchema, value), trailer };
-    }, logger),
-    repositoryIndex: unary(async (req: RepositoryIndexRequest, call, signal) => {
-      if (req.repositoryName !== '') throw new Answered(statusError(GrpcCode.UNIMPLEMENTED, "RepositoryIndex: 'repository_name' specification is not supported"));
-      const { value, trailer } = await json(await route(app, call, signal, 'POST', '/v2/repository/index', JSON.stringify({ ready: req.ready })));
-      return { response: fromRouteJson(RepositoryIndexResponseSchema, { models: value }), trailer };
-    }, logger),
+    ...fromFrontLogicTable(inferenceUnaryFrontLogic(app), logger),
     modelInfer: unary(async (req: ModelInferRequest, call, signal) => {
       const result = await frontInfer(app.serveInfer, req, call, signal);
-      if (!result.ok) throw new Answered(answerError(result.answer));
+      if (!result.ok) throw answeredOf(result.answer);
       const trailer = answerMetadata(result.answer.headers);
       // x-cache (and the rest) also as initial metadata, for clients that only read headers.
       const initial = new Metadata();
@@ -214,16 +114,6 @@ export function inferenceFrontImplementation(app: FrontApp, options: FrontOption
       return { response: result.response, trailer };
     }, logger),
     modelStreamInfer: (call: ServerDuplexStream<Incoming<ModelInferRequest>, ModelStreamInferResponse>) => streamInfer(app, call, maxInflight),
-    repositoryModelLoad: denied('RepositoryModelLoad', "the fleet's model repository is managed on the nodes, not by tenants"),
-    repositoryModelUnload: denied('RepositoryModelUnload', "the fleet's model repository is managed on the nodes, not by tenants"),
-    systemSharedMemoryStatus: unimplemented('SystemSharedMemoryStatus', shm),
-    systemSharedMemoryRegister: unimplemented('SystemSharedMemoryRegister', shm),
-    systemSharedMemoryUnregister: unimplemented('SystemSharedMemoryUnregister', shm),
-    cudaSharedMemoryStatus: unimplemented('CudaSharedMemoryStatus', shm),
-    cudaSharedMemoryRegister: unimplemented('CudaSharedMemoryRegister', shm),
-    cudaSharedMemoryUnregister: unimplemented('CudaSharedMemoryUnregister', shm),
-    traceSetting: denied('TraceSetting', 'tracing is configured by the operator (--otlp-endpoint)'),
-    logSettings: denied('LogSettings', 'logging is configured by the operator'),
   };
   return handlers as unknown as UntypedServiceImplementation & Record<MethodName, unknown>;
 }
@@ -362,17 +252,12 @@ function sequenceKey(incoming: Incoming<ModelInferRequest>): string | undefined 
   return `${incoming.modelName}\u0000${value}`;
 }
 
-/** `grpc.health.v1.Health/Check`: the gateway's readiness ('' or the inference service), as Triton answers. */
+/** `grpc.health.v1.Health/Check` (unary-front.ts's logic) as a grpc-js handler. */
 export function healthFrontImplementation(app: FrontApp, logger?: Logger): UntypedServiceImplementation {
-  return {
-    check: unary(async (req: HealthCheckRequest, call, signal) => {
-      if (req.service !== '' && req.service !== InferenceServiceDesc.typeName) {
-        throw new Answered(statusError(GrpcCode.NOT_FOUND, `unknown service '${req.service}'`));
-      }
-      const res = await route(app, call, signal, 'GET', '/v2/health/ready');
-      await res.arrayBuffer();
-      const status = res.status === 200 ? HealthCheckResponse_ServingStatus.SERVING : HealthCheckResponse_ServingStatus.NOT_SERVING;
-      return { response: create(HealthCheckResponseSchema, { status }) };
-    }, logger),
-  };
+  return fromFrontLogicTable(healthUnaryFrontLogic(app), logger) as UntypedServiceImplementation;
+}
+
+/** A failed HTTP answer as a status, its rate-limit and retry headers as trailing metadata. */
+function answeredOf(answer: HttpAnswer): Answered {
+  return new Answered(grpcCodeOfHttp(answer.status), errorMessageOf(answer.body, answer.status), answerMetadataValues(answer.headers));
 }
