@@ -6,14 +6,35 @@
  * closed and idle streams, streams past MAX_CONCURRENT_STREAMS, malformed requests and HPACK, and DATA
  * past the window. Real sockets on loopback, our own frames byte by byte.
  */
-import { create } from '@bufbuild/protobuf';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Client, credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GRPCInferenceService, ServerLiveRequestSchema } from '../../shared/src/gen/grpc_service_pb.js';
-import { callUnary, clientServiceDefinition } from '../../shared/src/grpc/index.js';
-import { createGrpcServer } from '../../gpu-node/src/server/grpc/index.js';
-import { FakeNodeCore } from '../../gpu-node/test/support/fake-node-core.js';
-import { Flag, FrameType, H2Error, SETTINGS_ACK, Setting, encodeFrame, pushInteger, encodeHeaderBlock } from '../../shared/src/http/raw-http2/index.js';
+import {
+  GRPCInferenceService,
+  ModelInferRequestSchema,
+  ModelStreamInferResponseSchema,
+  ServerLiveRequestSchema,
+  type ModelStreamInferResponse,
+} from '../../shared/src/gen/grpc_service_pb.js';
+import { callUnary, clientServiceDefinition, frameGrpcMessage } from '../../shared/src/grpc/index.js';
+import { createGrpcServer, type GrpcServer } from '../../gpu-node/src/server/grpc/index.js';
+import { MODEL_STREAM_INFER_PATH } from '../../gpu-node/src/server/grpc/stream-infer-in-place.js';
+import { abortSignalOf } from '../../gpu-node/src/server-api/index.js';
+import { FakeNodeCore, IDENTITY_MODEL } from '../../gpu-node/test/support/fake-node-core.js';
+import {
+  Flag,
+  FrameType,
+  H2Error,
+  HpackDecoder,
+  MAX_FRAME_BYTES,
+  SETTINGS_ACK,
+  Setting,
+  encodeFrame,
+  pushInteger,
+  encodeHeaderBlock,
+  windowUpdateFrame,
+  rstStreamFrame,
+} from '../../shared/src/http/raw-http2/index.js';
 import {
   REQUEST,
   connectClient,
@@ -24,6 +45,8 @@ import {
   isGoaway,
   isRst,
   startTestFront,
+  type ReadFrame,
+  type TestClient,
   type TestFront,
 } from '../../shared/src/http/raw-http2/test-client.js';
 
@@ -294,4 +317,159 @@ describe("the node's gRPC port on the raw front (--grpc-raw-h2)", () => {
       await server.close(1000);
     }
   });
+});
+
+describe("ModelStreamInfer in place on the node's raw front, hostile clients", () => {
+  const STREAM = { ':method': 'POST', ':scheme': 'http', ':path': MODEL_STREAM_INFER_PATH, ':authority': 'test', 'content-type': 'application/grpc', te: 'trailers' };
+  let core: FakeNodeCore;
+  let server: GrpcServer;
+  let port: number;
+
+  beforeAll(async () => {
+    core = new FakeNodeCore();
+    server = createGrpcServer(core, { rawH2Front: true, maxInflightPerStream: 4 });
+    ({ port } = await server.listen(0, '127.0.0.1'));
+  });
+  afterAll(async () => {
+    await server?.close(1000);
+  });
+
+  /** One framed request for the identity model with `floats` FP32 values. */
+  function request(floats: number, id = ''): Buffer {
+    const raw = new Uint8Array(floats * 4);
+    return frameGrpcMessage(toBinary(ModelInferRequestSchema, create(ModelInferRequestSchema, {
+      modelName: IDENTITY_MODEL, id, inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1n, BigInt(floats)] }], rawInputContents: [raw],
+    })));
+  }
+
+  /** `bytes` cut into DATA frames on `streamId`, the last one ending the stream when `end`. */
+  function dataFrames(streamId: number, bytes: Buffer, end: boolean): Buffer[] {
+    const frames: Buffer[] = [];
+    for (let at = 0; at < bytes.length; at += MAX_FRAME_BYTES) {
+      const last = at + MAX_FRAME_BYTES >= bytes.length;
+      frames.push(dataFrame(streamId, bytes.subarray(at, at + MAX_FRAME_BYTES), last && end ? Flag.END_STREAM : 0));
+    }
+    return frames;
+  }
+
+  /** The decoded fields of a header block frame (the node's encoder uses no dynamic table). */
+  function fieldsOf(frame: ReadFrame): Map<string, string> {
+    return new Map(new HpackDecoder(64 * 1024).decode(frame.payload).fields);
+  }
+
+  /** The stream's final header block (trailers, or a trailers-only answer). */
+  async function statusOf(client: TestClient, streamId: number): Promise<Map<string, string>> {
+    return fieldsOf(await client.waitFor((f) => f.type === FrameType.HEADERS && f.streamId === streamId && (f.flags & Flag.END_STREAM) !== 0));
+  }
+
+  /** The answers on `streamId` read so far, decoded. */
+  function answersOf(client: TestClient, streamId: number): ModelStreamInferResponse[] {
+    const body = Buffer.concat(client.frames.filter((f) => f.type === FrameType.DATA && f.streamId === streamId).map((f) => f.payload));
+    const answers: ModelStreamInferResponse[] = [];
+    for (let at = 0; at + 5 <= body.length; at += 5 + body.readUInt32BE(at + 1)) answers.push(fromBinary(ModelStreamInferResponseSchema, body.subarray(at + 5, at + 5 + body.readUInt32BE(at + 1))));
+    return answers;
+  }
+
+  it('ends a stream whose client never reads with RESOURCE_EXHAUSTED once 8 MiB wait unsent, not buffering the rest', async () => {
+    const relayedBefore = server.relayedStreams();
+    // The client grants no stream window: every answer waits at the node.
+    const client = await connectClient(port, [[Setting.INITIAL_WINDOW_SIZE, 0]]);
+    const requests = Buffer.concat(Array.from({ length: 16 }, (_, i) => request(256 * 1024, String(i)))); // 16 x 1 MiB
+    client.send(headersFrame(1, STREAM), ...dataFrames(1, requests, true));
+    // The overflow aborts the stream's work: then the node has ended it.
+    await expect.poll(() => core.inferCalls[0]?.signal?.aborted, { timeout: 20_000 }).toBe(true);
+    // Then it reads: what the node held comes, then the status.
+    client.send(windowUpdateFrame(1, 2 ** 31 - 1), windowUpdateFrame(0, 2 ** 30));
+    const status = await statusOf(client, 1);
+    expect(status.get('grpc-status')).toBe('8');
+    expect(decodeURI(status.get('grpc-message') ?? '')).toMatch(/the client is not reading the stream/);
+    const answers = answersOf(client, 1);
+    expect(answers.length).toBeGreaterThanOrEqual(8);
+    expect(answers.length).toBeLessThan(16);
+    expect(server.relayedStreams()).toBe(relayedBefore);
+    client.destroy();
+  }, 30_000);
+
+  it('answers a stream that ends inside a message with status OK and nothing else; one over the size limit at its prefix', async () => {
+    const relayedBefore = server.relayedStreams();
+    const client = await connectClient(port);
+    const half = request(4).subarray(0, 12);
+    client.send(headersFrame(1, STREAM), dataFrame(1, half, Flag.END_STREAM));
+    const ended = await statusOf(client, 1);
+    expect(ended.get('grpc-status')).toBe('0');
+    expect(answersOf(client, 1)).toHaveLength(0);
+    // A prefix declaring 4 GiB: refused at once, before any of its bytes.
+    client.send(headersFrame(3, STREAM), dataFrame(3, Buffer.from([0, 0xff, 0xff, 0xff, 0xff])));
+    const refused = await statusOf(client, 3);
+    expect(refused.get('grpc-status')).toBe('8');
+    expect(decodeURI(refused.get('grpc-message') ?? '')).toMatch(/Received message larger than max \(4294967295 vs 67108864\)/);
+    // Half a message and then silence: the deadline ends it.
+    client.send(headersFrame(5, { ...STREAM, 'grpc-timeout': '200m' }), dataFrame(5, half));
+    expect((await statusOf(client, 5)).get('grpc-status')).toBe('4');
+    expect(server.relayedStreams()).toBe(relayedBefore);
+    client.destroy();
+  });
+
+  it('aborts the model when the client resets the stream mid-way, and the connection goes on', async () => {
+    const relayedBefore = server.relayedStreams();
+    let started!: () => void;
+    const inferStarted = new Promise<void>((resolve) => (started = resolve));
+    core.inferImpl = (_request, options) =>
+      new Promise((_resolve, reject) => {
+        started();
+        abortSignalOf(options?.signal)?.addEventListener('abort', () => reject(options?.signal?.reason));
+      });
+    try {
+      const client = await connectClient(port);
+      client.send(headersFrame(1, STREAM), dataFrame(1, request(4, 'held')));
+      await inferStarted;
+      const signal = core.inferCalls.at(-1)?.signal;
+      client.send(rstStreamFrame(1, H2Error.CANCEL));
+      await expect.poll(() => signal?.aborted).toBe(true);
+      core.inferImpl = (r) => Promise.resolve(core.echo(r));
+      client.send(headersFrame(3, STREAM), dataFrame(3, request(4, 'next'), Flag.END_STREAM));
+      expect((await statusOf(client, 3)).get('grpc-status')).toBe('0');
+      expect(answersOf(client, 3).map((a) => a.inferResponse?.id)).toEqual(['next']);
+      expect(server.relayedStreams()).toBe(relayedBefore);
+      client.destroy();
+    } finally {
+      core.inferImpl = (r) => Promise.resolve(core.echo(r));
+    }
+  });
+
+  it('answers thousands of tiny messages in order, withholding window credit while its in-flight limit is reached', async () => {
+    const relayedBefore = server.relayedStreams();
+    // Empty messages: each an in-band error (no model named), in order.
+    const tiny = Buffer.alloc(5 * 2000);
+    const client = await connectClient(port, [[Setting.INITIAL_WINDOW_SIZE, 2 ** 31 - 1]]);
+    client.send(windowUpdateFrame(0, 2 ** 31 - 1 - 65_535), headersFrame(1, STREAM), ...dataFrames(1, tiny, true));
+    expect((await statusOf(client, 1)).get('grpc-status')).toBe('0');
+    const answers = answersOf(client, 1);
+    expect(answers).toHaveLength(2000);
+    expect(answers.every((a) => a.errorMessage !== '')).toBe(true);
+    // Held answers keep the stream paused (4 in flight): 3 MiB sent past them, 5 in all, would have earned a WINDOW_UPDATE
+    // for the stream (at half its 8 MiB window) had they been credited. None comes before a PING's ACK, which orders it.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    core.inferImpl = async (r) => {
+      await held;
+      return core.echo(r);
+    };
+    try {
+      const big = Buffer.concat(Array.from({ length: 10 }, (_, i) => request(128 * 1024, String(i)))); // 10 x 0.5 MiB
+      client.send(headersFrame(3, STREAM), ...dataFrames(3, big, false), encodeFrame(FrameType.PING, 0, 0, Buffer.alloc(8)));
+      await client.waitFor((f) => f.type === FrameType.PING && (f.flags & Flag.ACK) !== 0);
+      const isStreamCredit = (f: ReadFrame): boolean => f.type === FrameType.WINDOW_UPDATE && f.streamId === 3;
+      expect(client.frames.some(isStreamCredit)).toBe(false);
+      release();
+      await client.waitFor(isStreamCredit);
+      client.send(dataFrame(3, Buffer.alloc(0), Flag.END_STREAM));
+      expect((await statusOf(client, 3)).get('grpc-status')).toBe('0');
+      expect(answersOf(client, 3).map((a) => a.inferResponse?.id)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    } finally {
+      core.inferImpl = (r) => Promise.resolve(core.echo(r));
+      client.destroy();
+    }
+    expect(server.relayedStreams()).toBe(relayedBefore);
+  }, 30_000);
 });

@@ -117,8 +117,8 @@ Endpoints
   --http-max-input-size BYTES   largest JSON input accepted (default 67108864)
   --http-raw-reader BOOL        read infer requests with the node's own strict HTTP/1.1 reader;
                                 anything outside its subset goes to node:http (default true)
-  --grpc-raw-h2 BOOL            serve the gRPC port with the node's own HTTP/2 reader: plain unary
-                                ModelInfer in place, every other stream relayed to grpc-js (default false)
+  --grpc-raw-h2 BOOL            serve the gRPC port with the node's own HTTP/2 reader: unary calls and
+                                ModelStreamInfer in place, odd cases relayed to grpc-js (default false)
   --grpc-max-concurrent-streams N
                                 gRPC calls one connection may have open at once (default 1000);
                                 a client over the limit waits for a free stream

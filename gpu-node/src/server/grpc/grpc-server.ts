@@ -10,11 +10,13 @@ import { serverServiceDefinition, takeStreamsAhead } from '../../../../shared/sr
 import type { NodeCore } from '../../server-api/index.js';
 import { healthServiceImplementation, healthUnaryLogic } from './health-service.js';
 import { inferenceServiceImplementation, inferenceUnaryLogic } from './inference-service.js';
+import { modelStreamInferHandler } from './infer-handlers.js';
 import { firstTaker, inPlaceUnary } from './in-place-unary.js';
 import { widenFlowControlWindows } from './flow-control.js';
 import { modelInferFastPath } from './h2-model-infer.js';
 import { INFERENCE_SERVICE_CATEGORIES, restrictHandlers } from './restricted-calls.js';
 import { rawH2GrpcFront, type RawH2GrpcFront } from './raw-h2-front.js';
+import { streamInferInPlace } from './stream-infer-in-place.js';
 import { NO_RESTRICTIONS, type Restrictions } from '../restricted-apis.js';
 
 export const DEFAULT_GRPC_PORT = 8001;
@@ -50,9 +52,9 @@ export interface GrpcServerOptions {
    */
   readonly modelInferFastPath?: boolean;
   /**
-   * `--grpc-raw-h2`: the port is the raw HTTP/2 front (raw-h2-front.ts), which serves plain unary calls
-   * itself (ModelInfer's fast path, the other unary RPCs by in-place-unary.ts) and relays every other
-   * stream to grpc-js on a loopback port.
+   * `--grpc-raw-h2`: the port is the raw HTTP/2 front (raw-h2-front.ts), which serves plain calls itself
+   * (ModelInfer's fast path, the other unary RPCs by in-place-unary.ts, ModelStreamInfer by
+   * stream-infer-in-place.ts) and relays every other stream to grpc-js on a loopback port.
    */
   readonly rawH2Front?: boolean;
   /** `--grpc-restricted-protocol`: categories that need `triton-grpc-protocol-<key>` metadata (restricted-apis.ts). */
@@ -96,10 +98,11 @@ export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}
     maxSendBytes: messageLimit(serverOptions['grpc.max_send_message_length']),
     restriction: restrictions.get('inference'),
   };
+  const streamOptions = { maxInflightPerStream: options.maxInflightPerStream ?? 64 };
   server.addService(
     serverServiceDefinition(GRPCInferenceService),
     restrictHandlers(
-      inferenceServiceImplementation(core, { maxInflightPerStream: options.maxInflightPerStream ?? 64 }),
+      inferenceServiceImplementation(core, streamOptions),
       INFERENCE_SERVICE_CATEGORIES,
       restrictions,
     ),
@@ -137,8 +140,10 @@ export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}
         ],
         { maxReceiveBytes: fastPathLimits.maxReceiveBytes, maxSendBytes: fastPathLimits.maxSendBytes, restrictions },
       );
+      const streams = streamInferInPlace(modelStreamInferHandler(core, streamOptions), fastPathLimits);
+      const unaryTaker = fastPath === undefined ? otherUnary : firstTaker(fastPath, otherUnary);
       const maxConcurrentStreams = serverOptions['grpc.max_concurrent_streams'];
-      front = rawH2GrpcFront(fastPath === undefined ? otherUnary : firstTaker(fastPath, otherUnary), internalPort, {
+      front = rawH2GrpcFront((stream, headers) => unaryTaker(stream, headers) || streams(stream, headers), internalPort, {
         ...(typeof maxConcurrentStreams === 'number' ? { maxConcurrentStreams } : {}),
       });
       return front.listen(port, host);

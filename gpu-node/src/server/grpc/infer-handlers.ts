@@ -4,7 +4,7 @@
  */
 import { create } from '@bufbuild/protobuf';
 import { Metadata } from '@grpc/grpc-js';
-import type { ServerDuplexStream, handleBidiStreamingCall, handleUnaryCall } from '@grpc/grpc-js';
+import type { ServerErrorResponse, handleUnaryCall } from '@grpc/grpc-js';
 import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
 import {
   InferParameterSchema,
@@ -21,7 +21,7 @@ import type { Incoming } from '../../../../shared/src/grpc/index.js';
 import type { InferResponse } from '../../../../shared/src/tensors/index.js';
 import { extractTraceContext, type TraceContext } from '../../../../shared/src/tracing/index.js';
 import type { InferOptions, NodeCore } from '../../server-api/index.js';
-import { callSignal, toServiceError } from './call-status.js';
+import { callSignal, toServiceError, type SurfaceCall } from './call-status.js';
 import { unary } from './unary.js';
 
 /** Trailing metadata keys a gateway routes on (the model's load right after this request). */
@@ -96,7 +96,21 @@ class StreamFailure {
   constructor(readonly error: unknown) {}
 }
 
-type Stream = ServerDuplexStream<Incoming<ModelInferRequest>, ModelStreamInferResponse>;
+/**
+ * What the stream handler uses of its call: grpc-js's ServerDuplexStream on grpc-js's port, RawBidiCall
+ * (raw-bidi-call.ts) on the raw HTTP/2 front.
+ */
+export interface StreamInferCall extends SurfaceCall {
+  readonly metadata: Metadata;
+  on(event: 'data', listener: (incoming: Incoming<ModelInferRequest>) => void): unknown;
+  on(event: 'end' | 'cancelled' | 'error', listener: () => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+  isPaused(): boolean;
+  write(answer: ModelStreamInferResponse, callback: () => void): unknown;
+  end(): unknown;
+  emit(event: 'error', error: ServerErrorResponse): boolean;
+}
 
 function errorResponse(err: unknown, msg: ModelInferRequest | undefined): ModelStreamInferResponse {
   return create(ModelStreamInferResponseSchema, {
@@ -124,8 +138,8 @@ function streamAnswer(response: InferResponse, final: boolean): ModelStreamInfer
 export function modelStreamInferHandler(
   core: NodeCore,
   options: StreamOptions,
-): handleBidiStreamingCall<Incoming<ModelInferRequest>, ModelStreamInferResponse> {
-  return (call: Stream) => {
+): (call: StreamInferCall) => void {
+  return (call) => {
     const { signal: callAborted, dispose } = callSignal(call);
     // Aborted by the client (callSignal) or by this stream's own bound on unsent answers.
     const overflow = new AbortController();

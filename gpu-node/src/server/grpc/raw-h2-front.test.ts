@@ -1,4 +1,4 @@
-// The same suite over the raw HTTP/2 front (--grpc-raw-h2): ModelInfer served in place, every other RPC relayed to grpc-js.
+// The same suite over the raw HTTP/2 front (--grpc-raw-h2): every unary RPC and ModelStreamInfer served in place.
 import { grpcServerSuite } from './grpc-server-suite.js';
 
 grpcServerSuite(true);
