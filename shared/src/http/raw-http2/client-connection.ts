@@ -123,7 +123,8 @@ export class RawH2ClientConnection {
     private readonly events: RawH2ClientEvents,
   ) {
     this.decoder = new HpackDecoder(limits.maxHeaderListBytes);
-    this.receiveWindow = limits.windowBytes;
+    // The connection window starts at 65,535 whatever SETTINGS say (RFC 9113 §6.9.2); we only ever widen it.
+    this.receiveWindow = Math.max(limits.windowBytes, DEFAULT_WINDOW);
     this.control = new RateBudget(limits.controlBurst, limits.controlPerSecond);
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.read(chunk));
