@@ -17,24 +17,20 @@ const view = createStaticNodeDirectory([{ id: 'n', grpcAddress: address }]).all(
 const sides = { A: createH2Transport({ rawH2: false }), B: createH2Transport({ rawH2: true }) };
 const requests = Array.from({ length: 64 }, (_, i) => simpleRequest(i));
 
-async function window(side: 'A' | 'B', calls: number): Promise<{ cpuUs: number; bytes: number }> {
+async function window(side: 'A' | 'B', calls: number): Promise<{ cpuUs: number }> {
   const transport = sides[side];
   const cpu0 = process.cpuUsage();
-  const heap0 = process.memoryUsage().heapUsed;
-  let allocated = 0;
-  let last = heap0;
-  for (let i = 0; i < calls; i++) {
-    await transport.infer(view, requests[i % requests.length]!, { deadline: Date.now() + 10_000 });
-    // Heap growth between calls, GC drops ignored: a lower bound on bytes allocated.
-    const now = process.memoryUsage().heapUsed;
-    if (now > last) allocated += now - last;
-    last = now;
-  }
+  for (let i = 0; i < calls; i++) await transport.infer(view, requests[i % requests.length]!, { deadline: Date.now() + 10_000 });
   const cpu = process.cpuUsage(cpu0);
-  return { cpuUs: (cpu.user + cpu.system) / calls, bytes: allocated / calls };
+  return { cpuUs: (cpu.user + cpu.system) / calls };
 }
 
 const results: Record<'A' | 'B', number[]> = { A: [], B: [] };
+// ONLY=B: one side alone (for a CPU profile of what remains).
+if (process.env.ONLY === 'B') {
+  console.log(`B alone: ${(await window('B', CALLS)).cpuUs.toFixed(1)} µs/call`);
+  process.exit(0);
+}
 await window('A', 500);
 await window('B', 500);
 for (let round = 0; round < ROUNDS; round++) {
