@@ -19,6 +19,8 @@
  *                    HTTP/1.1 reader (true/false).
  * - `--grpc-raw-h2 BOOL` overrides the config's grpcRawH2: the gRPC port read by our own HTTP/2 reader,
  *                    unary calls served in place, ModelStreamInfer relayed to grpc-js on loopback (true/false).
+ * - `--grpc-upstream-raw-h2 BOOL` overrides the config's grpcUpstreamRawH2: unary gRPC calls to nodes on
+ *                    the gateway's own HTTP/2 client instead of node:http2 (true/false).
  * - `--otlp-endpoint URL` OpenTelemetry tracing: spans go (OTLP/HTTP JSON) to URL/v1/traces, e.g.
  *                    http://collector:4318. Default: env OTEL_EXPORTER_OTLP_ENDPOINT, else tracing off.
  * Environment: REDIS_URL (overrides the config's redisUrl), TESSERA_ADMIN_KEY (the admin key in
@@ -41,10 +43,12 @@ export interface GatewayCliOptions {
   readonly httpRawReader: boolean | undefined;
   /** --grpc-raw-h2; undefined → the config's grpcRawH2. */
   readonly grpcRawH2: boolean | undefined;
+  /** --grpc-upstream-raw-h2; undefined → the config's grpcUpstreamRawH2. */
+  readonly grpcUpstreamRawH2: boolean | undefined;
   readonly help: boolean;
 }
 
-export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--grpc-port N] [--host H] [--node SPEC]... [--http-raw-reader BOOL] [--grpc-raw-h2 BOOL] [--otlp-endpoint URL] [--jobs-worker]
+export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--grpc-port N] [--host H] [--node SPEC]... [--http-raw-reader BOOL] [--grpc-raw-h2 BOOL] [--grpc-upstream-raw-h2 BOOL] [--otlp-endpoint URL] [--jobs-worker]
   --config FILE   the gateway config JSON (default: embedded defaults with a demo tenant)
   --port N        HTTP listen port (default 8080, or the config's "port"); 0 picks a free port
   --grpc-port N   gRPC listen port (inference.GRPCInferenceService; default off, or the config's "grpcPort")
@@ -52,6 +56,7 @@ export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--grpc-
   --node SPEC     grpc=host:port,http=host:port (repeatable; used without Redis)
   --http-raw-reader BOOL  read infer requests with the gateway's own strict HTTP/1.1 reader (default: the config's "httpRawReader", true)
   --grpc-raw-h2 BOOL  read the gRPC port with the gateway's own HTTP/2 reader (default: the config's "grpcRawH2", false)
+  --grpc-upstream-raw-h2 BOOL  unary gRPC calls to nodes on the gateway's own HTTP/2 client (default: the config's "grpcUpstreamRawH2", false)
   --otlp-endpoint URL   send OpenTelemetry spans to URL/v1/traces (default: off)
   --jobs-worker   also run async-job workers in this process (or TESSERA_JOBS_WORKER=1)
   env: REDIS_URL, TESSERA_ADMIN_KEY, TESSERA_JOBS_WORKER, OTEL_EXPORTER_OTLP_ENDPOINT`;
@@ -96,6 +101,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
         'otlp-endpoint': { type: 'string' },
         'http-raw-reader': { type: 'string' },
         'grpc-raw-h2': { type: 'string' },
+        'grpc-upstream-raw-h2': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -124,6 +130,10 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
   if (grpcRawH2 !== undefined && grpcRawH2 !== 'true' && grpcRawH2 !== 'false') {
     throw TesseraError.invalidArg(`--grpc-raw-h2 must be true or false, got ${JSON.stringify(grpcRawH2)}`);
   }
+  const upstreamRawH2 = values['grpc-upstream-raw-h2'];
+  if (upstreamRawH2 !== undefined && upstreamRawH2 !== 'true' && upstreamRawH2 !== 'false') {
+    throw TesseraError.invalidArg(`--grpc-upstream-raw-h2 must be true or false, got ${JSON.stringify(upstreamRawH2)}`);
+  }
   return {
     configPath: values.config,
     port,
@@ -133,6 +143,7 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
     otlpEndpoint: values['otlp-endpoint'],
     httpRawReader: rawReader === undefined ? undefined : rawReader === 'true',
     grpcRawH2: grpcRawH2 === undefined ? undefined : grpcRawH2 === 'true',
+    grpcUpstreamRawH2: upstreamRawH2 === undefined ? undefined : upstreamRawH2 === 'true',
     help: values.help ?? false,
   };
 }

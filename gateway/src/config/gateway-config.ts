@@ -21,6 +21,9 @@
  *   "httpRawReader": true,           // [true] infer requests read by our own strict HTTP/1.1 reader
  *   "grpcRawH2": false,              // [false] the gRPC port read by our own HTTP/2 reader (every unary call in
  *                                    //   place, ModelStreamInfer relayed to grpc-js on loopback)
+ *   "grpcUpstreamRawH2": false,      // [false] unary gRPC calls to nodes on our own HTTP/2 client
+ *                                    //   (shared/src/http/raw-http2/client-*.ts) instead of node:http2;
+ *                                    //   `--grpc-upstream-raw-h2` overrides
  *                                    //   (shared/src/http/raw-http1) until a request on the connection needs
  *                                    //   node:http; `--http-raw-reader` overrides. Node entry only
  *   "rateLimitLeaseMs": 100,         // [100] with Redis: each rate-limit script call also leases this long of
@@ -150,6 +153,8 @@ export interface GatewayConfig {
   readonly httpRawReader: boolean;
   /** The gRPC front door on the raw HTTP/2 reader (adapters/grpc-front, shared/src/http/raw-http2); Node entry only. */
   readonly grpcRawH2: boolean;
+  /** Unary gRPC calls to nodes on the raw HTTP/2 client (adapters/grpc/h2-raw-node-connection.ts). */
+  readonly grpcUpstreamRawH2: boolean;
   readonly rateLimitLeaseMs: number;
   /** Renew leases used within this long ahead of time (0: let them expire); absent: the default. */
   readonly rateLimitKeepWarmMs?: number;

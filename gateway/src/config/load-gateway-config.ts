@@ -35,6 +35,7 @@ export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** On: in turns against main it took 20-30% off the gateway's CPU per HTTP cache hit, misses unchanged within the noise (docs/benchmarks.md, issue 17, 2026-11-27d). */
 export const DEFAULT_HTTP_RAW_READER = true;
 export const DEFAULT_GRPC_RAW_H2 = false;
+export const DEFAULT_GRPC_UPSTREAM_RAW_H2 = false;
 export const DEFAULT_MAX_CACHE_ENTRY_BYTES = 1024 * 1024;
 export const DEFAULT_CACHE_LOCAL_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_CACHE_LOCAL_MAX_AGE_SECONDS = 5;
@@ -112,7 +113,7 @@ function describe(value: unknown): string {
 }
 
 const TOP_KEYS = [
-  'port', 'grpcPort', 'host', 'adminKeyHash', 'redisUrl', 'keyPrefix', 'requestTimeoutMs', 'maxBodyBytes', 'maxPipelinedRequests', 'httpRawReader', 'grpcRawH2',
+  'port', 'grpcPort', 'host', 'adminKeyHash', 'redisUrl', 'keyPrefix', 'requestTimeoutMs', 'maxBodyBytes', 'maxPipelinedRequests', 'httpRawReader', 'grpcRawH2', 'grpcUpstreamRawH2',
   'rateLimitLeaseMs', 'rateLimitKeepWarmMs', 'metrics', 'webhooks', 'tiers', 'tenants', 'nodes', 'grpcTransport', 'nodeRawInferBelowCalls', 'routing', 'cache', 'serverName', 'llm',
 ] as const;
 const TIER_KEYS = ['priority', 'queueTimeoutMs', 'queueShare', 'rateLimits', 'cacheTtlSeconds', 'allowedModels', 'maxRequestBytes', 'jobs', 'llm'] as const;
@@ -149,6 +150,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
     c.number(root.maxPipelinedRequests, '$.maxPipelinedRequests', { min: 1, integer: true }) ?? DEFAULT_MAX_PIPELINED_REQUESTS;
   const httpRawReader = c.boolean(root.httpRawReader, '$.httpRawReader') ?? DEFAULT_HTTP_RAW_READER;
   const grpcRawH2 = c.boolean(root.grpcRawH2, '$.grpcRawH2') ?? DEFAULT_GRPC_RAW_H2;
+  const grpcUpstreamRawH2 = c.boolean(root.grpcUpstreamRawH2, '$.grpcUpstreamRawH2') ?? DEFAULT_GRPC_UPSTREAM_RAW_H2;
   const rateLimitLeaseMs =
     c.number(root.rateLimitLeaseMs, '$.rateLimitLeaseMs', { min: 0, max: 10_000, integer: true }) ?? DEFAULT_RATE_LIMIT_LEASE_MS;
   const rateLimitKeepWarmMs = c.number(root.rateLimitKeepWarmMs, '$.rateLimitKeepWarmMs', { min: 0, max: 3_600_000, integer: true });
@@ -174,7 +176,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
     throw TesseraError.invalidArg(`invalid gateway config (${n} problem${n === 1 ? '' : 's'}):\n  - ${c.issues.join('\n  - ')}`);
   }
   return deepFreeze({
-    port, grpcPort, host, serverName, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, httpRawReader, grpcRawH2, rateLimitLeaseMs, metrics,
+    port, grpcPort, host, serverName, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, httpRawReader, grpcRawH2, grpcUpstreamRawH2, rateLimitLeaseMs, metrics,
     ...(rateLimitKeepWarmMs === undefined ? {} : { rateLimitKeepWarmMs }),
     webhooks, tiers, tenants, nodes, grpcTransport, nodeRawInferBelowCalls, routing, cache, llm,
   });

@@ -55,10 +55,10 @@ export interface AnswerHandling<T> {
 }
 
 /** setTimeout fires at once for longer delays; a deadline that far away needs no timer. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** Every call's deadline on one timer (h2-call-deadlines.ts says why). */
-const deadlines = new CallDeadlines();
+/** Every call's deadline on one timer (h2-call-deadlines.ts says why), the raw client's calls' too (h2-raw-call.ts). */
+export const deadlines = new CallDeadlines();
 
 export const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 

@@ -52,6 +52,7 @@ import type { GrpcTransport } from './grpc-node-transport.js';
 import { guardedCall } from './guarded-call.js';
 import { NodeConnection } from './h2-node-connection.js';
 import type { BackoffOptions } from './h2-node-connection.js';
+import { RawNodeConnection } from './h2-raw-node-connection.js';
 import { streamInferCall } from './h2-stream-infer.js';
 import { unaryCall } from './h2-unary-call.js';
 import { readInferResponse } from './infer-response-reader.js';
@@ -82,6 +83,12 @@ export interface H2TransportOptions {
   readonly breaker?: NodeBreakerOptions;
   /** Fleet changes: a node's connection and breaker are dropped when it leaves. Default: none. */
   readonly fleetEvents?: FleetChangeSource;
+  /**
+   * Unary calls (ModelInfer, metadata, config) on our own HTTP/2 client (h2-raw-node-connection.ts)
+   * instead of node:http2, which costs more CPU per call (docs/benchmarks.md, issue 17); ModelStreamInfer
+   * stays on node:http2, on a connection of its own. Default false (config `grpcUpstreamRawH2`).
+   */
+  readonly rawH2?: boolean;
 }
 
 /** What a call needs of a method: grpc-js's MethodDefinition has this shape, so the shared definitions serve both transports. */
@@ -117,22 +124,35 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
     ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
     ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
   };
-  const connections = new Map<string, NodeConnection>();
+  const connections = new Map<string, NodeConnection | RawNodeConnection>();
+  /** With `rawH2`, ModelStreamInfer's node:http2 connections (h2-stream-infer.ts runs on node:http2 only). */
+  const streamConnections = new Map<string, NodeConnection>();
+  const rawH2 = options.rawH2 ?? false;
 
-  function connectionFor(node: NodeView): NodeConnection {
+  function connectionIn<C extends NodeConnection | RawNodeConnection>(map: Map<string, C>, node: NodeView, open: (address: string) => C): C {
     const address = grpcAddressOf(node);
-    const existing = connections.get(node.id);
+    const existing = map.get(node.id);
     if (existing?.address === address) return existing;
     existing?.close();
-    const connection = new NodeConnection(address, connectionOptions);
-    connections.set(node.id, connection);
+    const connection = open(address);
+    map.set(node.id, connection);
     logger.verbose(1, 'connection opened', { nodeId: node.id, address });
     return connection;
+  }
+
+  const connectionFor = (node: NodeView): NodeConnection | RawNodeConnection =>
+    connectionIn(connections, node, (address) => (rawH2 ? new RawNodeConnection(address, connectionOptions) : new NodeConnection(address, connectionOptions)));
+
+  function streamConnectionFor(node: NodeView): NodeConnection {
+    if (!rawH2) return connectionFor(node) as NodeConnection;
+    return connectionIn(streamConnections, node, (address) => new NodeConnection(address, connectionOptions));
   }
 
   function closeNode(nodeId: string): void {
     connections.get(nodeId)?.close();
     connections.delete(nodeId);
+    streamConnections.get(nodeId)?.close();
+    streamConnections.delete(nodeId);
     breakers.remove(nodeId);
   }
 
@@ -190,7 +210,7 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
 
     streamInfer(node, request, opts, onResponse) {
       const limits = { maxReceiveBytes, maxSendBytes };
-      return guardedCall(breakers, node, opts, () => streamInferCall(connectionFor(node), node.id, request, opts, limits, onResponse));
+      return guardedCall(breakers, node, opts, () => streamInferCall(streamConnectionFor(node), node.id, request, opts, limits, onResponse));
     },
 
     modelConfig(node, model, version, opts) {
@@ -212,8 +232,9 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
 
     async close() {
       unsubscribe?.();
-      for (const connection of connections.values()) connection.close();
+      for (const connection of [...connections.values(), ...streamConnections.values()]) connection.close();
       connections.clear();
+      streamConnections.clear();
       if (options.breakers === undefined) breakers.close();
     },
   };

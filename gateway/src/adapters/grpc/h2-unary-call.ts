@@ -21,8 +21,10 @@ import { UnaryMessageReader, decodeGrpcMessage } from '../../../../shared/src/gr
 import { decodeNodeAnswer, looksNotAccepted, upstreamError } from './grpc-errors.js';
 import type { CallStatus, NodeLoad } from './grpc-errors.js';
 import { h2Call, headerValue } from './h2-call.js';
-import type { H2Call } from './h2-call.js';
+import type { AnswerHandling, H2Call } from './h2-call.js';
 import type { NodeConnection } from './h2-node-connection.js';
+import { rawH2Call } from './h2-raw-call.js';
+import { RawNodeConnection } from './h2-raw-node-connection.js';
 import { INFLIGHT_TRAILER, QUEUE_DEPTH_TRAILER, loadFromTrailer } from './load-trailer.js';
 
 export type UnaryCall = H2Call;
@@ -36,9 +38,10 @@ function loadOf(headers: IncomingHttpHeaders): NodeLoad | undefined {
   return loadFromTrailer(headerValue(headers[QUEUE_DEPTH_TRAILER]), headerValue(headers[INFLIGHT_TRAILER]));
 }
 
-export function unaryCall(connection: NodeConnection, nodeId: string, call: UnaryCall): Promise<UnaryAnswer> {
+/** On node:http2 (NodeConnection) or on our own HTTP/2 client (RawNodeConnection, `grpcUpstreamRawH2`): the same call either way. */
+export function unaryCall(connection: NodeConnection | RawNodeConnection, nodeId: string, call: UnaryCall): Promise<UnaryAnswer> {
   const reader = new UnaryMessageReader(call.maxReceiveBytes);
-  return h2Call<UnaryAnswer>(connection, nodeId, call, {
+  const handling: AnswerHandling<UnaryAnswer> = {
     reopenClosingSession: true,
     refusedMeansNotSent: () => true,
     data(chunk, control) {
@@ -59,5 +62,6 @@ export function unaryCall(connection: NodeConnection, nodeId: string, call: Unar
       if (reader.empty) throw upstreamError({ code: GrpcStatus.UNIMPLEMENTED, details: 'No message received' }, nodeId, false, load);
       return { message: decodeNodeAnswer(nodeId, () => reader.message()), load };
     },
-  });
+  };
+  return connection instanceof RawNodeConnection ? rawH2Call(connection, nodeId, call, handling) : h2Call(connection, nodeId, call, handling);
 }

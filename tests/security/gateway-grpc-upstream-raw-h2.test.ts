@@ -1,0 +1,250 @@
+/**
+ * Issue 17, the gateway's gRPC upstream on our own HTTP/2 client (`grpcUpstreamRawH2`,
+ * gateway/src/adapters/grpc/h2-raw-node-connection.ts, shared/src/http/raw-http2/client-connection.ts).
+ * A node is a stranger: bad frames, an HPACK bomb, an endless CONTINUATION, DATA before headers or past
+ * the window, a window that never opens, GOAWAY mid-call, PUSH_PROMISE, HTTP/1.1 instead of HTTP/2 must
+ * each fail the call with a status that names the problem (never a hang past the deadline, never a crash),
+ * and the next call on a well-behaved node must get its own answer.
+ *
+ * The node is a real `net` server on loopback that reads the client's frames and answers each request
+ * stream with the frames a case writes; the transport is the gateway's real one.
+ */
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { create, toBinary } from '@bufbuild/protobuf';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { TesseraError } from '../../shared/src/errors/index.js';
+import { ModelInferResponseSchema } from '../../shared/src/gen/grpc_service_pb.js';
+import { frameGrpcMessage } from '../../shared/src/grpc/index.js';
+import {
+  CLIENT_PREFACE,
+  FRAME_HEAD_BYTES,
+  Flag,
+  FrameType,
+  H2Error,
+  Setting,
+  encodeFrame,
+  encodeHeaderBlock,
+  goawayFrame,
+  pushInteger,
+  settingsFrame,
+} from '../../shared/src/http/raw-http2/index.js';
+import { createStaticNodeDirectory } from '../../gateway/src/adapters/fleet/index.js';
+import { createH2Transport } from '../../gateway/src/adapters/grpc/h2-transport.js';
+import type { GrpcTransport } from '../../gateway/src/adapters/grpc/grpc-node-transport.js';
+import { simpleRequest } from '../../gateway/test/support/test-node-requests.js';
+
+type Failure = TesseraError & { notAccepted?: boolean };
+type Answer = (socket: Socket, streamId: number) => void;
+
+interface ClientFrame {
+  readonly type: number;
+  readonly flags: number;
+  readonly streamId: number;
+  readonly payload: Buffer;
+}
+
+const headers = (streamId: number, fields: Record<string, string>, flags: number): Buffer =>
+  encodeFrame(FrameType.HEADERS, flags | Flag.END_HEADERS, streamId, encodeHeaderBlock(fields));
+const data = (streamId: number, payload: Uint8Array, flags = 0): Buffer => encodeFrame(FrameType.DATA, flags, streamId, payload);
+const message = frameGrpcMessage(toBinary(ModelInferResponseSchema, create(ModelInferResponseSchema, { id: 'ok', modelName: 'simple', modelVersion: '1' })));
+
+/** The node's normal answer: headers, the message, trailers with status 0. */
+const ok: Answer = (socket, id) => {
+  socket.write(headers(id, { ':status': '200', 'content-type': 'application/grpc' }, 0));
+  socket.write(data(id, message));
+  socket.write(headers(id, { 'grpc-status': '0' }, Flag.END_STREAM));
+};
+
+describe('a hostile node behind the raw HTTP/2 gRPC upstream (the real transport + a loopback TCP node writing frames)', () => {
+  let server: Server;
+  let address: string;
+  let answer: Answer = ok;
+  /** SETTINGS the node announces. */
+  let settings: Array<readonly [number, number]> = [];
+  /** What each connection's client sent, frame by frame. */
+  const received: ClientFrame[] = [];
+  const sockets: Socket[] = [];
+  let transport: GrpcTransport;
+
+  beforeAll(async () => {
+    server = createServer((socket) => {
+      sockets.push(socket);
+      socket.on('error', () => undefined);
+      socket.write(settingsFrame(settings));
+      let pending = Buffer.alloc(0);
+      let prefaceRead = false;
+      socket.on('data', (chunk: Buffer) => {
+        pending = Buffer.concat([pending, chunk]);
+        if (!prefaceRead) {
+          if (pending.length < CLIENT_PREFACE.length) return;
+          prefaceRead = true;
+          pending = pending.subarray(CLIENT_PREFACE.length);
+        }
+        while (pending.length >= FRAME_HEAD_BYTES) {
+          const length = pending.readUIntBE(0, 3);
+          if (pending.length < FRAME_HEAD_BYTES + length) break;
+          const frame = { type: pending[3]!, flags: pending[4]!, streamId: pending.readUInt32BE(5) & 0x7fffffff, payload: pending.subarray(9, 9 + length) };
+          pending = pending.subarray(FRAME_HEAD_BYTES + length);
+          received.push(frame);
+          if (frame.type === FrameType.SETTINGS && (frame.flags & Flag.ACK) === 0) socket.write(encodeFrame(FrameType.SETTINGS, Flag.ACK, 0, Buffer.alloc(0)));
+          if (frame.type === FrameType.HEADERS) answer(socket, frame.streamId);
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterEach(async () => {
+    await transport?.close();
+    for (const socket of sockets.splice(0)) socket.destroy();
+    received.length = 0;
+    answer = ok;
+    settings = [];
+  });
+
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const node = () => createStaticNodeDirectory([{ id: 'n', grpcAddress: address }]).all()[0]!;
+  const start = (windowBytes?: number): GrpcTransport =>
+    (transport = createH2Transport({ rawH2: true, breaker: { volumeThreshold: 1000 }, backoff: { initialMs: 1, jitter: 0 }, ...(windowBytes ? { windowBytes } : {}) }));
+
+  async function failure(deadlineMs = 10_000): Promise<Failure> {
+    try {
+      await transport.infer(node(), simpleRequest(0), { deadline: Date.now() + deadlineMs });
+    } catch (error) {
+      return error as Failure;
+    }
+    throw new Error('expected a failure');
+  }
+
+  /** After the hostile answer, a well-behaved one on the same transport is read as usual. */
+  async function nextCallServed(): Promise<void> {
+    answer = ok;
+    const result = await transport.infer(node(), simpleRequest(1), { deadline: Date.now() + 10_000 });
+    expect(result.response.id).toBe('ok');
+  }
+
+  it('serves a well-behaved node (the harness itself)', async () => {
+    start();
+    await nextCallServed();
+  });
+
+  it('an HPACK bomb (a small block that decodes past the header list limit) resets the stream: INTERNAL naming it', async () => {
+    start();
+    answer = (socket, id) => {
+      // One 4 KB field added to the dynamic table, then indexed 40 times: ~160 KB of list from ~4 KB of block.
+      const block: number[] = [0x40];
+      pushInteger(block, 0, 7, 1);
+      block.push(0x78);
+      pushInteger(block, 0, 7, 4000);
+      for (let i = 0; i < 4000; i++) block.push(0x61);
+      for (let i = 0; i < 40; i++) block.push(0x80 | 62);
+      socket.write(encodeFrame(FrameType.HEADERS, Flag.END_HEADERS, id, Buffer.from(block)));
+    };
+    const error = await failure();
+    expect(error).toMatchObject({ code: 'INTERNAL', notAccepted: false });
+    expect(error.message).toMatch(/answer headers over 65536 bytes/);
+    await expect.poll(() => received.some((f) => f.type === FrameType.RST_STREAM && f.payload.readUInt32BE(0) === H2Error.PROTOCOL_ERROR)).toBe(true);
+    await nextCallServed();
+  });
+
+  it('an endless CONTINUATION ends the connection (ENHANCE_YOUR_CALM) once the block passes the limit', async () => {
+    start();
+    answer = (socket, id) => {
+      socket.write(encodeFrame(FrameType.HEADERS, 0, id, encodeHeaderBlock({ ':status': '200' })));
+      const filler = Buffer.alloc(8 * 1024, 0x80 | 8); // repeated ':status: 200' entries
+      for (let i = 0; i < 20; i++) socket.write(encodeFrame(FrameType.CONTINUATION, 0, id, filler));
+    };
+    const error = await failure();
+    expect(error).toMatchObject({ code: 'UNAVAILABLE', notAccepted: false });
+    expect(error.message).toMatch(/CONTINUATION flood/);
+    await expect.poll(() => received.some((f) => f.type === FrameType.GOAWAY && f.payload.readUInt32BE(4) === H2Error.ENHANCE_YOUR_CALM)).toBe(true);
+    await nextCallServed();
+  });
+
+  it('DATA before the answer headers resets the stream: INTERNAL naming it', async () => {
+    start();
+    answer = (socket, id) => socket.write(data(id, message, Flag.END_STREAM));
+    const error = await failure();
+    expect(error).toMatchObject({ code: 'INTERNAL', notAccepted: false });
+    expect(error.message).toMatch(/DATA before the answer headers/);
+    await nextCallServed();
+  });
+
+  it('DATA beyond the stream window we announced resets the stream (FLOW_CONTROL_ERROR): INTERNAL naming it', async () => {
+    start(10_000);
+    answer = (socket, id) => {
+      socket.write(headers(id, { ':status': '200', 'content-type': 'application/grpc' }, 0));
+      socket.write(data(id, Buffer.alloc(16_000)));
+    };
+    const error = await failure();
+    expect(error).toMatchObject({ code: 'INTERNAL', notAccepted: false });
+    expect(error.message).toMatch(/DATA beyond the stream window/);
+    await expect.poll(() => received.some((f) => f.type === FrameType.RST_STREAM && f.payload.readUInt32BE(0) === H2Error.FLOW_CONTROL_ERROR)).toBe(true);
+    await nextCallServed();
+  });
+
+  it('a window that never opens holds the request only until the deadline: DEADLINE_EXCEEDED and RST_STREAM CANCEL', async () => {
+    // The first call's bytes leave with the default window, before the node's SETTINGS; the second meets a window of 0.
+    settings = [[Setting.INITIAL_WINDOW_SIZE, 0]];
+    start();
+    await nextCallServed();
+    answer = () => undefined;
+    const error = await failure(300);
+    expect(error).toMatchObject({ code: 'DEADLINE_EXCEEDED', notAccepted: false });
+    expect(received.some((f) => f.type === FrameType.DATA && f.streamId === 3)).toBe(false);
+    await expect.poll(() => received.some((f) => f.type === FrameType.RST_STREAM && f.streamId === 3 && f.payload.readUInt32BE(0) === H2Error.CANCEL)).toBe(true);
+  });
+
+  it('GOAWAY mid-call below the stream: the call was never processed, fails as not accepted; the next call reconnects', async () => {
+    start();
+    answer = (socket) => socket.write(goawayFrame(0, H2Error.NO_ERROR));
+    const error = await failure();
+    expect(error).toMatchObject({ code: 'UNAVAILABLE', notAccepted: true });
+    expect(error.message).toMatch(/Stream refused by server/);
+    await nextCallServed();
+    expect(sockets.length).toBe(2);
+  });
+
+  it('GOAWAY naming the stream lets its answer finish on the closing connection', async () => {
+    start();
+    answer = (socket, id) => {
+      socket.write(goawayFrame(id, H2Error.NO_ERROR));
+      ok(socket, id);
+    };
+    const result = await transport.infer(node(), simpleRequest(0), { deadline: Date.now() + 10_000 });
+    expect(result.response.id).toBe('ok');
+  });
+
+  it('PUSH_PROMISE (push is disabled) and frames on a stream never opened end the connection (PROTOCOL_ERROR)', async () => {
+    start();
+    answer = (socket, id) => socket.write(encodeFrame(FrameType.PUSH_PROMISE, Flag.END_HEADERS, id, Buffer.from([0, 0, 0, 2, 0x88])));
+    expect((await failure()).message).toMatch(/PUSH_PROMISE with push disabled/);
+    answer = (socket) => socket.write(headers(99, { ':status': '200' }, 0));
+    expect((await failure()).message).toMatch(/HEADERS on stream 99, which we never opened/);
+    await nextCallServed();
+  });
+
+  it('a node answering HTTP/1.1 never spoke HTTP/2: not accepted, and the node is backed off', async () => {
+    const http1 = createServer((socket) => {
+      sockets.push(socket);
+      socket.on('error', () => undefined);
+      socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => http1.listen(0, '127.0.0.1', resolve));
+    start();
+    const view = createStaticNodeDirectory([{ id: 'h1', grpcAddress: `127.0.0.1:${(http1.address() as AddressInfo).port}` }]).all()[0]!;
+    try {
+      const error = await transport.infer(view, simpleRequest(0), { deadline: Date.now() + 10_000 }).then(
+        () => undefined,
+        (e: unknown) => e as Failure,
+      );
+      expect(error).toMatchObject({ code: 'UNAVAILABLE', notAccepted: true });
+      expect(error!.message).toMatch(/No connection established. Last error: the node broke the protocol: a frame of \d+ bytes/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => http1.close(() => resolve()));
+    }
+  });
+});
