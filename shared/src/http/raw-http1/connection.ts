@@ -4,8 +4,10 @@
  * is handed, unread, to node:http at a request boundary with nothing in flight: its bytes are put back on the
  * socket and node:http's own connection listener takes the socket from then on.
  *
- * Requests are served one at a time and in order: reading pauses while one is in flight, and while the answers
- * already written wait for a slow reader, so one connection never holds more than one request and one body.
+ * Requests are served one at a time and in order: reading pauses while one is in flight (unless its handler watches
+ * the client, and then only up to one more head and body), and while the answers already written wait for a slow
+ * reader, so one connection never holds more than two requests and their bodies. An answer is whole (`answer`)
+ * or streamed as chunks (`startStream`, stream-writer.ts).
  * The server's timeouts hold as node:http's do (checked by the front door): headers within `headersTimeout`,
  * the whole request within `requestTimeout` (408 and close, as node:http answers), and an idle kept-alive
  * connection is closed after `keepAliveTimeout`.
