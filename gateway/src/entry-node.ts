@@ -32,7 +32,7 @@ import { createMemoryResponseCache, createRedisResponseCache } from './adapters/
 import { createRedisNodeDirectory, createStaticNodeDirectory, type StaticNode } from './adapters/fleet/index.js';
 import { createNodeTransport } from './adapters/grpc/index.js';
 import { createGrpcFront, type GrpcFront } from './adapters/grpc-front/index.js';
-import { createNativeInferListener, createNativeLlmListener, createNodeLlm, createRawInferHandler, createRawInferUpstream, processTurnEnd, RAW_MAX_BODY_BYTES } from './adapters/node-http/index.js';
+import { createNativeInferListener, createNativeLlmListener, createNodeLlm, createRawInferHandler, createRawLlmHandler, createRawInferUpstream, processTurnEnd, RAW_MAX_BODY_BYTES } from './adapters/node-http/index.js';
 import { createDirectLlm } from './core/llm/index.js';
 import { createMemoryRateLimiter, createMemorySequenceAffinity, createMemoryTenantStore } from './adapters/memory/index.js';
 import { createPromMetrics, type PromMetrics } from './adapters/metrics/index.js';
@@ -45,7 +45,7 @@ import { createCacheLayer } from './core/cache/index.js';
 import type { FleetChangeSource, NodeDirectory } from './core/ports/index.js';
 import { createDispatcher } from './core/routing/index.js';
 import { applyServerTimeouts, limitPipelinedRequests, type ServerTimeouts } from '../../shared/src/http/index.js';
-import { attachRawHttp1, type RawHttp1FrontDoor } from '../../shared/src/http/raw-http1/index.js';
+import { attachRawHttp1, chainRawHandlers, type RawHttp1FrontDoor } from '../../shared/src/http/raw-http1/index.js';
 
 /**
  * Log lines (one access line per request among them) are written in batches, 8 KiB or at most this
@@ -245,7 +245,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const nativeInfer = createNativeInferListener(app.serveInfer, logger);
   // The LLM POST routes likewise: a streamed answer goes from the node's socket to the client's (native-llm.ts).
   const tracer = options.tracer === undefined ? {} : { tracer: options.tracer };
-  const nativeLlm = createNativeLlmListener(createDirectLlm({ config, tenants, rateLimiter, metrics, logger, ...tracer, now: Date.now, llm: llm.deps }), logger);
+  const serveLlm = createDirectLlm({ config, tenants, rateLimiter, metrics, logger, ...tracer, now: Date.now, llm: llm.deps });
+  const nativeLlm = createNativeLlmListener(serveLlm, logger);
   const server = applyServerTimeouts(
     createServer(
       limitPipelinedRequests((incoming, outgoing) => {
@@ -255,7 +256,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     options.serverTimeouts,
   );
   // With the switch, infer requests are read by our own HTTP/1.1 reader until one needs node:http (raw-infer-front.ts).
-  const rawFrontDoor = (options.httpRawReader ?? config.httpRawReader) ? attachRawHttp1(server, createRawInferHandler(app.serveInfer, logger), Math.min(config.maxBodyBytes, RAW_MAX_BODY_BYTES)) : undefined;
+  // With llm.rawFront, the LLM routes too (llm-raw-front.ts).
+  const rawInfer = createRawInferHandler(app.serveInfer, logger);
+  const rawHandler = config.llm.rawFront ? chainRawHandlers(rawInfer, createRawLlmHandler(serveLlm, logger)) : rawInfer;
+  const rawFrontDoor = (options.httpRawReader ?? config.httpRawReader) ? attachRawHttp1(server, rawHandler, Math.min(config.maxBodyBytes, RAW_MAX_BODY_BYTES)) : undefined;
   const port = options.port ?? config.port;
   const host = options.host ?? config.host;
   await new Promise<void>((resolve, reject) => {

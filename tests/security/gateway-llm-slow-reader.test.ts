@@ -6,7 +6,8 @@
  * sse-node-double.ts): with back-pressure it ends up waiting, having written a bounded amount; without,
  * the gateway would read on and hold everything. Closing the client then cancels the node's request.
  * Both with node:http to the node and with the raw HTTP/1.1 upstream (llm-raw-upstream.ts), whose answer
- * body pauses the node's socket itself.
+ * body pauses the node's socket itself. Each with the client read by the raw HTTP/1.1 front door (llm-raw-front.ts)
+ * and by node:http (native-llm.ts).
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +22,9 @@ const KEY = 'tsk_sec-slow-reader';
 /** Far above what the loopback sockets on both sides can hold, far below an unbounded buffer's growth. */
 const BOUND_BYTES = 64 * 1024 * 1024;
 
-describe.each(['http1', 'raw'] as const)('a slow-reading LLM client (gateway + endless node double over %s)', (upstream) => {
+const CASES = (['http1', 'raw'] as const).flatMap((upstream) => (['raw', 'node-http'] as const).map((front) => [upstream, front] as const));
+
+describe.each(CASES)('a slow-reading LLM client (gateway + endless node double over %s, %s front door)', (upstream, front) => {
   let double: SseNodeDouble;
   let gateway: RunningGateway;
 
@@ -29,7 +32,7 @@ describe.each(['http1', 'raw'] as const)('a slow-reading LLM client (gateway + e
     double = await startSseNodeDouble({ endless: true });
     const config = loadGatewayConfig(
       JSON.stringify({
-        llm: { nodeRawBelowStreams: upstream === 'raw' ? 256 : 0 },
+        llm: { nodeRawBelowStreams: upstream === 'raw' ? 256 : 0, rawFront: front === 'raw' },
         tiers: { open: { priority: 2, queueShare: 1, cacheTtlSeconds: 0, queueTimeoutMs: 10_000, allowedModels: ['*'], rateLimits: { requestsPerSecond: 0, burst: 0, elementsPerSecond: 0, elementsBurst: 0 } } },
         tenants: [{ id: 'slow', tier: 'open', keys: [{ id: 's1', hash: await sha256Hex(KEY) }] }],
       }),

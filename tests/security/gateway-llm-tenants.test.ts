@@ -9,17 +9,17 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LLM_KEYS, longPrompt, ssePayloads, startLlmFleet, type LlmFleet } from '../../gateway/test/support/llm-fleet.js';
+import { LLM_FRONTS, LLM_KEYS, longPrompt, ssePayloads, startLlmFleet, type LlmFleet } from '../../gateway/test/support/llm-fleet.js';
 
 interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
 }
 
-describe('gateway LLM routes: tenants, bad input and token limits', () => {
+describe.each(LLM_FRONTS)('gateway LLM routes: tenants, bad input and token limits (%s front door)', (front) => {
   let fleet: LlmFleet;
 
   beforeAll(async () => {
-    fleet = await startLlmFleet();
+    fleet = await startLlmFleet({ front });
   }, 90_000);
 
   afterAll(async () => {

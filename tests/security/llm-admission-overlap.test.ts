@@ -45,7 +45,7 @@ function call(port: number, body: string, key = KEY): Promise<{ text: string; fi
   });
 }
 
-describe('a stream sent to its node while its tokens are decided (gateway + redis-server + node double)', () => {
+describe.each(['raw', 'node-http'] as const)('a stream sent to its node while its tokens are decided (gateway + redis-server + node double, %s front door)', (front) => {
   let redis: RedisServer;
   let control: Redis;
   let double: SseNodeDouble;
@@ -69,6 +69,7 @@ describe('a stream sent to its node while its tokens are decided (gateway + redi
       JSON.stringify({
         // No leases: every token charge is a script call in Redis, as for a prompt larger than a lease.
         rateLimitLeaseMs: 0,
+        llm: { rawFront: front === 'raw' },
         // Read below without a key (the metered tokens).
         metrics: { requireAdminKey: false },
         tiers: {

@@ -4,19 +4,22 @@
  * client is the official `openai` npm package (baseURL = the gateway, apiKey = the tenant key), plus
  * raw fetches where the exact SSE framing is the point. Both with the node's LLM routes reached over
  * HTTP/2 (its --llm-h2c-port), over HTTP/1.1 (a node without that port) and over the gateway's raw
- * HTTP/1.1 writes (llm-raw-upstream.ts).
+ * HTTP/1.1 writes (llm-raw-upstream.ts); each with the client's requests read by the raw HTTP/1.1 front door
+ * (llm-raw-front.ts) and by node:http (native-llm.ts).
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../shared/test/support/index.js';
-import { LLM_KEYS, longPrompt, ssePayloads, startLlmFleet, type LlmFleet } from '../support/llm-fleet.js';
+import { LLM_FRONTS, LLM_KEYS, longPrompt, ssePayloads, startLlmFleet, type LlmFleet } from '../support/llm-fleet.js';
 
-describe.each(['h2', 'http1', 'raw'] as const)('LLM routes through the gateway (redis + token_stream node over %s + gateway)', (upstream) => {
+const CASES = (['h2', 'http1', 'raw'] as const).flatMap((upstream) => LLM_FRONTS.map((front) => [upstream, front] as const));
+
+describe.each(CASES)('LLM routes through the gateway (redis + token_stream node over %s + gateway, %s front door)', (upstream, front) => {
   let fleet: LlmFleet;
   let client: OpenAI;
 
   beforeAll(async () => {
-    fleet = await startLlmFleet({ upstream });
+    fleet = await startLlmFleet({ upstream, front });
     client = new OpenAI({ baseURL: `${fleet.gateway.url}/v1`, apiKey: LLM_KEYS.a, maxRetries: 0 });
   }, 90_000);
 

@@ -10,13 +10,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEADLINE_HEADER } from '../../../shared/src/fleet/request-headers.js';
 import { waitFor } from '../../../shared/test/support/index.js';
-import { LLM_KEYS, longPrompt, ssePayloads, startLlmFleet, type LlmFleet } from '../support/llm-fleet.js';
+import { LLM_FRONTS, LLM_KEYS, longPrompt, ssePayloads, startLlmFleet, type LlmFleet } from '../support/llm-fleet.js';
 
-describe.each(['h2', 'http1', 'raw'] as const)('LLM streams through the gateway (node over %s): queue timeout and a node dying mid-stream', (upstream) => {
+const CASES = (['h2', 'http1', 'raw'] as const).flatMap((upstream) => LLM_FRONTS.map((front) => [upstream, front] as const));
+
+describe.each(CASES)('LLM streams through the gateway (node over %s, %s front door): queue timeout and a node dying mid-stream', (upstream, front) => {
   let fleet: LlmFleet;
 
   beforeAll(async () => {
-    fleet = await startLlmFleet({ tokenDelayMs: 5, maxStreamsPerNode: 1, upstream });
+    fleet = await startLlmFleet({ tokenDelayMs: 5, maxStreamsPerNode: 1, upstream, front });
   }, 90_000);
 
   afterAll(async () => {

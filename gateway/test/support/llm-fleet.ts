@@ -81,7 +81,13 @@ export interface LlmFleetOptions {
    * gateway's default choice (raw at few streams, HTTP/2 above).
    */
   readonly upstream?: 'h2' | 'http1' | 'raw';
+  /** Which front door reads the client's LLM requests: 'raw' (llm-raw-front.ts) or 'node-http' (native-llm.ts); absent: the default. */
+  readonly front?: LlmFront;
 }
+
+export type LlmFront = 'raw' | 'node-http';
+/** Both front doors, for suites that must behave the same on each. */
+export const LLM_FRONTS: readonly LlmFront[] = ['raw', 'node-http'];
 
 export async function startLlmFleet(options: LlmFleetOptions = {}): Promise<LlmFleet> {
   const repository = await writeLlmRepository(options.tokenDelayMs ?? 2);
@@ -94,7 +100,7 @@ export async function startLlmFleet(options: LlmFleetOptions = {}): Promise<LlmF
     JSON.stringify({
       metrics: { requireAdminKey: false },
       rateLimitLeaseMs: 0,
-      llm: { chargeEveryTokens: 4, nodeHttp2: h2, ...raw, ...(options.maxStreamsPerNode === undefined ? {} : { maxStreamsPerNode: options.maxStreamsPerNode }) },
+      llm: { chargeEveryTokens: 4, nodeHttp2: h2, ...raw, ...(options.front === undefined ? {} : { rawFront: options.front === 'raw' }), ...(options.maxStreamsPerNode === undefined ? {} : { maxStreamsPerNode: options.maxStreamsPerNode }) },
       tiers: {
         'llm-open': {
           priority: 2, queueTimeoutMs: 20_000, queueShare: 1, cacheTtlSeconds: 300, allowedModels: ['*'],

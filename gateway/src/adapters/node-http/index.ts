@@ -7,3 +7,4 @@ export * from './llm-http-upstream.js';
 export * from './node-llm.js';
 export * from './native-llm.js';
 export * from './raw-infer-upstream.js';
+export * from './llm-raw-front.js';

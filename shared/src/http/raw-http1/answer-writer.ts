@@ -13,7 +13,7 @@ import { HTTP_FIELD_VALUE, HTTP_TOKEN } from '../field-syntax.js';
 let dateText = '';
 let dateValidUntil = 0;
 
-function httpDate(): string {
+export function httpDate(): string {
   const now = Date.now();
   if (now >= dateValidUntil) {
     dateText = new Date(now).toUTCString();

@@ -4,15 +4,18 @@
  * is handed, unread, to node:http at a request boundary with nothing in flight: its bytes are put back on the
  * socket and node:http's own connection listener takes the socket from then on.
  *
- * Requests are served one at a time and in order: reading pauses while one is in flight, and while the answers
- * already written wait for a slow reader, so one connection never holds more than one request and one body.
+ * Requests are served one at a time and in order: reading pauses while one is in flight (unless its handler watches
+ * the client, and then only up to one more head and body), and while the answers already written wait for a slow
+ * reader, so one connection never holds more than two requests and their bodies. An answer is whole (`answer`)
+ * or streamed as chunks (`startStream`, stream-writer.ts).
  * The server's timeouts hold as node:http's do (checked by the front door): headers within `headersTimeout`,
  * the whole request within `requestTimeout` (408 and close, as node:http answers), and an idle kept-alive
  * connection is closed after `keepAliveTimeout`.
  */
 import type { Socket } from 'node:net';
 import { BAD_REQUEST_ANSWER, REQUEST_TIMEOUT_ANSWER, renderAnswerHead, writeAnswer } from './answer-writer.js';
-import { readRequestHead, type RawRequestHead } from './head-reader.js';
+import { MAX_HEAD_BYTES, readRequestHead, type RawRequestHead } from './head-reader.js';
+import { RawStreamWriter, renderStreamHead } from './stream-writer.js';
 
 /** One whole request on the raw path. */
 export interface RawRequest {
@@ -21,9 +24,20 @@ export interface RawRequest {
   readonly socket: Socket;
 }
 
-/** How the raw path answers a request: exactly once per request. */
+/** How the raw path answers a request: exactly once per request, whole (`answer`) or streamed (`startStream`). */
 export interface RawAnswer {
   answer(status: number, headers: Readonly<Record<string, string>>, chunks: readonly Uint8Array[], byteLength: number): void;
+  /**
+   * Starts a chunked answer (stream-writer.ts); the request is answered once the writer's `end` is called.
+   * Undefined: the client is gone, or the head is one we refuse to write (the connection is then dropped).
+   */
+  startStream(status: number, headers: Readonly<Record<string, string>>): RawStreamWriter | undefined;
+  /**
+   * Keeps reading the client while its request is served, so that its going away is seen at once: `gone` is
+   * called once if the socket ends or closes before the answer is done. Bytes of later requests read meanwhile
+   * wait (up to one head and one body, then reading pauses) and are served after the answer.
+   */
+  watchClient(gone: () => void): void;
 }
 
 export interface RawHttp1Handler {
@@ -64,9 +78,14 @@ export class RawConnection implements RawAnswer {
   private bodyBytes = 0;
   private ended = false;
   private pumping = false;
+  /** Told when the client leaves while its request is served (watchClient). */
+  private watcher: (() => void) | undefined = undefined;
   private readonly onData = (chunk: Buffer): void => this.received(chunk);
   private readonly onEnd = (): void => this.clientEnded();
-  private readonly onClose = (): void => this.context.forget(this);
+  private readonly onClose = (): void => {
+    this.context.forget(this);
+    this.clientGone();
+  };
   private readonly onDrain = (): void => this.resumeReading();
 
   constructor(
@@ -97,7 +116,7 @@ export class RawConnection implements RawAnswer {
   }
 
   answer(status: number, headers: Readonly<Record<string, string>>, chunks: readonly Uint8Array[], byteLength: number): void {
-    if (this.phase !== 'serving' || this.socket.destroyed) return;
+    if (this.phase !== 'serving' || this.socket.destroyed || this.socket.writableEnded) return;
     let head: string;
     try {
       head = renderAnswerHead(status, headers, byteLength, this.context.keepAliveTimeoutMs());
@@ -105,7 +124,32 @@ export class RawConnection implements RawAnswer {
       this.socket.destroy(); // a head we refuse to write: the client sees the connection drop, never a split head
       return;
     }
-    const drained = writeAnswer(this.socket, head, chunks);
+    this.answered(writeAnswer(this.socket, head, chunks));
+  }
+
+  startStream(status: number, headers: Readonly<Record<string, string>>): RawStreamWriter | undefined {
+    if (this.phase !== 'serving' || this.socket.destroyed || this.socket.writableEnded) return undefined;
+    let head: string;
+    try {
+      // A shutdown under way: this answer is the connection's last, said in its head.
+      head = renderStreamHead(status, headers, this.context.keepAliveTimeoutMs(), this.context.closing());
+    } catch {
+      this.socket.destroy();
+      return undefined;
+    }
+    return new RawStreamWriter(this.socket, head, () => this.answered(this.socket.writableLength === 0));
+  }
+
+  watchClient(gone: () => void): void {
+    if (this.phase !== 'serving') return;
+    this.watcher = gone;
+    if (this.socket.destroyed || this.socket.readableEnded) this.clientGone();
+    else this.socket.resume();
+  }
+
+  /** The current request's answer is written: on to the next (`drained`: nothing of it waits in the socket). */
+  private answered(drained: boolean): void {
+    this.watcher = undefined;
     this.phase = 'idle';
     this.since = Date.now();
     if (this.context.closing()) {
@@ -113,8 +157,17 @@ export class RawConnection implements RawAnswer {
       return;
     }
     // The client reads its answers slowly: read nothing more until they have left.
-    if (!drained) this.socket.once('drain', this.onDrain);
-    else this.resumeReading();
+    if (!drained) {
+      this.socket.pause();
+      this.socket.once('drain', this.onDrain);
+    } else this.resumeReading();
+  }
+
+  /** The client ended or closed while its request is served: tell the watcher, once. */
+  private clientGone(): void {
+    const gone = this.watcher;
+    this.watcher = undefined;
+    gone?.();
   }
 
   private received(chunk: Buffer): void {
@@ -135,6 +188,11 @@ export class RawConnection implements RawAnswer {
       return;
     }
     this.pending = this.pending.byteLength === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    // Read while a watched request is served: hold at most one more head and body, then wait for the answer.
+    if (this.phase === 'serving') {
+      if (this.pending.byteLength > MAX_HEAD_BYTES + this.context.maxBodyBytes) this.socket.pause();
+      return;
+    }
     this.pump();
   }
 
@@ -193,6 +251,12 @@ export class RawConnection implements RawAnswer {
 
   private clientEnded(): void {
     this.ended = true;
+    // As node:http (not half-open): a client that ends its side while served is gone; what was written still leaves.
+    if (this.phase === 'serving' && this.watcher !== undefined) {
+      this.clientGone();
+      this.socket.end();
+      return;
+    }
     // A request cut short by the end of stream gets node:http's 400; an answer still to come is written first.
     if (this.phase === 'body' || (this.phase === 'head' && this.pending.byteLength > 0)) this.refuse(BAD_REQUEST_ANSWER);
     else if (this.phase !== 'serving') this.socket.end();
@@ -221,6 +285,7 @@ export class RawConnection implements RawAnswer {
     this.socket.off('end', this.onEnd);
     this.socket.off('close', this.onClose);
     this.socket.off('drain', this.onDrain);
+    this.watcher = undefined;
     if (handingOff) this.socket.off('error', ignore);
     this.context.forget(this);
   }
