@@ -189,7 +189,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
         : { store: createMemorySequenceAffinity() },
     observer: metrics,
   });
-  const store = redis !== undefined ? createRedisResponseCache({ redis }) : createMemoryResponseCache();
+  const store = redis !== undefined ? createRedisResponseCache({ redis, ...(config.cache.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: config.cache.commandTimeoutMs }) }) : createMemoryResponseCache();
   // With Redis, an in-process copy of its entries (L1) answers repeated requests without a round
   // trip (core/cache/cache-layer.ts). Embedded mode's store is in process already: no second copy.
   const local =

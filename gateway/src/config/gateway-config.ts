@@ -79,6 +79,8 @@
  *     "localMaxAgeSeconds": 5,        // [5] an L1 copy is served at most this long (and never past the Redis
  *                                     //   entry's expiry) before Redis is read again: how long a refresh or
  *                                     //   flush made through another gateway can go unseen here
+ *     "commandTimeoutMs": 250,        // [250] longest wait for one Redis cache GET or SET (1-60000): past it a
+ *                                     //   lookup is a miss and a store is skipped, so a slow Redis costs no more
  *     "models": { "simple": { "enabled": true, "shared": false }, "*": { "enabled": false } }
  *                                     // [{}] per model (or "*" for the rest): enabled [true once listed],
  *                                     //   shared [false]; a model neither listed nor covered by "*" is not cached
@@ -132,6 +134,8 @@ export interface CacheSettings {
   readonly localMaxBytes: number;
   /** Longest life of an L1 copy before Redis is read again, in seconds (> 0). */
   readonly localMaxAgeSeconds: number;
+  /** Longest wait for one Redis cache command (GET/SET), in ms: past it a lookup is a miss and a store is skipped. */
+  readonly commandTimeoutMs?: number;
   /** Per model; the entry "*" applies to models not listed. */
   readonly models: Readonly<Record<string, ModelCacheSettings>>;
 }

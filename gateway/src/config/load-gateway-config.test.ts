@@ -38,6 +38,7 @@ describe('loadGatewayConfig', () => {
     expect(config.tiers.premium).toEqual(DEFAULT_TIERS.premium);
     expect(config.cache).toEqual({ enabled: true, maxEntryBytes: 1024 * 1024, localMaxBytes: 64 * 1024 * 1024, localMaxAgeSeconds: 5, models: {} });
     expect(Object.isFrozen(config.tiers)).toBe(true);
+    expect(loadGatewayConfig('{"cache": {"commandTimeoutMs": 5000}}').cache.commandTimeoutMs).toBe(5000);
   });
 
   it('overrides single fields of a default tier and accepts complete new tiers', () => {
@@ -77,7 +78,7 @@ describe('loadGatewayConfig', () => {
         ],
         nodes: [{ id: 'n1' }, { grpc: 'no-port' }],
         routing: { policy: 'random', models: { m: { splits: [{ version: 'v1', weight: 1 }] } } },
-        cache: { maxEntryBytes: 0, localMaxBytes: -1, localMaxAgeSeconds: 0, models: { m: { enabled: 'yes' } } },
+        cache: { maxEntryBytes: 0, localMaxBytes: -1, localMaxAgeSeconds: 0, commandTimeoutMs: 0, models: { m: { enabled: 'yes' } } },
       }),
     );
     const expected = [
@@ -103,6 +104,7 @@ describe('loadGatewayConfig', () => {
       '$.cache.maxEntryBytes: must be >= 1',
       '$.cache.localMaxBytes: must be >= 0',
       '$.cache.localMaxAgeSeconds: must be > 0',
+      '$.cache.commandTimeoutMs: must be >= 1',
       '$.cache.models.m.enabled: must be true or false',
     ];
     for (const start of expected) {

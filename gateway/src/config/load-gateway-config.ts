@@ -367,12 +367,14 @@ function readRouting(c: Checker, value: unknown): RoutingConfig {
 
 function readCache(c: Checker, value: unknown): CacheSettings {
   const obj = c.object(value, '$.cache') ?? {};
-  c.unknownKeys(obj, ['enabled', 'maxEntryBytes', 'localMaxBytes', 'localMaxAgeSeconds', 'models'], '$.cache');
+  c.unknownKeys(obj, ['enabled', 'maxEntryBytes', 'localMaxBytes', 'localMaxAgeSeconds', 'commandTimeoutMs', 'models'], '$.cache');
   const enabled = c.boolean(obj.enabled, '$.cache.enabled') ?? true;
   const maxEntryBytes = c.number(obj.maxEntryBytes, '$.cache.maxEntryBytes', { min: 1, integer: true }) ?? DEFAULT_MAX_CACHE_ENTRY_BYTES;
   const localMaxBytes = c.number(obj.localMaxBytes, '$.cache.localMaxBytes', { min: 0, integer: true }) ?? DEFAULT_CACHE_LOCAL_MAX_BYTES;
   const localMaxAgeSeconds =
     c.number(obj.localMaxAgeSeconds, '$.cache.localMaxAgeSeconds', { min: 0, exclusiveMin: true }) ?? DEFAULT_CACHE_LOCAL_MAX_AGE_SECONDS;
+  // Absent: the Redis cache's own default (adapters/cache/redis-response-cache.ts).
+  const commandTimeoutMs = c.number(obj.commandTimeoutMs, '$.cache.commandTimeoutMs', { min: 1, max: 60_000, integer: true });
   const models: Record<string, ModelCacheSettings> = {};
   const m = c.object(obj.models, '$.cache.models') ?? {};
   for (const [model, settings] of Object.entries(m)) {
@@ -385,7 +387,7 @@ function readCache(c: Checker, value: unknown): CacheSettings {
       shared: c.boolean(s.shared, `${path}.shared`) ?? false,
     };
   }
-  return { enabled, maxEntryBytes, localMaxBytes, localMaxAgeSeconds, models };
+  return { enabled, maxEntryBytes, localMaxBytes, localMaxAgeSeconds, ...(commandTimeoutMs === undefined ? {} : { commandTimeoutMs }), models };
 }
 
 function deepFreeze<T>(value: T): T {

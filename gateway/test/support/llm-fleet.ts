@@ -100,6 +100,8 @@ export async function startLlmFleet(options: LlmFleetOptions = {}): Promise<LlmF
     JSON.stringify({
       metrics: { requireAdminKey: false },
       rateLimitLeaseMs: 0,
+      // The cache tests assert HIT/MISS: on a loaded box a Redis GET or SET can take past the 250 ms default.
+      cache: { commandTimeoutMs: 5_000 },
       llm: { chargeEveryTokens: 4, nodeHttp2: h2, ...raw, ...(options.front === undefined ? {} : { rawFront: options.front === 'raw' }), ...(options.maxStreamsPerNode === undefined ? {} : { maxStreamsPerNode: options.maxStreamsPerNode }) },
       tiers: {
         'llm-open': {
