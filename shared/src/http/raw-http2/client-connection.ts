@@ -33,37 +33,13 @@ import {
   rstStreamFrame,
   settingsFrame,
   windowUpdateFrame,
+  unpadded,
   writeFrameHead,
 } from './frame.js';
 import { HpackDecoder, HpackError, type HeaderField } from './hpack-decoder.js';
 import { RateBudget } from './rate-budget.js';
+import { DEFAULT_RAW_H2_CLIENT_LIMITS, RawH2ClientRefusal, type RawH2ClientLimits } from './client-limits.js';
 import { RawH2ClientStream, type ClientStreamEnd, type ClientStreamHandler, type RequestBlock, type ResponseFields } from './client-stream.js';
-
-export interface RawH2ClientLimits {
-  /** Our receive window, per stream and for the connection. */
-  readonly windowBytes: number;
-  /** SETTINGS_MAX_HEADER_LIST_SIZE we announce, and the bound on one answer header block's bytes. */
-  readonly maxHeaderListBytes: number;
-  /** Request bytes waiting for the peer's windows, all streams together; a request past it is refused. */
-  readonly maxQueuedBytes: number;
-  /** Requests waiting for a stream slot under the peer's MAX_CONCURRENT_STREAMS; one more is refused. */
-  readonly maxWaitingStreams: number;
-  /** A stream whose request waits this long for the peer's window is reset (CANCEL). */
-  readonly sendStallMs: number;
-  /** PING and SETTINGS frames from the peer allowed at once, and per second after that. */
-  readonly controlBurst: number;
-  readonly controlPerSecond: number;
-}
-
-export const DEFAULT_RAW_H2_CLIENT_LIMITS: RawH2ClientLimits = {
-  windowBytes: 16 * 1024 * 1024,
-  maxHeaderListBytes: 64 * 1024,
-  maxQueuedBytes: 256 * 1024 * 1024,
-  maxWaitingStreams: 10_000,
-  sendStallMs: 30_000,
-  controlBurst: 1000,
-  controlPerSecond: 200,
-};
 
 export interface RawH2ClientEvents {
   /** The peer's first SETTINGS arrived: it speaks HTTP/2. */
@@ -73,9 +49,6 @@ export interface RawH2ClientEvents {
   /** The connection ended (every stream has been closed first). */
   close(reason: string): void;
 }
-
-/** A request this connection will not take (closing, or over a bound): nothing of it was sent. */
-export class RawH2ClientRefusal extends Error {}
 
 interface PartialBlock {
   readonly streamId: number;
@@ -607,13 +580,4 @@ function fieldsOf(fields: readonly HeaderField[]): ResponseFields | undefined {
     if (!(name in out)) out[name] = value;
   }
   return out;
-}
-
-/** The payload without its padding (RFC 9113 §6.1), or undefined when the pad length does not fit. */
-function unpadded(flags: number, payload: Buffer): Buffer | undefined {
-  if ((flags & Flag.PADDED) === 0) return payload;
-  if (payload.length < 1) return undefined;
-  const pad = payload[0]!;
-  if (pad >= payload.length) return undefined;
-  return payload.subarray(1, payload.length - pad);
 }

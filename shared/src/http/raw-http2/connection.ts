@@ -32,6 +32,7 @@ import {
   rstStreamFrame,
   settingsFrame,
   windowUpdateFrame,
+  unpadded,
   writeFrameHead,
 } from './frame.js';
 import { HpackDecoder, HpackError } from './hpack-decoder.js';
@@ -555,13 +556,4 @@ export class RawH2Connection implements StreamOwner {
     this.dead = true;
     for (const stream of [...this.streams.values()]) this.closeStream(stream, H2Error.CANCEL);
   }
-}
-
-/** The payload without its padding (RFC 9113 §6.1), or undefined when the pad length does not fit. */
-function unpadded(flags: number, payload: Buffer): Buffer | undefined {
-  if ((flags & Flag.PADDED) === 0) return payload;
-  if (payload.length < 1) return undefined;
-  const pad = payload[0]!;
-  if (pad >= payload.length) return undefined;
-  return payload.subarray(1, payload.length - pad);
 }

@@ -99,3 +99,12 @@ export function goawayFrame(lastStreamId: number, code: number): Buffer {
   payload.writeUInt32BE(code, 4);
   return encodeFrame(FrameType.GOAWAY, 0, 0, payload);
 }
+
+/** The payload without its padding (RFC 9113 §6.1), or undefined when the pad length does not fit. */
+export function unpadded(flags: number, payload: Buffer): Buffer | undefined {
+  if ((flags & Flag.PADDED) === 0) return payload;
+  if (payload.length < 1) return undefined;
+  const pad = payload[0]!;
+  if (pad >= payload.length) return undefined;
+  return payload.subarray(1, payload.length - pad);
+}

@@ -8,11 +8,6 @@ export { HpackDecoder, HpackError } from './hpack-decoder.js';
 export { huffmanDecode, huffmanEncode, HUFFMAN_CODES } from './huffman.js';
 export * from './frame.js';
 export { rawH2TakingFront, type RawStreamTaker, type TakingFront, type TakingFrontOptions } from './taking-front.js';
-export {
-  DEFAULT_RAW_H2_CLIENT_LIMITS,
-  RawH2ClientConnection,
-  RawH2ClientRefusal,
-  type RawH2ClientEvents,
-  type RawH2ClientLimits,
-} from './client-connection.js';
+export { RawH2ClientConnection, type RawH2ClientEvents } from './client-connection.js';
+export { DEFAULT_RAW_H2_CLIENT_LIMITS, RawH2ClientRefusal, type RawH2ClientLimits } from './client-limits.js';
 export { RawH2ClientStream, requestBlock, type ClientStreamEnd, type ClientStreamHandler, type RequestBlock, type ResponseFields } from './client-stream.js';
