@@ -38,7 +38,7 @@ import {
 } from './frame.js';
 import { HpackDecoder, HpackError, type HeaderField } from './hpack-decoder.js';
 import { RateBudget } from './rate-budget.js';
-import { DEFAULT_RAW_H2_CLIENT_LIMITS, RawH2ClientRefusal, type RawH2ClientLimits } from './client-limits.js';
+import { RawH2ClientRefusal, type RawH2ClientLimits } from './client-limits.js';
 import { RawH2ClientStream, type ClientStreamEnd, type ClientStreamHandler, type RequestBlock, type ResponseFields } from './client-stream.js';
 
 export interface RawH2ClientEvents {
