@@ -55,8 +55,8 @@ export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--grpc-
   --host H        listen address (default: all interfaces)
   --node SPEC     grpc=host:port,http=host:port (repeatable; used without Redis)
   --http-raw-reader BOOL  read infer requests with the gateway's own strict HTTP/1.1 reader (default: the config's "httpRawReader", true)
-  --grpc-raw-h2 BOOL  read the gRPC port with the gateway's own HTTP/2 reader (default: the config's "grpcRawH2", false)
-  --grpc-upstream-raw-h2 BOOL  unary gRPC calls to nodes on the gateway's own HTTP/2 client (default: the config's "grpcUpstreamRawH2", false)
+  --grpc-raw-h2 BOOL  read the gRPC port with the gateway's own HTTP/2 reader (default: the config's "grpcRawH2", true)
+  --grpc-upstream-raw-h2 BOOL  unary gRPC calls to nodes on the gateway's own HTTP/2 client (default: the config's "grpcUpstreamRawH2", true)
   --otlp-endpoint URL   send OpenTelemetry spans to URL/v1/traces (default: off)
   --jobs-worker   also run async-job workers in this process (or TESSERA_JOBS_WORKER=1)
   env: REDIS_URL, TESSERA_ADMIN_KEY, TESSERA_JOBS_WORKER, OTEL_EXPORTER_OTLP_ENDPOINT`;

@@ -19,9 +19,9 @@
  *                                    //   a pipelined request beyond it gets 503 + Connection: close, unprocessed
  *                                    //   (shared/src/http/pipelining-limit.ts). Node entry only: Workers own their sockets
  *   "httpRawReader": true,           // [true] infer requests read by our own strict HTTP/1.1 reader
- *   "grpcRawH2": false,              // [false] the gRPC port read by our own HTTP/2 reader (every unary call in
+ *   "grpcRawH2": true,               // [true]  the gRPC port read by our own HTTP/2 reader (every unary call in
  *                                    //   place, ModelStreamInfer relayed to grpc-js on loopback)
- *   "grpcUpstreamRawH2": false,      // [false] unary gRPC calls to nodes on our own HTTP/2 client
+ *   "grpcUpstreamRawH2": true,       // [true]  unary gRPC calls to nodes on our own HTTP/2 client
  *                                    //   (shared/src/http/raw-http2/client-*.ts) instead of node:http2;
  *                                    //   `--grpc-upstream-raw-h2` overrides
  *                                    //   (shared/src/http/raw-http1) until a request on the connection needs

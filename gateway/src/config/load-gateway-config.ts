@@ -34,8 +34,10 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** On: in turns against main it took 20-30% off the gateway's CPU per HTTP cache hit, misses unchanged within the noise (docs/benchmarks.md, issue 17, 2026-11-27d). */
 export const DEFAULT_HTTP_RAW_READER = true;
-export const DEFAULT_GRPC_RAW_H2 = false;
-export const DEFAULT_GRPC_UPSTREAM_RAW_H2 = false;
+/** On: in turns against the last stop, ServerLive 0.60x and ModelInfer hits 0.72-0.83x the gateway's CPU; a relayed ModelStreamInfer response within the noise (docs/benchmarks.md, quiet-box reruns after the fourteenth pass). */
+export const DEFAULT_GRPC_RAW_H2 = true;
+/** On: in turns against node:http2, a gRPC client's miss cost 0.52x (c=1) and 0.57x (150/s) the gateway's CPU (same section). */
+export const DEFAULT_GRPC_UPSTREAM_RAW_H2 = true;
 export const DEFAULT_MAX_CACHE_ENTRY_BYTES = 1024 * 1024;
 export const DEFAULT_CACHE_LOCAL_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_CACHE_LOCAL_MAX_AGE_SECONDS = 5;

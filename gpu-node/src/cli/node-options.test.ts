@@ -35,11 +35,11 @@ describe('tessera-node command line', () => {
     expect(bad.kind === 'error' && bad.problems).toEqual(["--http-raw-reader must be true or false, got 'sometimes'"]);
   });
 
-  it('serves gRPC on the raw HTTP/2 front only with --grpc-raw-h2=true', () => {
+  it('serves gRPC on the raw HTTP/2 front by default, on grpc-js alone with --grpc-raw-h2=false', () => {
     const plain = parseNodeArgs(['--model-repository=/m']);
-    expect(plain.kind === 'options' && plain.options.grpcRawH2).toBe(false);
-    const on = parseNodeArgs(['--model-repository=/m', '--grpc-raw-h2=true']);
-    expect(on.kind === 'options' && on.options.grpcRawH2).toBe(true);
+    expect(plain.kind === 'options' && plain.options.grpcRawH2).toBe(true);
+    const off = parseNodeArgs(['--model-repository=/m', '--grpc-raw-h2=false']);
+    expect(off.kind === 'options' && off.options.grpcRawH2).toBe(false);
     const bad = parseNodeArgs(['--model-repository=/m', '--grpc-raw-h2=yes']);
     expect(bad.kind === 'error' && bad.problems).toEqual(["--grpc-raw-h2 must be true or false, got 'yes'"]);
   });

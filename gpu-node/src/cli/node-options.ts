@@ -37,7 +37,7 @@ export interface NodeOptions {
   readonly allowMetrics: boolean;
   /** --http-raw-reader: infer requests read by the node's own strict HTTP/1.1 reader (shared/src/http/raw-http1); default true. */
   readonly httpRawReader: boolean;
-  /** --grpc-raw-h2: the gRPC port on the node's own HTTP/2 front (shared/src/http/raw-http2), grpc-js behind it; default false. */
+  /** --grpc-raw-h2: the gRPC port on the node's own HTTP/2 front (shared/src/http/raw-http2), grpc-js behind it; default true. */
   readonly grpcRawH2: boolean;
   /** --strict-model-config; default false (auto-complete on), like tritonserver. */
   readonly strictModelConfig: boolean;
@@ -118,7 +118,7 @@ Endpoints
   --http-raw-reader BOOL        read infer requests with the node's own strict HTTP/1.1 reader;
                                 anything outside its subset goes to node:http (default true)
   --grpc-raw-h2 BOOL            serve the gRPC port with the node's own HTTP/2 reader: unary calls and
-                                ModelStreamInfer in place, odd cases relayed to grpc-js (default false)
+                                ModelStreamInfer in place, odd cases relayed to grpc-js (default true)
   --grpc-max-concurrent-streams N
                                 gRPC calls one connection may have open at once (default 1000);
                                 a client over the limit waits for a free stream
@@ -295,7 +295,7 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     allowGrpc: bool('allow-grpc', v['allow-grpc'], true),
     allowMetrics: bool('allow-metrics', v['allow-metrics'], true),
     httpRawReader: bool('http-raw-reader', v['http-raw-reader'], true),
-    grpcRawH2: bool('grpc-raw-h2', v['grpc-raw-h2'], false),
+    grpcRawH2: bool('grpc-raw-h2', v['grpc-raw-h2'], true),
     httpMaxInputSize: int('http-max-input-size', v['http-max-input-size'], 2 ** 26, 1, 2 ** 31 - 1),
     httpRestrictedApis: http.restrictions,
     grpcRestrictedProtocols: grpc.restrictions,

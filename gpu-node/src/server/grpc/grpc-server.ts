@@ -52,9 +52,10 @@ export interface GrpcServerOptions {
    */
   readonly modelInferFastPath?: boolean;
   /**
-   * `--grpc-raw-h2`: the port is the raw HTTP/2 front (raw-h2-front.ts), which serves plain calls itself
-   * (ModelInfer's fast path, the other unary RPCs by in-place-unary.ts, ModelStreamInfer by
-   * stream-infer-in-place.ts) and relays every other stream to grpc-js on a loopback port.
+   * `--grpc-raw-h2` (default true): the port is the raw HTTP/2 front (raw-h2-front.ts), which serves plain
+   * calls itself (ModelInfer's fast path, the other unary RPCs by in-place-unary.ts, ModelStreamInfer by
+   * stream-infer-in-place.ts) and relays every other stream to grpc-js on a loopback port. false: grpc-js
+   * owns the port, as before the front existed.
    */
   readonly rawH2Front?: boolean;
   /** `--grpc-restricted-protocol`: categories that need `triton-grpc-protocol-<key>` metadata (restricted-apis.ts). */
@@ -126,7 +127,7 @@ export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}
   return {
     relayedStreams: () => front?.relayedStreams() ?? 0,
     async listen(port = DEFAULT_GRPC_PORT, host = '0.0.0.0') {
-      if (options.rawH2Front !== true) {
+      if (options.rawH2Front === false) {
         const boundPort = await bind(bindAddress(host, port));
         if (fastPath !== undefined) takeStreamsAhead(server, fastPath);
         return { port: boundPort };
