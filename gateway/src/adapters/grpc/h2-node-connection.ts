@@ -23,17 +23,9 @@
  */
 import { connect } from 'node:http2';
 import type { ClientHttp2Session } from 'node:http2';
+import { ReconnectBackoff, type BackoffOptions } from './reconnect-backoff.js';
 
-export interface BackoffOptions {
-  /** Wait after the first failed connect; default 1000 ms. */
-  readonly initialMs?: number;
-  /** Growth per further failure; default 1.6. */
-  readonly multiplier?: number;
-  /** Random spread, as a fraction either way; default 0.2. */
-  readonly jitter?: number;
-  /** Longest wait; default 120000 ms. */
-  readonly maxMs?: number;
-}
+export type { BackoffOptions } from './reconnect-backoff.js';
 
 export interface NodeConnectionOptions {
   /** PING period while calls are in flight; default 30000 ms. */
@@ -74,16 +66,12 @@ export class ConnectBackoff extends Error {}
 
 export class NodeConnection {
   private current: NodeSession | undefined;
-  private retryAt = 0;
-  private nextBackoffMs: number;
-  private lastError = '';
+  private readonly backoff: ReconnectBackoff;
   private closed = false;
   private readonly keepaliveTimeMs: number;
   private readonly keepaliveTimeoutMs: number;
   private readonly windowBytes: number;
   private readonly connectTimeoutMs: number;
-  private readonly backoff: Required<BackoffOptions>;
-  private readonly random: () => number;
 
   constructor(
     readonly address: string,
@@ -93,14 +81,7 @@ export class NodeConnection {
     this.keepaliveTimeoutMs = options.keepaliveTimeoutMs ?? 10_000;
     this.windowBytes = options.windowBytes ?? DEFAULT_WINDOW_BYTES;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 20_000;
-    this.backoff = {
-      initialMs: options.backoff?.initialMs ?? 1000,
-      multiplier: options.backoff?.multiplier ?? 1.6,
-      jitter: options.backoff?.jitter ?? 0.2,
-      maxMs: options.backoff?.maxMs ?? 120_000,
-    };
-    this.random = options.random ?? Math.random;
-    this.nextBackoffMs = this.backoff.initialMs;
+    this.backoff = new ReconnectBackoff(options.backoff, options.random);
   }
 
   /** The session for a new call: the current one, or a new one; throws ConnectBackoff while in backoff. */
@@ -111,7 +92,8 @@ export class NodeConnection {
     }
     if (current !== undefined) this.retire(current);
     if (this.closed) throw new ConnectBackoff('the connection is closed');
-    if (Date.now() < this.retryAt) throw new ConnectBackoff(`No connection established. Last error: ${this.lastError}`);
+    const waiting = this.backoff.waiting();
+    if (waiting !== undefined) throw new ConnectBackoff(`No connection established. Last error: ${waiting}`);
     return (this.current = this.open());
   }
 
@@ -158,8 +140,7 @@ export class NodeConnection {
     h2.once('remoteSettings', () => {
       clearTimeout(connectTimer);
       session.connected = true;
-      this.nextBackoffMs = this.backoff.initialMs;
-      this.retryAt = 0;
+      this.backoff.connected();
       keepalive = setInterval(() => {
         if (session.inflight === 0 || pingTimer !== undefined || h2.destroyed) return;
         pingTimer = setTimeout(() => {
@@ -197,9 +178,6 @@ export class NodeConnection {
 
   private backOff(session: NodeSession, reason: string): void {
     if (this.current === session) this.current = undefined;
-    this.lastError = reason;
-    const spread = 1 + this.backoff.jitter * (2 * this.random() - 1);
-    this.retryAt = Date.now() + this.nextBackoffMs * spread;
-    this.nextBackoffMs = Math.min(this.backoff.maxMs, this.nextBackoffMs * this.backoff.multiplier);
+    this.backoff.failed(reason);
   }
 }

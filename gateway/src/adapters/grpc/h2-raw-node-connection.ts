@@ -13,7 +13,8 @@ import {
   RawH2ClientConnection,
   type RawH2ClientLimits,
 } from '../../../../shared/src/http/raw-http2/index.js';
-import { ConnectBackoff, DEFAULT_WINDOW_BYTES, type BackoffOptions, type NodeConnectionOptions } from './h2-node-connection.js';
+import { ConnectBackoff, DEFAULT_WINDOW_BYTES, type NodeConnectionOptions } from './h2-node-connection.js';
+import { ReconnectBackoff } from './reconnect-backoff.js';
 
 export interface RawNodeConnectionOptions extends NodeConnectionOptions {
   /** Bounds against a hostile node; defaults in client-connection.ts, the window from `windowBytes`. */
@@ -42,16 +43,12 @@ function hostAndPort(address: string): { host: string; port: number } {
 
 export class RawNodeConnection {
   private current: RawNodeSession | undefined;
-  private retryAt = 0;
-  private nextBackoffMs: number;
-  private lastError = '';
+  private readonly backoff: ReconnectBackoff;
   private closed = false;
   private readonly keepaliveTimeMs: number;
   private readonly keepaliveTimeoutMs: number;
   private readonly connectTimeoutMs: number;
   private readonly limits: RawH2ClientLimits;
-  private readonly backoff: Required<BackoffOptions>;
-  private readonly random: () => number;
 
   constructor(
     readonly address: string,
@@ -61,14 +58,7 @@ export class RawNodeConnection {
     this.keepaliveTimeoutMs = options.keepaliveTimeoutMs ?? 10_000;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 20_000;
     this.limits = { ...DEFAULT_RAW_H2_CLIENT_LIMITS, windowBytes: options.windowBytes ?? DEFAULT_WINDOW_BYTES, ...options.limits };
-    this.backoff = {
-      initialMs: options.backoff?.initialMs ?? 1000,
-      multiplier: options.backoff?.multiplier ?? 1.6,
-      jitter: options.backoff?.jitter ?? 0.2,
-      maxMs: options.backoff?.maxMs ?? 120_000,
-    };
-    this.random = options.random ?? Math.random;
-    this.nextBackoffMs = this.backoff.initialMs;
+    this.backoff = new ReconnectBackoff(options.backoff, options.random);
   }
 
   /** The session for a new call: the current one, or a new one; throws ConnectBackoff while in backoff. */
@@ -77,7 +67,8 @@ export class RawNodeConnection {
     if (current !== undefined && current.client.open) return current;
     if (current !== undefined) this.retire(current);
     if (this.closed) throw new ConnectBackoff('the connection is closed');
-    if (Date.now() < this.retryAt) throw new ConnectBackoff(`No connection established. Last error: ${this.lastError}`);
+    const waiting = this.backoff.waiting();
+    if (waiting !== undefined) throw new ConnectBackoff(`No connection established. Last error: ${waiting}`);
     return (this.current = this.open());
   }
 
@@ -103,8 +94,7 @@ export class RawNodeConnection {
       ready: () => {
         clearTimeout(connectTimer);
         session.connected = true;
-        this.nextBackoffMs = this.backoff.initialMs;
-        this.retryAt = 0;
+        this.backoff.connected();
         keepalive = setInterval(() => {
           if (session.inflight === 0 || pingTimer !== undefined) return;
           pingTimer = setTimeout(() => client.destroy(`keepalive ping not answered within ${this.keepaliveTimeoutMs} ms`), this.keepaliveTimeoutMs).unref();
@@ -133,9 +123,6 @@ export class RawNodeConnection {
   }
 
   private backOff(reason: string): void {
-    this.lastError = reason;
-    const spread = 1 + this.backoff.jitter * (2 * this.random() - 1);
-    this.retryAt = Date.now() + this.nextBackoffMs * spread;
-    this.nextBackoffMs = Math.min(this.backoff.maxMs, this.nextBackoffMs * this.backoff.multiplier);
+    this.backoff.failed(reason);
   }
 }
