@@ -7,6 +7,7 @@ export * from './infer-codec.js';
 export * from './unary-client.js';
 export * from './grpc-frame.js';
 export * from './grpc-message-header.js';
+export * from './grpc-message-reader.js';
 export * from './grpc-timeout.js';
 export * from './infer-request-encoder.js';
 export * from './forwardable-framing.js';

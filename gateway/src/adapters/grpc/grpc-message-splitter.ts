@@ -2,46 +2,36 @@
  * Cuts a server-streaming gRPC answer into its messages as the DATA chunks arrive: each message is a
  * 5-byte prefix (flag, big-endian length) and its bytes (shared/src/grpc/grpc-frame.ts), and chunk
  * boundaries fall anywhere. A message larger than `maxMessageBytes` fails as soon as its prefix is
- * read, before its bytes pile up; a compressed one fails too (we never ask for compression).
+ * read, before its bytes pile up; a compressed one fails too (we never ask for compression). The
+ * cutting is the shared GrpcMessageReader's, which the node's in-place streams read requests with.
  */
-import { GRPC_PREFIX_BYTES } from '../../../../shared/src/grpc/index.js';
+import { GrpcMessageReader } from '../../../../shared/src/grpc/index.js';
 
 export class GrpcMessageSplitter {
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  private readonly reader: GrpcMessageReader;
 
-  constructor(private readonly maxMessageBytes: number) {}
+  constructor(private readonly maxMessageBytes: number) {
+    this.reader = new GrpcMessageReader(maxMessageBytes);
+  }
 
   /** Bytes of an unfinished message are held (true when the stream ended inside one). */
   get midMessage(): boolean {
-    return this.pendingBytes > 0;
+    return this.reader.heldBytes > 0;
   }
 
   /** The messages `chunk` completes, in order; throws on a compressed or oversized message. */
   push(chunk: Buffer): Buffer[] {
-    this.pending.push(chunk);
-    this.pendingBytes += chunk.length;
+    this.reader.push(chunk);
     const messages: Buffer[] = [];
-    while (this.pendingBytes >= GRPC_PREFIX_BYTES) {
-      // Chunks are joined only once the whole message is there: a large one arrives in many.
-      const prefix = this.pending[0]!.length >= GRPC_PREFIX_BYTES ? this.pending[0]! : this.joined();
-      const flag = prefix[0]!;
-      if (flag !== 0) throw new Error(`the node sent a compressed message (flag ${flag}), which was not asked for`);
-      const length = prefix.readUInt32BE(1);
-      if (length > this.maxMessageBytes) throw new Error(`Received message larger than max (${length} vs. ${this.maxMessageBytes})`);
-      const end = GRPC_PREFIX_BYTES + length;
-      if (this.pendingBytes < end) break;
-      const head = this.joined();
-      messages.push(head.subarray(GRPC_PREFIX_BYTES, end));
-      const rest = head.subarray(end);
-      this.pending = rest.length === 0 ? [] : [rest];
-      this.pendingBytes = rest.length;
+    for (;;) {
+      const next = this.reader.next();
+      if (next === undefined) return messages;
+      if (Buffer.isBuffer(next)) {
+        messages.push(next);
+        continue;
+      }
+      if (next.kind === 'compressed') throw new Error(`the node sent a compressed message (flag ${next.flag}), which was not asked for`);
+      throw new Error(`Received message larger than max (${next.declared} vs. ${this.maxMessageBytes})`);
     }
-    return messages;
-  }
-
-  private joined(): Buffer {
-    if (this.pending.length > 1) this.pending = [Buffer.concat(this.pending, this.pendingBytes)];
-    return this.pending[0]!;
   }
 }

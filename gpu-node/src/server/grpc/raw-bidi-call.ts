@@ -17,9 +17,8 @@
 import { EventEmitter } from 'node:events';
 import { Metadata, type MethodDefinition, type ServerErrorResponse } from '@grpc/grpc-js';
 import { GrpcStatus } from '../../../../shared/src/errors/index.js';
-import { GRPC_PREFIX_BYTES, grpcMessageHeader, grpcMessagePrefix } from '../../../../shared/src/grpc/index.js';
+import { GRPC_PREFIX_BYTES, GrpcMessageReader, grpcMessageHeader, grpcMessagePrefix } from '../../../../shared/src/grpc/index.js';
 import type { RawH2Stream, RequestHeaders } from '../../../../shared/src/http/raw-http2/index.js';
-import { GrpcMessageReader } from './grpc-message-reader.js';
 
 export interface RawBidiOptions {
   readonly maxReceiveBytes: number;

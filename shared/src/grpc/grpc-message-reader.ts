@@ -4,11 +4,13 @@
  * came, bounded by the flow-control window the call withholds. A message inside one chunk comes out as a
  * view of it; one split over chunks is joined. The declared length is checked against the receive limit
  * as soon as its prefix is in, before the message's bytes pile up (as grpc-js's StreamDecoder does).
+ * The node's in-place ModelStreamInfer reads requests with it (raw-bidi-call.ts), the gateway its node's
+ * streamed answers (grpc-message-splitter.ts).
  */
-import { GRPC_PREFIX_BYTES } from '../../../../shared/src/grpc/index.js';
+import { GRPC_PREFIX_BYTES } from './grpc-frame.js';
 
 /** Why the stream's bytes cannot go on: the message is over the limit, or flagged compressed. */
-export type MessageReadProblem = { readonly kind: 'too-large'; readonly declared: number } | { readonly kind: 'compressed' };
+export type MessageReadProblem = { readonly kind: 'too-large'; readonly declared: number } | { readonly kind: 'compressed'; readonly flag: number };
 
 /** Chunks held at once before they are joined into one: thousands of tiny DATA frames stay one buffer. */
 const MAX_HELD_CHUNKS = 1024;
@@ -20,6 +22,11 @@ export class GrpcMessageReader {
   private held = 0;
 
   constructor(private readonly maxMessageBytes: number) {}
+
+  /** Bytes held that are not yet a whole message's. */
+  get heldBytes(): number {
+    return this.held;
+  }
 
   push(chunk: Buffer): void {
     if (chunk.length === 0) return;
@@ -35,7 +42,7 @@ export class GrpcMessageReader {
   next(): Buffer | undefined | MessageReadProblem {
     if (this.held < GRPC_PREFIX_BYTES) return undefined;
     const prefix = this.peek(GRPC_PREFIX_BYTES);
-    if (prefix[0] !== 0) return { kind: 'compressed' };
+    if (prefix[0] !== 0) return { kind: 'compressed', flag: prefix[0]! };
     const declared = prefix.readUInt32BE(1);
     if (declared > this.maxMessageBytes) return { kind: 'too-large', declared };
     if (this.held < GRPC_PREFIX_BYTES + declared) return undefined;
