@@ -35,12 +35,14 @@ async function start(httpRawReader: boolean): Promise<Side> {
       metrics: { requireAdminKey: false },
       maxBodyBytes: 64 * 1024,
       tiers: {
+        // A bucket that never runs out and refills too slowly to gain a whole request during the test: RateLimit-Remaining
+        // counts the requests sent, the same on both sides whatever the timing (at 1e6/s it depended on a millisecond turning).
         open: { priority: 1, queueTimeoutMs: 20_000, queueShare: 1, cacheTtlSeconds: 60, allowedModels: ['*'],
-          rateLimits: { requestsPerSecond: 1e6, burst: 1e6, elementsPerSecond: 0, elementsBurst: 0 } },
+          rateLimits: { requestsPerSecond: 0.001, burst: 1e6, elementsPerSecond: 0, elementsBurst: 0 } },
         tiny: { priority: 3, queueTimeoutMs: 5000, queueShare: 1, cacheTtlSeconds: 60, allowedModels: ['*'],
           rateLimits: { requestsPerSecond: 0.001, burst: 2, elementsPerSecond: 0, elementsBurst: 0 } },
         slow: { priority: 2, queueTimeoutMs: 300, queueShare: 1, cacheTtlSeconds: 0, allowedModels: ['*'],
-          rateLimits: { requestsPerSecond: 1e6, burst: 1e6, elementsPerSecond: 0, elementsBurst: 0 } },
+          rateLimits: { requestsPerSecond: 0.001, burst: 1e6, elementsPerSecond: 0, elementsBurst: 0 } },
       },
       tenants: [
         { id: 'a', tier: 'open', keys: [{ id: 'a1', hash: await sha256Hex(KEY.a) }] },
@@ -85,8 +87,11 @@ function request(path: string, headers: readonly string[], body: Uint8Array | st
   return Buffer.concat([Buffer.from(head, 'latin1'), bytes]);
 }
 
-/** Retry-After and Age count seconds on each gateway's own clock (a second may turn between the two): present on both, values aside. */
-const comparable = (text: string): string => text.replace(/\r\n(Retry-After|Age): \d+/gi, '\r\n$1: n').replace(/\r\nDate: [^\r]*/g, '\r\nDate: -');
+/**
+ * Retry-After, Age and RateLimit-Reset count seconds on each gateway's own clock (a second may turn between the two):
+ * present on both, values aside.
+ */
+const comparable = (text: string): string => text.replace(/\r\n(Retry-After|Age|RateLimit-Reset): \d+/gi, '\r\n$1: n').replace(/\r\nDate: [^\r]*/g, '\r\nDate: -');
 
 /** The access lines of `requestId`, without time and durations. */
 function accessLines(side: Side, requestId: string): unknown[] {
@@ -149,7 +154,8 @@ describe('the raw front door answers, logs and counts exactly as node:http', () 
     for (let i = 0; i < 2; i++) await same(request('/v2/models/simple/infer', [auth(KEY.tiny)], simpleBody(20 + i)));
     const limited = await same(request('/v2/models/simple/infer', [auth(KEY.tiny)], simpleBody(30)));
     expect(limited).toMatch(/^HTTP\/1\.1 429 [\s\S]*\r\nRetry-After: \d+\r\n/i);
-    // The slow tier gives a request 300 ms; the sleepy model holds it 2 s: 504 once the upstream call is late.
+    // The slow tier gives a request 300 ms; the sleepy model holds it 2 s: 504 once the upstream call is late. The node
+    // has the same deadline, and whichever timer fires first, the answer reads the same (deadlineBeforeAnswer).
     expect(await same(request('/v2/models/sleepy/infer', [auth(KEY.slow)], sleepyBody(2000)))).toMatch(/^HTTP\/1\.1 504 /);
   }, 30_000);
 

@@ -24,6 +24,7 @@ import type { ServiceError } from '@grpc/grpc-js';
 import { GrpcStatus, TesseraError, errorCodeFromGrpc, isTesseraError } from '../../../../shared/src/errors/index.js';
 import type { ErrorCode } from '../../../../shared/src/errors/index.js';
 import type { NodeView, UpstreamErrorDetails } from '../../core/ports/index.js';
+import { deadlineBeforeAnswer } from '../../core/routing/upstream-errors.js';
 
 export type UpstreamError = TesseraError & UpstreamErrorDetails;
 
@@ -73,8 +74,8 @@ export function upstreamError(
   const message =
     code === 'CANCELLED'
       ? 'the request was cancelled'
-      : code === 'DEADLINE_EXCEEDED' && load === undefined
-        ? `the request deadline passed before node '${nodeId}' answered`
+      : code === 'DEADLINE_EXCEEDED'
+        ? deadlineBeforeAnswer(nodeId).message
         : notAccepted
           ? `node '${nodeId}' is unreachable: ${details}`
           : details;

@@ -13,7 +13,7 @@
 import type { Socket } from 'node:net';
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { CancelSignal } from '../../core/http/cancellation.js';
-import { markNotAccepted } from '../../core/routing/upstream-errors.js';
+import { deadlineBeforeAnswer, markNotAccepted } from '../../core/routing/upstream-errors.js';
 import { MalformedAnswer, RawAnswerReader, type AnswerEvents, type AnswerHead } from './raw-answer-reader.js';
 import type { RawSocketPool, SocketHolder } from './raw-socket-pool.js';
 import { DeadlineHeap, type DeadlineEntry, type Expiring } from './deadline-heap.js';
@@ -107,7 +107,7 @@ class Exchange implements SocketHolder, AnswerEvents, Expiring {
   }
 
   expire(): void {
-    this.fail(TesseraError.deadlineExceeded(`the request deadline passed before node '${this.call.nodeId}' answered`), false);
+    this.fail(deadlineBeforeAnswer(this.call.nodeId), false);
   }
 
   // The reader's events (AnswerEvents).

@@ -31,6 +31,7 @@ import { exchange } from './raw-infer-exchange.js';
 import { inferPathOf, jsonExact, renderInferRequest } from './raw-infer-request.js';
 import { RawRequestBytes, UnsafeRequest } from './raw-request-bytes.js';
 import { RawSocketPool } from './raw-socket-pool.js';
+import { deadlineBeforeAnswer } from '../../core/routing/upstream-errors.js';
 
 /** Largest node answer read on this path by default: far above any answer the cache or a client takes whole. */
 export const DEFAULT_MAX_RAW_ANSWER_BYTES = 256 * 1024 * 1024;
@@ -74,7 +75,8 @@ export function createRawInferUpstream(options: RawInferUpstreamOptions): GrpcTr
     const answer = await exchange(pool, { nodeId: node.id, address, chunks, deadline: opts.deadline, maxAnswerBytes, ...(opts.signal ? { signal: opts.signal } : {}) });
     const load = loadFromTrailer(answer.headers[QUEUE_DEPTH_TRAILER], answer.headers[INFLIGHT_TRAILER]);
     if (answer.status !== 200) {
-      throw Object.assign(httpErrorFromResponse(answer.status, answer.body), { notAccepted: false, ...(load ? { load } : {}) });
+      const error = answer.status === 504 ? deadlineBeforeAnswer(node.id) : httpErrorFromResponse(answer.status, answer.body);
+      throw Object.assign(error, { notAccepted: false, ...(load ? { load } : {}) });
     }
     const response = decodeNodeAnswer(node.id, () => decodeInferResponseBody(answer.body, answer.headers['inference-header-content-length'] ?? null));
     return { response, ...(load ? { load } : {}) };
