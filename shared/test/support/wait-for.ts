@@ -4,7 +4,7 @@
  * pass on a loaded machine and fail with a message rather than hang.
  */
 export interface WaitForOptions {
-  /** Give up after this long; default 10000 ms. */
+  /** Give up after this long; default 30000 ms (a full suite on a loaded 2-core box took over 10 s to settle a queue). */
   readonly timeoutMs?: number;
   /** Pause between two checks; default 20 ms. */
   readonly intervalMs?: number;
@@ -14,7 +14,7 @@ export interface WaitForOptions {
 
 /** Resolves with the first value of `check` (sync or async) other than undefined, null or false; rejects after `timeoutMs`. */
 export async function waitFor<T>(check: () => T | Promise<T>, options: WaitForOptions = {}): Promise<NonNullable<T>> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const intervalMs = options.intervalMs ?? 20;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
