@@ -151,7 +151,12 @@ function checkRequest(request: ExecutionRequest, io: ModelIo): number {
 function outputsFor(requests: readonly ExecutionRequest[], io: ModelIo): readonly string[] {
   const all = lookupOf(io).outputNames;
   if (requests.some(wantsAllOutputs)) return all;
-  const wanted = new Set(requests.flatMap((r) => r.requestedOutputs));
+  const wanted = new Set<string>();
+  for (const request of requests) {
+    for (const name of request.requestedOutputs) wanted.add(name);
+    // Names were checked against the model's: once every output is wanted, the rest of the batch changes nothing.
+    if (wanted.size === all.length) return all;
+  }
   return all.filter((n) => wanted.has(n));
 }
 
