@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '../../../../shared/src/tensors/index.js';
 import { markValidatedInputs } from '../validated-inputs.js';
+import type { WireTensor } from '../worker/protocol.js';
 import { forThread } from '../worker/wire-tensor.js';
 import { planBatch, splitRunOutputs, type ModelIo } from './batch-plan.js';
 
@@ -68,7 +69,7 @@ describe('planBatch', () => {
     const parts = [view(7, 1), view(7 + 16, 3), view(7 + 64, 2)];
     const run = planBatch(parts.map((p) => request([p], true)), io).runs[0]!;
     expect(run.batchSizes).toEqual([1, 3, 2]);
-    const wire = run.body.inputs[0] as { shape: number[]; data: ArrayBuffer };
+    const wire = run.body.inputs[0] as WireTensor;
     expect(wire.shape).toEqual([6, 4]);
     expect(wire.data).toBeInstanceOf(ArrayBuffer);
     expect(wire.data).not.toBe(body.buffer);
