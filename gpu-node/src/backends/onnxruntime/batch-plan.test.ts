@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '../../../../shared/src/tensors/index.js';
 import { markValidatedInputs } from '../validated-inputs.js';
+import type { WireTensor } from '../worker/protocol.js';
 import { forThread } from '../worker/wire-tensor.js';
 import { planBatch, splitRunOutputs, type ModelIo } from './batch-plan.js';
 
@@ -58,6 +59,23 @@ describe('planBatch', () => {
     // A concatenated batch is this code's own buffer: it crosses as it is.
     const batch = planBatch([request([fp32(1)], true), request([fp32(1)], true)], io).runs[0]!.body.inputs[0]!;
     expect(forThread(batch)).toBe(batch);
+  });
+
+  it('gathers a ragged batch of views into one buffer of exactly their rows, in order, leaving the callers\' bytes alone', () => {
+    // Three requests' tensors as views into one received body, at odd offsets, of 1, 3 and 2 rows.
+    const body = new Uint8Array(7 + 6 * 16);
+    for (let i = 0; i < body.length; i++) body[i] = i % 251;
+    const view = (offset: number, rows: number): Tensor => ({ name: 'INPUT0', datatype: 'FP32', shape: [rows, 4], data: body.subarray(offset, offset + rows * 16) });
+    const parts = [view(7, 1), view(7 + 16, 3), view(7 + 64, 2)];
+    const run = planBatch(parts.map((p) => request([p], true)), io).runs[0]!;
+    expect(run.batchSizes).toEqual([1, 3, 2]);
+    const wire = run.body.inputs[0] as WireTensor;
+    expect(wire.shape).toEqual([6, 4]);
+    expect(wire.data).toBeInstanceOf(ArrayBuffer);
+    expect(wire.data).not.toBe(body.buffer);
+    expect(new Uint8Array(wire.data)).toEqual(body.subarray(7));
+    structuredClone(wire.data, { transfer: [wire.data] });
+    expect(body[7]).toBe(7);
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * Turning a list of requests into session runs and the runs' outputs back into per-request results.
  *
- * A batching model (max_batch_size > 0) gets one run: each input is the requests' tensors concatenated
- * along dim 0 (one copy, into a fresh buffer that is then transferred to the worker), and each output is
+ * A batching model (max_batch_size > 0) gets one run: each input is the requests' tensors gathered along
+ * dim 0 (one copy, into a fresh buffer that is then transferred to the worker), and each output is
  * cut back into the requests' rows (views, no copy). A non-batching model gets one run per request. A run
  * of one request lends the request's own tensors (no copy): a session on the main thread reads them in
  * place, and the backend copies them once before a run crosses to a thread (wire-tensor.ts `forThread`).
@@ -12,7 +12,6 @@
  */
 import { TesseraError, toTesseraError } from '../../../../shared/src/errors/index.js';
 import {
-  concatBatch,
   decodeBytesElements,
   formatShape,
   splitBatch,
@@ -22,7 +21,7 @@ import {
 } from '../../../../shared/src/tensors/index.js';
 import type { ExecutionRequest, ExecutionResult } from '../backend.js';
 import type { WireTensor } from '../worker/protocol.js';
-import { ownedTensorToWire, wireToTensor, type RunInput } from '../worker/wire-tensor.js';
+import { wireToTensor, type RunInput } from '../worker/wire-tensor.js';
 import { datatypeOfOrt } from './element-types.js';
 import { inputsWereValidated } from '../validated-inputs.js';
 import type { OrtIoInfo, OrtRun } from './protocol.js';
@@ -152,7 +151,12 @@ function checkRequest(request: ExecutionRequest, io: ModelIo): number {
 function outputsFor(requests: readonly ExecutionRequest[], io: ModelIo): readonly string[] {
   const all = lookupOf(io).outputNames;
   if (requests.some(wantsAllOutputs)) return all;
-  const wanted = new Set(requests.flatMap((r) => r.requestedOutputs));
+  const wanted = new Set<string>();
+  for (const request of requests) {
+    for (const name of request.requestedOutputs) wanted.add(name);
+    // Names were checked against the model's: once every output is wanted, the rest of the batch changes nothing.
+    if (wanted.size === all.length) return all;
+  }
   return all.filter((n) => wanted.has(n));
 }
 
@@ -181,6 +185,36 @@ function inputNamed(request: ExecutionRequest, name: string): Tensor {
   for (const input of request.inputs) if (input.name === name) return input;
   // checkRequest found every model input in the request.
   throw TesseraError.internal(`input '${name}' vanished from a checked request`);
+}
+
+/**
+ * One input of a batching run: the accepted requests' tensors copied once, in order, into one fresh buffer that
+ * is then transferred to the thread. checkRequest and the inner-shape check already hold every tensor to the
+ * model's datatype, a batch dimension, bytes that match its shape and the batch's inner shape, so nothing is
+ * checked again here (concatBatch would, per tensor) and no list of the parts is built.
+ */
+function gatherInput(accepted: readonly { readonly request: ExecutionRequest }[], name: string): WireTensor {
+  let first: Tensor | undefined;
+  let rows = 0;
+  let bytes = 0;
+  for (const { request } of accepted) {
+    const tensor = inputNamed(request, name);
+    first ??= tensor;
+    rows += tensor.shape[0] as number;
+    bytes += tensor.data.byteLength;
+  }
+  if (first === undefined) throw TesseraError.internal(`input '${name}' gathered from an empty batch`);
+  // Every byte is written below, so the buffer need not be zeroed first; allocUnsafeSlow's buffer is its own, whole.
+  const data = Buffer.allocUnsafeSlow(bytes);
+  let offset = 0;
+  for (const { request } of accepted) {
+    const part = inputNamed(request, name).data;
+    data.set(part, offset);
+    offset += part.byteLength;
+  }
+  const shape = [rows];
+  for (let d = 1; d < first.shape.length; d++) shape.push(first.shape[d] as number);
+  return { name, datatype: first.datatype, shape, data: data.buffer as ArrayBuffer };
 }
 
 /** Whether two shapes agree after the batch dimension (numbers compared: no shape strings per request). */
@@ -229,12 +263,10 @@ export function planBatch(requests: readonly ExecutionRequest[], io: ModelIo): B
   }
 
   const only = accepted.length === 1 ? accepted[0] : undefined;
-  const inputs: RunInput[] = io.inputs.map((info) => {
+  const inputs: RunInput[] = io.inputs.map((info) =>
     // One request: its tensor is the batch, lent as it is (its checks ran in checkRequest).
-    if (only !== undefined) return only.request.inputs.find((t) => t.name === info.name) as Tensor;
-    const parts = accepted.map(({ request }) => request.inputs.find((t) => t.name === info.name) as Tensor);
-    return ownedTensorToWire(concatBatch(parts));
-  });
+    only !== undefined ? inputNamed(only.request, info.name) : gatherInput(accepted, info.name),
+  );
   const run: PlannedRun = {
     requestIndexes: accepted.map((a) => a.index),
     batchSizes: accepted.map((a) => a.rows),
@@ -275,7 +307,15 @@ export function splitRunOutputs(
       }
       return splitBatch(output, run.batchSizes);
     });
-    return own.map((request, r) => ({ outputs: selectOutputs(request, pieces.map((p) => p[r] as Tensor)) }));
+    const results: ExecutionResult[] = [];
+    for (let r = 0; r < own.length; r++) {
+      const request = own[r] as ExecutionRequest;
+      const mine: Tensor[] = [];
+      for (const piece of pieces) mine.push(piece[r] as Tensor);
+      // The list is this request's own already: no copy when it wants every output.
+      results.push({ outputs: request.requestedOutputs.length === 0 ? mine : selectOutputs(request, mine) });
+    }
+    return results;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const failure = TesseraError.internal(`model '${io.modelName}': ${message}`);

@@ -219,9 +219,13 @@ export class DynamicBatcher<P, R> {
   }
 
   private settle(entry: Entry<P, R>, fn: () => void): void {
+    this.markDone(entry);
+    fn();
+  }
+
+  private markDone(entry: Entry<P, R>): void {
     entry.state = 'done';
     if (entry.signal !== undefined) unwatchAbort(entry.signal, entry);
-    fn();
   }
 
   private schedulePump(): void {
@@ -359,17 +363,21 @@ export class DynamicBatcher<P, R> {
       durationUs: this.clock.now() - batch.startUs,
       ...('error' in outcome ? { error: outcome.error } : outcome.timing !== undefined ? { timing: outcome.timing } : {}),
     });
-    batch.entries.forEach((entry, i) => {
-      if (entry.state !== 'running') return; // cancelled while running: already answered
-      const respond =
-        'error' in outcome ? () => entry.reject(outcome.error) : () => entry.resolve(outcome.results[i] as R);
+    const entries = batch.entries;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i] as Entry<P, R>;
+      if (entry.state !== 'running') continue; // cancelled while running: already answered
       if (this.options.preserveOrdering) {
+        const respond = 'error' in outcome ? () => entry.reject(outcome.error) : () => entry.resolve(outcome.results[i] as R);
         const ticket = entry.ticket;
         this.settle(entry, () => this.ordered.release(ticket, respond));
-      } else {
-        this.settle(entry, respond);
+        continue;
       }
-    });
+      // Answered at once: no closure per request of the batch.
+      this.markDone(entry);
+      if ('error' in outcome) entry.reject(outcome.error);
+      else entry.resolve(outcome.results[i] as R);
+    }
     this.pump();
   }
 }
