@@ -1,6 +1,7 @@
 /**
  * Groups a stream's events into fewer writes (the model's stream interval, shared/src/model-config/
- * stream-interval.ts): the first event is written at once, later ones are held until `events` of them
+ * stream-interval.ts): the first `leading` events (the first token's: a chat's role chunk and its first
+ * piece) are written at once, later ones are held until `events` of them
  * wait or the oldest has waited `maxHoldMs`, then written as one chunk. `flush` writes what waits (the
  * stream's end), `discard` drops it (the client is gone). The bytes are the events' own, concatenated.
  */
@@ -12,7 +13,7 @@ export const MAX_HELD_CHARS = 64 * 1024;
 export class HeldEvents {
   private held = '';
   private count = 0;
-  private started = false;
+  private leading: number;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly onTimer = (): void => {
     this.timer = undefined;
@@ -22,11 +23,14 @@ export class HeldEvents {
   constructor(
     private readonly interval: StreamInterval,
     private readonly write: (chunk: string) => void,
-  ) {}
+    leading = 1,
+  ) {
+    this.leading = leading;
+  }
 
   add(event: string): void {
-    if (!this.started || this.interval.events <= 1) {
-      this.started = true;
+    if (this.leading > 0 || this.interval.events <= 1) {
+      this.leading--;
       this.write(event);
       return;
     }

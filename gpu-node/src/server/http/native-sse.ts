@@ -35,8 +35,9 @@ class NativeSseWriter implements SseWriter {
     private readonly outgoing: SseOutgoing,
     private readonly controller: AbortController,
     interval = DEFAULT_STREAM_INTERVAL,
+    leadingEvents = 1,
   ) {
-    this.events = new HeldEvents(interval, (chunk) => this.send(chunk));
+    this.events = new HeldEvents(interval, (chunk) => this.send(chunk), leadingEvents);
   }
 
   get signal(): AbortSignal {
@@ -87,7 +88,7 @@ export function writeNativeSse(outgoing: SseOutgoing, clientSignal: AbortSignal,
   const abort = (): void => controller.abort(clientSignal.reason);
   if (clientSignal.aborted) abort();
   else clientSignal.addEventListener('abort', abort, { once: true });
-  const writer = new NativeSseWriter(outgoing, controller, producer.interval);
+  const writer = new NativeSseWriter(outgoing, controller, producer.interval, producer.leadingEvents);
   return new Promise<void>((resolve, reject) => {
     writer.markStarted = resolve;
     producer

@@ -45,6 +45,8 @@ export interface SseProducer {
   onError(error: unknown, writer: SseWriter): void;
   /** How events are grouped into writes (the model's stream interval); default one write per event. */
   readonly interval?: StreamInterval;
+  /** Events written at once before grouping starts: those of the first token (default 1). */
+  readonly leadingEvents?: number;
 }
 
 /**
@@ -58,6 +60,7 @@ export async function sseResponse(
   produce: (writer: SseWriter) => Promise<void>,
   onError: (error: unknown, writer: SseWriter) => void,
   interval: StreamInterval = DEFAULT_STREAM_INTERVAL,
+  leadingEvents = 1,
 ): Promise<Response> {
   const controller = new AbortController();
   const abort = (): void => controller.abort(clientSignal.reason);
@@ -71,7 +74,7 @@ export async function sseResponse(
   const body = new ReadableStream<Uint8Array>(
     {
       start(stream) {
-        const events = (held = new HeldEvents(interval, (chunk) => {
+        const emit = (chunk: string): void => {
           if (!open || controller.signal.aborted) return;
           stream.enqueue(encoder.encode(chunk));
           if ((stream.desiredSize ?? 0) < -MAX_BUFFERED_EVENT_BYTES) {
@@ -79,7 +82,8 @@ export async function sseResponse(
             controller.abort();
             stream.error(new Error('the client does not read the event stream'));
           }
-        }));
+        };
+        const events = (held = new HeldEvents(interval, emit, leadingEvents));
         const writer: SseWriter = {
           signal: controller.signal,
           data(text) {
