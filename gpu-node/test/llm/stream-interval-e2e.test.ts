@@ -172,7 +172,8 @@ describe('stream interval on a real node', () => {
 
   it("the first token's events are written before the model makes the second token (a chat's role chunk and first piece both)", async () => {
     const [generate, completion, chat] = routes('relay_i4', { tokens: ['one', 'two', 'three'], waitBefore: { 1: join(repo.dir, 'first-go') } }) as [[string, string], [string, string], [string, string]];
-    // The client lets the model go on only once it has the first token: held, the stream would never end.
+    // The client lets the model go on only once it has the first token: held, the stream would wait for the
+    // 10 s hold time (the chunk test above and held-events.test.ts check the first writes themselves).
     for (const [[path, body], firstEvents, go] of [
       [generate, 1, 'go-generate'],
       [completion, 1, 'go-completion'],

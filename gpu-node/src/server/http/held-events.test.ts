@@ -30,6 +30,17 @@ describe('HeldEvents', () => {
     expect(writes.join('')).toBe(events.join(''));
   });
 
+  it("writes all of the first token's events at once when it has several (a chat's role chunk and first piece)", () => {
+    const writes: string[] = [];
+    const held = new HeldEvents({ events: 4, maxHoldMs: 1000 }, (chunk) => writes.push(chunk), 2);
+    held.add('role');
+    held.add('piece1');
+    expect(writes).toEqual(['role', 'piece1']);
+    held.add('piece2');
+    expect(writes).toEqual(['role', 'piece1']);
+    held.discard();
+  });
+
   it('the hold time writes a group that does not fill', () => {
     vi.useFakeTimers();
     const { held, writes } = recorder(8, 50);
