@@ -26,6 +26,7 @@ const SCENARIOS: Readonly<Record<string, (options: BenchOptions) => Promise<numb
   'llm-batching': runLlmBatchingScenario,
   'llm-idle': runLlmIdleBurstScenario,
   'llm-h2-ab': async (options) => (await import('./scenarios/llm-h2-ab.js')).runLlmH2AbScenario(options),
+  'llm-interval': async (options) => (await import('./scenarios/llm-interval.js')).runLlmIntervalScenario(options),
   'llm-ttft-probe': async (options) => (await import('./scenarios/llm-ttft-probe.js')).runLlmTtftProbeScenario(options),
   models: async (options) => (await import('./scenarios/many-models.js')).runManyModelsScenario(options),
   'node-kill': runNodeKillScenario,

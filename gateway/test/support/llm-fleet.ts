@@ -83,6 +83,8 @@ export interface LlmFleetOptions {
   readonly upstream?: 'h2' | 'http1' | 'raw';
   /** Which front door reads the client's LLM requests: 'raw' (llm-raw-front.ts) or 'node-http' (native-llm.ts); absent: the default. */
   readonly front?: LlmFront;
+  /** More flags for the node (e.g. `--stream-interval 4`). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export type LlmFront = 'raw' | 'node-http';
@@ -94,7 +96,7 @@ export async function startLlmFleet(options: LlmFleetOptions = {}): Promise<LlmF
   const redis = await startRedisServer();
   const h2 = options.upstream !== 'http1';
   const raw = options.upstream === undefined ? {} : { nodeRawBelowStreams: options.upstream === 'raw' ? 256 : 0 };
-  const node = await spawnNode(repository.dir, ['--redis-url', redis.url, '--node-id', 'llm-node', '--advertise-host', '127.0.0.1', ...(h2 ? ['--llm-h2c-port', '0'] : [])]);
+  const node = await spawnNode(repository.dir, ['--redis-url', redis.url, '--node-id', 'llm-node', '--advertise-host', '127.0.0.1', ...(h2 ? ['--llm-h2c-port', '0'] : []), ...(options.nodeArgs ?? [])]);
   const tenant = async (id: string, tier: string, key: string, models: string[]) => ({ id, tier, allowedModels: models, keys: [{ id: `${id}-k`, hash: await sha256Hex(key) }] });
   const config = loadGatewayConfig(
     JSON.stringify({

@@ -5,6 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { DEFAULT_STREAM_INTERVAL, MAX_STREAM_INTERVAL, MAX_STREAM_INTERVAL_MS, type StreamInterval } from '../../../shared/src/model-config/index.js';
 import { modelNameProblem } from '../../../shared/src/names/index.js';
 import { fleetPushUrls } from '../load-report/http-report-pusher.js';
 import { parseRestrictions, type Restrictions } from '../server/restricted-apis.js';
@@ -65,6 +66,8 @@ export interface NodeOptions {
   readonly llmH2cPort: number | undefined;
   /** --llm-h2c-max-streams: streams one HTTP/2 session may hold open on that port; default 512. */
   readonly llmH2cMaxStreams: number;
+  /** --stream-interval / --stream-interval-ms: decoupled streams' responses per write and longest hold, where a model's config sets neither; default 1 (one write each) / 200. */
+  readonly streamInterval: StreamInterval;
   /** --id: the server name in metadata; default 'triton' so Triton clients see what they expect. */
   readonly id: string;
   /** --rate-limit; default 'off'. */
@@ -126,6 +129,9 @@ Endpoints
                                 HTTP/2 on this port (binds --http-address; advertised to gateways,
                                 which then multiplex their streams on one session; default off)
   --llm-h2c-max-streams N       streams one HTTP/2 session may have open there (default 512)
+  --stream-interval N           decoupled (LLM) streams: responses grouped per write after the first,
+                                for models whose config has no stream_interval (default 1: each at once)
+  --stream-interval-ms N        longest a held response waits for its group (default 200)
   --id NAME                     server name in metadata (default triton)
 
 Access (Triton's restricted APIs; repeatable; a category may be restricted once)
@@ -198,6 +204,8 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
         'grpc-max-concurrent-streams': { type: 'string' },
         'llm-h2c-port': { type: 'string' },
         'llm-h2c-max-streams': { type: 'string' },
+        'stream-interval': { type: 'string' },
+        'stream-interval-ms': { type: 'string' },
         'http-restricted-api': { type: 'string', multiple: true },
         'grpc-restricted-protocol': { type: 'string', multiple: true },
         id: { type: 'string' },
@@ -303,6 +311,10 @@ export function parseNodeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = 
     grpcMaxConcurrentStreams: int('grpc-max-concurrent-streams', v['grpc-max-concurrent-streams'], 1000, 1, 2 ** 32 - 1),
     llmH2cPort: v['llm-h2c-port'] === undefined ? undefined : int('llm-h2c-port', v['llm-h2c-port'], 0, 0, 65_535),
     llmH2cMaxStreams: int('llm-h2c-max-streams', v['llm-h2c-max-streams'], 512, 1, 2 ** 31 - 1),
+    streamInterval: {
+      events: int('stream-interval', v['stream-interval'], DEFAULT_STREAM_INTERVAL.events, 1, MAX_STREAM_INTERVAL),
+      maxHoldMs: int('stream-interval-ms', v['stream-interval-ms'], DEFAULT_STREAM_INTERVAL.maxHoldMs, 1, MAX_STREAM_INTERVAL_MS),
+    },
     id: v.id ?? 'triton',
     rateLimit: oneOf('rate-limit', v['rate-limit'], ['off', 'execution_count'] as const, 'off'),
     redisUrl: v['redis-url'] ?? (env.REDIS_URL || undefined),

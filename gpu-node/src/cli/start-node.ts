@@ -86,6 +86,7 @@ export async function startNode(options: NodeOptions, logger: Logger): Promise<R
     // One limiter for the whole node: models compete for the same resources (reference 4.5).
     ...(options.rateLimit === 'execution_count' ? { rateLimiter: new RateLimiter() } : {}),
     tracer: tracing.tracer,
+    streamInterval: options.streamInterval,
   });
 
   // Like tritonserver with --exit-on-error=false: a model that fails to load stays UNAVAILABLE with its

@@ -6,6 +6,7 @@
 import { TesseraError } from '../../../shared/src/errors/index.js';
 import type { ModelLoad } from '../../../shared/src/fleet/index.js';
 import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
+import { DEFAULT_STREAM_INTERVAL, streamIntervalOf, type StreamInterval } from '../../../shared/src/model-config/index.js';
 import { assertValidModelName } from '../../../shared/src/names/index.js';
 import type { InferRequest, InferResponse } from '../../../shared/src/tensors/index.js';
 import { noopTracer, type Tracer } from '../../../shared/src/tracing/index.js';
@@ -71,6 +72,8 @@ export interface NodeCoreOptions {
   readonly rateLimiter?: RateLimiter;
   /** Spans `node.infer` with children `queue` and `compute` per request; default noopTracer (off). */
   readonly tracer?: Tracer;
+  /** `--stream-interval` / `--stream-interval-ms`: for decoupled models whose config sets neither; default one write per response. */
+  readonly streamInterval?: StreamInterval;
 }
 
 export interface TesseraNodeCore extends NodeCore {
@@ -212,6 +215,10 @@ class NodeCoreImpl implements TesseraNodeCore {
 
   isDecoupled(name: string, version?: string): boolean {
     return this.manager.resolve(name, version).isDecoupled;
+  }
+
+  streamInterval(name: string, version?: string): StreamInterval {
+    return streamIntervalOf(this.manager.resolve(name, version).config, this.options.streamInterval ?? DEFAULT_STREAM_INTERVAL);
   }
 
   infer(request: InferRequest, options: InferOptions = {}): Promise<InferResponse> {

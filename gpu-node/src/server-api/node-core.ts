@@ -5,6 +5,7 @@
  */
 import type { InferRequest, InferResponse, Datatype } from '../../../shared/src/tensors/index.js';
 import type { ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
+import type { StreamInterval } from '../../../shared/src/model-config/index.js';
 import type { TraceContext } from '../../../shared/src/tracing/index.js';
 import type { ModelStatistics } from '../models/model-statistics.js';
 import type { LoadOptions } from '../repository/load-options.js';
@@ -70,6 +71,8 @@ export interface NodeCore {
   modelDirectory(name: string, version?: string): string;
   /** Whether the version (latest ready when omitted) is decoupled; throws as modelConfig does. */
   isDecoupled(name: string, version?: string): boolean;
+  /** How the version's streamed responses are grouped into writes (its config, else the node's default); throws as modelConfig does. */
+  streamInterval(name: string, version?: string): StreamInterval;
   infer(request: InferRequest, options?: InferOptions): Promise<InferResponse>;
   /** Omitting `name` gives every model; a named model with no ready version throws INVALID_ARG. */
   statistics(name?: string, version?: string): readonly ModelStatistics[];

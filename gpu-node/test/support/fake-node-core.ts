@@ -9,6 +9,7 @@
 import { create } from '@bufbuild/protobuf';
 import { TesseraError } from '../../../shared/src/errors/index.js';
 import { ModelConfigSchema, type ModelConfig } from '../../../shared/src/gen/model_config_pb.js';
+import { DEFAULT_STREAM_INTERVAL, type StreamInterval } from '../../../shared/src/model-config/index.js';
 import type { InferRequest, InferResponse } from '../../../shared/src/tensors/index.js';
 import { abortSignalOf } from '../../src/server-api/index.js';
 import type {
@@ -153,6 +154,11 @@ export class FakeNodeCore implements NodeCore {
   isDecoupled(name: string, version?: string): boolean {
     this.find(name, version);
     return false;
+  }
+
+  streamInterval(name: string, version?: string): StreamInterval {
+    this.find(name, version);
+    return DEFAULT_STREAM_INTERVAL;
   }
   infer(request: InferRequest, options?: InferOptions): Promise<InferResponse> {
     this.record('infer', request, options);

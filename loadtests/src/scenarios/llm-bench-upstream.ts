@@ -16,7 +16,15 @@ export interface LlmBenchUpstream {
   readonly node: RunningNode;
 }
 
-export async function startLlmBenchUpstream(work: string, stack: ProcessStack, nodeId: string, instances: number, itlMs: number): Promise<LlmBenchUpstream> {
+/** `extraModels`: more models over the same engine, by name, each with these config lines added (llm-interval.ts). */
+export async function startLlmBenchUpstream(
+  work: string,
+  stack: ProcessStack,
+  nodeId: string,
+  instances: number,
+  itlMs: number,
+  extraModels: Readonly<Record<string, readonly string[]>> = {},
+): Promise<LlmBenchUpstream> {
   const redis = await startRedisServer();
   stack.push(redis);
   const engine = await launchEngineDouble(work, itlMs);
@@ -24,8 +32,13 @@ export async function startLlmBenchUpstream(work: string, stack: ProcessStack, n
   const repo = join(work, 'repo');
   await mkdir(join(repo, 'llm_engine', '1'), { recursive: true });
   await writeFile(join(repo, 'llm_engine', 'config.pbtxt'), engineModelConfig(`http://127.0.0.1:${engine.port}/v1`, instances));
+  for (const [name, lines] of Object.entries(extraModels)) {
+    await mkdir(join(repo, name, '1'), { recursive: true });
+    await writeFile(join(repo, name, 'config.pbtxt'), engineModelConfig(`http://127.0.0.1:${engine.port}/v1`, instances, name, lines));
+  }
   const node = await launchNode({ modelRepository: repo, extraArgs: ['--redis-url', redis.url, '--node-id', nodeId, '--advertise-host', '127.0.0.1', '--llm-h2c-port', '0'] });
   stack.push(node);
   await waitForModelReady(node.httpBase, 'llm_engine');
+  for (const name of Object.keys(extraModels)) await waitForModelReady(node.httpBase, name);
   return { redisUrl: redis.url, node };
 }

@@ -17,3 +17,5 @@ export type { ConfigIssue } from './config-issues.js';
 export { readModelConfig, deepFreeze } from './read-model-config.js';
 export type { ReadModelConfigOptions } from './read-model-config.js';
 export { modelConfigToTritonJson, modelConfigFromJson } from './triton-json.js';
+export { DEFAULT_STREAM_INTERVAL, MAX_STREAM_INTERVAL, MAX_STREAM_INTERVAL_MS, streamIntervalOf } from './stream-interval.js';
+export type { StreamInterval } from './stream-interval.js';

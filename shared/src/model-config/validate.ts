@@ -14,6 +14,7 @@ import { validateEnsemble } from './validate-ensemble.js';
 import { validateIo } from './validate-io.js';
 import { validateAgainstModelIo } from './validate-model-io.js';
 import { validateScheduling } from './validate-scheduling.js';
+import { validateStreamInterval } from './stream-interval.js';
 
 export interface ValidateOptions {
   /** Named in every error, e.g. `models/simple/config.pbtxt`. */
@@ -52,6 +53,7 @@ export function collectModelConfigIssues(config: ModelConfig, options: Omit<Vali
   validateScheduling(config, issues);
   validateMetrics(config, issues);
   validateWarmup(config, issues);
+  validateStreamInterval(config, issues);
   if (options.io !== undefined && !isEnsemble(config)) validateAgainstModelIo(config, options.io, issues);
   return issues.issues;
 }

@@ -130,13 +130,15 @@ export async function handleGenerate(
     return jsonResponse(answer(response, decoupled ? merged : outputFields(response)));
   }
   const producer = generateStreamProducer(context.core, inferRequest, decoupled);
-  return sseResponse(request.signal, (writer) => producer.produce(writer), (error, writer) => producer.onError(error, writer));
+  return sseResponse(request.signal, (writer) => producer.produce(writer), (error, writer) => producer.onError(error, writer), producer.interval);
 }
 
 /** The events of generate_stream for a request already checked (generateRequest), on either path. */
 export function generateStreamProducer(core: NodeCore, inferRequest: InferRequest, decoupled: boolean): SseProducer {
   const events = new GenerateEvents((r) => JSON.stringify(answer(r, outputFields(r))));
   return {
+    // A non-decoupled model sends one event: the interval only matters to decoupled ones.
+    interval: decoupled ? core.streamInterval(inferRequest.modelName, inferRequest.modelVersion) : undefined,
     async produce(writer) {
       const response = await core.infer(inferRequest, {
         signal: writer.signal,

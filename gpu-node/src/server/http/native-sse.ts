@@ -9,6 +9,8 @@
  * `onError`, the client going away aborts the producer's signal, and a client that does not read is cut
  * once MAX_BUFFERED_EVENT_BYTES wait for it.
  */
+import { DEFAULT_STREAM_INTERVAL } from '../../../../shared/src/model-config/index.js';
+import { HeldEvents } from './held-events.js';
 import { MAX_BUFFERED_EVENT_BYTES, SSE_HEADERS, type SseProducer, type SseWriter } from './sse.js';
 
 /** What both node:http's ServerResponse and node:http2's Http2ServerResponse offer. */
@@ -27,11 +29,16 @@ class NativeSseWriter implements SseWriter {
   open = true;
   wrote = false;
   markStarted: () => void = () => undefined;
+  private readonly events: HeldEvents;
 
   constructor(
     private readonly outgoing: SseOutgoing,
     private readonly controller: AbortController,
-  ) {}
+    interval = DEFAULT_STREAM_INTERVAL,
+    leadingEvents = 1,
+  ) {
+    this.events = new HeldEvents(interval, (chunk) => this.send(chunk), leadingEvents);
+  }
 
   get signal(): AbortSignal {
     return this.controller.signal;
@@ -45,7 +52,14 @@ class NativeSseWriter implements SseWriter {
       outgoing.writeHead(200, { ...SSE_HEADERS });
       this.markStarted();
     }
-    outgoing.write(`data: ${text}\n\n`);
+    this.events.add(`data: ${text}\n\n`);
+  }
+
+  /** One write of one or more events (HeldEvents groups them); none once the stream is cut or the client gone. */
+  private send(chunk: string): void {
+    if (!this.open || this.controller.signal.aborted) return;
+    const outgoing = this.outgoing;
+    outgoing.write(chunk);
     if (outgoing.writableLength > MAX_BUFFERED_EVENT_BYTES) {
       // A reader slower than the model: cut it (as the Web path does) rather than buffer without bound.
       this.open = false;
@@ -56,6 +70,9 @@ class NativeSseWriter implements SseWriter {
 
   close(): void {
     if (!this.open) return;
+    // Held events go before the end; after a disconnect they are dropped.
+    if (this.controller.signal.aborted) this.events.discard();
+    else this.events.flush();
     this.open = false;
     if (!this.outgoing.destroyed && !this.outgoing.writableEnded) this.outgoing.end();
   }
@@ -71,7 +88,7 @@ export function writeNativeSse(outgoing: SseOutgoing, clientSignal: AbortSignal,
   const abort = (): void => controller.abort(clientSignal.reason);
   if (clientSignal.aborted) abort();
   else clientSignal.addEventListener('abort', abort, { once: true });
-  const writer = new NativeSseWriter(outgoing, controller);
+  const writer = new NativeSseWriter(outgoing, controller, producer.interval, producer.leadingEvents);
   return new Promise<void>((resolve, reject) => {
     writer.markStarted = resolve;
     producer

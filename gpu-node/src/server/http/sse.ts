@@ -5,6 +5,9 @@
  * the events stops with the connection.
  */
 
+import { DEFAULT_STREAM_INTERVAL, type StreamInterval } from '../../../../shared/src/model-config/index.js';
+import { HeldEvents } from './held-events.js';
+
 export const SSE_CONTENT_TYPE = 'text/event-stream; charset=utf-8';
 
 /**
@@ -40,6 +43,10 @@ export interface SseWriter {
 export interface SseProducer {
   produce(writer: SseWriter): Promise<void>;
   onError(error: unknown, writer: SseWriter): void;
+  /** How events are grouped into writes (the model's stream interval); default one write per event. */
+  readonly interval?: StreamInterval;
+  /** Events written at once before grouping starts: those of the first token (default 1). */
+  readonly leadingEvents?: number;
 }
 
 /**
@@ -52,6 +59,8 @@ export async function sseResponse(
   clientSignal: AbortSignal,
   produce: (writer: SseWriter) => Promise<void>,
   onError: (error: unknown, writer: SseWriter) => void,
+  interval: StreamInterval = DEFAULT_STREAM_INTERVAL,
+  leadingEvents = 1,
 ): Promise<Response> {
   const controller = new AbortController();
   const abort = (): void => controller.abort(clientSignal.reason);
@@ -59,23 +68,29 @@ export async function sseResponse(
   else clientSignal.addEventListener('abort', abort, { once: true });
   let open = true;
   let wrote = false;
+  let held: HeldEvents | undefined;
   let markStarted: (early: { error: unknown } | undefined) => void = () => undefined;
   const started = new Promise<{ error: unknown } | undefined>((resolve) => (markStarted = resolve));
   const body = new ReadableStream<Uint8Array>(
     {
       start(stream) {
+        const emit = (chunk: string): void => {
+          if (!open || controller.signal.aborted) return;
+          stream.enqueue(encoder.encode(chunk));
+          if ((stream.desiredSize ?? 0) < -MAX_BUFFERED_EVENT_BYTES) {
+            open = false;
+            controller.abort();
+            stream.error(new Error('the client does not read the event stream'));
+          }
+        };
+        const events = (held = new HeldEvents(interval, emit, leadingEvents));
         const writer: SseWriter = {
           signal: controller.signal,
           data(text) {
             if (!open || controller.signal.aborted) return;
             wrote = true;
             markStarted(undefined);
-            stream.enqueue(encoder.encode(`data: ${text}\n\n`));
-            if ((stream.desiredSize ?? 0) < -MAX_BUFFERED_EVENT_BYTES) {
-              open = false;
-              controller.abort();
-              stream.error(new Error('the client does not read the event stream'));
-            }
+            events.add(`data: ${text}\n\n`);
           },
         };
         void produce(writer)
@@ -86,6 +101,9 @@ export async function sseResponse(
           .finally(() => {
             clientSignal.removeEventListener('abort', abort);
             markStarted(undefined);
+            // Held events go before the end; after a disconnect they are dropped.
+            if (controller.signal.aborted) events.discard();
+            else events.flush();
             if (open) {
               open = false;
               stream.close();
@@ -94,6 +112,7 @@ export async function sseResponse(
       },
       cancel() {
         // The client went away (the socket closed under the body): stop the producer.
+        held?.discard();
         open = false;
         controller.abort();
       },

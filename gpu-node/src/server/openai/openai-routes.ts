@@ -230,6 +230,9 @@ export async function completionReply(context: OpenAIContext, body: Record<strin
   const pieces = new TextChunks((text) => chunk(kind, id, created, name, text, null));
   return {
     stream: {
+      interval: context.core.streamInterval(prepared.model.name),
+      // A chat's first token is two events (its role chunk, then its first piece): neither is held.
+      leadingEvents: kind === 'chat' ? 2 : 1,
       async produce(writer) {
         // The chat's role chunk goes with the first piece, so a request the model refuses at once is still
         // an ordinary HTTP error (nothing written yet: the SSE writers answer one).
@@ -269,7 +272,7 @@ async function complete(context: OpenAIContext, request: Request, kind: Kind): P
   const reply = await completionReply(context, await readBody(context, request), request.signal, kind);
   if ('json' in reply) return json(reply.json);
   const producer = reply.stream;
-  return sseResponse(request.signal, (writer) => producer.produce(writer), (error, writer) => producer.onError(error, writer));
+  return sseResponse(request.signal, (writer) => producer.produce(writer), (error, writer) => producer.onError(error, writer), producer.interval, producer.leadingEvents);
 }
 
 export function registerOpenAIRoutes(route: Route, context: OpenAIContext): void {

@@ -36,11 +36,13 @@ export interface StreamLoadResult {
   readonly firstTtftUs: number[];
   readonly itlUs: number[];
   readonly elapsedMs: number;
+  /** Reads of answer bytes (one per `data` event), over all streams: about the writes the server made. */
+  readonly reads: number;
 }
 
 const DONE = 'data: [DONE]';
 
-function streamOnce(agent: Agent, options: StreamLoadOptions, result: { ttftUs: number[]; itlUs: number[]; firstTtftUs: number[] }, first: boolean): Promise<number> {
+function streamOnce(agent: Agent, options: StreamLoadOptions, result: { ttftUs: number[]; itlUs: number[]; firstTtftUs: number[]; reads: number }, first: boolean): Promise<number> {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     let last = 0n;
@@ -57,6 +59,7 @@ function streamOnce(agent: Agent, options: StreamLoadOptions, result: { ttftUs: 
         res.setEncoding('utf8');
         res.on('data', (text: string) => {
           const now = process.hrtime.bigint();
+          result.reads += 1;
           const events = (tail + text).split('\n\n');
           tail = events.pop() ?? '';
           for (const event of events) {
@@ -81,7 +84,7 @@ function streamOnce(agent: Agent, options: StreamLoadOptions, result: { ttftUs: 
 
 export async function runStreamLoad(options: StreamLoadOptions): Promise<StreamLoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
-  const samples = { ttftUs: [] as number[], itlUs: [] as number[], firstTtftUs: [] as number[] };
+  const samples = { ttftUs: [] as number[], itlUs: [] as number[], firstTtftUs: [] as number[], reads: 0 };
   let streams = 0;
   let failedStreams = 0;
   const failures: string[] = [];

@@ -75,9 +75,9 @@ export async function launchRelayAnchor(work: string, nodeHttpPort: number): Pro
 }
 
 /** The node-side model: `llm_engine`, backend "openai" over the engine double, one instance per stream. */
-export function engineModelConfig(engineBaseUrl: string, instances: number): string {
+export function engineModelConfig(engineBaseUrl: string, instances: number, name = 'llm_engine', extraLines: readonly string[] = []): string {
   return [
-    'name: "llm_engine"',
+    `name: ${JSON.stringify(name)}`,
     'backend: "openai"',
     'max_batch_size: 0',
     'model_transaction_policy { decoupled: true }',
@@ -90,6 +90,7 @@ export function engineModelConfig(engineBaseUrl: string, instances: number): str
     'output [ { name: "text_output" data_type: TYPE_STRING dims: [ -1 ] } ]',
     `instance_group [ { count: ${instances} kind: KIND_CPU } ]`,
     `parameters { key: "base_url" value: { string_value: ${JSON.stringify(engineBaseUrl)} } }`,
+    ...extraLines,
     '',
   ].join('\n');
 }
