@@ -78,8 +78,6 @@ export interface StartGatewayOptions {
   readonly httpRawReader?: boolean;
   /** Overrides config.grpcRawH2 (`--grpc-raw-h2`). */
   readonly grpcRawH2?: boolean;
-  /** Overrides config.grpcUpstreamRawH2 (`--grpc-upstream-raw-h2`). */
-  readonly grpcUpstreamRawH2?: boolean;
   /** The HTTP server's header and request timeouts; default shared/src/http/server-timeouts.ts's (tests shorten them). */
   readonly serverTimeouts?: ServerTimeouts;
   /** Default: JSON lines on stderr. */
@@ -164,11 +162,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger.info('static fleet', { nodes: nodes.map((n) => n.grpc ?? n.http) });
   }
 
-  const grpcTransport = createNodeTransport(config.grpcTransport, {
-    logger,
-    fleetEvents: directory,
-    rawH2: options.grpcUpstreamRawH2 ?? config.grpcUpstreamRawH2,
-  });
+  const grpcTransport = createNodeTransport(config.grpcTransport, { logger, fleetEvents: directory });
   // HTTP clients' misses as one raw HTTP/1.1 write while a node has few calls in flight (docs/benchmarks.md, issue 17).
   const rawBelowCalls = config.nodeRawInferBelowCalls;
   const transport = rawBelowCalls > 0 ? createRawInferUpstream({ grpc: grpcTransport, rawBelowCalls }) : grpcTransport;
@@ -452,7 +446,6 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
       ...(args.grpcPort === undefined ? {} : { grpcPort: args.grpcPort }),
       ...(args.httpRawReader === undefined ? {} : { httpRawReader: args.httpRawReader }),
       ...(args.grpcRawH2 === undefined ? {} : { grpcRawH2: args.grpcRawH2 }),
-      ...(args.grpcUpstreamRawH2 === undefined ? {} : { grpcUpstreamRawH2: args.grpcUpstreamRawH2 }),
       ...(jobsWorker ? { jobs: { worker: true } } : {}),
       logger,
       tracer: tracing.tracer,

@@ -1,10 +1,11 @@
 /**
- * Issue 17, the gateway's gRPC upstream on our own HTTP/2 client (`grpcUpstreamRawH2`,
- * gateway/src/adapters/grpc/h2-raw-node-connection.ts, shared/src/http/raw-http2/client-connection.ts).
+ * Issue 17, the gateway's gRPC upstream on our own HTTP/2 client (gateway/src/adapters/grpc/h2-node-connection.ts,
+ * shared/src/http/raw-http2/client-connection.ts), its unary calls and its ModelStreamInfer calls alike.
  * A node is a stranger: bad frames, an HPACK bomb, an endless CONTINUATION, DATA before headers or past
  * the window, a window that never opens, GOAWAY mid-call, PUSH_PROMISE, HTTP/1.1 instead of HTTP/2 must
  * each fail the call with a status that names the problem (never a hang past the deadline, never a crash),
- * and the next call on a well-behaved node must get its own answer.
+ * and the next call on a well-behaved node must get its own answer. Mid-stream (ModelStreamInfer): a window
+ * that closes after the first answer, a reset, a message over the limit, half a message and then the end.
  *
  * The node is a real `net` server on loopback that reads the client's frames and answers each request
  * stream with the frames a case writes; the transport is the gateway's real one.
@@ -13,7 +14,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { create, toBinary } from '@bufbuild/protobuf';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TesseraError } from '../../shared/src/errors/index.js';
-import { ModelInferResponseSchema } from '../../shared/src/gen/grpc_service_pb.js';
+import { ModelInferResponseSchema, ModelStreamInferResponseSchema } from '../../shared/src/gen/grpc_service_pb.js';
 import { frameGrpcMessage } from '../../shared/src/grpc/index.js';
 import {
   CLIENT_PREFACE,
@@ -31,6 +32,8 @@ import {
 import { createStaticNodeDirectory } from '../../gateway/src/adapters/fleet/index.js';
 import { createH2Transport } from '../../gateway/src/adapters/grpc/h2-transport.js';
 import type { GrpcTransport } from '../../gateway/src/adapters/grpc/grpc-node-transport.js';
+import type { H2TransportOptions } from '../../gateway/src/adapters/grpc/h2-transport.js';
+import type { InferResponse } from '../../shared/src/tensors/index.js';
 import { simpleRequest } from '../../gateway/test/support/test-node-requests.js';
 
 type Failure = TesseraError & { notAccepted?: boolean };
@@ -47,6 +50,11 @@ const headers = (streamId: number, fields: Record<string, string>, flags: number
   encodeFrame(FrameType.HEADERS, flags | Flag.END_HEADERS, streamId, encodeHeaderBlock(fields));
 const data = (streamId: number, payload: Uint8Array, flags = 0): Buffer => encodeFrame(FrameType.DATA, flags, streamId, payload);
 const message = frameGrpcMessage(toBinary(ModelInferResponseSchema, create(ModelInferResponseSchema, { id: 'ok', modelName: 'simple', modelVersion: '1' })));
+
+/** One ModelStreamInfer answer message (a response with id `id`), framed. */
+const streamMessage = (id: string): Buffer =>
+  frameGrpcMessage(toBinary(ModelStreamInferResponseSchema, create(ModelStreamInferResponseSchema, { inferResponse: { id, modelName: 'simple', modelVersion: '1' } })));
+const answerHeaders = (id: number): Buffer => headers(id, { ':status': '200', 'content-type': 'application/grpc' }, 0);
 
 /** The node's normal answer: headers, the message, trailers with status 0. */
 const ok: Answer = (socket, id) => {
@@ -106,8 +114,18 @@ describe('a hostile node behind the raw HTTP/2 gRPC upstream (the real transport
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   const node = () => createStaticNodeDirectory([{ id: 'n', grpcAddress: address }]).all()[0]!;
-  const start = (windowBytes?: number): GrpcTransport =>
-    (transport = createH2Transport({ rawH2: true, breaker: { volumeThreshold: 1000 }, backoff: { initialMs: 1, jitter: 0 }, ...(windowBytes ? { windowBytes } : {}) }));
+  const start = (windowBytes?: number, options: H2TransportOptions = {}): GrpcTransport =>
+    (transport = createH2Transport({ breaker: { volumeThreshold: 1000 }, backoff: { initialMs: 1, jitter: 0 }, ...(windowBytes ? { windowBytes } : {}), ...options }));
+
+  /** A ModelStreamInfer call: the responses handed over, and how it ended. */
+  async function streamed(deadlineMs = 10_000, request = simpleRequest(0)): Promise<{ ids: string[]; error: Failure | undefined }> {
+    const ids: string[] = [];
+    const error = await transport.streamInfer!(node(), request, { deadline: Date.now() + deadlineMs }, (response: InferResponse) => ids.push(response.id)).then(
+      () => undefined,
+      (e: unknown) => e as Failure,
+    );
+    return { ids, error };
+  }
 
   async function failure(deadlineMs = 10_000): Promise<Failure> {
     try {
@@ -246,5 +264,97 @@ describe('a hostile node behind the raw HTTP/2 gRPC upstream (the real transport
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => http1.close(() => resolve()));
     }
+  });
+
+  describe('mid-stream (ModelStreamInfer)', () => {
+    it('runs on the same connection as unary calls: one connection per node', async () => {
+      start();
+      await nextCallServed();
+      answer = (socket, id) => {
+        socket.write(answerHeaders(id));
+        socket.write(data(id, Buffer.concat([streamMessage('a'), streamMessage('b')])));
+        socket.write(headers(id, { 'grpc-status': '0' }, Flag.END_STREAM));
+      };
+      expect(await streamed()).toEqual({ ids: ['a', 'b'], error: undefined });
+      expect(sockets.length).toBe(1);
+    });
+
+    it('a node whose window closes after its first answer holds the request only until the deadline: the answer is handed over, then DEADLINE_EXCEEDED and RST_STREAM CANCEL', async () => {
+      // As above: the first call's bytes leave with the default window; the stream's request meets a window of 0.
+      settings = [[Setting.INITIAL_WINDOW_SIZE, 0]];
+      start();
+      await nextCallServed();
+      answer = (socket, id) => {
+        socket.write(answerHeaders(id));
+        socket.write(data(id, streamMessage('first')));
+      };
+      const { ids, error } = await streamed(400);
+      expect(ids).toEqual(['first']);
+      expect(error).toMatchObject({ code: 'DEADLINE_EXCEEDED', notAccepted: false });
+      expect(received.some((f) => f.type === FrameType.DATA && f.streamId === 3)).toBe(false);
+      await expect.poll(() => received.some((f) => f.type === FrameType.RST_STREAM && f.streamId === 3 && f.payload.readUInt32BE(0) === H2Error.CANCEL)).toBe(true);
+    });
+
+    it('a reset mid-stream fails the call with the reset code after the answers already handed over; the next call is served', async () => {
+      start();
+      answer = (socket, id) => {
+        socket.write(answerHeaders(id));
+        socket.write(data(id, streamMessage('first')));
+        socket.write(encodeFrame(FrameType.RST_STREAM, 0, id, Buffer.from([0, 0, 0, H2Error.INTERNAL_ERROR])));
+      };
+      const { ids, error } = await streamed();
+      expect(ids).toEqual(['first']);
+      expect(error).toMatchObject({ code: 'INTERNAL', notAccepted: false });
+      expect(error!.message).toMatch(/RST_STREAM with code 2/);
+      await nextCallServed();
+      expect(sockets.length).toBe(1);
+    });
+
+    it('a message declared over the limit fails RESOURCE_EXHAUSTED before its bytes are held, and resets the stream', async () => {
+      start(undefined, { maxReceiveMessageBytes: 1000 });
+      await nextCallServed();
+      answer = (socket, id) => {
+        socket.write(answerHeaders(id));
+        socket.write(data(id, streamMessage('first')));
+        const prefix = Buffer.alloc(5);
+        prefix.writeUInt32BE(50_000, 1);
+        socket.write(data(id, Buffer.concat([prefix, Buffer.alloc(100)])));
+      };
+      const { ids, error } = await streamed();
+      expect(ids).toEqual(['first']);
+      expect(error).toMatchObject({ code: 'RESOURCE_EXHAUSTED', notAccepted: false });
+      expect(error!.message).toMatch(/Received message larger than max \(50000 vs\. 1000\)/);
+      await expect.poll(() => received.some((f) => f.type === FrameType.RST_STREAM && f.payload.readUInt32BE(0) === H2Error.CANCEL)).toBe(true);
+      await nextCallServed();
+      // The stream's reset cost the node's one connection nothing.
+      expect(sockets.length).toBe(1);
+    });
+
+    it('half a message then the end: INTERNAL when the stream ends OK inside it, UNAVAILABLE when the connection drops inside it', async () => {
+      start();
+      await nextCallServed();
+      const half = streamMessage('cut').subarray(0, 8);
+      answer = (socket, id) => {
+        socket.write(answerHeaders(id));
+        socket.write(data(id, Buffer.concat([streamMessage('first'), half])));
+        socket.write(headers(id, { 'grpc-status': '0' }, Flag.END_STREAM));
+      };
+      const ended = await streamed();
+      expect(ended.ids).toEqual(['first']);
+      expect(ended.error).toMatchObject({ code: 'INTERNAL', notAccepted: false });
+      expect(ended.error!.message).toMatch(/the stream ended inside a message/);
+      expect(sockets.length).toBe(1);
+
+      answer = (socket, id) => {
+        socket.write(answerHeaders(id));
+        socket.write(data(id, half));
+        socket.end();
+      };
+      const dropped = await streamed();
+      expect(dropped.ids).toEqual([]);
+      expect(dropped.error).toMatchObject({ code: 'UNAVAILABLE', notAccepted: false });
+      expect(dropped.error!.message).toMatch(/Connection dropped/);
+      await nextCallServed();
+    });
   });
 });

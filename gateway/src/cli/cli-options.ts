@@ -19,8 +19,8 @@
  *                    HTTP/1.1 reader (true/false).
  * - `--grpc-raw-h2 BOOL` overrides the config's grpcRawH2: the gRPC port read by our own HTTP/2 reader,
  *                    unary calls served in place, ModelStreamInfer relayed to grpc-js on loopback (true/false).
- * - `--grpc-upstream-raw-h2 BOOL` overrides the config's grpcUpstreamRawH2: unary gRPC calls to nodes on
- *                    the gateway's own HTTP/2 client instead of node:http2 (true/false).
+ * - `--grpc-upstream-raw-h2 true` deprecated, accepted and ignored (every gRPC call to nodes is on the
+ *                    gateway's own HTTP/2 client); `false` is refused: node:http2's client was retired.
  * - `--otlp-endpoint URL` OpenTelemetry tracing: spans go (OTLP/HTTP JSON) to URL/v1/traces, e.g.
  *                    http://collector:4318. Default: env OTEL_EXPORTER_OTLP_ENDPOINT, else tracing off.
  * Environment: REDIS_URL (overrides the config's redisUrl), TESSERA_ADMIN_KEY (the admin key in
@@ -28,7 +28,7 @@
  */
 import { parseArgs } from 'node:util';
 import { TesseraError } from '../../../shared/src/errors/index.js';
-import type { StaticNodeConfig } from '../config/gateway-config.js';
+import { UPSTREAM_RAW_H2_RETIRED, type StaticNodeConfig } from '../config/gateway-config.js';
 
 export interface GatewayCliOptions {
   readonly configPath: string | undefined;
@@ -43,12 +43,10 @@ export interface GatewayCliOptions {
   readonly httpRawReader: boolean | undefined;
   /** --grpc-raw-h2; undefined → the config's grpcRawH2. */
   readonly grpcRawH2: boolean | undefined;
-  /** --grpc-upstream-raw-h2; undefined → the config's grpcUpstreamRawH2. */
-  readonly grpcUpstreamRawH2: boolean | undefined;
   readonly help: boolean;
 }
 
-export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--grpc-port N] [--host H] [--node SPEC]... [--http-raw-reader BOOL] [--grpc-raw-h2 BOOL] [--grpc-upstream-raw-h2 BOOL] [--otlp-endpoint URL] [--jobs-worker]
+export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--grpc-port N] [--host H] [--node SPEC]... [--http-raw-reader BOOL] [--grpc-raw-h2 BOOL] [--otlp-endpoint URL] [--jobs-worker]
   --config FILE   the gateway config JSON (default: embedded defaults with a demo tenant)
   --port N        HTTP listen port (default 8080, or the config's "port"); 0 picks a free port
   --grpc-port N   gRPC listen port (inference.GRPCInferenceService; default off, or the config's "grpcPort")
@@ -56,7 +54,7 @@ export const USAGE = `usage: tessera-gateway [--config FILE] [--port N] [--grpc-
   --node SPEC     grpc=host:port,http=host:port (repeatable; used without Redis)
   --http-raw-reader BOOL  read infer requests with the gateway's own strict HTTP/1.1 reader (default: the config's "httpRawReader", true)
   --grpc-raw-h2 BOOL  read the gRPC port with the gateway's own HTTP/2 reader (default: the config's "grpcRawH2", true)
-  --grpc-upstream-raw-h2 BOOL  unary gRPC calls to nodes on the gateway's own HTTP/2 client (default: the config's "grpcUpstreamRawH2", true)
+  --grpc-upstream-raw-h2 true  deprecated, ignored: gRPC calls to nodes always use the gateway's own HTTP/2 client
   --otlp-endpoint URL   send OpenTelemetry spans to URL/v1/traces (default: off)
   --jobs-worker   also run async-job workers in this process (or TESSERA_JOBS_WORKER=1)
   env: REDIS_URL, TESSERA_ADMIN_KEY, TESSERA_JOBS_WORKER, OTEL_EXPORTER_OTLP_ENDPOINT`;
@@ -131,8 +129,9 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
     throw TesseraError.invalidArg(`--grpc-raw-h2 must be true or false, got ${JSON.stringify(grpcRawH2)}`);
   }
   const upstreamRawH2 = values['grpc-upstream-raw-h2'];
-  if (upstreamRawH2 !== undefined && upstreamRawH2 !== 'true' && upstreamRawH2 !== 'false') {
-    throw TesseraError.invalidArg(`--grpc-upstream-raw-h2 must be true or false, got ${JSON.stringify(upstreamRawH2)}`);
+  if (upstreamRawH2 === 'false') throw TesseraError.invalidArg(`--grpc-upstream-raw-h2 false is no longer supported: ${UPSTREAM_RAW_H2_RETIRED}`);
+  if (upstreamRawH2 !== undefined && upstreamRawH2 !== 'true') {
+    throw TesseraError.invalidArg(`--grpc-upstream-raw-h2 must be true (deprecated, ignored), got ${JSON.stringify(upstreamRawH2)}`);
   }
   return {
     configPath: values.config,
@@ -143,7 +142,6 @@ export function parseGatewayArgs(argv: readonly string[]): GatewayCliOptions {
     otlpEndpoint: values['otlp-endpoint'],
     httpRawReader: rawReader === undefined ? undefined : rawReader === 'true',
     grpcRawH2: grpcRawH2 === undefined ? undefined : grpcRawH2 === 'true',
-    grpcUpstreamRawH2: upstreamRawH2 === undefined ? undefined : upstreamRawH2 === 'true',
     help: values.help ?? false,
   };
 }

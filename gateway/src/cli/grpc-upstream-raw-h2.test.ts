@@ -1,19 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { parseGatewayArgs } from './cli-options.js';
-import { DEFAULT_GRPC_UPSTREAM_RAW_H2, loadGatewayConfig } from '../config/load-gateway-config.js';
+import { loadGatewayConfig } from '../config/load-gateway-config.js';
 
-describe('the raw HTTP/2 gRPC upstream switch (--grpc-upstream-raw-h2, grpcUpstreamRawH2)', () => {
-  it('takes the default unless the config or the flag says', () => {
-    expect(loadGatewayConfig('{}').grpcUpstreamRawH2).toBe(DEFAULT_GRPC_UPSTREAM_RAW_H2);
-    expect(loadGatewayConfig('{"grpcUpstreamRawH2": true}').grpcUpstreamRawH2).toBe(true);
-    expect(loadGatewayConfig('{"grpcUpstreamRawH2": false}').grpcUpstreamRawH2).toBe(false);
-    expect(parseGatewayArgs([]).grpcUpstreamRawH2).toBeUndefined();
-    expect(parseGatewayArgs(['--grpc-upstream-raw-h2', 'true']).grpcUpstreamRawH2).toBe(true);
-    expect(parseGatewayArgs(['--grpc-upstream-raw-h2=false']).grpcUpstreamRawH2).toBe(false);
+// node:http2's upstream client is gone (issue 17): the old switch is accepted when it asks for what every
+// gateway does now, and refused, saying why, when it asks for the retired client.
+describe('the retired gRPC upstream switch (--grpc-upstream-raw-h2, grpcUpstreamRawH2)', () => {
+  it('accepts true (deprecated, ignored)', () => {
+    expect(() => loadGatewayConfig('{"grpcUpstreamRawH2": true}')).not.toThrow();
+    expect(() => parseGatewayArgs(['--grpc-upstream-raw-h2', 'true'])).not.toThrow();
+  });
+
+  it('refuses false, naming the retired client', () => {
+    expect(() => loadGatewayConfig('{"grpcUpstreamRawH2": false}')).toThrow(/\$\.grpcUpstreamRawH2: false is no longer supported: node:http2's upstream client was retired/);
+    expect(() => parseGatewayArgs(['--grpc-upstream-raw-h2=false'])).toThrow(/--grpc-upstream-raw-h2 false is no longer supported/);
   });
 
   it('refuses anything but a boolean', () => {
-    expect(() => parseGatewayArgs(['--grpc-upstream-raw-h2', 'on'])).toThrow(/--grpc-upstream-raw-h2 must be true or false/);
+    expect(() => parseGatewayArgs(['--grpc-upstream-raw-h2', 'on'])).toThrow(/--grpc-upstream-raw-h2 must be true/);
     expect(() => loadGatewayConfig('{"grpcUpstreamRawH2": "yes"}')).toThrow(/\$\.grpcUpstreamRawH2/);
   });
 });

@@ -21,9 +21,8 @@
  *   "httpRawReader": true,           // [true] infer requests read by our own strict HTTP/1.1 reader
  *   "grpcRawH2": true,               // [true]  the gRPC port read by our own HTTP/2 reader (every unary call in
  *                                    //   place, ModelStreamInfer relayed to grpc-js on loopback)
- *   "grpcUpstreamRawH2": true,       // [true]  unary gRPC calls to nodes on our own HTTP/2 client
- *                                    //   (shared/src/http/raw-http2/client-*.ts) instead of node:http2;
- *                                    //   `--grpc-upstream-raw-h2` overrides
+ *   "grpcUpstreamRawH2": true,       // deprecated, ignored: every gRPC call to nodes is on our own HTTP/2
+ *                                    //   client since node:http2's was retired (issue 17); false is refused
  *                                    //   (shared/src/http/raw-http1) until a request on the connection needs
  *                                    //   node:http; `--http-raw-reader` overrides. Node entry only
  *   "rateLimitLeaseMs": 100,         // [100] with Redis: each rate-limit script call also leases this long of
@@ -95,6 +94,8 @@ import type { RoutingConfig } from '../core/routing/index.js';
 import type { LlmConfig } from './read-llm-config.js';
 
 /** The gRPC clients the gateway can reach nodes with (adapters/grpc). */
+/** Why `grpcUpstreamRawH2: false` / `--grpc-upstream-raw-h2 false` is refused: nothing is left for it to choose. */
+export const UPSTREAM_RAW_H2_RETIRED = "node:http2's upstream client was retired (issue 17): every gRPC call to nodes runs on the gateway's own HTTP/2 client; remove the setting";
 export const GRPC_TRANSPORTS = ['http2'] as const;
 export type GrpcTransportName = (typeof GRPC_TRANSPORTS)[number];
 
@@ -157,8 +158,6 @@ export interface GatewayConfig {
   readonly httpRawReader: boolean;
   /** The gRPC front door on the raw HTTP/2 reader (adapters/grpc-front, shared/src/http/raw-http2); Node entry only. */
   readonly grpcRawH2: boolean;
-  /** Unary gRPC calls to nodes on the raw HTTP/2 client (adapters/grpc/h2-raw-node-connection.ts). */
-  readonly grpcUpstreamRawH2: boolean;
   readonly rateLimitLeaseMs: number;
   /** Renew leases used within this long ahead of time (0: let them expire); absent: the default. */
   readonly rateLimitKeepWarmMs?: number;

@@ -20,7 +20,7 @@ import type {
   ModelCacheSettings,
   StaticNodeConfig,
 } from './gateway-config.js';
-import { GRPC_TRANSPORTS } from './gateway-config.js';
+import { GRPC_TRANSPORTS, UPSTREAM_RAW_H2_RETIRED } from './gateway-config.js';
 
 /** Tenant ids, key ids and tier names end up in Redis key names and metric labels: keep them plain. */
 export const IDENTIFIER_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -36,8 +36,6 @@ export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_HTTP_RAW_READER = true;
 /** On: in turns against the last stop, ServerLive 0.60x and ModelInfer hits 0.72-0.83x the gateway's CPU; a relayed ModelStreamInfer response within the noise (docs/benchmarks.md, quiet-box reruns after the fourteenth pass). */
 export const DEFAULT_GRPC_RAW_H2 = true;
-/** On: in turns against node:http2, a gRPC client's miss cost 0.52x (c=1) and 0.57x (150/s) the gateway's CPU (same section). */
-export const DEFAULT_GRPC_UPSTREAM_RAW_H2 = true;
 export const DEFAULT_MAX_CACHE_ENTRY_BYTES = 1024 * 1024;
 export const DEFAULT_CACHE_LOCAL_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_CACHE_LOCAL_MAX_AGE_SECONDS = 5;
@@ -152,7 +150,8 @@ export function loadGatewayConfig(text: string): GatewayConfig {
     c.number(root.maxPipelinedRequests, '$.maxPipelinedRequests', { min: 1, integer: true }) ?? DEFAULT_MAX_PIPELINED_REQUESTS;
   const httpRawReader = c.boolean(root.httpRawReader, '$.httpRawReader') ?? DEFAULT_HTTP_RAW_READER;
   const grpcRawH2 = c.boolean(root.grpcRawH2, '$.grpcRawH2') ?? DEFAULT_GRPC_RAW_H2;
-  const grpcUpstreamRawH2 = c.boolean(root.grpcUpstreamRawH2, '$.grpcUpstreamRawH2') ?? DEFAULT_GRPC_UPSTREAM_RAW_H2;
+  // Deprecated: `true` (what every gateway now does) is still accepted; `false` asked for a client that is gone.
+  if (c.boolean(root.grpcUpstreamRawH2, '$.grpcUpstreamRawH2') === false) c.issue('$.grpcUpstreamRawH2', `false is no longer supported: ${UPSTREAM_RAW_H2_RETIRED}`);
   const rateLimitLeaseMs =
     c.number(root.rateLimitLeaseMs, '$.rateLimitLeaseMs', { min: 0, max: 10_000, integer: true }) ?? DEFAULT_RATE_LIMIT_LEASE_MS;
   const rateLimitKeepWarmMs = c.number(root.rateLimitKeepWarmMs, '$.rateLimitKeepWarmMs', { min: 0, max: 3_600_000, integer: true });
@@ -178,7 +177,7 @@ export function loadGatewayConfig(text: string): GatewayConfig {
     throw TesseraError.invalidArg(`invalid gateway config (${n} problem${n === 1 ? '' : 's'}):\n  - ${c.issues.join('\n  - ')}`);
   }
   return deepFreeze({
-    port, grpcPort, host, serverName, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, httpRawReader, grpcRawH2, grpcUpstreamRawH2, rateLimitLeaseMs, metrics,
+    port, grpcPort, host, serverName, adminKeyHash, redisUrl, keyPrefix, requestTimeoutMs, maxBodyBytes, maxPipelinedRequests, httpRawReader, grpcRawH2, rateLimitLeaseMs, metrics,
     ...(rateLimitKeepWarmMs === undefined ? {} : { rateLimitKeepWarmMs }),
     webhooks, tiers, tenants, nodes, grpcTransport, nodeRawInferBelowCalls, routing, cache, llm,
   });

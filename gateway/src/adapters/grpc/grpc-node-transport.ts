@@ -1,5 +1,5 @@
 /**
- * What the gateway on Node gets from either gRPC transport (grpc-js's or our node:http2 one): the
+ * What the gateway on Node gets from its gRPC transport (h2-transport.ts, on our own HTTP/2 client): the
  * NodeTransport port plus the per-node breakers the dispatcher routes around and a way to drop one
  * node's connection.
  */

@@ -25,7 +25,7 @@ describe.each([
   beforeAll(async () => {
     node = await startNodeProcess(args);
     view = createStaticNodeDirectory([{ id: 'n', grpcAddress: node.grpcAddress }]).all()[0]!;
-    transport = createH2Transport({ rawH2: true, breaker: { volumeThreshold: 1000 } });
+    transport = createH2Transport({ breaker: { volumeThreshold: 1000 } });
   }, 60_000);
 
   afterAll(async () => {

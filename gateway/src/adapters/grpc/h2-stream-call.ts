@@ -1,6 +1,7 @@
 /**
- * One server-streaming gRPC call on a node's HTTP/2 connection (h2-node-connection.ts): the gateway's
- * upstream ModelStreamInfer for one request of a decoupled model. A POST of one framed request,
+ * One server-streaming gRPC call on a node's HTTP/2 connection (h2-node-connection.ts, the same connection
+ * and call lifecycle, h2-call.ts, as unary calls): the gateway's upstream ModelStreamInfer for one
+ * request of a decoupled model. A POST of one framed request,
  * half-closed at once; the node answers with any number of messages, each handed to `onMessage` as soon
  * as it is complete (nothing is held back until the end), then a `grpc-status` in the trailers.
  *

@@ -73,11 +73,8 @@ const trailersOnly =
 /** Never answers; records how the client ended the stream. */
 const hang: Behaviour = () => undefined;
 
-// Every case runs on node:http2 and on our own HTTP/2 client (`rawH2`, h2-raw-node-connection.ts): the same contract.
-describe.each([
-  ['node:http2', false],
-  ['the raw HTTP/2 client', true],
-])('on %s', (_client, rawH2) => {
+// node:http2's server on the other end: a peer this client did not write (h2-node-connection.ts is our own client).
+describe('on our own HTTP/2 client', () => {
   describe('http2 transport on the wire', () => {
     let server: Http2Server;
     let address: string;
@@ -90,7 +87,7 @@ describe.each([
     const transports: GrpcTransport[] = [];
 
     const transport = (options: H2TransportOptions = {}): GrpcTransport => {
-      const created = createH2Transport({ rawH2, breaker: { volumeThreshold: 1000 }, ...options });
+      const created = createH2Transport({ breaker: { volumeThreshold: 1000 }, ...options });
       transports.push(created);
       return created;
     };
@@ -396,7 +393,7 @@ describe.each([
         stream.on('end', () => setTimeout(() => ok(stream, {}, Buffer.concat(chunks)), 30));
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const t = createH2Transport({ rawH2 });
+      const t = createH2Transport();
       try {
         const node = view('n', `127.0.0.1:${(server.address() as AddressInfo).port}`);
         // The first call learns the node's SETTINGS; the burst then meets the limit.
@@ -415,7 +412,7 @@ describe.each([
   describe('http2 transport: connection failures', () => {
     it('backs off after a refused connect: calls fail at once as not accepted, then it connects again', async () => {
       const address = await deadAddress();
-      const t = createH2Transport({ rawH2, backoff: { initialMs: 300, jitter: 0 }, breaker: { volumeThreshold: 1000 } });
+      const t = createH2Transport({ backoff: { initialMs: 300, jitter: 0 }, breaker: { volumeThreshold: 1000 } });
       let server: Http2Server | undefined;
       try {
         const node = view('n', address);
@@ -462,7 +459,7 @@ describe.each([
         socket.once('data', () => socket.resetAndDestroy());
       });
       await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
-      const t = createH2Transport({ rawH2, breaker: { volumeThreshold: 1000 } });
+      const t = createH2Transport({ breaker: { volumeThreshold: 1000 } });
       try {
         const error = await failure(t.infer(view('n', `127.0.0.1:${(closing.address() as AddressInfo).port}`), simpleRequest(0), { deadline: soon() }));
         expect(accepted).toHaveLength(1);
@@ -479,7 +476,7 @@ describe.each([
       const sockets: Socket[] = [];
       silent.on('connection', (socket: Socket) => sockets.push(socket));
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-      const t = createH2Transport({ rawH2, connectTimeoutMs: 200, breaker: { volumeThreshold: 1000 } });
+      const t = createH2Transport({ connectTimeoutMs: 200, breaker: { volumeThreshold: 1000 } });
       try {
         const error = await failure(t.infer(view('n', `127.0.0.1:${(silent.address() as AddressInfo).port}`), simpleRequest(0), { deadline: soon() }));
         expect(error).toMatchObject({ code: 'UNAVAILABLE', notAccepted: true });
@@ -512,7 +509,7 @@ describe.each([
         upstream.on('error', () => undefined);
       });
       await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-      const t = createH2Transport({ rawH2, keepaliveTimeMs: 50, keepaliveTimeoutMs: 100 });
+      const t = createH2Transport({ keepaliveTimeMs: 50, keepaliveTimeoutMs: 100 });
       try {
         const node = view('n', `127.0.0.1:${(relay.address() as AddressInfo).port}`);
         const pending = failure(t.infer(node, simpleRequest(0), { deadline: Date.now() + 60_000 }));
@@ -534,7 +531,7 @@ describe.each([
   describe('http2 transport against a real node that stops', () => {
     it('a node draining (SIGTERM) finishes the call it holds; later calls are not accepted', async () => {
       const node = await startNodeProcess();
-      const t = createH2Transport({ rawH2, breaker: { volumeThreshold: 1000 } });
+      const t = createH2Transport({ breaker: { volumeThreshold: 1000 } });
       try {
         const live = view('live', node.grpcAddress);
         await t.infer(live, simpleRequest(0), { deadline: soon() });
@@ -554,7 +551,7 @@ describe.each([
 
     it('a node killed under a call: the call fails as accepted and counts against it; the next is not accepted', async () => {
       const node = await startNodeProcess();
-      const t = createH2Transport({ rawH2, breaker: { volumeThreshold: 1000 } });
+      const t = createH2Transport({ breaker: { volumeThreshold: 1000 } });
       try {
         const live = view('live', node.grpcAddress);
         await t.infer(live, simpleRequest(0), { deadline: soon() });

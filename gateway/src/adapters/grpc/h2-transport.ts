@@ -1,12 +1,12 @@
 /**
- * NodeTransport over gRPC (`inference.GRPCInferenceService`) spoken directly on node:http2: the
- * gateway's way to reach nodes. It replaced a grpc-js transport (retired in issue 17) at a fraction
- * of its CPU per call: grpc-js runs every call through its channel, load-balancer, interceptor and
- * metadata machinery (≈250 µs of CPU per call at a few hundred calls per second), while a unary call
- * needs one HTTP/2 stream. Its contract is grpc-transport.test.ts.
+ * NodeTransport over gRPC (`inference.GRPCInferenceService`) spoken directly on our own HTTP/2 client
+ * (shared/src/http/raw-http2/client-*.ts): the gateway's way to reach nodes. It replaced a grpc-js
+ * transport, then node:http2's client (both retired in issue 17), at a fraction of their CPU per call:
+ * grpc-js runs every call through its channel, load-balancer, interceptor and metadata machinery, while
+ * a call needs one HTTP/2 stream. Its contract is grpc-transport.test.ts and h2-transport.test.ts.
  *
- * - One HTTP/2 connection per node (h2-node-connection.ts: keepalive pings, reconnect with backoff,
- *   GOAWAY, wide flow-control windows), created on first use, replaced when the node's address
+ * - One HTTP/2 connection per node for every call, unary and streamed (h2-node-connection.ts: keepalive
+ *   pings, reconnect with backoff, GOAWAY, wide flow-control windows), created on first use, replaced when the node's address
  *   changes, closed when the node leaves (`fleetEvents`) or on `closeNode` / `close`.
  * - Each call (h2-unary-call.ts) carries the request's deadline as `grpc-timeout` and enforces it
  *   locally; an already passed deadline fails at once with DEADLINE_EXCEEDED without touching the
@@ -50,9 +50,7 @@ import { decodeNodeAnswer, grpcAddressOf, upstreamError } from './grpc-errors.js
 import type { NodeLoad } from './grpc-errors.js';
 import type { GrpcTransport } from './grpc-node-transport.js';
 import { guardedCall } from './guarded-call.js';
-import { NodeConnection } from './h2-node-connection.js';
-import type { BackoffOptions } from './h2-node-connection.js';
-import { RawNodeConnection } from './h2-raw-node-connection.js';
+import { NodeConnection, type BackoffOptions, type NodeConnectionOptions } from './h2-node-connection.js';
 import { streamInferCall } from './h2-stream-infer.js';
 import { unaryCall } from './h2-unary-call.js';
 import { readInferResponse } from './infer-response-reader.js';
@@ -73,6 +71,8 @@ export interface H2TransportOptions {
   readonly connectTimeoutMs?: number;
   /** Waits between failed connects to a node; defaults in h2-node-connection.ts (1 s growing to 120 s). */
   readonly backoff?: BackoffOptions;
+  /** Bounds against a hostile node (frame, header and queue sizes); defaults in client-connection.ts. */
+  readonly limits?: NodeConnectionOptions['limits'];
   /** Largest answer message; larger ones fail RESOURCE_EXHAUSTED. Default: unlimited. */
   readonly maxReceiveMessageBytes?: number;
   /** Largest request message; larger ones fail RESOURCE_EXHAUSTED before they are sent. Default: unlimited. */
@@ -83,12 +83,6 @@ export interface H2TransportOptions {
   readonly breaker?: NodeBreakerOptions;
   /** Fleet changes: a node's connection and breaker are dropped when it leaves. Default: none. */
   readonly fleetEvents?: FleetChangeSource;
-  /**
-   * Unary calls (ModelInfer, metadata, config) on our own HTTP/2 client (h2-raw-node-connection.ts)
-   * instead of node:http2, which costs more CPU per call (docs/benchmarks.md, issue 17); ModelStreamInfer
-   * stays on node:http2, on a connection of its own. Default false (config `grpcUpstreamRawH2`).
-   */
-  readonly rawH2?: boolean;
 }
 
 /** What a call needs of a method: grpc-js's MethodDefinition has this shape, so the shared definitions serve both transports. */
@@ -123,36 +117,24 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
     ...(options.windowBytes === undefined ? {} : { windowBytes: options.windowBytes }),
     ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
     ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
   };
-  const connections = new Map<string, NodeConnection | RawNodeConnection>();
-  /** With `rawH2`, ModelStreamInfer's node:http2 connections (h2-stream-infer.ts runs on node:http2 only). */
-  const streamConnections = new Map<string, NodeConnection>();
-  const rawH2 = options.rawH2 ?? false;
+  const connections = new Map<string, NodeConnection>();
 
-  function connectionIn<C extends NodeConnection | RawNodeConnection>(map: Map<string, C>, node: NodeView, open: (address: string) => C): C {
+  function connectionFor(node: NodeView): NodeConnection {
     const address = grpcAddressOf(node);
-    const existing = map.get(node.id);
+    const existing = connections.get(node.id);
     if (existing?.address === address) return existing;
     existing?.close();
-    const connection = open(address);
-    map.set(node.id, connection);
+    const connection = new NodeConnection(address, connectionOptions);
+    connections.set(node.id, connection);
     logger.verbose(1, 'connection opened', { nodeId: node.id, address });
     return connection;
-  }
-
-  const connectionFor = (node: NodeView): NodeConnection | RawNodeConnection =>
-    connectionIn(connections, node, (address) => (rawH2 ? new RawNodeConnection(address, connectionOptions) : new NodeConnection(address, connectionOptions)));
-
-  function streamConnectionFor(node: NodeView): NodeConnection {
-    if (!rawH2) return connectionFor(node) as NodeConnection;
-    return connectionIn(streamConnections, node, (address) => new NodeConnection(address, connectionOptions));
   }
 
   function closeNode(nodeId: string): void {
     connections.get(nodeId)?.close();
     connections.delete(nodeId);
-    streamConnections.get(nodeId)?.close();
-    streamConnections.delete(nodeId);
     breakers.remove(nodeId);
   }
 
@@ -210,7 +192,7 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
 
     streamInfer(node, request, opts, onResponse) {
       const limits = { maxReceiveBytes, maxSendBytes };
-      return guardedCall(breakers, node, opts, () => streamInferCall(streamConnectionFor(node), node.id, request, opts, limits, onResponse));
+      return guardedCall(breakers, node, opts, () => streamInferCall(connectionFor(node), node.id, request, opts, limits, onResponse));
     },
 
     modelConfig(node, model, version, opts) {
@@ -232,9 +214,8 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
 
     async close() {
       unsubscribe?.();
-      for (const connection of [...connections.values(), ...streamConnections.values()]) connection.close();
+      for (const connection of connections.values()) connection.close();
       connections.clear();
-      streamConnections.clear();
       if (options.breakers === undefined) breakers.close();
     },
   };

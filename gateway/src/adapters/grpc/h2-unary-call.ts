@@ -23,8 +23,6 @@ import type { CallStatus, NodeLoad } from './grpc-errors.js';
 import { h2Call, headerValue } from './h2-call.js';
 import type { AnswerHandling, H2Call } from './h2-call.js';
 import type { NodeConnection } from './h2-node-connection.js';
-import { rawH2Call } from './h2-raw-call.js';
-import { RawNodeConnection } from './h2-raw-node-connection.js';
 import { INFLIGHT_TRAILER, QUEUE_DEPTH_TRAILER, loadFromTrailer } from './load-trailer.js';
 
 export type UnaryCall = H2Call;
@@ -38,8 +36,7 @@ function loadOf(headers: IncomingHttpHeaders): NodeLoad | undefined {
   return loadFromTrailer(headerValue(headers[QUEUE_DEPTH_TRAILER]), headerValue(headers[INFLIGHT_TRAILER]));
 }
 
-/** On node:http2 (NodeConnection) or on our own HTTP/2 client (RawNodeConnection, `grpcUpstreamRawH2`): the same call either way. */
-export function unaryCall(connection: NodeConnection | RawNodeConnection, nodeId: string, call: UnaryCall): Promise<UnaryAnswer> {
+export function unaryCall(connection: NodeConnection, nodeId: string, call: UnaryCall): Promise<UnaryAnswer> {
   const reader = new UnaryMessageReader(call.maxReceiveBytes);
   const handling: AnswerHandling<UnaryAnswer> = {
     reopenClosingSession: true,
@@ -63,5 +60,5 @@ export function unaryCall(connection: NodeConnection | RawNodeConnection, nodeId
       return { message: decodeNodeAnswer(nodeId, () => reader.message()), load };
     },
   };
-  return connection instanceof RawNodeConnection ? rawH2Call(connection, nodeId, call, handling) : h2Call(connection, nodeId, call, handling);
+  return h2Call(connection, nodeId, call, handling);
 }

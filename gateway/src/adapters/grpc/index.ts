@@ -1,5 +1,5 @@
-// Reaching nodes over gRPC: the transports (grpc-js, and our own node:http2 client), their per-node
-// circuit breakers and the error mapping.
+// Reaching nodes over gRPC: the transport (on our own HTTP/2 client), its per-node circuit breakers
+// and the error mapping.
 export * from './grpc-node-transport.js';
 export * from './h2-transport.js';
 export * from './transport-registry.js';

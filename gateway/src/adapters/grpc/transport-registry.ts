@@ -16,8 +16,6 @@ export interface SharedTransportOptions {
   readonly breaker?: NodeBreakerOptions;
   readonly keepaliveTimeMs?: number;
   readonly keepaliveTimeoutMs?: number;
-  /** Unary calls on the raw HTTP/2 client (h2-transport.ts's `rawH2`). */
-  readonly rawH2?: boolean;
 }
 
 const TRANSPORTS = {
