@@ -172,8 +172,9 @@ describe('stream interval on a real node', () => {
 
   it("the first token's events are written before the model makes the second token (a chat's role chunk and first piece both)", async () => {
     const [generate, completion, chat] = routes('relay_i4', { tokens: ['one', 'two', 'three'], waitBefore: { 1: join(repo.dir, 'first-go') } }) as [[string, string], [string, string], [string, string]];
-    // The client lets the model go on only once it has the first token: held, the stream would wait for the
-    // 10 s hold time (the chunk test above and held-events.test.ts check the first writes themselves).
+    // The client lets the model go on only once it has the first token: held, each stream would wait for the
+    // 10 s hold time, so the three take 30 s and the 15 s bound below fails the test (the chunk test above and
+    // held-events.test.ts check the first writes themselves).
     for (const [[path, body], firstEvents, go] of [
       [generate, 1, 'go-generate'],
       [completion, 1, 'go-completion'],
@@ -184,7 +185,7 @@ describe('stream interval on a real node', () => {
       expect(text).toContain('one');
       expect(text).toContain('three');
     }
-  }, 30_000);
+  }, 15_000);
 
   it('the hold time writes a group that does not fill before the model goes on', async () => {
     const go = join(repo.dir, 'slow-go');
