@@ -32,7 +32,7 @@ import {
 import { createStaticNodeDirectory } from '../../gateway/src/adapters/fleet/index.js';
 import { createH2Transport } from '../../gateway/src/adapters/grpc/h2-transport.js';
 import type { GrpcTransport } from '../../gateway/src/adapters/grpc/grpc-node-transport.js';
-import type { H2TransportOptions } from '../../gateway/src/adapters/grpc/h2-transport.js';
+import { DEFAULT_MAX_NODE_ANSWER_BYTES, type H2TransportOptions } from '../../gateway/src/adapters/grpc/h2-transport.js';
 import type { InferResponse } from '../../shared/src/tensors/index.js';
 import { simpleRequest } from '../../gateway/test/support/test-node-requests.js';
 
@@ -328,6 +328,26 @@ describe('a hostile node behind the raw HTTP/2 gRPC upstream (the real transport
       await nextCallServed();
       // The stream's reset cost the node's one connection nothing.
       expect(sockets.length).toBe(1);
+    });
+
+    it('with no limit configured, a node declaring a 4 GB message is refused at its prefix (the default bound), unary and streamed', async () => {
+      start();
+      await nextCallServed();
+      const huge = (socket: Socket, id: number): void => {
+        socket.write(answerHeaders(id));
+        const prefix = Buffer.alloc(5);
+        prefix.writeUInt32BE(0xffff_fff0, 1);
+        socket.write(data(id, Buffer.concat([prefix, Buffer.alloc(100)])));
+      };
+      answer = huge;
+      const unary = await failure();
+      expect(unary).toMatchObject({ code: 'RESOURCE_EXHAUSTED' });
+      expect(unary.message).toContain(String(DEFAULT_MAX_NODE_ANSWER_BYTES));
+      answer = huge;
+      const { error } = await streamed();
+      expect(error).toMatchObject({ code: 'RESOURCE_EXHAUSTED', notAccepted: false });
+      expect(error!.message).toMatch(/Received message larger than max \(4294967280 vs\. 268435456\)/);
+      await nextCallServed();
     });
 
     it('half a message then the end: INTERNAL when the stream ends OK inside it, UNAVAILABLE when the connection drops inside it', async () => {

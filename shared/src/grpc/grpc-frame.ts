@@ -83,10 +83,15 @@ export class UnaryMessageReader {
   }
 
   push(chunk: Buffer): void {
+    const before = this.received;
     this.chunks.push(chunk);
     this.received += chunk.length;
     if (this.received > this.maxMessageBytes + GRPC_PREFIX_BYTES) {
       throw new Error(`the response is larger than the ${this.maxMessageBytes}-byte message limit`);
+    }
+    // Refused on the declared length once the prefix is whole, before a peer sends the bytes it announced.
+    if (before < GRPC_PREFIX_BYTES && this.received >= GRPC_PREFIX_BYTES && this.bytes().readUInt32BE(1) > this.maxMessageBytes) {
+      throw new Error(`the response declares more than the ${this.maxMessageBytes}-byte message limit`);
     }
   }
 

@@ -73,7 +73,7 @@ export interface H2TransportOptions {
   readonly backoff?: BackoffOptions;
   /** Bounds against a hostile node (frame, header and queue sizes); defaults in client-connection.ts. */
   readonly limits?: NodeConnectionOptions['limits'];
-  /** Largest answer message; larger ones fail RESOURCE_EXHAUSTED. Default: unlimited. */
+  /** Largest answer message; larger ones fail RESOURCE_EXHAUSTED. Default DEFAULT_MAX_NODE_ANSWER_BYTES. */
   readonly maxReceiveMessageBytes?: number;
   /** Largest request message; larger ones fail RESOURCE_EXHAUSTED before they are sent. Default: unlimited. */
   readonly maxSendMessageBytes?: number;
@@ -106,10 +106,16 @@ function framed<I>(method: UnaryMethod<I, unknown>, request: I): EncodedRequest 
 
 const service = clientServiceDefinition(GRPCInferenceService);
 
+/**
+ * Largest node answer the gateway reads by default, over gRPC and raw HTTP alike: far above any answer the cache
+ * or a client takes whole, and a bound on what a hostile node can make the gateway hold per call.
+ */
+export const DEFAULT_MAX_NODE_ANSWER_BYTES = 256 * 1024 * 1024;
+
 export function createH2Transport(options: H2TransportOptions = {}): GrpcTransport {
   const logger = (options.logger ?? silentLogger).child({ component: 'h2-transport' });
   const breakers = options.breakers ?? createNodeBreakers(options.breaker);
-  const maxReceiveBytes = options.maxReceiveMessageBytes ?? Number.POSITIVE_INFINITY;
+  const maxReceiveBytes = options.maxReceiveMessageBytes ?? DEFAULT_MAX_NODE_ANSWER_BYTES;
   const maxSendBytes = options.maxSendMessageBytes ?? Number.POSITIVE_INFINITY;
   const connectionOptions = {
     ...(options.keepaliveTimeMs === undefined ? {} : { keepaliveTimeMs: options.keepaliveTimeMs }),

@@ -26,6 +26,7 @@ import type { NodeView, UpstreamCallOptions, UpstreamInferResult } from '../../c
 import { decodeNodeAnswer } from '../grpc/grpc-errors.js';
 import type { GrpcTransport } from '../grpc/grpc-node-transport.js';
 import { guardedCall } from '../grpc/guarded-call.js';
+import { DEFAULT_MAX_NODE_ANSWER_BYTES } from '../grpc/h2-transport.js';
 import { INFLIGHT_TRAILER, QUEUE_DEPTH_TRAILER, loadFromTrailer } from '../grpc/load-trailer.js';
 import { exchange } from './raw-infer-exchange.js';
 import { inferPathOf, jsonExact, renderInferRequest } from './raw-infer-request.js';
@@ -33,14 +34,11 @@ import { RawRequestBytes, UnsafeRequest } from './raw-request-bytes.js';
 import { RawSocketPool } from './raw-socket-pool.js';
 import { deadlineBeforeAnswer } from '../../core/routing/upstream-errors.js';
 
-/** Largest node answer read on this path by default: far above any answer the cache or a client takes whole. */
-export const DEFAULT_MAX_RAW_ANSWER_BYTES = 256 * 1024 * 1024;
-
 export interface RawInferUpstreamOptions {
   readonly grpc: GrpcTransport;
   /** Calls in flight to one node under which an eligible infer goes raw; 0: never. */
   readonly rawBelowCalls: number;
-  /** Largest answer body; larger ones fail BAD_GATEWAY. Default DEFAULT_MAX_RAW_ANSWER_BYTES. */
+  /** Largest answer body; larger ones fail BAD_GATEWAY. Default DEFAULT_MAX_NODE_ANSWER_BYTES (h2-transport.ts). */
   readonly maxAnswerBytes?: number;
   /** Idle sockets kept per node; default 64. */
   readonly maxIdlePerNode?: number;
@@ -48,7 +46,7 @@ export interface RawInferUpstreamOptions {
 
 export function createRawInferUpstream(options: RawInferUpstreamOptions): GrpcTransport {
   const { grpc, rawBelowCalls } = options;
-  const maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_RAW_ANSWER_BYTES;
+  const maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_NODE_ANSWER_BYTES;
   const pool = new RawSocketPool(options.maxIdlePerNode ?? 64);
   const heads = new RawRequestBytes();
   const inFlight = new Map<string, number>();
