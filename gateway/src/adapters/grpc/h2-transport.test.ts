@@ -535,8 +535,9 @@ describe('on our own HTTP/2 client', () => {
       try {
         const live = view('live', node.grpcAddress);
         await t.infer(live, simpleRequest(0), { deadline: soon() });
-        const held = t.infer(live, sleepyRequest(400), { deadline: soon() });
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        const held = t.infer(live, sleepyRequest(1500), { deadline: soon() });
+        // A call sent after it on the same connection answered: the node has read the held call (not a guessed sleep).
+        await t.infer(live, simpleRequest(1), { deadline: soon() });
         node.process.kill('SIGTERM');
         const result = await held;
         expect(result.response.modelName).toBe('sleepy');
@@ -547,7 +548,7 @@ describe('on our own HTTP/2 client', () => {
         await t.close();
         await node.stop();
       }
-    });
+    }, 120_000);
 
     it('a node killed under a call: the call fails as accepted and counts against it; the next is not accepted', async () => {
       const node = await startNodeProcess();
@@ -556,7 +557,7 @@ describe('on our own HTTP/2 client', () => {
         const live = view('live', node.grpcAddress);
         await t.infer(live, simpleRequest(0), { deadline: soon() });
         const held = failure(t.infer(live, sleepyRequest(5000), { deadline: soon() }));
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await t.infer(live, simpleRequest(1), { deadline: soon() });
         node.process.kill('SIGKILL');
         const error = await held;
         expect(error).toMatchObject({ code: 'UNAVAILABLE', notAccepted: false });
@@ -567,6 +568,6 @@ describe('on our own HTTP/2 client', () => {
         await t.close();
         await node.stop();
       }
-    });
+    }, 120_000);
   });
 });
