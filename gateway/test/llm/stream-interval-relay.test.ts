@@ -6,41 +6,15 @@
  * stream that spends its token budget is still cut with the error event. Real redis-server, node
  * process and gateway, over HTTP/2 and raw HTTP/1.1 to the node.
  */
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chunkedPost } from '../../../shared/test/support/index.js';
 import { LLM_KEYS, ssePayloads, startLlmFleet, type LlmFleet } from '../support/llm-fleet.js';
 
 const INTERVAL = 4;
 
 /** A streamed completion through the gateway on a raw socket: its HTTP/1.1 chunks (one per write of the gateway). */
-function chunksThrough(port: number, key: string, body: unknown): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const parts: Buffer[] = [];
-    socket.on('data', (part: Buffer) => parts.push(part));
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const all = Buffer.concat(parts);
-      const head = all.subarray(0, all.indexOf('\r\n\r\n')).toString('latin1');
-      if (!/^HTTP\/1\.1 200/.test(head) || !/transfer-encoding: chunked/i.test(head)) return reject(new Error(`unexpected answer: ${all.toString()}`));
-      const chunks: string[] = [];
-      let offset = all.indexOf('\r\n\r\n') + 4;
-      for (;;) {
-        const line = all.indexOf('\r\n', offset);
-        const size = parseInt(all.subarray(offset, line).toString('latin1'), 16);
-        if (!(size > 0)) break;
-        chunks.push(all.subarray(line + 2, line + 2 + size).toString('utf8'));
-        offset = line + 2 + size + 2;
-      }
-      resolve(chunks);
-    });
-    const bytes = Buffer.from(JSON.stringify(body));
-    socket.write(
-      `POST /v1/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`,
-    );
-    socket.write(bytes);
-  });
-}
+const chunksThrough = async (port: number, key: string, body: unknown): Promise<string[]> =>
+  (await chunkedPost(port, '/v1/completions', JSON.stringify(body), [`Authorization: Bearer ${key}`])).chunks;
 
 const outTokens = async (fleet: LlmFleet): Promise<number> => {
   const text = await (await fetch(`${fleet.gateway.url}/metrics`)).text();

@@ -9,10 +9,10 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chunkedPost } from '../../../shared/test/support/index.js';
 import { createHttpServer } from '../../src/server/http/http-server.js';
 import { removeDir, startTestNode, type TestNode } from '../support.js';
 import { eventually, llmRepository, writeDecoupledScriptModel, type LlmRepository } from './support.js';
@@ -78,32 +78,7 @@ afterAll(async () => {
 });
 
 /** One request on a fresh connection, read to its end: the body's HTTP/1.1 chunks, one per write of the node. */
-function chunksOf(port: number, path: string, body: string): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    const parts: Buffer[] = [];
-    socket.on('data', (part: Buffer) => parts.push(part));
-    socket.on('error', reject);
-    socket.on('end', () => {
-      const all = Buffer.concat(parts);
-      const head = all.subarray(0, all.indexOf('\r\n\r\n')).toString('latin1');
-      if (!/^HTTP\/1\.1 200/.test(head) || !/transfer-encoding: chunked/i.test(head)) return reject(new Error(`unexpected answer to ${path}: ${all.toString()}`));
-      const chunks: string[] = [];
-      let offset = all.indexOf('\r\n\r\n') + 4;
-      for (;;) {
-        const line = all.indexOf('\r\n', offset);
-        const size = parseInt(all.subarray(offset, line).toString('latin1'), 16);
-        if (size === 0) break;
-        chunks.push(all.subarray(line + 2, line + 2 + size).toString('utf8'));
-        offset = line + 2 + size + 2;
-      }
-      resolve(chunks);
-    });
-    const bytes = Buffer.from(body);
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`);
-    socket.write(bytes);
-  });
-}
+const chunksOf = async (port: number, path: string, body: string): Promise<string[]> => (await chunkedPost(port, path, body)).chunks;
 
 const eventCount = (text: string): number => text.split('\n\n').length - 1;
 /** Ids, timestamps and the model's name differ between the two requests: the same placeholder on both sides. */
