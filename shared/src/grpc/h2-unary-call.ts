@@ -137,6 +137,15 @@ export function serveH2Unary(stream: UnaryStream, options: H2UnaryOptions, onMes
   stream.on('end', () => call.ended());
 }
 
+/** An OK answer's headers: one frozen object, so the raw front encodes its block once (hpack-encoder.ts). */
+const REPLY_HEADERS = Object.freeze({ ':status': 200, 'content-type': CONTENT_TYPE, 'grpc-encoding': 'identity' });
+const WAIT_FOR_TRAILERS = Object.freeze({ waitForTrailers: true });
+
+function hasFields(metadata: H2Metadata): boolean {
+  for (const _ in metadata) return true;
+  return false;
+}
+
 const ignore = (): void => undefined;
 const EMPTY_BODY = Buffer.alloc(0);
 const expireCall = (call: UnaryCall): void => call.expire();
@@ -227,7 +236,7 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
     if (stream.destroyed || stream.closed) return;
     this.trailers = trailers;
     try {
-      stream.respond({ ...headers, ':status': 200, 'content-type': CONTENT_TYPE, 'grpc-encoding': 'identity' }, { waitForTrailers: true });
+      stream.respond(hasFields(headers) ? { ...headers, ...REPLY_HEADERS } : REPLY_HEADERS, WAIT_FOR_TRAILERS);
       stream.on('wantTrailers', () => this.sendTrailers());
       // One write for a small answer; a large output goes uncopied after the bytes before it. Corked
       // (end() uncorks): uncorked, the stream sends the first chunk alone and the rest only once it is

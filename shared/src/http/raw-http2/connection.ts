@@ -33,12 +33,12 @@ import {
   settingsFrame,
   windowUpdateFrame,
   unpadded,
-  writeFrameHead,
 } from './frame.js';
 import { HpackDecoder, HpackError } from './hpack-decoder.js';
 import { encodeHeaderBlock, type OutgoingFields } from './hpack-encoder.js';
 import { RateBudget } from './rate-budget.js';
 import { RawH2Stream, type StreamOwner } from './raw-stream.js';
+import { TurnOutput } from './turn-output.js';
 import { requestHeaders, type RequestHeaders } from './request-headers.js';
 
 export interface RawH2Limits {
@@ -106,15 +106,12 @@ export class RawH2Connection implements StreamOwner {
   private receiveWindow: number;
   private uncredited = 0;
   private readonly control: RateBudget;
-  private corked = false;
+  /** This turn's frames, written as one buffer at its end. */
+  private readonly output: TurnOutput;
   /** When the last stream closed (the connection has been idle since then, while none is open). */
   private idleSince = performance.now();
   private idleTimer: NodeJS.Timeout | undefined = undefined;
   private prefaceTimer: NodeJS.Timeout | undefined = undefined;
-  private readonly uncork = (): void => {
-    this.corked = false;
-    this.socket.uncork();
-  };
 
   constructor(
     private readonly socket: Socket,
@@ -122,6 +119,7 @@ export class RawH2Connection implements StreamOwner {
     private readonly onStream: StreamHandler,
   ) {
     this.decoder = new HpackDecoder(limits.maxHeaderListBytes);
+    this.output = new TurnOutput(socket);
     this.receiveWindow = limits.windowBytes;
     this.control = new RateBudget(limits.controlBurst, limits.controlPerSecond);
     socket.setNoDelay(true);
@@ -155,7 +153,7 @@ export class RawH2Connection implements StreamOwner {
     if (this.dead || this.goingAway) return;
     this.goingAway = true;
     this.write(goawayFrame(this.lastStreamId, H2Error.NO_ERROR));
-    if (this.streams.size === 0) this.socket.end();
+    if (this.streams.size === 0) this.output.end();
   }
 
   destroy(): void {
@@ -270,7 +268,7 @@ export class RawH2Connection implements StreamOwner {
       case FrameType.GOAWAY:
         if (streamId !== 0) return this.fail(H2Error.PROTOCOL_ERROR);
         this.goingAway = true;
-        if (this.streams.size === 0) this.socket.end();
+        if (this.streams.size === 0) this.output.end();
         return;
       case FrameType.WINDOW_UPDATE:
         return this.onWindowUpdate(streamId, payload);
@@ -459,7 +457,7 @@ export class RawH2Connection implements StreamOwner {
     this.streams.delete(stream.id);
     if (this.streams.size === 0) this.idleSince = performance.now();
     stream.emit('close');
-    if (this.goingAway && this.streams.size === 0 && !this.dead) this.socket.end();
+    if (this.goingAway && this.streams.size === 0 && !this.dead) this.output.end();
   }
 
   private creditConnection(bytes: number): void {
@@ -487,10 +485,7 @@ export class RawH2Connection implements StreamOwner {
       const allowed = Math.min(this.sendWindow, stream.sendWindow, MAX_FRAME_BYTES, data.length);
       if (allowed <= 0 && data.length > 0) return this.block(stream);
       const last = allowed === data.length;
-      const out = Buffer.allocUnsafe(FRAME_HEAD_BYTES + allowed);
-      writeFrameHead(out, 0, allowed, FrameType.DATA, last && item.end ? Flag.END_STREAM : 0, stream.id);
-      out.set(data.subarray(0, allowed), FRAME_HEAD_BYTES);
-      this.write(out);
+      this.output.frame(FrameType.DATA, last && item.end ? Flag.END_STREAM : 0, stream.id, last ? data : data.subarray(0, allowed));
       this.sendWindow -= allowed;
       stream.sendWindow -= allowed;
       if (last) queue.shift();
@@ -515,29 +510,20 @@ export class RawH2Connection implements StreamOwner {
   private writeHeaderBlock(streamId: number, block: Buffer, endStream: boolean): void {
     const endFlag = endStream ? Flag.END_STREAM : 0;
     if (block.length <= MAX_FRAME_BYTES) {
-      const out = Buffer.allocUnsafe(FRAME_HEAD_BYTES + block.length);
-      writeFrameHead(out, 0, block.length, FrameType.HEADERS, Flag.END_HEADERS | endFlag, streamId);
-      block.copy(out, FRAME_HEAD_BYTES);
-      this.write(out);
+      this.output.frame(FrameType.HEADERS, Flag.END_HEADERS | endFlag, streamId, block);
       return;
     }
     for (let at = 0; at < block.length; at += MAX_FRAME_BYTES) {
       const part = block.subarray(at, at + MAX_FRAME_BYTES);
       const type = at === 0 ? FrameType.HEADERS : FrameType.CONTINUATION;
       const flags = (at === 0 ? endFlag : 0) | (at + MAX_FRAME_BYTES >= block.length ? Flag.END_HEADERS : 0);
-      this.write(encodeFrame(type, flags, streamId, part));
+      this.output.frame(type, flags, streamId, part);
     }
   }
 
-  /** Writes on the socket, corked until the end of this turn: one batch's answers leave in one writev. */
+  /** Whole frames, sent with the rest of this turn's output in one write at its end. */
   private write(bytes: Uint8Array): void {
-    if (this.socket.destroyed) return;
-    if (!this.corked) {
-      this.corked = true;
-      this.socket.cork();
-      process.nextTick(this.uncork);
-    }
-    this.socket.write(bytes);
+    this.output.raw(bytes);
   }
 
   /** A connection error: GOAWAY with `code`, every stream closed, the socket ended. */
@@ -547,7 +533,7 @@ export class RawH2Connection implements StreamOwner {
     this.dead = true;
     this.partial = undefined;
     this.closeAll();
-    this.socket.end();
+    this.output.end();
     // A peer that does not read our GOAWAY does not keep the socket.
     setTimeout(() => this.socket.destroy(), 1000).unref();
   }

@@ -6,12 +6,16 @@
  * for the whole connection (`HpackError`).
  */
 import { huffmanDecode } from './huffman.js';
+import { RecentStrings } from './recent-strings.js';
 import { STATIC_TABLE } from './static-table.js';
 
 /** SETTINGS_HEADER_TABLE_SIZE's default, which the front keeps. */
 export const HEADER_TABLE_BYTES = 4096;
 /** What RFC 7541 §4.1 adds to each entry's name and value lengths. */
 const ENTRY_OVERHEAD = 32;
+/** Remembered Huffman literals per connection, and the longest remembered (coded bytes). */
+const RECENT_STRINGS = 8;
+const RECENT_STRING_BYTES = 96;
 
 export class HpackError extends Error {}
 
@@ -28,6 +32,8 @@ export class HpackDecoder {
   private readonly table: HeaderField[] = [];
   private tableBytes = 0;
   private maxTableBytes = HEADER_TABLE_BYTES;
+  /** Huffman literals sent again (a method's `:path` with every request) are compared, not decoded again. */
+  private readonly recent = new RecentStrings(RECENT_STRINGS, RECENT_STRING_BYTES);
 
   constructor(private readonly maxListBytes: number) {}
 
@@ -49,8 +55,8 @@ export class HpackDecoder {
       } else {
         const indexing = (byte & 0xc0) === 0x40;
         const index = readInteger(block, cursor, indexing ? 6 : 4);
-        const name = index === 0 ? readString(block, cursor) : this.entry(index)[0];
-        field = [name, readString(block, cursor)];
+        const name = index === 0 ? readString(block, cursor, this.recent) : this.entry(index)[0];
+        field = [name, readString(block, cursor, this.recent)];
         if (indexing) this.add(field);
       }
       fieldSeen = true;
@@ -110,7 +116,7 @@ function readInteger(block: Uint8Array, cursor: { at: number }, prefixBits: numb
   throw new HpackError('an integer over 2^28');
 }
 
-function readString(block: Uint8Array, cursor: { at: number }): string {
+function readString(block: Uint8Array, cursor: { at: number }, recent: RecentStrings): string {
   if (cursor.at >= block.length) throw new HpackError('a string past the block');
   const huffman = (block[cursor.at]! & 0x80) !== 0;
   const length = readInteger(block, cursor, 7);
@@ -119,7 +125,10 @@ function readString(block: Uint8Array, cursor: { at: number }): string {
   if (end > block.length) throw new HpackError('a string past the block');
   cursor.at = end;
   if (!huffman) return Buffer.from(block.buffer, block.byteOffset + start, length).toString('latin1');
+  const known = recent.find(block, start, end);
+  if (known !== undefined) return known;
   const text = huffmanDecode(block, start, end);
   if (text === undefined) throw new HpackError('a bad Huffman string');
+  recent.remember(block, start, end, text);
   return text;
 }

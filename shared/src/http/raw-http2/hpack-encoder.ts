@@ -10,37 +10,75 @@ export type OutgoingFields = Readonly<Record<string, string | number | readonly 
 
 /** `:status 200`, static entry 8, the one indexed field we write. */
 const STATUS_200 = 0x88;
+/** An HPACK integer with a 4- or 7-bit prefix takes at most this many bytes for any length we write. */
+const INTEGER_BYTES = 6;
+
+/** Blocks of frozen field sets (an answer's fixed headers), encoded once: the block depends on the fields alone. */
+const frozenBlocks = new WeakMap<OutgoingFields, Buffer>();
+/** Where a block is written before it is copied out at its size (grown as needed, never shrunk). */
+let scratch = Buffer.allocUnsafeSlow(1024);
 
 export function encodeHeaderBlock(fields: OutgoingFields): Buffer {
-  const parts: number[] = [];
+  const frozen = Object.isFrozen(fields);
+  if (frozen) {
+    const known = frozenBlocks.get(fields);
+    if (known !== undefined) return known;
+  }
+  let at = 0;
   const status = fields[':status'];
   if (status !== undefined) {
-    if (String(status) === '200') parts.push(STATUS_200);
-    else pushLiteral(parts, ':status', String(status));
+    if (String(status) === '200') scratch[at++] = STATUS_200;
+    else at = writeLiteral(at, ':status', String(status));
   }
-  for (const name of Object.keys(fields)) {
+  for (const name in fields) {
     if (name === ':status') continue;
     const value = fields[name];
     if (value === undefined) continue;
-    if (Array.isArray(value)) for (const one of value as readonly string[]) pushLiteral(parts, name, one);
-    else pushLiteral(parts, name, String(value));
+    if (Array.isArray(value)) for (const one of value as readonly string[]) at = writeLiteral(at, name, one);
+    else at = writeLiteral(at, name, String(value));
   }
-  return Buffer.from(parts);
+  const block = Buffer.allocUnsafe(at);
+  scratch.copy(block, 0, 0, at);
+  if (frozen) frozenBlocks.set(fields, block);
+  return block;
 }
 
-function pushLiteral(out: number[], name: string, value: string): void {
+/** A literal without indexing at `at` of the scratch buffer; returns where it ends. */
+function writeLiteral(at: number, name: string, value: string): number {
+  const needed = at + 3 * INTEGER_BYTES + name.length + value.length;
+  if (needed > scratch.length) {
+    const grown = Buffer.allocUnsafeSlow(Math.max(needed, 2 * scratch.length));
+    scratch.copy(grown, 0, 0, at);
+    scratch = grown;
+  }
   const index = STATIC_NAME_INDEX.get(name);
   if (index === undefined) {
-    out.push(0x00);
-    pushString(out, name);
-  } else pushInteger(out, 0x00, 4, index);
-  pushString(out, value);
+    scratch[at++] = 0x00;
+    at = writeString(at, name);
+  } else at = writeInteger(at, 0x00, 4, index);
+  return writeString(at, value);
 }
 
-function pushString(out: number[], text: string): void {
-  const bytes = Buffer.from(text, 'latin1');
-  pushInteger(out, 0x00, 7, bytes.length);
-  for (const byte of bytes) out.push(byte);
+/** A string literal, not Huffman-coded, as octets (latin1, as Buffer.from(text, 'latin1') reads it). */
+function writeString(at: number, text: string): number {
+  at = writeInteger(at, 0x00, 7, text.length);
+  return at + scratch.write(text, at, 'latin1');
+}
+
+function writeInteger(at: number, first: number, prefixBits: number, value: number): number {
+  const mask = (1 << prefixBits) - 1;
+  if (value < mask) {
+    scratch[at++] = first | value;
+    return at;
+  }
+  scratch[at++] = first | mask;
+  let rest = value - mask;
+  while (rest >= 0x80) {
+    scratch[at++] = (rest % 0x80) | 0x80;
+    rest = Math.floor(rest / 0x80);
+  }
+  scratch[at++] = rest;
+  return at;
 }
 
 /** An integer with an N-bit prefix, the prefix's high bits taken from `first`. */

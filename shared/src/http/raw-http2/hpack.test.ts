@@ -72,6 +72,17 @@ describe('HPACK decoder (RFC 7541 Appendix C)', () => {
     ]);
   });
 
+  it('encodes a frozen field set once and long values past its scratch buffer, as the decoder reads them', () => {
+    const decoder = new HpackDecoder(64 * 1024);
+    const fixed = Object.freeze({ ':status': 200, 'content-type': 'application/grpc+proto', 'grpc-encoding': 'identity' });
+    const block = encodeHeaderBlock(fixed);
+    expect(encodeHeaderBlock(fixed)).toBe(block); // the same buffer: encoded once
+    expect(decoder.decode(block).fields).toEqual([[':status', '200'], ['content-type', 'application/grpc+proto'], ['grpc-encoding', 'identity']]);
+    const changing = { ':status': 404, 'grpc-message': 'x'.repeat(3000), 'x-big': 'y'.repeat(300) };
+    expect(encodeHeaderBlock(changing)).not.toBe(encodeHeaderBlock(changing)); // an object that may change is encoded each time
+    expect(decoder.decode(encodeHeaderBlock(changing)).fields).toEqual([[':status', '404'], ['grpc-message', 'x'.repeat(3000)], ['x-big', 'y'.repeat(300)]]);
+  });
+
   it('applies size updates at the start of a block and refuses them past the setting or after a field', () => {
     const decoder = new HpackDecoder(64 * 1024);
     decoder.decode(hex('4088 25a8 49e9 5ba9 7d7f 8925 a849 e95b b8e8 b4bf')); // custom-key added at 62
