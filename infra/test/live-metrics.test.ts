@@ -49,12 +49,11 @@ function startPrometheus(port: number, nodeMetricsPort: number, gatewayPort: num
   return startProcess('prometheus', [`--config.file=${config}`, `--storage.tsdb.path=${path.join(tmp, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`]);
 }
 
-beforeAll(async () => {
-  const models = path.join(tmp, 'models');
-  const written = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin/tessera-models.js'), '--out', models, '--only', 'simple'], { encoding: 'utf8' });
-  expect(written.status, written.stderr).toBe(0);
-  // Both start at once (each takes seconds on a busy box): the node on ports chosen here, which the
-  // gateway's static fleet names.
+/**
+ * The node, the gateway and Prometheus on ports chosen here (the gateway's static fleet and Prometheus's
+ * config name them), all starting at once: each takes seconds on a busy box.
+ */
+async function startAll(models: string): Promise<void> {
   const ports = { http: await freePort(), grpc: await freePort(), metrics: await freePort() };
   const config = path.join(tmp, 'gateway.json');
   writeFileSync(config, JSON.stringify({ host: '127.0.0.1', metrics: { requireAdminKey: false }, nodes: [{ id: 'n1', grpc: `127.0.0.1:${ports.grpc}`, http: `127.0.0.1:${ports.http}` }] }));
@@ -64,7 +63,30 @@ beforeAll(async () => {
   promPort = await freePort();
   prometheus = startPrometheus(promPort, ports.metrics, gatewayPort);
   // Port 1 refuses connections: the reporter runs (and registers its series) without a Redis.
-  [node, gateway] = await Promise.all([startNode(models, ['--redis-url', 'redis://127.0.0.1:1'], env, ports), startGateway(config, gatewayPort)]);
+  const [started, front] = await Promise.allSettled([startNode(models, ['--redis-url', 'redis://127.0.0.1:1'], env, ports), startGateway(config, gatewayPort)]);
+  if (started.status === 'fulfilled') node = started.value;
+  if (front.status === 'fulfilled') gateway = front.value;
+  if (started.status === 'rejected') throw started.reason;
+  if (front.status === 'rejected') throw front.reason;
+  const ready = `http://127.0.0.1:${promPort}/-/ready`;
+  await until('prometheus ready', prometheus, async () => ((await fetch(ready).catch(() => undefined))?.ok ? true : undefined));
+}
+
+beforeAll(async () => {
+  const models = path.join(tmp, 'models');
+  const written = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin/tessera-models.js'), '--out', models, '--only', 'simple'], { encoding: 'utf8' });
+  expect(written.status, written.stderr).toBe(0);
+  // A port found free can be taken before its process binds it (another suite's outgoing connection draws
+  // from the same ephemeral range): then all three start again on new ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await startAll(models);
+      break;
+    } catch (error) {
+      await Promise.allSettled([prometheus?.stop(), gateway?.stop(), node?.stop()]);
+      if (attempt === 3 || !/EADDRINUSE|address already in use/i.test(String((error as Error).message))) throw error;
+    }
+  }
   const scrape = async (port: number) => exposedNames(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
   exposed = { node: await scrape(node.metricsPort), gateway: await scrape(gateway.port) };
 });
