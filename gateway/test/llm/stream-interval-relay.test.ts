@@ -25,7 +25,7 @@ describe.each(['h2', 'raw'] as const)('a node with stream interval %d behind the
   let fleet: LlmFleet;
 
   beforeAll(async () => {
-    fleet = await startLlmFleet({ upstream, nodeArgs: ['--stream-interval', String(INTERVAL), '--stream-interval-ms', '10000'] });
+    fleet = await startLlmFleet({ upstream, tokenDelayMs: 20, nodeArgs: ['--stream-interval', String(INTERVAL), '--stream-interval-ms', '10000'] });
     // The fleet view can list the node a moment before it counts as ready (a busy box): one answer first.
     for (let tries = 0; tries < 150; tries++) {
       if ((await fleet.call(LLM_KEYS.a2, '/v1/completions', { model: 'token_stream', prompt: 'warm', max_tokens: 2 })).status === 200) break;
@@ -58,7 +58,9 @@ describe.each(['h2', 'raw'] as const)('a node with stream interval %d behind the
   });
 
   it('a stream that spends its token budget is still cut with the error event, then [DONE]', async () => {
-    const prompt = Array.from({ length: 80 }, () => 'apple').join(' ');
+    // 110 prompt tokens are charged on admission, leaving 10 of the burst of 120: the budget runs out ~100
+    // tokens (~2 s at 20 ms each) before the stream's end, so the refused charge lands in time on a busy box.
+    const prompt = Array.from({ length: 110 }, () => 'apple').join(' ');
     const response = await fleet.call(LLM_KEYS.metered, '/v1/completions', { model: 'token_stream', prompt, stream: true });
     expect(response.status).toBe(200);
     const payloads = ssePayloads(await response.text());

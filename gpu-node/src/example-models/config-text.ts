@@ -56,3 +56,20 @@ export function configText(config: ExampleConfig): string {
   }
   return text;
 }
+
+/** One ensemble step: the model and its tensor maps (the model's tensor name → the ensemble's tensor name). */
+export interface EnsembleStep {
+  readonly model: string;
+  readonly inputs: Readonly<Record<string, string>>;
+  readonly outputs: Readonly<Record<string, string>>;
+}
+
+/** `ensemble_scheduling { step [ … ] }`, each step on the latest version (-1). */
+export function ensembleSchedulingText(steps: readonly EnsembleStep[]): string {
+  const maps = (field: string, map: Readonly<Record<string, string>>) =>
+    Object.entries(map).map(([key, value]) => `      ${field} { key: ${quote(key)} value: ${quote(value)} }\n`).join('');
+  const entries = steps.map(
+    (s) => `    {\n      model_name: ${quote(s.model)}\n      model_version: -1\n${maps('input_map', s.inputs)}${maps('output_map', s.outputs)}    }`,
+  );
+  return `ensemble_scheduling {\n  step [\n${entries.join(',\n')}\n  ]\n}\n`;
+}

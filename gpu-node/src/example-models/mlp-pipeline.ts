@@ -6,7 +6,7 @@
  * pipeline holds all four (`--only mlp_small,mlp_preprocess,mlp_postprocess,mlp_pipeline`).
  */
 import { readFile } from 'node:fs/promises';
-import { configText } from './config-text.js';
+import { configText, ensembleSchedulingText } from './config-text.js';
 import type { ExampleModel } from './example-model.js';
 import { MLP_SMALL } from './mlp-models.js';
 import { ESM_PACKAGE_JSON } from './ts-scale.js';
@@ -75,30 +75,11 @@ export function mlpPipelineConfigText(): string {
       { name: 'CLASSES', dataType: 'TYPE_INT32', dims: [MLP_PIPELINE_TOP_K] },
     ],
   });
-  return `${header}ensemble_scheduling {
-  step [
-    {
-      model_name: "mlp_preprocess"
-      model_version: -1
-      input_map { key: "INPUT0" value: "INPUT" }
-      output_map { key: "OUTPUT0" value: "features" }
-    },
-    {
-      model_name: "${MLP_SMALL.name}"
-      model_version: -1
-      input_map { key: "INPUT0" value: "features" }
-      output_map { key: "OUTPUT0" value: "logits" }
-    },
-    {
-      model_name: "mlp_postprocess"
-      model_version: -1
-      input_map { key: "INPUT0" value: "logits" }
-      output_map { key: "PROBS" value: "PROBS" }
-      output_map { key: "CLASSES" value: "CLASSES" }
-    }
-  ]
-}
-`;
+  return `${header}${ensembleSchedulingText([
+    { model: 'mlp_preprocess', inputs: { INPUT0: 'INPUT' }, outputs: { OUTPUT0: 'features' } },
+    { model: MLP_SMALL.name, inputs: { INPUT0: 'features' }, outputs: { OUTPUT0: 'logits' } },
+    { model: 'mlp_postprocess', inputs: { INPUT0: 'logits' }, outputs: { PROBS: 'PROBS', CLASSES: 'CLASSES' } },
+  ])}`;
 }
 
 export const mlpPipelineModel: ExampleModel = {

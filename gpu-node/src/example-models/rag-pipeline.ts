@@ -15,7 +15,7 @@
  * models (`npx tessera-models --only rag_query,query_encoder,retriever,tiny_decoder,rag_pipeline`).
  */
 import { readFile } from 'node:fs/promises';
-import { configText } from './config-text.js';
+import { configText, ensembleSchedulingText } from './config-text.js';
 import type { ExampleModel } from './example-model.js';
 import { passageText, RAG_CORPUS, type RagPassage } from './rag-corpus.js';
 import { embedText, RAG_DIMS, RAG_ENCODER_NAME, ragEncoderWeights } from './rag-encoder.js';
@@ -118,40 +118,16 @@ ${optional('top_k', 'TYPE_INT32')}
 output [ { name: "text_output" data_type: TYPE_STRING dims: [ -1 ] } ]
 parameters { key: "tokenizer" value: { string_value: "gpt-tokenizer:cl100k_base" } }
 parameters { key: "context_length" value: { string_value: "${RAG_ANSWER_TOKENS}" } }
-ensemble_scheduling {
-  step [
+${ensembleSchedulingText([
+    { model: 'rag_query', inputs: { text_input: 'text_input' }, outputs: { query_bytes: 'query_bytes' } },
+    { model: RAG_ENCODER_NAME, inputs: { query_bytes: 'query_bytes' }, outputs: { embedding: 'embedding' } },
+    { model: 'retriever', inputs: { embedding: 'embedding', text_input: 'text_input', top_k: 'top_k' }, outputs: { prompt: 'prompt' } },
     {
-      model_name: "rag_query"
-      model_version: -1
-      input_map { key: "text_input" value: "text_input" }
-      output_map { key: "query_bytes" value: "query_bytes" }
+      model: decoder,
+      inputs: { text_input: 'prompt', stream: 'stream', sampling_parameters: 'sampling_parameters', exclude_input_in_output: 'exclude_input_in_output' },
+      outputs: { text_output: 'text_output' },
     },
-    {
-      model_name: "${RAG_ENCODER_NAME}"
-      model_version: -1
-      input_map { key: "query_bytes" value: "query_bytes" }
-      output_map { key: "embedding" value: "embedding" }
-    },
-    {
-      model_name: "retriever"
-      model_version: -1
-      input_map { key: "embedding" value: "embedding" }
-      input_map { key: "text_input" value: "text_input" }
-      input_map { key: "top_k" value: "top_k" }
-      output_map { key: "prompt" value: "prompt" }
-    },
-    {
-      model_name: "${decoder}"
-      model_version: -1
-      input_map { key: "text_input" value: "prompt" }
-      input_map { key: "stream" value: "stream" }
-      input_map { key: "sampling_parameters" value: "sampling_parameters" }
-      input_map { key: "exclude_input_in_output" value: "exclude_input_in_output" }
-      output_map { key: "text_output" value: "text_output" }
-    }
-  ]
-}
-`;
+  ])}`;
 }
 
 export const ragPipelineModel: ExampleModel = {

@@ -6,6 +6,7 @@
  */
 import { BYTE_EOS_ID, BYTE_VOCAB_SIZE, byteTokenizerConfigJson, byteTokenizerJson } from './byte-tokenizer.js';
 import type { ExampleModel } from './example-model.js';
+import { ROLE_TAG_CHAT_TEMPLATE, textModelConfigText } from './llm-config-text.js';
 import { buildTinyDecoderOnnx, type TinyDecoderSpec } from './tiny-decoder-onnx.js';
 
 export const TINY_DECODER_NAME = 'tiny_decoder';
@@ -25,8 +26,8 @@ export const TINY_DECODER_SPEC: TinyDecoderSpec = {
 export const TINY_DECODER_SEED = 21;
 export const TINY_DECODER_LENGTH_BUCKETS = '64,128,256';
 
-/** The chat template (gpu-node/src/server/openai/chat-template.ts describes its small language). */
-export const TINY_DECODER_CHAT_TEMPLATE = ['{% for message in messages %}<|{{ message.role }}|>', '{{ message.content }}', '{% endfor %}<|assistant|>', ''].join('\n');
+/** The chat template: role tags, as token_stream's. */
+export const TINY_DECODER_CHAT_TEMPLATE = ROLE_TAG_CHAT_TEMPLATE;
 
 export interface TinyDecoderConfigOptions {
   readonly name?: string;
@@ -53,27 +54,13 @@ export function tinyDecoderConfigText(options: TinyDecoderConfigOptions = {}): s
     ...(options.maxQueueSize === undefined ? {} : { max_queue_size: String(options.maxQueueSize) }),
     ...options.parameters,
   };
-  const input = (name: string, type: string, optional: boolean) =>
-    `  { name: ${JSON.stringify(name)} data_type: ${type} dims: [ 1 ]${optional ? ' optional: true' : ''} }`;
-  return [
-    `name: ${JSON.stringify(options.name ?? TINY_DECODER_NAME)}`,
-    `backend: "onnxruntime_llm"`,
-    `default_model_filename: "model.onnx"`,
-    `max_batch_size: 0`,
-    `model_transaction_policy { decoupled: true }`,
-    `input [`,
-    [
-      input('text_input', 'TYPE_STRING', false),
-      input('stream', 'TYPE_BOOL', true),
-      input('sampling_parameters', 'TYPE_STRING', true),
-      input('exclude_input_in_output', 'TYPE_BOOL', true),
-    ].join(',\n'),
-    `]`,
-    `output [ { name: "text_output" data_type: TYPE_STRING dims: [ -1 ] } ]`,
-    `instance_group [ { count: 1 kind: KIND_CPU } ]`,
-    ...Object.entries(parameters).map(([key, value]) => `parameters { key: ${JSON.stringify(key)} value: { string_value: ${JSON.stringify(value)} } }`),
-    '',
-  ].join('\n');
+  return textModelConfigText({
+    name: options.name ?? TINY_DECODER_NAME,
+    backend: 'onnxruntime_llm',
+    defaultModelFilename: 'model.onnx',
+    instanceCount: 1,
+    parameters,
+  });
 }
 
 export function tinyDecoderFiles(options: TinyDecoderConfigOptions = {}): { path: string; contents: Uint8Array | string }[] {

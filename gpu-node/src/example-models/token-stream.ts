@@ -4,17 +4,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { ExampleModel } from './example-model.js';
+import { ROLE_TAG_CHAT_TEMPLATE, textModelConfigText } from './llm-config-text.js';
 import { ESM_PACKAGE_JSON } from './ts-scale.js';
 
 const MODULE_SOURCE = new URL('./token-stream-model.js', import.meta.url);
 
-/** The chat template (gpu-node/src/server/openai/chat-template.ts describes its small language). */
-export const TOKEN_STREAM_CHAT_TEMPLATE = [
-  '{% for message in messages %}<|{{ message.role }}|>',
-  '{{ message.content }}',
-  '{% endfor %}<|assistant|>',
-  '',
-].join('\n');
+/** The chat template: role tags (llm-config-text.ts). */
+export const TOKEN_STREAM_CHAT_TEMPLATE = ROLE_TAG_CHAT_TEMPLATE;
 
 export interface TokenStreamConfigOptions {
   /** The pause before each token (config parameter `token_delay_ms`); default 10. */
@@ -25,10 +21,6 @@ export interface TokenStreamConfigOptions {
   readonly contextLength?: number;
 }
 
-function quote(value: string): string {
-  return JSON.stringify(value);
-}
-
 export function tokenStreamConfigText(options: TokenStreamConfigOptions = {}): string {
   const parameters: Record<string, string> = {
     token_delay_ms: String(options.tokenDelayMs ?? 10),
@@ -37,27 +29,7 @@ export function tokenStreamConfigText(options: TokenStreamConfigOptions = {}): s
     chat_template: 'chat_template.jinja',
     ...(options.cancelLog === undefined ? {} : { cancel_log: options.cancelLog }),
   };
-  const input = (name: string, type: string, optional: boolean) =>
-    `  { name: ${quote(name)} data_type: ${type} dims: [ 1 ]${optional ? ' optional: true' : ''} }`;
-  return [
-    `name: "token_stream"`,
-    `backend: "typescript"`,
-    `default_model_filename: "model.js"`,
-    `max_batch_size: 0`,
-    `model_transaction_policy { decoupled: true }`,
-    `input [`,
-    [
-      input('text_input', 'TYPE_STRING', false),
-      input('stream', 'TYPE_BOOL', true),
-      input('sampling_parameters', 'TYPE_STRING', true),
-      input('exclude_input_in_output', 'TYPE_BOOL', true),
-    ].join(',\n'),
-    `]`,
-    `output [ { name: "text_output" data_type: TYPE_STRING dims: [ -1 ] } ]`,
-    `instance_group [ { count: 2 kind: KIND_CPU } ]`,
-    ...Object.entries(parameters).map(([key, value]) => `parameters { key: ${quote(key)} value: { string_value: ${quote(value)} } }`),
-    '',
-  ].join('\n');
+  return textModelConfigText({ name: 'token_stream', backend: 'typescript', defaultModelFilename: 'model.js', instanceCount: 2, parameters });
 }
 
 export const tokenStreamModel: ExampleModel = {
