@@ -18,6 +18,11 @@
  * - the anchor (bare onnxruntime decoding one sequence, one thread, core 0) before and after, and the
  *   engine's KV copy cost per step (llm-engine-probe.ts, core 0).
  *
+ * The four target figures (32 streams against one at a time and against static batches, TTFT p99 in waves
+ * and staggered against idle) run in rounds, setups in turns (llm-batching-rounds.ts), each ratio reported
+ * with its per-round values and a bootstrap 90% interval. LLM_BATCHING_PARTS=figures runs only those (the
+ * quiet-box command), =ttft only the TTFT rounds; all (the default) everything above.
+ *
  * Writes <--out, default loadtests/results>/<local date>/<model>/llm-batching.{json,md} and two SVG plots per model,
  * as the other benches date their folders (no pass's name in the code).
  */
@@ -34,10 +39,13 @@ import type { BenchOptions } from '../lib/options/bench-options.js';
 import { DEFAULT_RESULTS_ROOT, localDate } from '../lib/output/results-files.js';
 import { formatTable } from '../lib/output/text-table.js';
 import { perCoreSupport, pinnedCommand, pinProcess } from '../lib/per-core/index.js';
-import { readThreadCpu, threadCpuDelta } from '../lib/per-core/index.js';
-import { launchNode, waitForModelReady, type RunningNode } from '../lib/processes/node-process.js';
-import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
-import { closedLoop, probes, wholeRequestBatch, windowFigures, type StreamRecord, type WindowFigures } from './llm-stream-client.js';
+import { launchNode, waitForModelReady } from '../lib/processes/node-process.js';
+import { percentile } from '../lib/sampling/percentiles.js';
+import { closedLoop } from './llm-stream-client.js';
+import { measure, type Measured } from './llm-batching-windows.js';
+import { formatRoundRatio, roundRatios, throughputRounds, ttftRounds } from './llm-batching-rounds.js';
+
+const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 50);
 
 /**
  * LLM_PROBE_GAP_MS: a drawn pause (0..this, ms) before each TTFT probe, so probes arrive at random points of
@@ -46,11 +54,20 @@ import { closedLoop, probes, wholeRequestBatch, windowFigures, type StreamRecord
  */
 const PROBE_GAP_MS = Number(process.env['LLM_PROBE_GAP_MS'] ?? 0);
 /**
- * LLM_TTFT_WINDOW_S: the measured part of each window of probes beside long generations (default 20 s, --quick its
- * usual window): with 8 s a p99 rested on ~115 probes on tiny_decoder and ~30 on bench_decoder, where it is the
- * largest value seen; 20 s gives tiny_decoder ~250-300 (tail21).
+ * LLM_TTFT_WINDOW_S: the measured part of each window of probes beside long generations (default 25 s, --quick its
+ * usual window), LLM_TTFT_IDLE_WINDOW_S the idle one's (default half: idle probes come ~4x faster), LLM_TTFT_ROUNDS
+ * how many rounds of them (default 4, --quick 1): bench_decoder gets ~3.8 probes/s beside long generations on a quiet
+ * box, so 4 rounds give each loaded setup ~380 probes (one window of 20 s gave ~80: a p99 near the largest seen).
  */
-const TTFT_WINDOW_S = Number(process.env['LLM_TTFT_WINDOW_S'] ?? 20);
+const TTFT_WINDOW_S = Number(process.env['LLM_TTFT_WINDOW_S'] ?? 25);
+const TTFT_IDLE_WINDOW_S = Number(process.env['LLM_TTFT_IDLE_WINDOW_S'] ?? TTFT_WINDOW_S / 2);
+/**
+ * LLM_BATCHING_PARTS: all (default), figures (the four target figures alone: throughput and TTFT rounds, no curve,
+ * shrinking baseline, arrival order or engine probes), ttft (the TTFT rounds alone). LLM_BATCHING_ROUNDS: rounds
+ * of the throughput setups at the top concurrency, in turns (default 3, --quick 1).
+ */
+const PARTS = ['all', 'figures', 'ttft'] as const;
+type Part = (typeof PARTS)[number];
 const PROBE = fileURLToPath(new URL('./llm-engine-probe.ts', import.meta.url));
 
 type DecoderFiles = (options: TinyDecoderConfigOptions) => { path: string; contents: Uint8Array | string }[];
@@ -83,69 +100,6 @@ function runProbe(mode: 'anchor' | 'copy' | 'wave', modelDir: string): Promise<R
   });
 }
 
-interface Measured extends WindowFigures {
-  readonly label: string;
-  readonly concurrency: number;
-  /** Node CPU (all threads) per generated token, µs. */
-  readonly cpuUsPerToken: number;
-  /** The node's busiest threads in the window, µs of CPU per token each (name/tid: the main thread's tid is the pid). */
-  readonly busiestThreadsUsPerToken?: Readonly<Record<string, number>>;
-}
-
-async function measure(
-  node: RunningNode,
-  label: string,
-  concurrency: number,
-  options: BenchOptions,
-  load: (untilMs: number) => Promise<StreamRecord[]>,
-): Promise<Measured> {
-  const start = performance.now();
-  const fromMs = start + options.warmupS * 1000;
-  const toMs = fromMs + options.durationS * 1000;
-  let before: Awaited<ReturnType<typeof readThreadCpu>> = [];
-  let after: Awaited<ReturnType<typeof readThreadCpu>> = [];
-  const cpuWindow = (async () => {
-    await new Promise((r) => setTimeout(r, fromMs - performance.now()));
-    before = await readThreadCpu(node.pid);
-    await new Promise((r) => setTimeout(r, toMs - performance.now()));
-    after = await readThreadCpu(node.pid);
-  })();
-  const records = await load(toMs);
-  await cpuWindow;
-  return summarize(node, label, concurrency, windowFigures(records, fromMs, toMs), threadCpuDelta(before, after, node.pid), options.durationS);
-}
-
-/** The window's figures with the node's CPU per token (and its busiest threads'), logged as they come. */
-function summarize(node: RunningNode, label: string, concurrency: number, figures: WindowFigures, cpu: ReturnType<typeof threadCpuDelta>, seconds: number): Measured {
-  const tokens = figures.tokensPerSecond * seconds;
-  const busiest = Object.entries(cpu.byThread)
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 3)
-    .map(([thread, us]) => [thread === `node/${node.pid}` || thread.endsWith(`/${node.pid}`) ? `main ${thread}` : thread, Math.round(us / tokens)] as const);
-  const measured = { label, concurrency, ...figures, cpuUsPerToken: cpu.totalUs / tokens, busiestThreadsUsPerToken: Object.fromEntries(busiest) };
-  process.stderr.write(
-    `llm-batching: ${label} c=${concurrency}: ${figures.tokensPerSecond.toFixed(0)} tok/s, TTFT p50 ${figures.ttftMs.p50.toFixed(1)} p99 ${figures.ttftMs.p99.toFixed(1)} ms, ITL p99 ${figures.itlMs.p99.toFixed(1)} ms, errors ${figures.errors}, CPU µs/token by thread ${JSON.stringify(measured.busiestThreadsUsPerToken)}\n`,
-  );
-  return measured;
-}
-
-/**
- * Whole-request batches measured over whole batches (one batch of warm-up, then batches until the
- * duration has passed, CPU read at batch boundaries): a batch's first steps carry all its rows and its
- * last ones few useful rows, so a fixed window cut through a batch would flatter or punish the baseline.
- */
-async function measureWholeBatches(node: RunningNode, model: string, label: string, size: number, options: BenchOptions, mode: 'static' | 'shrinking'): Promise<Measured> {
-  const random = mulberry32(3);
-  await wholeRequestBatch(node.httpBase, model, size, random, mode);
-  const before = await readThreadCpu(node.pid);
-  const fromMs = performance.now();
-  const records: StreamRecord[] = [];
-  while (performance.now() - fromMs < options.durationS * 1000) records.push(...(await wholeRequestBatch(node.httpBase, model, size, random, mode)));
-  const toMs = performance.now();
-  const after = await readThreadCpu(node.pid);
-  return summarize(node, label, size, windowFigures(records, fromMs, toMs + 1), threadCpuDelta(before, after, node.pid), (toMs + 1 - fromMs) / 1000);
-}
-
 const fmt = (v: number, digits = 1): string => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 
 export async function runLlmBatchingScenario(options: BenchOptions): Promise<number> {
@@ -153,6 +107,16 @@ export async function runLlmBatchingScenario(options: BenchOptions): Promise<num
   if (perCore.ok) pinProcess(process.pid, 1);
   else process.stderr.write(`llm-batching: not pinned: ${perCore.why}\n`);
   const names = (process.env['LLM_BATCHING_MODELS'] ?? Object.keys(MODELS).join(',')).split(',').map((n) => n.trim());
+  const part = (process.env['LLM_BATCHING_PARTS'] ?? 'all') as Part;
+  if (!PARTS.includes(part)) {
+    process.stderr.write(`llm-batching: unknown LLM_BATCHING_PARTS '${part}' (${PARTS.join(', ')})\n`);
+    return 1;
+  }
+  const rounds = { throughput: roundCount('LLM_BATCHING_ROUNDS', options.quick ? 1 : 3), ttft: roundCount('LLM_TTFT_ROUNDS', options.quick ? 1 : 4) };
+  if (typeof rounds.throughput === 'string' || typeof rounds.ttft === 'string') {
+    process.stderr.write(`llm-batching: ${[rounds.throughput, rounds.ttft].filter((r) => typeof r === 'string').join('; ')}\n`);
+    return 1;
+  }
   let exitCode = 0;
   for (const name of names) {
     const files = MODELS[name];
@@ -160,12 +124,20 @@ export async function runLlmBatchingScenario(options: BenchOptions): Promise<num
       process.stderr.write(`llm-batching: unknown model '${name}' in LLM_BATCHING_MODELS (${Object.keys(MODELS).join(', ')})\n`);
       return 1;
     }
-    exitCode = Math.max(exitCode, await benchModel(name, files, options, perCore));
+    exitCode = Math.max(exitCode, await benchModel(name, files, options, perCore, part, { throughput: rounds.throughput, ttft: rounds.ttft }));
   }
   return exitCode;
 }
 
-async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: BenchOptions, perCore: ReturnType<typeof perCoreSupport>): Promise<number> {
+/** A positive whole count from the environment, or the default; a message for anything else. */
+function roundCount(name: string, fallback: number): number | string {
+  const text = process.env[name];
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  return Number.isSafeInteger(value) && value >= 1 && value <= 100 ? value : `${name} must be a whole number from 1 to 100, got '${text}'`;
+}
+
+async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: BenchOptions, perCore: ReturnType<typeof perCoreSupport>, part: Part, rounds: { throughput: number; ttft: number }): Promise<number> {
   const RESULTS_DIR = join(options.outRoot ?? DEFAULT_RESULTS_ROOT, localDate(new Date()), CONTINUOUS);
   const ONE_AT_A_TIME = `${CONTINUOUS}_seq1`;
   const ARRIVAL = `${CONTINUOUS}_arrival`;
@@ -179,7 +151,8 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
   await writeModel(repo, files, ARRIVAL, 32, { prefill_order: 'arrival' });
   await writeModel(repo, files, WHOLE, 32, { busy_prefill_group_tokens: String(DEFAULT_BUSY_PREFILL_TOKENS) });
 
-  const anchorBefore = await runProbe('anchor', join(repo, CONTINUOUS));
+  const all = part === 'all';
+  const anchorBefore = all ? await runProbe('anchor', join(repo, CONTINUOUS)) : undefined;
   const node = await launchNode({ modelRepository: repo });
   let exitCode = 0;
   try {
@@ -189,81 +162,63 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
     await waitForModelReady(node.httpBase, ARRIVAL);
     await waitForModelReady(node.httpBase, WHOLE);
 
-    const idleTtft = await measure(node, 'ttft probes, idle node', 1, options, (until) => probes(node.httpBase, CONTINUOUS, until, 7, PROBE_GAP_MS));
-    const curve: Measured[] = [];
-    for (const c of concurrencies) curve.push(await measure(node, 'continuous batching', c, options, (until) => closedLoop(node.httpBase, CONTINUOUS, c, until, c)));
     const top = Math.max(...concurrencies);
-    const oneAtATime = await measure(node, 'one sequence at a time', top, options, (until) => closedLoop(node.httpBase, ONE_AT_A_TIME, top, until, top));
-    const wholeRequestStatic = await measureWholeBatches(node, WHOLE, 'whole-request batches, static (rows kept to the longest)', top, options, 'static');
-    const wholeRequestShrinking = await measureWholeBatches(node, WHOLE, 'whole-request batches, shrinking (finished rows leave)', top, options, 'shrinking');
+    const models = { continuous: CONTINUOUS, oneAtATime: ONE_AT_A_TIME, whole: WHOLE, arrival: ARRIVAL };
+    const settings = { warmupS: options.warmupS, durationS: options.durationS, top, extras: all, probeGapMs: PROBE_GAP_MS };
+    const curve: Measured[] = [];
+    // The curve below the top concurrency (the top is measured in the throughput rounds).
+    if (all) for (const c of concurrencies.filter((c) => c < top)) curve.push(await measure(node, 'continuous batching', c, options, (until) => closedLoop(node.httpBase, CONTINUOUS, c, until, c, undefined, false, true)));
+    // Without the curve before them, the rounds would start on a cold engine: a few seconds of the top load first.
+    if (!all) await closedLoop(node.httpBase, CONTINUOUS, top, performance.now() + Math.max(2, options.warmupS) * 1000, 5, undefined, false, true);
+    const throughput = part === 'ttft' ? undefined : await throughputRounds(node, models, settings, rounds.throughput);
+    if (throughput?.continuous[0] !== undefined) curve.push(throughput.continuous[0]);
     // TTFT with long generations in flight: 31 streams of 256 tokens, and short probes beside them. The
     // streams start together, so they end and restart in waves of 31 arrivals (the target's figure); a
-    // second window staggers their first lengths so restarts spread out (no waves), reported beside it.
-    const ttftOptions = options.quick ? options : { ...options, durationS: Math.max(options.durationS, TTFT_WINDOW_S) };
-    const busyTtftWith = async (staggered: boolean, label: string, model = CONTINUOUS): Promise<Measured & { background: Measured }> => {
-      let busy: Measured | undefined;
-      const order = model === ARRIVAL ? ', prefill_order arrival' : '';
-      const background = await measure(node, `long generations (background${staggered ? ', staggered' : ''}${order})`, top - 1, ttftOptions, async (until) => {
-        const [background, probeRecords] = await Promise.all([
-          closedLoop(node.httpBase, model, top - 1, until, 99, 256, staggered),
-          (async () => {
-            await new Promise((r) => setTimeout(r, 200));
-            return probes(node.httpBase, model, until, 8, PROBE_GAP_MS);
-          })(),
-        ]);
-        const fromMs = until - ttftOptions.durationS * 1000;
-        busy = { label, concurrency: top, ...windowFigures(probeRecords, fromMs, until), cpuUsPerToken: Number.NaN };
-        return background;
-      });
-      process.stderr.write(`llm-batching: ${label}: TTFT p50 ${busy?.ttftMs.p50.toFixed(1)} p99 ${busy?.ttftMs.p99.toFixed(1)} ms over ${busy?.requests} probes\n`);
-      return { ...(busy as Measured), background };
-    };
-    // The two prefill orders in ABBA order, so a drift in the box's load does not fall on one side only.
-    const busyTtft = await busyTtftWith(false, 'ttft probes, 31 long generations in flight');
-    const busyTtftArrival = await busyTtftWith(false, 'ttft probes, 31 long generations in flight, prefill_order arrival', ARRIVAL);
-    const busyStaggeredTtftArrival = await busyTtftWith(true, 'ttft probes, 31 long generations in flight, staggered, prefill_order arrival', ARRIVAL);
-    const busyStaggeredTtft = await busyTtftWith(true, 'ttft probes, 31 long generations in flight, staggered (no waves)');
+    // second setup staggers their first lengths so restarts spread out (no waves), reported beside it.
+    const ttftWindowS = options.quick ? options.durationS : TTFT_WINDOW_S;
+    const ttft = await ttftRounds(node, models, settings, rounds.ttft, ttftWindowS, options.quick ? options.durationS : TTFT_IDLE_WINDOW_S);
     await node.stop();
-    const copy = await runProbe('copy', join(repo, CONTINUOUS));
+    const copy = all ? await runProbe('copy', join(repo, CONTINUOUS)) : undefined;
     // A probe right behind a wave of 31 arrivals, engine alone, under each prefill order.
-    const wave = { shortestFirst: await runProbe('wave', join(repo, CONTINUOUS)), arrival: await runProbe('wave', join(repo, ARRIVAL)) };
-    const anchorAfter = await runProbe('anchor', join(repo, CONTINUOUS));
+    const wave = all ? { shortestFirst: await runProbe('wave', join(repo, CONTINUOUS)), arrival: await runProbe('wave', join(repo, ARRIVAL)) } : undefined;
+    const anchorAfter = all ? await runProbe('anchor', join(repo, CONTINUOUS)) : undefined;
 
-    const continuousTop = curve.find((m) => m.concurrency === top) as Measured;
-    const busy = busyTtft;
+    const figures = roundRatios(throughput, ttft);
     // Tokens per second of node CPU: what the node would deliver with core 0 to itself. On a box where
-    // other processes also run on core 0, this is the steadier of the two comparisons.
-    const perCpuSecond = (m: Measured) => 1e6 / m.cpuUsPerToken;
+    // other processes also run on core 0, this is the steadier of the two comparisons (medians of the rounds).
+    const cpuMedian = (ms: readonly Measured[] | undefined) => median((ms ?? []).map((m) => m.cpuUsPerToken));
+    const perCpu = (a: readonly Measured[] | undefined, b: readonly Measured[] | undefined) => cpuMedian(b) / cpuMedian(a);
     const ratios = {
-      continuousVsOneAtATime: continuousTop.tokensPerSecond / oneAtATime.tokensPerSecond,
+      continuousVsOneAtATime: figures.continuousVsOneAtATime.value,
       // The issue's baseline (static), and the stronger shrinking one beside it.
-      continuousVsWholeRequestStatic: continuousTop.tokensPerSecond / wholeRequestStatic.tokensPerSecond,
-      continuousVsWholeRequestShrinking: continuousTop.tokensPerSecond / wholeRequestShrinking.tokensPerSecond,
-      perCpuSecondContinuousVsOneAtATime: perCpuSecond(continuousTop) / perCpuSecond(oneAtATime),
-      perCpuSecondContinuousVsWholeRequestStatic: perCpuSecond(continuousTop) / perCpuSecond(wholeRequestStatic),
-      perCpuSecondContinuousVsWholeRequestShrinking: perCpuSecond(continuousTop) / perCpuSecond(wholeRequestShrinking),
-      bestContinuousPerCpuSecondVsOneAtATime: Math.max(...curve.map(perCpuSecond)) / perCpuSecond(oneAtATime),
-      ttftBusyVsIdleP99: busy.ttftMs.p99 / idleTtft.ttftMs.p99,
-      ttftBusyStaggeredVsIdleP99: busyStaggeredTtft.ttftMs.p99 / idleTtft.ttftMs.p99,
-      ttftBusyVsIdleP99Arrival: busyTtftArrival.ttftMs.p99 / idleTtft.ttftMs.p99,
-      ttftBusyStaggeredVsIdleP99Arrival: busyStaggeredTtftArrival.ttftMs.p99 / idleTtft.ttftMs.p99,
-      oneStreamVsAnchor: (curve.find((m) => m.concurrency === 1)?.tokensPerSecond ?? Number.NaN) / (anchorBefore['tokensPerSecond'] as number),
+      continuousVsWholeRequestStatic: figures.continuousVsWholeRequestStatic.value,
+      continuousVsWholeRequestShrinking: figures.continuousVsWholeRequestShrinking?.value ?? Number.NaN,
+      perCpuSecondContinuousVsOneAtATime: perCpu(throughput?.continuous, throughput?.oneAtATime),
+      perCpuSecondContinuousVsWholeRequestStatic: perCpu(throughput?.continuous, throughput?.static),
+      perCpuSecondContinuousVsWholeRequestShrinking: perCpu(throughput?.continuous, throughput?.shrinking),
+      bestContinuousPerCpuSecondVsOneAtATime: cpuMedian(throughput?.oneAtATime) / Math.min(...curve.map((m) => m.cpuUsPerToken)),
+      ttftBusyVsIdleP99: figures.ttftWavesVsIdleP99.value,
+      ttftBusyStaggeredVsIdleP99: figures.ttftStaggeredVsIdleP99.value,
+      ttftBusyVsIdleP99Arrival: figures.ttftWavesVsIdleP99Arrival?.value ?? Number.NaN,
+      ttftBusyStaggeredVsIdleP99Arrival: figures.ttftStaggeredVsIdleP99Arrival?.value ?? Number.NaN,
+      oneStreamVsAnchor: (curve.find((m) => m.concurrency === 1)?.tokensPerSecond ?? Number.NaN) / ((anchorBefore?.['tokensPerSecond'] as number | undefined) ?? Number.NaN),
     };
+    const idleP99 = percentile((ttft.idle ?? []).flatMap((w) => w.ttftMs).sort((a, b) => a - b), 99);
     const result = {
       scenario: 'llm-batching',
       model: CONTINUOUS,
+      part,
       date: new Date().toISOString(),
       perCore: perCore.ok ? 'node on core 0, load on core 1' : `not pinned: ${perCore.why}`,
-      windows: { warmupS: options.warmupS, durationS: options.durationS, ttftBusyDurationS: ttftOptions.durationS },
+      windows: { warmupS: options.warmupS, durationS: options.durationS, ttftBusyDurationS: ttftWindowS, ttftIdleDurationS: options.quick ? options.durationS : TTFT_IDLE_WINDOW_S, throughputRounds: rounds.throughput, ttftRounds: rounds.ttft },
       outputTokens: '8..256 uniform (ignore_eos), greedy',
       anchor: { before: anchorBefore, after: anchorAfter },
       curve,
-      oneAtATime,
-      wholeRequestStatic,
-      wholeRequestShrinking,
-      ttft: { idle: idleTtft, busy, busyStaggered: busyStaggeredTtft, busyArrival: busyTtftArrival, busyStaggeredArrival: busyStaggeredTtftArrival },
+      throughput,
+      ttft,
       kvCopy: copy,
       wave,
+      figures,
       ratios,
       targets: { continuousVsOneAtATime: '>= 3', continuousVsWholeRequestStatic: '>= 1.8 (the issue: batch formed once, run to its longest member)', ttftBusyVsIdleP99: '<= 2' },
       baselines:
@@ -272,8 +227,9 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
     };
     await mkdir(RESULTS_DIR, { recursive: true });
     await writeFile(join(RESULTS_DIR, 'llm-batching.json'), `${JSON.stringify(result, null, 2)}\n`);
-    const waves = [busy, busyStaggeredTtft, busyTtftArrival, busyStaggeredTtftArrival];
-    const rows = [...curve, oneAtATime, wholeRequestStatic, wholeRequestShrinking, idleTtft, ...waves.flatMap((w) => [w.background, w])].map((m) => [
+    const throughputRows = throughput === undefined ? [] : [...throughput.continuous, ...throughput.oneAtATime, ...throughput.static, ...throughput.shrinking];
+    const ttftRows = Object.values(ttft).flatMap((windows) => windows.flatMap((w) => (w.background === undefined ? [w.probes] : [w.background, w.probes])));
+    const rows = [...curve.filter((m) => !throughputRows.includes(m)), ...throughputRows, ...ttftRows].map((m) => [
       m.label,
       String(m.concurrency),
       fmt(m.tokensPerSecond, 0),
@@ -288,28 +244,38 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
       String(m.errors),
     ]);
     const table = formatTable(['setup', 'streams', 'tokens/s', 'TTFT p50 ms', 'TTFT p99 ms', 'ITL p50 ms', 'ITL p99 ms', 'TPOT p50 ms', 'TPOT p99 ms', 'node CPU µs/token', 'tokens per node CPU-s', 'errors'], rows);
+    const list = (values: readonly number[], digits = 1) => values.map((v) => fmt(v, digits)).join(', ');
     const summary = [
-      `# llm-batching, ${CONTINUOUS} (${result.date})`,
+      `# llm-batching, ${CONTINUOUS} (${result.date}, part ${part})`,
       '',
-      `${result.perCore}; output ${result.outputTokens}; windows ${options.warmupS} s warm-up + ${options.durationS} s (probes beside long generations: ${ttftOptions.durationS} s).`,
+      `${result.perCore}; output ${result.outputTokens}; windows ${options.warmupS} s warm-up + ${options.durationS} s, ${rounds.throughput} throughput round(s) in turns; ${rounds.ttft} TTFT round(s) of ${result.windows.ttftIdleDurationS} s idle and ${ttftWindowS} s beside long generations, in turns.`,
       '',
       '```',
       table,
       '```',
       '',
-      `- continuous / one sequence at a time, 32 streams: ${fmt(ratios.continuousVsOneAtATime, 2)}x in tokens/s, ${fmt(ratios.perCpuSecondContinuousVsOneAtATime, 2)}x in tokens per node CPU-second (best concurrency: ${fmt(ratios.bestContinuousPerCpuSecondVsOneAtATime, 2)}x) (target >= 3)`,
-      `- continuous / whole-request batches, static (the issue's baseline: rows kept to the batch's longest), 32 streams: ${fmt(ratios.continuousVsWholeRequestStatic, 2)}x in tokens/s, ${fmt(ratios.perCpuSecondContinuousVsWholeRequestStatic, 2)}x per node CPU-second (target >= 1.8)`,
-      `- continuous / whole-request batches, shrinking (finished rows leave: stronger than static), 32 streams: ${fmt(ratios.continuousVsWholeRequestShrinking, 2)}x in tokens/s, ${fmt(ratios.perCpuSecondContinuousVsWholeRequestShrinking, 2)}x per node CPU-second`,
-      `- node CPU per token by thread (µs; main = the event loop, the busiest other is the engine thread): ${[...curve, oneAtATime, wholeRequestStatic, wholeRequestShrinking].map((m) => `${m.label} c=${m.concurrency} ${JSON.stringify(m.busiestThreadsUsPerToken)}`).join('; ')}`,
-      `- TTFT p99 with long generations in flight / idle: ${fmt(ratios.ttftBusyVsIdleP99, 2)}x (target <= 2); with their restarts staggered (no waves of 31 arrivals): ${fmt(ratios.ttftBusyStaggeredVsIdleP99, 2)}x`,
-      `- the same under prefill_order arrival (the default is shortest_first): ${fmt(ratios.ttftBusyVsIdleP99Arrival, 2)}x; staggered ${fmt(ratios.ttftBusyStaggeredVsIdleP99Arrival, 2)}x`,
-      `- anchor (bare onnxruntime, one sequence, core 0): ${fmt(anchorBefore['tokensPerSecond'] as number, 0)} tok/s before, ${fmt(anchorAfter['tokensPerSecond'] as number, 0)} after; one stream through the node / anchor: ${fmt(ratios.oneStreamVsAnchor, 2)}`,
-      `- KV copies per step (engine alone, 32 streams): ${JSON.stringify(copy)}`,
-      `- a probe right behind a wave of 31 arrivals (engine alone), shortest_first: ${JSON.stringify(wave.shortestFirst)}; arrival: ${JSON.stringify(wave.arrival)}`,
+      'Ratios over all rounds, with a bootstrap 90% interval (probes, seconds or batches drawn again within their window) and the value in each round:',
+      '',
+      `- continuous / one sequence at a time, 32 streams, tokens/s: ${formatRoundRatio(figures.continuousVsOneAtATime)} (target >= 3); per node CPU-second ${fmt(ratios.perCpuSecondContinuousVsOneAtATime, 2)}x (best concurrency: ${fmt(ratios.bestContinuousPerCpuSecondVsOneAtATime, 2)}x)`,
+      `- continuous / whole-request batches, static (the issue's baseline: rows kept to the batch's longest), 32 streams: ${formatRoundRatio(figures.continuousVsWholeRequestStatic)} (target >= 1.8); per node CPU-second ${fmt(ratios.perCpuSecondContinuousVsWholeRequestStatic, 2)}x`,
+      ...(all ? [`- continuous / whole-request batches, shrinking (finished rows leave: stronger than static), 32 streams: ${formatRoundRatio(figures.continuousVsWholeRequestShrinking)}; per node CPU-second ${fmt(ratios.perCpuSecondContinuousVsWholeRequestShrinking, 2)}x`] : []),
+      `- TTFT p99 with long generations in flight / idle (waves of 31 arrivals): ${formatRoundRatio(figures.ttftWavesVsIdleP99)} (target <= 2); staggered restarts (no waves): ${formatRoundRatio(figures.ttftStaggeredVsIdleP99)}; probes ${JSON.stringify(figures.probes)}; idle p99 ${fmt(idleP99)} ms`,
+      ...(all ? [`- the same under prefill_order arrival (the default is shortest_first): ${formatRoundRatio(figures.ttftWavesVsIdleP99Arrival)}; staggered ${formatRoundRatio(figures.ttftStaggeredVsIdleP99Arrival)}`] : []),
+      `- ITL p99 at 32 streams, per round: ${list(figures.itlP99Ms, 2)} ms (p50 ${list(figures.itlP50Ms, 2)} ms)`,
+      `- node CPU per token by thread (µs; main = the event loop, the busiest other is the engine thread): ${[...curve.filter((m) => !throughputRows.includes(m)), ...throughputRows].map((m) => `${m.label} c=${m.concurrency} ${JSON.stringify(m.busiestThreadsUsPerToken)}`).join('; ')}`,
+      ...(all
+        ? [
+            `- anchor (bare onnxruntime, one sequence, core 0): ${fmt(anchorBefore?.['tokensPerSecond'] as number, 0)} tok/s before, ${fmt(anchorAfter?.['tokensPerSecond'] as number, 0)} after; one stream through the node / anchor: ${fmt(ratios.oneStreamVsAnchor, 2)}`,
+            `- KV copies per step (engine alone, 32 streams): ${JSON.stringify(copy)}`,
+            `- a probe right behind a wave of 31 arrivals (engine alone), shortest_first: ${JSON.stringify(wave?.shortestFirst)}; arrival: ${JSON.stringify(wave?.arrival)}`,
+          ]
+        : []),
       '',
     ].join('\n');
     await writeFile(join(RESULTS_DIR, 'llm-batching.md'), summary);
     const points = (f: (m: Measured) => number) => curve.map((m) => ({ x: m.concurrency, y: f(m) }));
+    const perCpuSecond = (m: Measured) => 1e6 / m.cpuUsPerToken;
+    const medianRate = (ms: readonly Measured[] | undefined) => median((ms ?? []).map((m) => m.tokensPerSecond));
     await writeFile(
       join(RESULTS_DIR, 'tokens-per-second.svg'),
       renderLineChart({
@@ -318,11 +284,11 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
         yLabel: 'tokens/s',
         series: [
           { name: 'continuous batching', points: points((m) => m.tokensPerSecond) },
-          { name: 'one sequence at a time', points: [{ x: top, y: oneAtATime.tokensPerSecond }] },
-          { name: 'whole-request batches, static', points: [{ x: top, y: wholeRequestStatic.tokensPerSecond }] },
-          { name: 'whole-request batches, shrinking', points: [{ x: top, y: wholeRequestShrinking.tokensPerSecond }] },
+          { name: 'one sequence at a time', points: [{ x: top, y: medianRate(throughput?.oneAtATime) }] },
+          { name: 'whole-request batches, static', points: [{ x: top, y: medianRate(throughput?.static) }] },
+          ...(all ? [{ name: 'whole-request batches, shrinking', points: [{ x: top, y: medianRate(throughput?.shrinking) }] }] : []),
           { name: 'continuous, tokens per node CPU-second', points: points(perCpuSecond) },
-          { name: 'one at a time, tokens per node CPU-second', points: [{ x: top, y: perCpuSecond(oneAtATime) }] },
+          { name: 'one at a time, tokens per node CPU-second', points: [{ x: top, y: 1e6 / cpuMedian(throughput?.oneAtATime) }] },
         ],
       }),
     );
@@ -335,7 +301,7 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
         series: [
           { name: 'p50', points: points((m) => m.ttftMs.p50) },
           { name: 'p99', points: points((m) => m.ttftMs.p99) },
-          { name: 'idle probe p99', points: concurrencies.map((c) => ({ x: c, y: idleTtft.ttftMs.p99 })), reference: true },
+          { name: 'idle probe p99', points: concurrencies.map((c) => ({ x: c, y: idleP99 })), reference: true },
         ],
       }),
     );

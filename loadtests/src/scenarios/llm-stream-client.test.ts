@@ -7,12 +7,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
-import { outputLength, streamOnce, wholeRequestBatch, windowFigures } from './llm-stream-client.js';
+import { closedLoop, outputLength, streamOnce, wholeRequestBatch, windowFigures } from './llm-stream-client.js';
 
 let server: Server;
 let base: string;
 /** max_tokens of every request the server saw, in arrival order. */
 const asked: number[] = [];
+/** How each response ended: 'end' (all its tokens written) or 'closed' (the client went away first). */
+const endings: ('end' | 'closed')[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -24,7 +26,9 @@ beforeAll(async () => {
       asked.push(maxTokens);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       let sent = 0;
+      res.once('close', () => endings.push(res.writableFinished ? 'end' : 'closed'));
       const next = (): void => {
+        if (res.destroyed) return;
         if (sent === maxTokens) return void res.end();
         sent += 1;
         res.write(`data: {"text_output":"x"}\n\n`);
@@ -63,5 +67,32 @@ describe('whole-request baselines', () => {
     expect(fixed.map((r) => r.tokens).sort()).toEqual([...own].sort());
     expect(shrinking.map((r) => r.tokens).sort()).toEqual([...own].sort());
     expect(Math.min(...own)).toBeGreaterThanOrEqual(outputLength(() => 0));
+  });
+});
+
+describe('closed loop cut at the window end', () => {
+  it('cancels the streams still open at untilMs: each record is cut with the tokens it read, and the server saw the client leave', async () => {
+    endings.length = 0;
+    // 100,000 tokens at one per millisecond or slower: never read to the end within the test.
+    const untilMs = performance.now() + 2000;
+    const records = await closedLoop(base, 'm', 3, untilMs, 1, 100_000, false, true);
+    expect(records).toHaveLength(3);
+    for (const r of records) {
+      expect(r.cut).toBe(true);
+      expect(r.ok).toBe(true);
+      expect(r.tokens).toBeLessThan(100_000);
+      expect(r.tokens).toBe(r.eventMs.length + (r.firstMs >= 0 ? 1 : 0));
+    }
+    await new Promise<void>((resolve) => {
+      const wait = (): void => void (endings.length >= 3 ? resolve() : setTimeout(wait, 10));
+      wait();
+    });
+    expect(endings).toEqual(['closed', 'closed', 'closed']);
+  });
+
+  it('a cut request without a first token is neither a request nor an error of the window', () => {
+    const cut = { startMs: 10, firstMs: Number.NaN, endMs: 20, eventMs: [], tokens: 0, ok: true, cut: true };
+    const figures = windowFigures([cut], 0, 100);
+    expect(figures).toMatchObject({ requests: 0, errors: 0, tokensPerSecond: 0 });
   });
 });

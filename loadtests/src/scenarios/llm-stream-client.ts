@@ -15,6 +15,8 @@ export interface StreamRecord {
   readonly eventMs: readonly number[];
   readonly tokens: number;
   readonly ok: boolean;
+  /** Cut by the caller's signal before its end (a closed loop's window ended): its tokens are the events read. */
+  readonly cut?: boolean;
 }
 
 export const MIN_TOKENS = 8;
@@ -26,22 +28,37 @@ export const MAX_TOKENS = 256;
  * (a static batch's row kept to its longest member): the record keeps the events up to that share of
  * the stream (its last useful token's time is its end) and counts only those tokens.
  */
-export async function streamOnce(httpBase: string, model: string, prompt: string, maxTokens: number, usefulTokens = maxTokens): Promise<StreamRecord> {
+export async function streamOnce(httpBase: string, model: string, prompt: string, maxTokens: number, usefulTokens = maxTokens, signal?: AbortSignal): Promise<StreamRecord> {
   const startMs = performance.now();
-  const res = await fetch(`${httpBase}/v2/models/${model}/generate_stream`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ text_input: prompt, stream: true, sampling_parameters: JSON.stringify({ max_tokens: maxTokens, ignore_eos: true, temperature: 0 }) }),
-  });
   let firstMs = Number.NaN;
   const eventMs: number[] = [];
   let events = 0;
+  const cutRecord = (): StreamRecord => ({ startMs, firstMs, endMs: performance.now(), eventMs, tokens: events, ok: true, cut: true });
+  let res: Response;
+  try {
+    res = await fetch(`${httpBase}/v2/models/${model}/generate_stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text_input: prompt, stream: true, sampling_parameters: JSON.stringify({ max_tokens: maxTokens, ignore_eos: true, temperature: 0 }) }),
+      ...(signal !== undefined ? { signal } : {}),
+    });
+  } catch (error) {
+    if (signal?.aborted === true) return cutRecord();
+    throw error;
+  }
   let ok = res.ok;
   const reader = res.body?.getReader();
   const decoder = new TextDecoder();
   let pending = '';
   while (reader !== undefined) {
-    const { value, done } = await reader.read();
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      if (signal?.aborted === true) return cutRecord();
+      throw error;
+    }
+    const { value, done } = chunk;
     if (done) break;
     pending += decoder.decode(value, { stream: true });
     let boundary: number;
@@ -79,21 +96,26 @@ export function outputLength(random: () => number): number {
 /**
  * `clients` closed loops until `untilMs`; every record, to be cut to a window by the caller. With a
  * `fixedLength`, `staggered` gives each client's first request a drawn length, so the clients' restarts
- * spread out instead of coming in waves of `clients` arrivals.
+ * spread out instead of coming in waves of `clients` arrivals. `cutAtEnd` cancels the requests still
+ * streaming at `untilMs` instead of reading them to their end (the node frees them; a window's figures
+ * stop at untilMs anyway, and a 32-deep queue of one-at-a-time requests takes ~30 s to drain).
  */
-export async function closedLoop(httpBase: string, model: string, clients: number, untilMs: number, seed: number, fixedLength?: number, staggered = false): Promise<StreamRecord[]> {
+export async function closedLoop(httpBase: string, model: string, clients: number, untilMs: number, seed: number, fixedLength?: number, staggered = false, cutAtEnd = false): Promise<StreamRecord[]> {
   const records: StreamRecord[] = [];
+  const cut = cutAtEnd ? new AbortController() : undefined;
+  const timer = cut === undefined ? undefined : setTimeout(() => cut.abort(), Math.max(0, untilMs - performance.now()));
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
       const random = mulberry32(seed * 1000 + c);
       let first = staggered;
-      while (performance.now() < untilMs) {
+      while (performance.now() < untilMs && cut?.signal.aborted !== true) {
         const length = first ? outputLength(random) : (fixedLength ?? outputLength(random));
         first = false;
-        records.push(await streamOnce(httpBase, model, promptFor(random), length));
+        records.push(await streamOnce(httpBase, model, promptFor(random), length, length, cut?.signal));
       }
     }),
   );
+  clearTimeout(timer);
   return records;
 }
 
@@ -157,6 +179,8 @@ export function windowFigures(records: readonly StreamRecord[], fromMs: number, 
   let requests = 0;
   let errors = 0;
   for (const r of records) {
+    // Cancelled at the window's end before its first token: nothing of it was seen (not an error).
+    if (r.cut === true && !(r.firstMs >= 0)) continue;
     if (!r.ok) {
       if (r.startMs >= fromMs && r.startMs < toMs) errors += 1;
       continue;
@@ -167,7 +191,7 @@ export function windowFigures(records: readonly StreamRecord[], fromMs: number, 
     if (r.startMs >= fromMs && r.startMs < toMs) {
       requests += 1;
       ttft.push(r.firstMs - r.startMs);
-      if (r.tokens > 1 && r.endMs <= toMs) tpot.push(((r.eventMs[r.eventMs.length - 1] ?? r.firstMs) - r.firstMs) / (r.tokens - 1));
+      if (r.tokens > 1 && r.endMs <= toMs && r.cut !== true) tpot.push(((r.eventMs[r.eventMs.length - 1] ?? r.firstMs) - r.firstMs) / (r.tokens - 1));
     }
     for (let i = 1; i < times.length; i++) if ((times[i] as number) >= fromMs && (times[i] as number) < toMs) itl.push((times[i] as number) - (times[i - 1] as number));
   }

@@ -7,7 +7,8 @@
  * send, the node's HTTP handling on its main thread, up to the post to the engine thread), the engine (message
  * delivery, the run in flight, runs queued ahead, its own prefill) and delivery (the first token's post, the
  * main thread's SSE write, the client's read). Probes that landed within 40 ms after a wave's first arrival
- * are reported apart (LLM_WAVE_NEAR_MS, default 60; LLM_WAVE_BACKGROUND_TOKENS, default 256).
+ * are reported apart (LLM_WAVE_NEAR_MS, default 60; LLM_WAVE_BACKGROUND_TOKENS, default 256). Each window's summary
+ * has the slowest 1% of its probes (what sets a p99) whole, and how many of them had each part as their largest.
  *
  *   node --import tsx loadtests/src/scenarios/llm-wave-ttft.ts [WINDOW_S] [OUT.json]
  *
@@ -29,6 +30,8 @@ import { launchNode, waitForModelReady } from '../lib/processes/node-process.js'
 import { closedLoop, MIN_TOKENS, probes, type StreamRecord } from './llm-stream-client.js';
 
 const WINDOW_S = Number(process.argv[2] ?? 8);
+/** LLM_WAVE_IDLE_WINDOW_S: the idle windows' length (default WINDOW_S; idle probes come ~4x faster on bench_decoder). */
+const IDLE_WINDOW_S = Number(process.env['LLM_WAVE_IDLE_WINDOW_S'] ?? WINDOW_S);
 const OUT = process.argv[3];
 const MODEL = process.env['LLM_WAVE_MODEL'] ?? 'tiny_decoder';
 /** A probe sent within this long after a background request's arrival counts as landing in a wave. */
@@ -72,10 +75,27 @@ function pct(values: number[], p: number): number {
   return sorted.length === 0 ? Number.NaN : (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number);
 }
 
+/** The part of a probe's TTFT that was largest: to the engine, the run in flight, runs queued ahead, its prefill, the engine's rest (message, sampling), delivery. */
+function largestPart(s: Split): string {
+  const parts: [string, number][] = [
+    ['toEngine', s.toEngineMs],
+    ['inFlight', s.inFlightMs],
+    ['queued', s.queuedMs],
+    ['prefill', s.prefillMs],
+    ['engineOther', s.engineMs - s.inFlightMs - s.queuedMs - s.prefillMs],
+    ['delivery', s.deliveryMs],
+  ];
+  return parts.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+}
+
 function summary(splits: Split[]): object {
   const keys = ['ttftMs', 'toEngineMs', 'engineMs', 'deliveryMs', 'inFlightMs', 'queuedMs', 'prefillMs', 'queuedRuns', 'inFlightCpuMs', 'prefillCpuMs', 'prefillInFlight'] as const;
   const mean = (k: (typeof keys)[number], of: Split[]) => Math.round((of.reduce((s, x) => s + x[k], 0) / Math.max(1, of.length)) * 100) / 100;
-  const slowest = [...splits].sort((a, b) => b.ttftMs - a.ttftMs).slice(0, Math.max(1, Math.ceil(splits.length / 20)));
+  const bySlowest = [...splits].sort((a, b) => b.ttftMs - a.ttftMs);
+  const slowest = bySlowest.slice(0, Math.max(1, Math.ceil(splits.length / 20)));
+  // The slowest 1% (what sets a p99), each probe's split kept whole, and how many had each part as their largest.
+  const hundredth = bySlowest.slice(0, Math.max(1, Math.ceil(splits.length / 100)));
+  const round2 = (v: number) => Math.round(v * 100) / 100;
   return {
     probes: splits.length,
     ttftP50: pct(splits.map((s) => s.ttftMs), 0.5),
@@ -83,6 +103,9 @@ function summary(splits: Split[]): object {
     meanMs: Object.fromEntries(keys.map((k) => [k, mean(k, splits)])),
     slowestTwentiethMeanMs: Object.fromEntries(keys.map((k) => [k, mean(k, slowest)])),
     slowestInWave: slowest.filter((s) => s.inWave).length,
+    slowestHundredthMeanMs: Object.fromEntries(keys.map((k) => [k, mean(k, hundredth)])),
+    slowestHundredthLargestPart: hundredth.reduce<Record<string, number>>((counts, s) => ({ ...counts, [largestPart(s)]: (counts[largestPart(s)] ?? 0) + 1 }), {}),
+    slowestHundredth: hundredth.map((s) => Object.fromEntries(Object.entries(s).map(([k, v]) => [k, typeof v === 'number' ? round2(v) : v]))),
   };
 }
 
@@ -153,15 +176,16 @@ async function main(): Promise<void> {
     const splits: Record<string, Split[]> = {};
     for (const [name, staggered] of windows) {
       const warmS = 2;
-      const until = performance.now() + (warmS + WINDOW_S) * 1000;
-      const fromMs = until - WINDOW_S * 1000;
+      const windowS = staggered === undefined ? IDLE_WINDOW_S : WINDOW_S;
+      const until = performance.now() + (warmS + windowS) * 1000;
+      const fromMs = until - windowS * 1000;
       const probing = (async () => {
         if (staggered !== undefined) await new Promise((r) => setTimeout(r, 200));
         return probes(node.httpBase, MODEL, until, 8);
       })();
       // The recording covers the window's middle, away from its start and end.
-      const recording = SCHED_DIR === undefined ? Promise.resolve() : new Promise<void>((r) => setTimeout(r, (warmS + Math.max(0, (WINDOW_S - SCHED_S) / 2)) * 1000)).then(() => recordSched(join(SCHED_DIR, `${name}.data`), SCHED_S));
-      const [records] = await Promise.all([probing, staggered === undefined ? Promise.resolve([]) : closedLoop(node.httpBase, MODEL, 31, until, 99, BACKGROUND_TOKENS, staggered)]);
+      const recording = SCHED_DIR === undefined ? Promise.resolve() : new Promise<void>((r) => setTimeout(r, (warmS + Math.max(0, (windowS - SCHED_S) / 2)) * 1000)).then(() => recordSched(join(SCHED_DIR, `${name}.data`), SCHED_S));
+      const [records] = await Promise.all([probing, staggered === undefined ? Promise.resolve([]) : closedLoop(node.httpBase, MODEL, 31, until, 99, BACKGROUND_TOKENS, staggered, true)]);
       await new Promise((r) => setTimeout(r, 1500));
       const traces = (await readFile(log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as FirstTokenTrace);
       splits[name] = splitsOf(records, traces, fromMs);
