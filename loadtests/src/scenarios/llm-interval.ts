@@ -10,7 +10,8 @@
  * production bundle (both on core 0, loaded in turns A, B inside each interval) for an A/B in one run; a bundle
  * written `<dir>@<n>` runs with `llm.nodeRawBelowStreams` n (the raw HTTP/1.1 upstream against HTTP/2, one build);
  * LLM_INTERVAL_CPU_PROF_DIR runs the gateway(s) with --cpu-prof there; LLM_INTERVAL_NODE_FLAGS adds Node flags
- * (e.g. `--perf-basic-prof` for `perf record -p PID`).
+ * (e.g. `--perf-basic-prof` for `perf record -p PID`), LLM_INTERVAL_NODE_FLAGS_A / _B to one gateway of an A/B only
+ * (a V8 flag against the same bundle without it).
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -50,6 +51,13 @@ interface IntervalPoint {
   readonly readsPerToken: number;
   readonly ttft: LatencySummary;
   readonly itl: LatencySummary;
+}
+
+/** Node flags for one gateway: LLM_INTERVAL_NODE_FLAGS_<build> added to the flags every gateway gets. */
+function flagsFor(build: string, common: readonly string[] | undefined): { nodeFlags?: readonly string[] } {
+  const own = process.env[`LLM_INTERVAL_NODE_FLAGS_${build}`]?.split(' ').filter((flag) => flag !== '') ?? [];
+  const all = [...(common ?? []), ...own];
+  return all.length === 0 ? {} : { nodeFlags: all };
 }
 
 /** Read and write system calls of a process so far (/proc/PID/io); zeros when it cannot be read. */
@@ -95,7 +103,8 @@ export async function runLlmIntervalScenario(options: BenchOptions): Promise<num
     for (const { build, bundleDir, ...rest } of builds) {
       const gateway = await launchLlmBenchGateway({
         work, name: `interval-${build === '-' ? 'x' : build}`, redisUrl, keyHash: hash,
-        ...(bundleDir === undefined ? {} : { bundleDir }), ...(profileDir === undefined ? {} : { profileDir }), ...(nodeFlags === undefined ? {} : { nodeFlags }), ...rest,
+        ...(bundleDir === undefined ? {} : { bundleDir }), ...(profileDir === undefined ? {} : { profileDir }), ...rest,
+        ...flagsFor(build, nodeFlags),
       });
       log(`gateway ${build} pid ${gateway.pid}`);
       stack.push(gateway);
