@@ -28,13 +28,15 @@ export interface LlmBenchGatewayOptions {
   readonly profileDir?: string;
   /** Another production bundle (an absolute path, TESSERA_BUNDLE_DIR): a base build for an A/B. */
   readonly bundleDir?: string;
+  /** `llm.nodeRawBelowStreams` for this gateway (else LLM_BENCH_RAW_BELOW_STREAMS, else the build's default). */
+  readonly rawBelowStreams?: number;
   /** Node/V8 flags ahead of the script (a V8 flag measured against the same build without it). */
   readonly nodeFlags?: readonly string[];
 }
 
 export async function launchLlmBenchGateway(options: LlmBenchGatewayOptions): Promise<RunningServer> {
   const configFile = join(options.work, `gateway-${options.name}.json`);
-  const rawBelow = process.env.LLM_BENCH_RAW_BELOW_STREAMS;
+  const rawBelow = options.rawBelowStreams ?? process.env.LLM_BENCH_RAW_BELOW_STREAMS;
   const leaseMs = process.env.LLM_BENCH_LEASE_MS;
   const llm = {
     ...(options.nodeHttp2 === undefined ? {} : { nodeHttp2: options.nodeHttp2 }),
