@@ -14,7 +14,8 @@
  */
 import type { Socket } from 'node:net';
 import { BAD_REQUEST_ANSWER, REQUEST_TIMEOUT_ANSWER, renderAnswerHead, writeAnswer } from './answer-writer.js';
-import { MAX_HEAD_BYTES, readRequestHead, type RawRequestHead } from './head-reader.js';
+import { LastHead } from './head-memo.js';
+import { MAX_HEAD_BYTES, type RawRequestHead } from './head-reader.js';
 import { RawStreamWriter, renderStreamHead } from './stream-writer.js';
 
 /** One whole request on the raw path. */
@@ -73,6 +74,7 @@ export class RawConnection implements RawAnswer {
   /** Bytes read and not yet consumed (a head, or the requests after the current one). */
   private pending: Buffer = EMPTY;
   private head: RawRequestHead | undefined;
+  private readonly lastHead = new LastHead();
   /** The body's chunks while it arrives in pieces. */
   private bodyParts: Buffer[] = [];
   private bodyBytes = 0;
@@ -184,7 +186,7 @@ export class RawConnection implements RawAnswer {
       this.bodyBytes = 0;
       this.pending = all; // the body first, then whatever followed it
       this.phase = 'head';
-      this.startServing(this.head as RawRequestHead);
+      this.startServing(this.head as RawRequestHead, 0);
       return;
     }
     this.pending = this.pending.byteLength === 0 ? chunk : Buffer.concat([this.pending, chunk]);
@@ -202,7 +204,7 @@ export class RawConnection implements RawAnswer {
     this.pumping = true;
     try {
       while (this.phase === 'head' && this.pending.byteLength > 0 && !this.socket.destroyed) {
-        const head = readRequestHead(this.pending);
+        const head = this.lastHead.read(this.pending);
         if (head === 'incomplete') break;
         if (head === 'handOff' || head.contentLength > this.context.maxBodyBytes || !this.context.handler.accepts(head)) {
           this.giveToNodeHttp();
@@ -219,7 +221,7 @@ export class RawConnection implements RawAnswer {
           this.pending = EMPTY;
           break;
         }
-        this.startServing(head);
+        this.startServing(head, head.headBytes);
       }
     } finally {
       this.pumping = false;
@@ -227,9 +229,8 @@ export class RawConnection implements RawAnswer {
     if (this.ended && this.phase !== 'serving') this.socket.end();
   }
 
-  /** `pending` starts with the head's bytes (or, after a body read in pieces, with the body): serve the request. */
-  private startServing(head: RawRequestHead): void {
-    const bodyStart = this.head === head ? 0 : head.headBytes;
+  /** `pending` has the request's body at `bodyStart` (0 after a body read in pieces, else after the head): serve it. */
+  private startServing(head: RawRequestHead, bodyStart: number): void {
     this.head = undefined;
     const body = this.pending.subarray(bodyStart, bodyStart + head.contentLength);
     this.pending = this.pending.subarray(bodyStart + head.contentLength);
