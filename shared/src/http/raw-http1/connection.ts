@@ -228,7 +228,7 @@ export class RawConnection implements RawAnswer {
     } finally {
       this.pumping = false;
     }
-    if (this.ended && this.phase !== 'serving') this.socket.end();
+    if (this.ended && this.phase !== 'serving') this.endOfStream();
   }
 
   /** `pending` has the request's body at `bodyStart` (0 after a body read in pieces, else after the head): serve it. */
@@ -261,9 +261,14 @@ export class RawConnection implements RawAnswer {
       this.socket.end();
       return;
     }
-    // A request cut short by the end of stream gets node:http's 400; an answer still to come is written first.
+    // An answer still to come is written first: the end is acted on once it is (pump).
+    if (this.phase !== 'serving') this.endOfStream();
+  }
+
+  /** The client's end read, nothing in flight: a request cut short by it gets node:http's 400, else the socket ends. */
+  private endOfStream(): void {
     if (this.phase === 'body' || (this.phase === 'head' && this.pending.byteLength > 0)) this.refuse(BAD_REQUEST_ANSWER);
-    else if (this.phase !== 'serving') this.socket.end();
+    else this.socket.end();
   }
 
   private giveToNodeHttp(): void {

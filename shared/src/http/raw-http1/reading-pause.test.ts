@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RawAnswer, RawRequest } from './connection.js';
 import { attachRawHttp1, type RawHttp1FrontDoor } from './front-door.js';
 import { MAX_HEAD_BYTES } from './head-reader.js';
-import { rawRequest } from './test-helpers.js';
+import { exchange, rawRequest } from './test-helpers.js';
 
 let server: Server | undefined;
 let door: RawHttp1FrontDoor | undefined;
@@ -78,5 +78,20 @@ describe('raw HTTP/1.1 reading pauses', () => {
     const readThen = socket.bytesRead;
     // One head behind the request, then whatever the stream read before pausing took hold (a few 64 KB reads).
     expect(readThen).toBeLessThan(MAX_HEAD_BYTES + 1024 * 1024);
+  });
+
+  it('answers the request in flight, then 400 for a request its client cut short by ending while it was served', async () => {
+    const sockets: Socket[] = [];
+    const port = await start((request, reply) => {
+      // Answered only once the client's end has been read behind the request (the reading goes on while served).
+      const socket = sockets[0]!;
+      const answer = (): void => reply.answer(200, {}, [Buffer.from('ok')], 2);
+      if (socket.readableEnded) answer();
+      else socket.once('end', () => setImmediate(answer));
+    }, sockets);
+    const cut = rawRequest(2, 'abcdef').slice(0, -3);
+    const out = await exchange(port, [rawRequest(1, 'x') + cut], { answers: 2, endAfter: true });
+    expect(out.text).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nokHTTP\/1\.1 400 Bad Request\r\n/);
+    expect(out.closed).toBe(true);
   });
 });
