@@ -106,8 +106,7 @@ function inputLabel(input: Tensor, io: ModelIo): string {
   return `input '${input.name}' for model '${io.modelName}'`;
 }
 
-function checkRequest(request: ExecutionRequest, io: ModelIo): number {
-  const lookup = lookupOf(io);
+function checkRequest(request: ExecutionRequest, io: ModelIo, lookup: IoLookup): number {
   const validated = inputsWereValidated(request.inputs);
   const seen = validated ? undefined : new Set<string>();
   let batchSize: number | undefined;
@@ -168,7 +167,7 @@ const NONE_REJECTED: ReadonlyMap<number, TesseraError> = new Map();
 function planOne(request: ExecutionRequest, io: ModelIo): BatchPlan {
   let rows: number;
   try {
-    rows = checkRequest(request, io);
+    rows = checkRequest(request, io, lookupOf(io));
   } catch (error) {
     return { runs: [], rejected: new Map([[0, toTesseraError(error)]]) };
   }
@@ -230,9 +229,10 @@ export function planBatch(requests: readonly ExecutionRequest[], io: ModelIo): B
   const accepted: { index: number; request: ExecutionRequest; rows: number }[] = [];
   // The first acceptable request fixes the non-batch dimensions every later one must match.
   const reference = new Map<string, readonly number[]>();
+  const lookup = lookupOf(io); // once per batch, not once per request
   requests.forEach((request, index) => {
     try {
-      const rows = checkRequest(request, io);
+      const rows = checkRequest(request, io, lookup);
       // A batch of one has nothing to agree with (the usual case at low load: skip the shape strings).
       if (io.batching && requests.length > 1) {
         for (const input of request.inputs) {

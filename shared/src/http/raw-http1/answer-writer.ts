@@ -1,7 +1,7 @@
 /**
  * Writing one HTTP/1.1 answer on a raw connection as node:http's ServerResponse would frame it for a kept-alive
  * request: status line, the caller's headers, Content-Length, Date, `Connection: keep-alive` and
- * `Keep-Alive: timeout=N`, then the body's chunks, all corked into one writev.
+ * `Keep-Alive: timeout=N`, then the body's chunks, in one socket write.
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
@@ -38,8 +38,26 @@ export function renderAnswerHead(status: number, headers: Readonly<Record<string
   return `${head}Content-Length: ${contentLength}\r\nDate: ${httpDate()}\r\nConnection: keep-alive\r\n${keepAlive}\r\n`;
 }
 
-/** Writes the head and the chunks in one corked batch; answers whether the socket wants a 'drain' before more. */
+/**
+ * Answers up to this size are copied into one buffer and written once: an `mlp_large` answer (head, JSON header,
+ * one 4 KB output) was three entries of a corked writev, whose stream bookkeeping cost more than the copy.
+ * Larger answers are written as they are, corked, so a big output is never copied.
+ */
+export const GATHERED_ANSWER_MAX_BYTES = 64 * 1024;
+
+/** Writes the head and the chunks as one socket write; answers whether the socket wants a 'drain' before more. */
 export function writeAnswer(socket: Socket, head: string, chunks: readonly Uint8Array[]): boolean {
+  let bytes = head.length; // latin1: one byte per character
+  for (const chunk of chunks) bytes += chunk.byteLength;
+  if (bytes <= GATHERED_ANSWER_MAX_BYTES) {
+    const out = Buffer.allocUnsafe(bytes);
+    let at = out.write(head, 0, 'latin1');
+    for (const chunk of chunks) {
+      out.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return socket.write(out);
+  }
   socket.cork();
   let ok = socket.write(head, 'latin1');
   for (const chunk of chunks) if (chunk.byteLength > 0) ok = socket.write(chunk);

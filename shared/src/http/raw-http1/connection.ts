@@ -4,17 +4,18 @@
  * is handed, unread, to node:http at a request boundary with nothing in flight: its bytes are put back on the
  * socket and node:http's own connection listener takes the socket from then on.
  *
- * Requests are served one at a time and in order: reading pauses while one is in flight (unless its handler watches
- * the client, and then only up to one more head and body), and while the answers already written wait for a slow
- * reader, so one connection never holds more than two requests and their bodies. An answer is whole (`answer`)
- * or streamed as chunks (`startStream`, stream-writer.ts).
+ * Requests are served one at a time and in order: while one is in flight, reading pauses once one more head has
+ * come (once one more head and body have, when its handler watches the client), and while the answers already
+ * written wait for a slow reader, so one connection never holds more than two requests and their bodies. An
+ * answer is whole (`answer`) or streamed as chunks (`startStream`, stream-writer.ts).
  * The server's timeouts hold as node:http's do (checked by the front door): headers within `headersTimeout`,
  * the whole request within `requestTimeout` (408 and close, as node:http answers), and an idle kept-alive
  * connection is closed after `keepAliveTimeout`.
  */
 import type { Socket } from 'node:net';
 import { BAD_REQUEST_ANSWER, REQUEST_TIMEOUT_ANSWER, renderAnswerHead, writeAnswer } from './answer-writer.js';
-import { MAX_HEAD_BYTES, readRequestHead, type RawRequestHead } from './head-reader.js';
+import { LastHead } from './head-memo.js';
+import { MAX_HEAD_BYTES, type RawRequestHead } from './head-reader.js';
 import { RawStreamWriter, renderStreamHead } from './stream-writer.js';
 
 /** One whole request on the raw path. */
@@ -43,7 +44,7 @@ export interface RawAnswer {
 export interface RawHttp1Handler {
   /** Whether the raw path serves this request; false hands the connection to node:http before it. */
   accepts(head: RawRequestHead): boolean;
-  /** Serves one whole request; `reply.answer` must be called once (a connection with an unanswered request stays paused). */
+  /** Serves one whole request; `reply.answer` must be called once (a connection with an unanswered request reads no further request). */
   serve(request: RawRequest, reply: RawAnswer): void;
 }
 
@@ -73,6 +74,7 @@ export class RawConnection implements RawAnswer {
   /** Bytes read and not yet consumed (a head, or the requests after the current one). */
   private pending: Buffer = EMPTY;
   private head: RawRequestHead | undefined;
+  private readonly lastHead = new LastHead();
   /** The body's chunks while it arrives in pieces. */
   private bodyParts: Buffer[] = [];
   private bodyBytes = 0;
@@ -184,13 +186,15 @@ export class RawConnection implements RawAnswer {
       this.bodyBytes = 0;
       this.pending = all; // the body first, then whatever followed it
       this.phase = 'head';
-      this.startServing(this.head as RawRequestHead);
+      this.startServing(this.head as RawRequestHead, 0);
       return;
     }
     this.pending = this.pending.byteLength === 0 ? chunk : Buffer.concat([this.pending, chunk]);
-    // Read while a watched request is served: hold at most one more head and body, then wait for the answer.
+    // Bytes behind the request in flight wait for its answer: at most one more head and body when its client is
+    // watched, one head otherwise; past that, reading pauses.
     if (this.phase === 'serving') {
-      if (this.pending.byteLength > MAX_HEAD_BYTES + this.context.maxBodyBytes) this.socket.pause();
+      const held = this.watcher === undefined ? MAX_HEAD_BYTES : MAX_HEAD_BYTES + this.context.maxBodyBytes;
+      if (this.pending.byteLength > held) this.socket.pause();
       return;
     }
     this.pump();
@@ -202,7 +206,7 @@ export class RawConnection implements RawAnswer {
     this.pumping = true;
     try {
       while (this.phase === 'head' && this.pending.byteLength > 0 && !this.socket.destroyed) {
-        const head = readRequestHead(this.pending);
+        const head = this.lastHead.read(this.pending);
         if (head === 'incomplete') break;
         if (head === 'handOff' || head.contentLength > this.context.maxBodyBytes || !this.context.handler.accepts(head)) {
           this.giveToNodeHttp();
@@ -219,23 +223,23 @@ export class RawConnection implements RawAnswer {
           this.pending = EMPTY;
           break;
         }
-        this.startServing(head);
+        this.startServing(head, head.headBytes);
       }
     } finally {
       this.pumping = false;
     }
-    if (this.ended && this.phase !== 'serving') this.socket.end();
+    if (this.ended && this.phase !== 'serving') this.endOfStream();
   }
 
-  /** `pending` starts with the head's bytes (or, after a body read in pieces, with the body): serve the request. */
-  private startServing(head: RawRequestHead): void {
-    const bodyStart = this.head === head ? 0 : head.headBytes;
+  /** `pending` has the request's body at `bodyStart` (0 after a body read in pieces, else after the head): serve it. */
+  private startServing(head: RawRequestHead, bodyStart: number): void {
     this.head = undefined;
     const body = this.pending.subarray(bodyStart, bodyStart + head.contentLength);
     this.pending = this.pending.subarray(bodyStart + head.contentLength);
     if (this.pending.byteLength === 0) this.pending = EMPTY;
+    // Reading is not paused here: a client that sends one request at a time (every infer client) sends nothing
+    // more until answered, and pausing and resuming the socket per request cost ~3% of the main thread.
     this.phase = 'serving';
-    this.socket.pause();
     this.context.handler.serve({ head, body, socket: this.socket }, this);
   }
 
@@ -257,9 +261,14 @@ export class RawConnection implements RawAnswer {
       this.socket.end();
       return;
     }
-    // A request cut short by the end of stream gets node:http's 400; an answer still to come is written first.
+    // An answer still to come is written first: the end is acted on once it is (pump).
+    if (this.phase !== 'serving') this.endOfStream();
+  }
+
+  /** The client's end read, nothing in flight: a request cut short by it gets node:http's 400, else the socket ends. */
+  private endOfStream(): void {
     if (this.phase === 'body' || (this.phase === 'head' && this.pending.byteLength > 0)) this.refuse(BAD_REQUEST_ANSWER);
-    else if (this.phase !== 'serving') this.socket.end();
+    else this.socket.end();
   }
 
   private giveToNodeHttp(): void {
