@@ -140,6 +140,23 @@ export function serveH2Unary(stream: UnaryStream, options: H2UnaryOptions, onMes
 /** An OK answer's headers: one frozen object, so the raw front encodes its block once (hpack-encoder.ts). */
 const REPLY_HEADERS = Object.freeze({ ':status': 200, 'content-type': CONTENT_TYPE, 'grpc-encoding': 'identity' });
 const WAIT_FOR_TRAILERS = Object.freeze({ waitForTrailers: true });
+const OK_TRAILER = Object.freeze({ 'grpc-status': '0' });
+
+type Fields = Readonly<Record<string, string | number>>;
+/** Reply headers and OK trailers made from frozen metadata (a gateway's `x-cache: MISS`), frozen in turn: their blocks are encoded once. */
+const madeReplyHeaders = new WeakMap<Fields, Fields>();
+const madeOkTrailers = new WeakMap<Fields, Fields>();
+
+/** `metadata` with `fields` over it: a new object per call, or for frozen metadata one frozen object made once. */
+function withFields(made: WeakMap<Fields, Fields>, metadata: Fields, fields: Fields): Fields {
+  if (!Object.isFrozen(metadata)) return { ...metadata, ...fields };
+  let out = made.get(metadata);
+  if (out === undefined) {
+    out = Object.freeze({ ...metadata, ...fields });
+    made.set(metadata, out);
+  }
+  return out;
+}
 
 function hasFields(metadata: H2Metadata): boolean {
   for (const _ in metadata) return true;
@@ -236,7 +253,7 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
     if (stream.destroyed || stream.closed) return;
     this.trailers = trailers;
     try {
-      stream.respond(hasFields(headers) ? { ...headers, ...REPLY_HEADERS } : REPLY_HEADERS, WAIT_FOR_TRAILERS);
+      stream.respond(hasFields(headers) ? withFields(madeReplyHeaders, headers, REPLY_HEADERS) : REPLY_HEADERS, WAIT_FOR_TRAILERS);
       stream.on('wantTrailers', () => this.sendTrailers());
       // One write for a small answer; a large output goes uncopied after the bytes before it. Corked
       // (end() uncorks): uncorked, the stream sends the first chunk alone and the rest only once it is
@@ -299,7 +316,7 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
   }
 
   private sendTrailers(): void {
-    writeUnlessGone(this.stream, () => this.stream.sendTrailers({ ...this.trailers, 'grpc-status': '0' }));
+    writeUnlessGone(this.stream, () => this.stream.sendTrailers(withFields(madeOkTrailers, this.trailers ?? {}, OK_TRAILER)));
   }
 
   private abort(reason: TesseraError): void {

@@ -89,6 +89,31 @@ function encodedAnswer(answer: HttpAnswer, id: string, hit: boolean): EncodedInf
   return encoded;
 }
 
+const NO_METADATA = Object.freeze({});
+/** `{ 'x-cache': status }`, frozen, one per status the pipeline names (a handful; bounded all the same). */
+const cacheOnlyMetadata = new Map<string, Readonly<Record<string, string>>>();
+
+function cacheOnly(status: string): Readonly<Record<string, string>> {
+  let metadata = cacheOnlyMetadata.get(status);
+  if (metadata === undefined) {
+    if (cacheOnlyMetadata.size >= 16) cacheOnlyMetadata.clear();
+    metadata = Object.freeze({ 'x-cache': status });
+    cacheOnlyMetadata.set(status, metadata);
+  }
+  return metadata;
+}
+
+/**
+ * A miss's or hit's trailing metadata is most often `x-cache` alone: then the frozen one, so its answer's
+ * headers and trailers are encoded once (shared/src/grpc/h2-unary-call.ts) instead of per call.
+ */
+function frozenWhenCacheOnly(metadata: Record<string, string>): Readonly<Record<string, string>> {
+  const status = metadata['x-cache'];
+  if (status === undefined) return metadata;
+  for (const name in metadata) if (name !== 'x-cache') return metadata;
+  return cacheOnly(status);
+}
+
 async function run(
   serveInfer: DirectInfer,
   options: FrontInferFastPathOptions,
@@ -101,7 +126,7 @@ async function run(
     // Decoded before anything else, as grpc-js's deserializer does: undecodable bytes are INVALID_ARGUMENT even unauthenticated.
     const msg = decodeModelInferRequest(message);
     const answer = await frontInferAnswer(serveInfer, msg, message, new H2StreamHeaderReader(streamHeaders, deadlineAt), call, MODEL_INFER_PATH);
-    const metadata = answerMetadataValues(answer.headers);
+    const metadata = frozenWhenCacheOnly(answerMetadataValues(answer.headers));
     if (answer.status !== 200) {
       call.fail(grpcCodeOfHttp(answer.status), errorMessageOf(answer.body, answer.status), metadata);
       return;
@@ -113,7 +138,7 @@ async function run(
     }
     // x-cache also as initial metadata, for clients that only read headers (as the grpc-js handler sends it).
     const cacheStatus = metadata['x-cache'];
-    call.reply(encoded.chunks, cacheStatus === undefined ? {} : { 'x-cache': cacheStatus }, metadata);
+    call.reply(encoded.chunks, cacheStatus === undefined ? NO_METADATA : cacheOnly(cacheStatus), metadata);
   } catch (error) {
     const tessera = toTesseraError(error);
     const code = grpcStatusOf(tessera.code);
