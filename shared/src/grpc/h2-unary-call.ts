@@ -14,6 +14,7 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 import { GrpcStatus, TesseraError } from '../errors/index.js';
 import { GRPC_PREFIX_BYTES, cutUnaryMessage, type UnaryFramingProblem } from './grpc-frame.js';
+import { grpcTimeoutMs } from './grpc-timeout.js';
 
 /**
  * The part of a server stream a unary call uses: node:http2's UnaryStream, or the raw HTTP/2
@@ -114,6 +115,20 @@ export function isIdentityEncoding(value: string | string[] | undefined): boolea
 /** A POST of a gRPC content type without compression to `path`: what the fast paths may take. */
 export function isPlainUnaryCall(headers: IncomingHttpHeaders, path: string): boolean {
   return headers[':path'] === path && headers[':method'] === 'POST' && isGrpcContentType(headers['content-type']) && isIdentityEncoding(headers['grpc-encoding']);
+}
+
+/** The message limits of a unary fast path (the gateway's front door, the node's ModelInfer). */
+export interface UnaryFastPathLimits {
+  readonly maxReceiveBytes: number;
+  readonly maxSendBytes: number;
+}
+
+/**
+ * A plain unary call to `path` (POST, gRPC content-type, no compression) with a `grpc-timeout` that can be
+ * read: its timeout in ms (Infinity without one). Undefined: not one a fast path takes; grpc-js answers it.
+ */
+export function plainUnaryTimeoutMs(headers: IncomingHttpHeaders, path: string): number | undefined {
+  return isPlainUnaryCall(headers, path) ? grpcTimeoutMs(headers['grpc-timeout']) : undefined;
 }
 
 /**

@@ -27,13 +27,13 @@ import {
   decodeModelInferRequest,
   encodeForwardedInferResponseFramed,
   encodeInferResponseFramed,
-  grpcTimeoutMs,
-  isPlainUnaryCall,
+  plainUnaryTimeoutMs,
   receivedResponseOf,
   serveH2Unary,
   type EncodedInferResponse,
   type H2UnaryCall,
   type StreamTaker,
+  type UnaryFastPathLimits,
   type UnaryStream,
 } from '../../../../shared/src/grpc/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
@@ -42,17 +42,14 @@ import type { HttpAnswer } from '../../core/http/index.js';
 import { answerMetadataValues, errorMessageOf, grpcCodeOfHttp, H2StreamHeaderReader } from './call-bridge.js';
 import { MODEL_INFER_PATH, answerInferResponse, frontInferAnswer } from './front-infer.js';
 
-export interface FrontInferFastPathOptions {
-  readonly maxReceiveBytes: number;
-  readonly maxSendBytes: number;
+export interface FrontInferFastPathOptions extends UnaryFastPathLimits {
   readonly logger?: Logger | undefined;
 }
 
 /** A taker for node:http2's streams (ahead of grpc-js) and the raw HTTP/2 front's alike (`grpcRawH2`). */
 export function frontInferFastPath(serveInfer: DirectInfer, options: FrontInferFastPathOptions): StreamTaker<UnaryStream> {
   return (stream, headers) => {
-    if (!isPlainUnaryCall(headers, MODEL_INFER_PATH)) return false;
-    const timeoutMs = grpcTimeoutMs(headers['grpc-timeout']);
+    const timeoutMs = plainUnaryTimeoutMs(headers, MODEL_INFER_PATH);
     if (timeoutMs === undefined) return false;
     // grpc-js's deadline: the moment the stream arrived plus the timeout.
     const deadlineAt = Date.now() + timeoutMs;
