@@ -55,6 +55,8 @@ export interface RawH2ClientEvents {
 const LAST_STREAM_ID = 2 ** 31 - 1;
 /** Below this a DATA frame's bytes are copied behind its head (one write); above it they go as they are. */
 const COPY_BELOW_BYTES = 4096;
+/** A turn's frames up to this size are joined into one buffer; more go corked, large payloads uncopied. */
+const JOIN_BELOW_BYTES = 16 * 1024;
 
 export class RawH2ClientConnection {
   private readonly frames: FrameReader;
@@ -76,11 +78,10 @@ export class RawH2ClientConnection {
   private peerMaxHeaderList = Number.POSITIVE_INFINITY;
   private readonly pings: Array<(error?: Error) => void> = [];
   private readonly control: RateBudget;
-  private corked = false;
-  private readonly uncork = (): void => {
-    this.corked = false;
-    this.socket.uncork();
-  };
+  /** This turn's frames, written when the turn ends (`flushTurn`). */
+  private readonly turn: Uint8Array[] = [];
+  private turnBytes = 0;
+  private readonly flushAtTurnEnd = (): void => this.flushTurn();
 
   constructor(
     private readonly socket: Socket,
@@ -172,7 +173,7 @@ export class RawH2ClientConnection {
     this.endReason ??= 'the connection was closed by the gateway';
     this.write(goawayFrame(0, H2Error.NO_ERROR));
     this.refuseWaiting(this.endReason);
-    if (this.streams.size === 0) this.socket.end();
+    if (this.streams.size === 0) this.endSocket();
   }
 
   destroy(reason: string): void {
@@ -341,7 +342,7 @@ export class RawH2ClientConnection {
     if (code !== H2Error.NO_ERROR) {
       this.closeAll(code, this.endReason);
       this.socket.destroy();
-    } else if (this.streams.size === 0 && !this.dead) this.socket.end();
+    } else if (this.streams.size === 0 && !this.dead) this.endSocket();
   }
 
   private onWindowUpdate(streamId: number, payload: Buffer): void {
@@ -407,7 +408,7 @@ export class RawH2ClientConnection {
     } else this.streams.delete(stream.id);
     stream.handler.close(end);
     this.startWaiting();
-    if (this.goingAway && this.streams.size === 0 && !this.dead && !this.socket.destroyed) this.socket.end();
+    if (this.goingAway && this.streams.size === 0 && !this.dead && !this.socket.destroyed) this.endSocket();
   }
 
   private creditConnection(bytes: number): void {
@@ -487,15 +488,37 @@ export class RawH2ClientConnection {
     }
   }
 
-  /** Writes on the socket, corked until the end of this turn: one turn's frames leave in one writev. */
+  /** Frames for the socket, gathered until the end of this turn: one turn's frames leave in one write. */
   private write(bytes: Uint8Array): void {
     if (this.socket.destroyed) return;
-    if (!this.corked) {
-      this.corked = true;
+    if (this.turn.length === 0) process.nextTick(this.flushAtTurnEnd);
+    this.turn.push(bytes);
+    this.turnBytes += bytes.length;
+  }
+
+  /**
+   * A small turn (a call's HEADERS and DATA) is joined into one buffer for one `write`: `writev` of the pieces cost
+   * a system call's worth more (issue 17's profile); a large one goes corked, its tensors uncopied.
+   */
+  private flushTurn(): void {
+    const turn = this.turn;
+    if (turn.length === 0) return;
+    const bytes = this.turnBytes;
+    this.turnBytes = 0;
+    if (this.socket.destroyed) turn.length = 0;
+    else if (turn.length === 1) this.socket.write(turn.pop()!);
+    else if (bytes <= JOIN_BELOW_BYTES) this.socket.write(Buffer.concat(turn.splice(0), bytes));
+    else {
       this.socket.cork();
-      process.nextTick(this.uncork);
+      for (const piece of turn.splice(0)) this.socket.write(piece);
+      this.socket.uncork();
     }
-    this.socket.write(bytes);
+  }
+
+  /** Ends the socket after this turn's frames. */
+  private endSocket(): void {
+    this.flushTurn();
+    this.socket.end();
   }
 
   /** A connection error: GOAWAY with `code`, every stream ended with `reason`, the socket ended. */
@@ -505,7 +528,7 @@ export class RawH2ClientConnection {
     this.write(goawayFrame(0, code));
     this.dead = true;
     this.closeAll(code, this.endReason);
-    this.socket.end();
+    this.endSocket();
     // A peer that does not read our GOAWAY does not keep the socket.
     setTimeout(() => this.socket.destroy(), 1000).unref();
   }
