@@ -14,6 +14,7 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 import { GrpcStatus, TesseraError } from '../errors/index.js';
 import { GRPC_PREFIX_BYTES, cutUnaryMessage, type UnaryFramingProblem } from './grpc-frame.js';
+import { grpcTimeoutMs } from './grpc-timeout.js';
 
 /**
  * The part of a server stream a unary call uses: node:http2's UnaryStream, or the raw HTTP/2
@@ -116,6 +117,20 @@ export function isPlainUnaryCall(headers: IncomingHttpHeaders, path: string): bo
   return headers[':path'] === path && headers[':method'] === 'POST' && isGrpcContentType(headers['content-type']) && isIdentityEncoding(headers['grpc-encoding']);
 }
 
+/** The message limits of a unary fast path (the gateway's front door, the node's ModelInfer). */
+export interface UnaryFastPathLimits {
+  readonly maxReceiveBytes: number;
+  readonly maxSendBytes: number;
+}
+
+/**
+ * A plain unary call to `path` (POST, gRPC content-type, no compression) with a `grpc-timeout` that can be
+ * read: its timeout in ms (Infinity without one). Undefined: not one a fast path takes; grpc-js answers it.
+ */
+export function plainUnaryTimeoutMs(headers: IncomingHttpHeaders, path: string): number | undefined {
+  return isPlainUnaryCall(headers, path) ? grpcTimeoutMs(headers['grpc-timeout']) : undefined;
+}
+
 /**
  * Serves `stream` as a unary call: `onMessage` gets the one request message and the call, and must end
  * it with `fail` or `reply`. Framing problems, an oversized body and the deadline are answered here.
@@ -140,6 +155,23 @@ export function serveH2Unary(stream: UnaryStream, options: H2UnaryOptions, onMes
 /** An OK answer's headers: one frozen object, so the raw front encodes its block once (hpack-encoder.ts). */
 const REPLY_HEADERS = Object.freeze({ ':status': 200, 'content-type': CONTENT_TYPE, 'grpc-encoding': 'identity' });
 const WAIT_FOR_TRAILERS = Object.freeze({ waitForTrailers: true });
+const OK_TRAILER = Object.freeze({ 'grpc-status': '0' });
+
+type Fields = Readonly<Record<string, string | number>>;
+/** Reply headers and OK trailers made from frozen metadata (a gateway's `x-cache: MISS`), frozen in turn: their blocks are encoded once. */
+const madeReplyHeaders = new WeakMap<Fields, Fields>();
+const madeOkTrailers = new WeakMap<Fields, Fields>();
+
+/** `metadata` with `fields` over it: a new object per call, or for frozen metadata one frozen object made once. */
+function withFields(made: WeakMap<Fields, Fields>, metadata: Fields, fields: Fields): Fields {
+  if (!Object.isFrozen(metadata)) return { ...metadata, ...fields };
+  let out = made.get(metadata);
+  if (out === undefined) {
+    out = Object.freeze({ ...metadata, ...fields });
+    made.set(metadata, out);
+  }
+  return out;
+}
 
 function hasFields(metadata: H2Metadata): boolean {
   for (const _ in metadata) return true;
@@ -236,7 +268,7 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
     if (stream.destroyed || stream.closed) return;
     this.trailers = trailers;
     try {
-      stream.respond(hasFields(headers) ? { ...headers, ...REPLY_HEADERS } : REPLY_HEADERS, WAIT_FOR_TRAILERS);
+      stream.respond(hasFields(headers) ? withFields(madeReplyHeaders, headers, REPLY_HEADERS) : REPLY_HEADERS, WAIT_FOR_TRAILERS);
       stream.on('wantTrailers', () => this.sendTrailers());
       // One write for a small answer; a large output goes uncopied after the bytes before it. Corked
       // (end() uncorks): uncorked, the stream sends the first chunk alone and the rest only once it is
@@ -299,7 +331,7 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
   }
 
   private sendTrailers(): void {
-    writeUnlessGone(this.stream, () => this.stream.sendTrailers({ ...this.trailers, 'grpc-status': '0' }));
+    writeUnlessGone(this.stream, () => this.stream.sendTrailers(withFields(madeOkTrailers, this.trailers ?? {}, OK_TRAILER)));
   }
 
   private abort(reason: TesseraError): void {

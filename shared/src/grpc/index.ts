@@ -16,5 +16,6 @@ export * from './infer-response-encoder.js';
 export * from './forwarded-response.js';
 export * from './infer-request-scan.js';
 export * from './grpc-js-internals.js';
+export * from './grpc-listener.js';
 export * from './h2-unary-call.js';
 export * from './in-place-unary.js';

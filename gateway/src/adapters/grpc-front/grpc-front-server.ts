@@ -18,7 +18,7 @@
 import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { Health } from '../../../../shared/src/gen/health_pb.js';
-import { firstTaker, serverServiceDefinition, takeStreamsAhead } from '../../../../shared/src/grpc/index.js';
+import { firstTaker, grpcBindAddress, grpcMessageLimit, serverServiceDefinition, takeStreamsAhead, type GrpcListener } from '../../../../shared/src/grpc/index.js';
 import { rawH2TakingFront, type RawH2Limits, type TakingFront } from '../../../../shared/src/http/raw-http2/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
 import { frontInferFastPath } from './h2-front-infer.js';
@@ -51,22 +51,7 @@ export interface GrpcFrontOptions {
   readonly channelOptions?: ChannelOptions;
 }
 
-export interface GrpcFront {
-  listen(port: number, host?: string): Promise<{ port: number }>;
-  /** Stops accepting calls, lets running ones finish for up to `graceMs`, then cancels the rest. */
-  close(graceMs?: number): Promise<void>;
-  /** Streams the raw HTTP/2 port relayed to grpc-js so far (0 on grpc-js's own port). */
-  relayedStreams(): number;
-}
-
-function bindAddress(host: string, port: number): string {
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
-}
-
-/** A grpc-js message size limit as a byte count (-1 is grpc-js's "no limit"). */
-function messageLimit(value: unknown): number {
-  return typeof value === 'number' && value >= 0 ? value : Number.POSITIVE_INFINITY;
-}
+export type GrpcFront = GrpcListener;
 
 export function createGrpcFront(app: FrontApp, options: GrpcFrontOptions = {}): GrpcFront {
   const serverOptions: ChannelOptions = {
@@ -82,8 +67,8 @@ export function createGrpcFront(app: FrontApp, options: GrpcFrontOptions = {}): 
   };
   const server = new Server(serverOptions);
   const limits = {
-    maxReceiveBytes: messageLimit(serverOptions['grpc.max_receive_message_length']),
-    maxSendBytes: messageLimit(serverOptions['grpc.max_send_message_length']),
+    maxReceiveBytes: grpcMessageLimit(serverOptions['grpc.max_receive_message_length']),
+    maxSendBytes: grpcMessageLimit(serverOptions['grpc.max_send_message_length']),
     logger: options.logger,
   };
   const fastPath = frontInferFastPath(app.serveInfer, limits);
@@ -113,9 +98,9 @@ export function createGrpcFront(app: FrontApp, options: GrpcFrontOptions = {}): 
     });
   return {
     relayedStreams: () => front?.relayedStreams() ?? 0,
-    async listen(port, host = '0.0.0.0') {
+    async listen(port = 0, host = '0.0.0.0') {
       if (options.rawH2 !== true) {
-        const bound = await bind(bindAddress(host, port));
+        const bound = await bind(grpcBindAddress(host, port));
         if (take !== declineAll) takeStreamsAhead(server, take);
         return { port: bound };
       }

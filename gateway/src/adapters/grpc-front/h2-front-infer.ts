@@ -27,13 +27,13 @@ import {
   decodeModelInferRequest,
   encodeForwardedInferResponseFramed,
   encodeInferResponseFramed,
-  grpcTimeoutMs,
-  isPlainUnaryCall,
+  plainUnaryTimeoutMs,
   receivedResponseOf,
   serveH2Unary,
   type EncodedInferResponse,
   type H2UnaryCall,
   type StreamTaker,
+  type UnaryFastPathLimits,
   type UnaryStream,
 } from '../../../../shared/src/grpc/index.js';
 import type { Logger } from '../../../../shared/src/logging/index.js';
@@ -42,17 +42,14 @@ import type { HttpAnswer } from '../../core/http/index.js';
 import { answerMetadataValues, errorMessageOf, grpcCodeOfHttp, H2StreamHeaderReader } from './call-bridge.js';
 import { MODEL_INFER_PATH, answerInferResponse, frontInferAnswer } from './front-infer.js';
 
-export interface FrontInferFastPathOptions {
-  readonly maxReceiveBytes: number;
-  readonly maxSendBytes: number;
+export interface FrontInferFastPathOptions extends UnaryFastPathLimits {
   readonly logger?: Logger | undefined;
 }
 
 /** A taker for node:http2's streams (ahead of grpc-js) and the raw HTTP/2 front's alike (`grpcRawH2`). */
 export function frontInferFastPath(serveInfer: DirectInfer, options: FrontInferFastPathOptions): StreamTaker<UnaryStream> {
   return (stream, headers) => {
-    if (!isPlainUnaryCall(headers, MODEL_INFER_PATH)) return false;
-    const timeoutMs = grpcTimeoutMs(headers['grpc-timeout']);
+    const timeoutMs = plainUnaryTimeoutMs(headers, MODEL_INFER_PATH);
     if (timeoutMs === undefined) return false;
     // grpc-js's deadline: the moment the stream arrived plus the timeout.
     const deadlineAt = Date.now() + timeoutMs;
@@ -89,6 +86,31 @@ function encodedAnswer(answer: HttpAnswer, id: string, hit: boolean): EncodedInf
   return encoded;
 }
 
+const NO_METADATA = Object.freeze({});
+/** `{ 'x-cache': status }`, frozen, one per status the pipeline names (a handful; bounded all the same). */
+const cacheOnlyMetadata = new Map<string, Readonly<Record<string, string>>>();
+
+function cacheOnly(status: string): Readonly<Record<string, string>> {
+  let metadata = cacheOnlyMetadata.get(status);
+  if (metadata === undefined) {
+    if (cacheOnlyMetadata.size >= 16) cacheOnlyMetadata.clear();
+    metadata = Object.freeze({ 'x-cache': status });
+    cacheOnlyMetadata.set(status, metadata);
+  }
+  return metadata;
+}
+
+/**
+ * A miss's or hit's trailing metadata is most often `x-cache` alone: then the frozen one, so its answer's
+ * headers and trailers are encoded once (shared/src/grpc/h2-unary-call.ts) instead of per call.
+ */
+function frozenWhenCacheOnly(metadata: Record<string, string>): Readonly<Record<string, string>> {
+  const status = metadata['x-cache'];
+  if (status === undefined) return metadata;
+  for (const name in metadata) if (name !== 'x-cache') return metadata;
+  return cacheOnly(status);
+}
+
 async function run(
   serveInfer: DirectInfer,
   options: FrontInferFastPathOptions,
@@ -101,7 +123,7 @@ async function run(
     // Decoded before anything else, as grpc-js's deserializer does: undecodable bytes are INVALID_ARGUMENT even unauthenticated.
     const msg = decodeModelInferRequest(message);
     const answer = await frontInferAnswer(serveInfer, msg, message, new H2StreamHeaderReader(streamHeaders, deadlineAt), call, MODEL_INFER_PATH);
-    const metadata = answerMetadataValues(answer.headers);
+    const metadata = frozenWhenCacheOnly(answerMetadataValues(answer.headers));
     if (answer.status !== 200) {
       call.fail(grpcCodeOfHttp(answer.status), errorMessageOf(answer.body, answer.status), metadata);
       return;
@@ -113,7 +135,7 @@ async function run(
     }
     // x-cache also as initial metadata, for clients that only read headers (as the grpc-js handler sends it).
     const cacheStatus = metadata['x-cache'];
-    call.reply(encoded.chunks, cacheStatus === undefined ? {} : { 'x-cache': cacheStatus }, metadata);
+    call.reply(encoded.chunks, cacheStatus === undefined ? NO_METADATA : cacheOnly(cacheStatus), metadata);
   } catch (error) {
     const tessera = toTesseraError(error);
     const code = grpcStatusOf(tessera.code);

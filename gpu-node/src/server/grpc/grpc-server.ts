@@ -6,7 +6,7 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { ChannelOptions } from '@grpc/grpc-js';
 import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb.js';
 import { Health } from '../../../../shared/src/gen/health_pb.js';
-import { serverServiceDefinition, takeStreamsAhead } from '../../../../shared/src/grpc/index.js';
+import { grpcBindAddress, grpcMessageLimit, serverServiceDefinition, takeStreamsAhead, type GrpcListener } from '../../../../shared/src/grpc/index.js';
 import type { NodeCore } from '../../server-api/index.js';
 import { healthServiceImplementation, healthUnaryLogic } from './health-service.js';
 import { inferenceServiceImplementation, inferenceUnaryLogic } from './inference-service.js';
@@ -64,23 +64,7 @@ export interface GrpcServerOptions {
   readonly channelOptions?: ChannelOptions;
 }
 
-export interface GrpcServer {
-  /** Binds and starts serving; port 0 picks a free port, which the result reports. */
-  listen(port?: number, host?: string): Promise<{ port: number }>;
-  /** Stops accepting calls, lets running ones finish for up to `graceMs`, then cancels the rest. */
-  close(graceMs?: number): Promise<void>;
-  /** Streams the raw front passed on to grpc-js (0 without the front). */
-  relayedStreams(): number;
-}
-
-function bindAddress(host: string, port: number): string {
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
-}
-
-/** A grpc-js message size limit as a byte count (-1 is grpc-js's "no limit"). */
-function messageLimit(value: unknown): number {
-  return typeof value === 'number' && value >= 0 ? value : Number.POSITIVE_INFINITY;
-}
+export type GrpcServer = GrpcListener;
 
 export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}): GrpcServer {
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -95,8 +79,8 @@ export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}
   const server = new Server(serverOptions);
   const restrictions = options.restrictedProtocols ?? NO_RESTRICTIONS;
   const fastPathLimits = {
-    maxReceiveBytes: messageLimit(serverOptions['grpc.max_receive_message_length']),
-    maxSendBytes: messageLimit(serverOptions['grpc.max_send_message_length']),
+    maxReceiveBytes: grpcMessageLimit(serverOptions['grpc.max_receive_message_length']),
+    maxSendBytes: grpcMessageLimit(serverOptions['grpc.max_send_message_length']),
     restriction: restrictions.get('inference'),
   };
   const streamOptions = { maxInflightPerStream: options.maxInflightPerStream ?? 64 };
@@ -128,7 +112,7 @@ export function createGrpcServer(core: NodeCore, options: GrpcServerOptions = {}
     relayedStreams: () => front?.relayedStreams() ?? 0,
     async listen(port = DEFAULT_GRPC_PORT, host = '0.0.0.0') {
       if (options.rawH2Front === false) {
-        const boundPort = await bind(bindAddress(host, port));
+        const boundPort = await bind(grpcBindAddress(host, port));
         if (fastPath !== undefined) takeStreamsAhead(server, fastPath);
         return { port: boundPort };
       }

@@ -27,15 +27,15 @@ import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb
 import {
   decodeModelInferRequest,
   encodeInferResponseFramed,
-  grpcTimeoutMs,
   inferRequestFromProto,
-  isPlainUnaryCall,
+  plainUnaryTimeoutMs,
   serveH2Unary,
   type EncodedInferResponse,
   type H2Metadata,
   type H2UnaryCall,
   type H2UnaryOptions,
   type StreamTaker,
+  type UnaryFastPathLimits,
   type UnaryStream,
 } from '../../../../shared/src/grpc/index.js';
 import { TRACEPARENT_HEADER } from '../../../../shared/src/tracing/index.js';
@@ -53,9 +53,7 @@ export const MODEL_INFER_PATH = `/${GRPCInferenceService.typeName}/${GRPCInferen
  */
 export const OUTPUT_VIEW_BYTES = 1024;
 
-export interface ModelInferFastPathOptions {
-  readonly maxReceiveBytes: number;
-  readonly maxSendBytes: number;
+export interface ModelInferFastPathOptions extends UnaryFastPathLimits {
   /** --grpc-restricted-protocol's inference restriction: a call without its metadata is left to grpc-js, which refuses it. */
   readonly restriction?: Restriction | undefined;
 }
@@ -63,10 +61,9 @@ export interface ModelInferFastPathOptions {
 /** Takes a node:http2 stream (grpc-js's server) or a raw front stream (raw-h2-front.ts) alike. */
 export function modelInferFastPath(core: NodeCore, options: ModelInferFastPathOptions): StreamTaker<UnaryStream> {
   return (stream, headers) => {
-    if (!isPlainUnaryCall(headers, MODEL_INFER_PATH)) return false;
-    if (options.restriction !== undefined && !allowedBy(options.restriction, headers[options.restriction.header])) return false;
-    const timeoutMs = grpcTimeoutMs(headers['grpc-timeout']);
+    const timeoutMs = plainUnaryTimeoutMs(headers, MODEL_INFER_PATH);
     if (timeoutMs === undefined) return false;
+    if (options.restriction !== undefined && !allowedBy(options.restriction, headers[options.restriction.header])) return false;
     const infer = new FastModelInfer(core, options, headers, timeoutMs);
     serveH2Unary(stream, infer, (message, call) => void infer.run(message, call));
     return true;

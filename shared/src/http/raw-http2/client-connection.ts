@@ -36,7 +36,8 @@ import {
   unpadded,
   writeFrameHead,
 } from './frame.js';
-import { HpackDecoder, HpackError, type HeaderField } from './hpack-decoder.js';
+import { FrameReader } from './frame-reader.js';
+import { HpackDecoder, type HeaderField } from './hpack-decoder.js';
 import { RateBudget } from './rate-budget.js';
 import { RawH2ClientRefusal, type RawH2ClientLimits } from './client-limits.js';
 import { RawH2ClientStream, type ClientStreamEnd, type ClientStreamHandler, type RequestBlock, type ResponseFields } from './client-stream.js';
@@ -50,21 +51,15 @@ export interface RawH2ClientEvents {
   close(reason: string): void;
 }
 
-interface PartialBlock {
-  readonly streamId: number;
-  readonly endStream: boolean;
-  readonly parts: Buffer[];
-  bytes: number;
-}
-
-const EMPTY = Buffer.alloc(0);
 /** Client stream ids are odd and below 2^31. */
 const LAST_STREAM_ID = 2 ** 31 - 1;
 /** Below this a DATA frame's bytes are copied behind its head (one write); above it they go as they are. */
 const COPY_BELOW_BYTES = 4096;
+/** A turn's frames up to this size are joined into one buffer; more go corked, large payloads uncopied. */
+const JOIN_BELOW_BYTES = 16 * 1024;
 
 export class RawH2ClientConnection {
-  private pending: Buffer = EMPTY;
+  private readonly frames: FrameReader;
   private settingsRead = false;
   private dead = false;
   private goingAway = false;
@@ -73,7 +68,6 @@ export class RawH2ClientConnection {
   private readonly streams = new Map<number, RawH2ClientStream>();
   private readonly waiting: RawH2ClientStream[] = [];
   private nextStreamId = 1;
-  private partial: PartialBlock | undefined = undefined;
   private sendWindow = DEFAULT_WINDOW;
   private receiveWindow: number;
   private uncredited = 0;
@@ -84,11 +78,10 @@ export class RawH2ClientConnection {
   private peerMaxHeaderList = Number.POSITIVE_INFINITY;
   private readonly pings: Array<(error?: Error) => void> = [];
   private readonly control: RateBudget;
-  private corked = false;
-  private readonly uncork = (): void => {
-    this.corked = false;
-    this.socket.uncork();
-  };
+  /** This turn's frames, written when the turn ends (`flushTurn`). */
+  private readonly turn: Uint8Array[] = [];
+  private turnBytes = 0;
+  private readonly flushAtTurnEnd = (): void => this.flushTurn();
 
   constructor(
     private readonly socket: Socket,
@@ -100,7 +93,16 @@ export class RawH2ClientConnection {
     this.receiveWindow = Math.max(limits.windowBytes, DEFAULT_WINDOW);
     this.control = new RateBudget(limits.controlBurst, limits.controlPerSecond);
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.read(chunk));
+    this.frames = new FrameReader(
+      {
+        frame: (type, flags, streamId, payload) => this.onFrame(type, flags, streamId, payload),
+        headerBlock: (streamId, block, endStream) => this.onHeaderBlock(streamId, block, endStream),
+        connectionError: (code, reason) => this.fail(code, reason),
+      },
+      limits.maxHeaderListBytes,
+      { expectPreface: false },
+    );
+    socket.on('data', (chunk: Buffer) => this.frames.read(chunk));
     socket.on('error', (error: Error) => {
       this.endReason ??= error.message;
       socket.destroy();
@@ -171,7 +173,7 @@ export class RawH2ClientConnection {
     this.endReason ??= 'the connection was closed by the gateway';
     this.write(goawayFrame(0, H2Error.NO_ERROR));
     this.refuseWaiting(this.endReason);
-    if (this.streams.size === 0) this.socket.end();
+    if (this.streams.size === 0) this.endSocket();
   }
 
   destroy(reason: string): void {
@@ -181,41 +183,10 @@ export class RawH2ClientConnection {
 
   // Reading
 
-  private read(chunk: Buffer): void {
-    if (this.dead) return;
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
-    try {
-      this.readFrames();
-    } catch (error) {
-      if (error instanceof HpackError) this.fail(H2Error.COMPRESSION_ERROR, `bad HPACK from the peer: ${error.message}`);
-      else throw error;
-    }
-  }
-
-  private readFrames(): void {
-    let at = 0;
-    const pending = this.pending;
-    while (!this.dead && pending.length - at >= FRAME_HEAD_BYTES) {
-      const length = (pending[at]! << 16) | (pending[at + 1]! << 8) | pending[at + 2]!;
-      // We never raise SETTINGS_MAX_FRAME_SIZE: a larger frame is a connection error (RFC 9113 §4.2).
-      if (length > MAX_FRAME_BYTES) return this.fail(H2Error.FRAME_SIZE_ERROR, `a frame of ${length} bytes`);
-      if (pending.length - at < FRAME_HEAD_BYTES + length) break;
-      const type = pending[at + 3]!;
-      const flags = pending[at + 4]!;
-      const streamId = pending.readUInt32BE(at + 5) & 0x7fffffff;
-      this.onFrame(type, flags, streamId, pending.subarray(at + FRAME_HEAD_BYTES, at + FRAME_HEAD_BYTES + length));
-      at += FRAME_HEAD_BYTES + length;
-    }
-    this.pending = this.dead ? EMPTY : pending.subarray(at);
-  }
-
   private onFrame(type: number, flags: number, streamId: number, payload: Buffer): void {
     if (!this.settingsRead && (type !== FrameType.SETTINGS || (flags & Flag.ACK) !== 0)) {
       // The server's preface is a SETTINGS frame (RFC 9113 §3.4).
       return this.fail(H2Error.PROTOCOL_ERROR, 'the peer did not start with SETTINGS (not an HTTP/2 server?)');
-    }
-    if (this.partial !== undefined && (type !== FrameType.CONTINUATION || streamId !== this.partial.streamId)) {
-      return this.fail(H2Error.PROTOCOL_ERROR, 'a frame inside a header block');
     }
     switch (type) {
       case FrameType.DATA:
@@ -223,7 +194,7 @@ export class RawH2ClientConnection {
       case FrameType.HEADERS:
         return this.onHeaders(flags, streamId, payload);
       case FrameType.CONTINUATION:
-        return this.onContinuation(flags, streamId, payload);
+        return this.frames.continuation(flags, streamId, payload);
       case FrameType.PRIORITY:
         if (streamId === 0) return this.fail(H2Error.PROTOCOL_ERROR, 'PRIORITY on stream 0');
         if (payload.length !== 5) return this.fail(H2Error.FRAME_SIZE_ERROR, 'a PRIORITY frame of the wrong size');
@@ -269,30 +240,7 @@ export class RawH2ClientConnection {
 
   private onHeaders(flags: number, streamId: number, payload: Buffer): void {
     if (!this.opened(streamId)) return this.fail(H2Error.PROTOCOL_ERROR, `HEADERS on stream ${streamId}, which we never opened`);
-    let block = unpadded(flags, payload);
-    if (block === undefined) return this.fail(H2Error.PROTOCOL_ERROR, 'bad HEADERS padding');
-    if ((flags & Flag.PRIORITY) !== 0) {
-      if (block.length < 5) return this.fail(H2Error.FRAME_SIZE_ERROR, 'a HEADERS priority past the frame');
-      block = block.subarray(5);
-    }
-    const endStream = (flags & Flag.END_STREAM) !== 0;
-    if ((flags & Flag.END_HEADERS) !== 0) return this.onHeaderBlock(streamId, block, endStream);
-    this.partial = { streamId, endStream, parts: [block], bytes: block.length };
-    if (block.length > this.limits.maxHeaderListBytes) this.fail(H2Error.ENHANCE_YOUR_CALM, 'a header block over the limit');
-  }
-
-  private onContinuation(flags: number, streamId: number, payload: Buffer): void {
-    const partial = this.partial;
-    if (partial === undefined || streamId !== partial.streamId) return this.fail(H2Error.PROTOCOL_ERROR, 'CONTINUATION outside a header block');
-    partial.parts.push(payload);
-    partial.bytes += payload.length;
-    // A block larger than the list may decode to is a flood, however it is cut (empty frames count by their heads).
-    if (partial.bytes + FRAME_HEAD_BYTES * partial.parts.length > this.limits.maxHeaderListBytes) {
-      return this.fail(H2Error.ENHANCE_YOUR_CALM, `a header block over ${this.limits.maxHeaderListBytes} bytes (CONTINUATION flood)`);
-    }
-    if ((flags & Flag.END_HEADERS) === 0) return;
-    this.partial = undefined;
-    this.onHeaderBlock(streamId, Buffer.concat(partial.parts, partial.bytes), partial.endStream);
+    this.frames.headers(flags, streamId, payload);
   }
 
   private onHeaderBlock(streamId: number, block: Buffer, endStream: boolean): void {
@@ -394,7 +342,7 @@ export class RawH2ClientConnection {
     if (code !== H2Error.NO_ERROR) {
       this.closeAll(code, this.endReason);
       this.socket.destroy();
-    } else if (this.streams.size === 0 && !this.dead) this.socket.end();
+    } else if (this.streams.size === 0 && !this.dead) this.endSocket();
   }
 
   private onWindowUpdate(streamId: number, payload: Buffer): void {
@@ -460,7 +408,7 @@ export class RawH2ClientConnection {
     } else this.streams.delete(stream.id);
     stream.handler.close(end);
     this.startWaiting();
-    if (this.goingAway && this.streams.size === 0 && !this.dead && !this.socket.destroyed) this.socket.end();
+    if (this.goingAway && this.streams.size === 0 && !this.dead && !this.socket.destroyed) this.endSocket();
   }
 
   private creditConnection(bytes: number): void {
@@ -540,15 +488,37 @@ export class RawH2ClientConnection {
     }
   }
 
-  /** Writes on the socket, corked until the end of this turn: one turn's frames leave in one writev. */
+  /** Frames for the socket, gathered until the end of this turn: one turn's frames leave in one write. */
   private write(bytes: Uint8Array): void {
     if (this.socket.destroyed) return;
-    if (!this.corked) {
-      this.corked = true;
+    if (this.turn.length === 0) process.nextTick(this.flushAtTurnEnd);
+    this.turn.push(bytes);
+    this.turnBytes += bytes.length;
+  }
+
+  /**
+   * A small turn (a call's HEADERS and DATA) is joined into one buffer for one `write`: `writev` of the pieces cost
+   * a system call's worth more (issue 17's profile); a large one goes corked, its tensors uncopied.
+   */
+  private flushTurn(): void {
+    const turn = this.turn;
+    if (turn.length === 0) return;
+    const bytes = this.turnBytes;
+    this.turnBytes = 0;
+    if (this.socket.destroyed) turn.length = 0;
+    else if (turn.length === 1) this.socket.write(turn.pop()!);
+    else if (bytes <= JOIN_BELOW_BYTES) this.socket.write(Buffer.concat(turn.splice(0), bytes));
+    else {
       this.socket.cork();
-      process.nextTick(this.uncork);
+      for (const piece of turn.splice(0)) this.socket.write(piece);
+      this.socket.uncork();
     }
-    this.socket.write(bytes);
+  }
+
+  /** Ends the socket after this turn's frames. */
+  private endSocket(): void {
+    this.flushTurn();
+    this.socket.end();
   }
 
   /** A connection error: GOAWAY with `code`, every stream ended with `reason`, the socket ended. */
@@ -557,15 +527,15 @@ export class RawH2ClientConnection {
     this.endReason ??= `the node broke the protocol: ${reason}`;
     this.write(goawayFrame(0, code));
     this.dead = true;
-    this.partial = undefined;
     this.closeAll(code, this.endReason);
-    this.socket.end();
+    this.endSocket();
     // A peer that does not read our GOAWAY does not keep the socket.
     setTimeout(() => this.socket.destroy(), 1000).unref();
   }
 
   private closeAll(code: number, reason: string): void {
     this.dead = true;
+    this.frames.stop();
     this.refuseWaiting(reason);
     for (const stream of [...this.streams.values()]) this.closeStream(stream, { code, refused: false, sent: true, by: 'connection', reason });
   }

@@ -5,6 +5,7 @@
  * HEADERS are written, so streams waiting for the peer's MAX_CONCURRENT_STREAMS have none.
  */
 import { encodeHeaderBlock, type OutgoingFields } from './hpack-encoder.js';
+import { STATIC_NAME_INDEX } from './static-table.js';
 
 /** The answer's header fields by name (the first value of a repeated name), `:status` included. */
 export type ResponseFields = Record<string, string>;
@@ -45,11 +46,25 @@ const FIELD_OVERHEAD = 32;
 const PREFIX_CACHE_LIMIT = 256;
 const prefixes = new Map<string, RequestBlock>();
 
+/** An HPACK string's length fits its 7-bit prefix below this: one byte (RFC 7541 §5.1). */
+const ONE_BYTE_LENGTH = 0x7f;
+/** `name` as a literal header name without indexing (RFC 7541 §6.2.2, new name), by name. */
+const nameLiterals = new Map<string, Buffer>();
+
 /**
  * The header block of a request: the pseudo-headers and `fixed` fields encoded once per (authority,
- * path) and cached, `varying` fields (deadlines, trace context) appended per call.
+ * path) and cached; `varying` fields (trace context) appended per call, then the one field every call
+ * has a value of its own for (`grpc-timeout`), written straight after them: no fields object, no second
+ * block to join.
  */
-export function requestBlock(authority: string, path: string, fixed: OutgoingFields, varying: Readonly<Record<string, string>>): RequestBlock {
+export function requestBlock(
+  authority: string,
+  path: string,
+  fixed: OutgoingFields,
+  name: string,
+  value: string,
+  varying?: Readonly<Record<string, string>>,
+): RequestBlock {
   const key = `${authority} ${path}`;
   let prefix = prefixes.get(key);
   if (prefix === undefined) {
@@ -58,8 +73,28 @@ export function requestBlock(authority: string, path: string, fixed: OutgoingFie
     if (prefixes.size >= PREFIX_CACHE_LIMIT) prefixes.clear();
     prefixes.set(key, prefix);
   }
-  const rest = encodeHeaderBlock(varying);
-  return { block: rest.length === 0 ? prefix.block : Buffer.concat([prefix.block, rest]), listBytes: prefix.listBytes + listBytesOf(varying) };
+  const head = varying === undefined ? prefix.block : Buffer.concat([prefix.block, encodeHeaderBlock(varying)]);
+  const listBytes = prefix.listBytes + name.length + value.length + FIELD_OVERHEAD + (varying === undefined ? 0 : listBytesOf(varying));
+  const literal = nameLiteral(name);
+  if (literal === undefined || value.length >= ONE_BYTE_LENGTH) return { block: Buffer.concat([head, encodeHeaderBlock({ [name]: value })]), listBytes };
+  const block = Buffer.allocUnsafe(head.length + literal.length + 1 + value.length);
+  head.copy(block, 0);
+  literal.copy(block, head.length);
+  block[head.length + literal.length] = value.length;
+  block.write(value, head.length + literal.length + 1, 'latin1');
+  return { block, listBytes };
+}
+
+/** A short name's literal (0x00, its length, its bytes), encoded once; undefined for a long one or one the static table has. */
+function nameLiteral(name: string): Buffer | undefined {
+  let literal = nameLiterals.get(name);
+  if (literal === undefined) {
+    if (name.length >= ONE_BYTE_LENGTH || STATIC_NAME_INDEX.has(name)) return undefined;
+    literal = Buffer.concat([Buffer.of(0x00, name.length), Buffer.from(name, 'latin1')]);
+    if (nameLiterals.size >= PREFIX_CACHE_LIMIT) nameLiterals.clear();
+    nameLiterals.set(name, literal);
+  }
+  return literal;
 }
 
 function listBytesOf(fields: OutgoingFields): number {

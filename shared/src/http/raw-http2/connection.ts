@@ -17,9 +17,7 @@
  */
 import type { Socket } from 'node:net';
 import {
-  CLIENT_PREFACE,
   DEFAULT_WINDOW,
-  FRAME_HEAD_BYTES,
   Flag,
   FrameType,
   H2Error,
@@ -34,7 +32,8 @@ import {
   windowUpdateFrame,
   unpadded,
 } from './frame.js';
-import { HpackDecoder, HpackError } from './hpack-decoder.js';
+import { FrameReader } from './frame-reader.js';
+import { HpackDecoder } from './hpack-decoder.js';
 import { encodeHeaderBlock, type OutgoingFields } from './hpack-encoder.js';
 import { RateBudget } from './rate-budget.js';
 import { RawH2Stream, type StreamOwner } from './raw-stream.js';
@@ -75,21 +74,11 @@ export const DEFAULT_RAW_H2_LIMITS: RawH2Limits = {
 
 export type StreamHandler = (stream: RawH2Stream, headers: RequestHeaders) => void;
 
-/** A header block waiting for its CONTINUATION frames. */
-interface PartialBlock {
-  readonly streamId: number;
-  readonly endStream: boolean;
-  readonly parts: Buffer[];
-  bytes: number;
-}
-
-const EMPTY = Buffer.alloc(0);
 /** Stream ids reset by us that are remembered (a bounded memory: older ones get STREAM_CLOSED again). */
 const RESET_MEMORY = 256;
 
 export class RawH2Connection implements StreamOwner {
-  private pending: Buffer = EMPTY;
-  private prefaceRead = false;
+  private readonly frames: FrameReader;
   private settingsRead = false;
   /** The peer acknowledged our SETTINGS: from then on it knows our stream limit. */
   private settingsAcked = false;
@@ -100,7 +89,6 @@ export class RawH2Connection implements StreamOwner {
   private readonly streams = new Map<number, RawH2Stream>();
   private readonly resetByUs = new Set<number>();
   private lastStreamId = 0;
-  private partial: PartialBlock | undefined = undefined;
   private sendWindow = DEFAULT_WINDOW;
   private peerInitialWindow = DEFAULT_WINDOW;
   private receiveWindow: number;
@@ -123,7 +111,16 @@ export class RawH2Connection implements StreamOwner {
     this.receiveWindow = limits.windowBytes;
     this.control = new RateBudget(limits.controlBurst, limits.controlPerSecond);
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.read(chunk));
+    this.frames = new FrameReader(
+      {
+        frame: (type, flags, streamId, payload) => this.onFrame(type, flags, streamId, payload),
+        headerBlock: (streamId, block, endStream) => this.onHeaderBlock(streamId, block, endStream),
+        connectionError: (code) => this.fail(code),
+      },
+      limits.maxHeaderListBytes,
+      { expectPreface: true },
+    );
+    socket.on('data', (chunk: Buffer) => this.frames.read(chunk));
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
       this.closeAll();
@@ -203,41 +200,6 @@ export class RawH2Connection implements StreamOwner {
 
   // Reading
 
-  private read(chunk: Buffer): void {
-    if (this.dead) return;
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
-    try {
-      this.readFrames();
-    } catch (error) {
-      if (error instanceof HpackError) this.fail(H2Error.COMPRESSION_ERROR);
-      else throw error;
-    }
-  }
-
-  private readFrames(): void {
-    if (!this.prefaceRead) {
-      const have = Math.min(this.pending.length, CLIENT_PREFACE.length);
-      if (!this.pending.subarray(0, have).equals(CLIENT_PREFACE.subarray(0, have))) return this.fail(H2Error.PROTOCOL_ERROR);
-      if (have < CLIENT_PREFACE.length) return;
-      this.prefaceRead = true;
-      this.pending = this.pending.subarray(CLIENT_PREFACE.length);
-    }
-    let at = 0;
-    const pending = this.pending;
-    while (!this.dead && pending.length - at >= FRAME_HEAD_BYTES) {
-      const length = (pending[at]! << 16) | (pending[at + 1]! << 8) | pending[at + 2]!;
-      // We never raise SETTINGS_MAX_FRAME_SIZE: a larger frame is a connection error (RFC 9113 §4.2).
-      if (length > MAX_FRAME_BYTES) return this.fail(H2Error.FRAME_SIZE_ERROR);
-      if (pending.length - at < FRAME_HEAD_BYTES + length) break;
-      const type = pending[at + 3]!;
-      const flags = pending[at + 4]!;
-      const streamId = pending.readUInt32BE(at + 5) & 0x7fffffff;
-      this.onFrame(type, flags, streamId, pending.subarray(at + FRAME_HEAD_BYTES, at + FRAME_HEAD_BYTES + length));
-      at += FRAME_HEAD_BYTES + length;
-    }
-    this.pending = this.dead ? EMPTY : pending.subarray(at);
-  }
-
   private onFrame(type: number, flags: number, streamId: number, payload: Buffer): void {
     if (!this.settingsRead) {
       // The preface's SETTINGS comes first (RFC 9113 §3.4).
@@ -245,14 +207,13 @@ export class RawH2Connection implements StreamOwner {
       this.settingsRead = true;
       clearTimeout(this.prefaceTimer);
     }
-    if (this.partial !== undefined && (type !== FrameType.CONTINUATION || streamId !== this.partial.streamId)) return this.fail(H2Error.PROTOCOL_ERROR);
     switch (type) {
       case FrameType.DATA:
         return this.onData(flags, streamId, payload);
       case FrameType.HEADERS:
         return this.onHeaders(flags, streamId, payload);
       case FrameType.CONTINUATION:
-        return this.onContinuation(flags, streamId, payload);
+        return this.frames.continuation(flags, streamId, payload);
       case FrameType.PRIORITY:
         if (streamId === 0) return this.fail(H2Error.PROTOCOL_ERROR);
         if (payload.length !== 5) return this.fail(H2Error.FRAME_SIZE_ERROR);
@@ -313,28 +274,7 @@ export class RawH2Connection implements StreamOwner {
 
   private onHeaders(flags: number, streamId: number, payload: Buffer): void {
     if (streamId === 0 || streamId % 2 === 0) return this.fail(H2Error.PROTOCOL_ERROR);
-    let block = unpadded(flags, payload);
-    if (block === undefined) return this.fail(H2Error.PROTOCOL_ERROR);
-    if ((flags & Flag.PRIORITY) !== 0) {
-      if (block.length < 5) return this.fail(H2Error.FRAME_SIZE_ERROR);
-      block = block.subarray(5);
-    }
-    const endStream = (flags & Flag.END_STREAM) !== 0;
-    if ((flags & Flag.END_HEADERS) !== 0) return this.onHeaderBlock(streamId, block, endStream);
-    this.partial = { streamId, endStream, parts: [block], bytes: block.length };
-    if (block.length > this.limits.maxHeaderListBytes) this.fail(H2Error.ENHANCE_YOUR_CALM);
-  }
-
-  private onContinuation(flags: number, streamId: number, payload: Buffer): void {
-    const partial = this.partial;
-    if (partial === undefined || streamId !== partial.streamId) return this.fail(H2Error.PROTOCOL_ERROR);
-    partial.parts.push(payload);
-    partial.bytes += payload.length;
-    // A block larger than the list may decode to is a flood, however it is cut (empty CONTINUATIONs count by their heads).
-    if (partial.bytes + FRAME_HEAD_BYTES * partial.parts.length > this.limits.maxHeaderListBytes) return this.fail(H2Error.ENHANCE_YOUR_CALM);
-    if ((flags & Flag.END_HEADERS) === 0) return;
-    this.partial = undefined;
-    this.onHeaderBlock(streamId, Buffer.concat(partial.parts, partial.bytes), partial.endStream);
+    this.frames.headers(flags, streamId, payload);
   }
 
   private onHeaderBlock(streamId: number, block: Buffer, endStream: boolean): void {
@@ -531,7 +471,6 @@ export class RawH2Connection implements StreamOwner {
     if (this.dead) return;
     this.write(goawayFrame(this.lastStreamId, code));
     this.dead = true;
-    this.partial = undefined;
     this.closeAll();
     this.output.end();
     // A peer that does not read our GOAWAY does not keep the socket.
@@ -540,6 +479,7 @@ export class RawH2Connection implements StreamOwner {
 
   private closeAll(): void {
     this.dead = true;
+    this.frames.stop();
     for (const stream of [...this.streams.values()]) this.closeStream(stream, H2Error.CANCEL);
   }
 }
