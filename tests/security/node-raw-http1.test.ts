@@ -73,6 +73,29 @@ describe('raw HTTP/1.1 front door against hostile requests', () => {
     expect(fronted.rawServed.slice(before)).toEqual(['/raw0 ok']);
   });
 
+  // Each connection remembers its last head and skips reading a byte-identical one (head-memo.ts): a head that
+  // differs from the served one in a single byte must be read afresh, never taken for the remembered one.
+  const served = head('Content-Length: 3\r\nX-A: ab\r\n', 'abc');
+  it.each([
+    ['a signed Content-Length', head('Content-Length:+3\r\nX-A: ab\r\n', 'abc')],
+    ['a NUL in a header value', head('Content-Length: 3\r\nX-A: \0b\r\n', 'abc')],
+    ['a bare CR', head('Content-Length: 3\r\nX-A: \rb\r\n', 'abc')],
+  ])('hands %s to node:http unread right after a served head one byte away from it', async (_name, bytes) => {
+    expect(bytes.length).toBe(served.length);
+    const before = fronted.rawServed.length;
+    const [want, got] = await Promise.all([exchange(plain.port, [bytes]), exchange(fronted.port, [served + bytes], { answers: 2 })]);
+    expect(got.text.startsWith('HTTP/1.1 200 OK\r\n')).toBe(true);
+    expect(got.text.endsWith(`raw /raw abc${want.text}`)).toBe(true);
+    expect(fronted.rawServed.slice(before)).toEqual(['/raw abc']);
+  });
+
+  it('reads a new Content-Length in a head otherwise the same as the served one', async () => {
+    const before = fronted.rawServed.length;
+    const out = await exchange(fronted.port, [served + head('Content-Length: 5\r\nX-A: ab\r\n', 'abcde') + served], { answers: 3 });
+    expect(out.text.match(/raw \/raw [a-z]+/g)).toEqual(['raw /raw abc', 'raw /raw abcde', 'raw /raw abc']);
+    expect(fronted.rawServed.slice(before)).toEqual(['/raw abc', '/raw abcde', '/raw abc']);
+  });
+
   it.each([
     ['a head', 'POST /raw HTTP/1.1\r\nHost: x\r\n'],
     ['a body', head('Content-Length: 5\r\n', 'ab')],
