@@ -58,9 +58,7 @@ export function createLlmRawUpstream(options: LlmRawUpstreamOptions = {}): LlmUp
       const reader = new RawAnswerReader({
         head: (head) => {
           settled = answered = true;
-          // Cleared once this read's bytes (the stream's first event, in the same read) are relayed: not before them.
-          // `settled` keeps the timer from failing the call meanwhile.
-          queueMicrotask(() => clearTimeout(timer));
+          clearTimeout(timer);
           const response: LlmUpstreamResponse = { status: head.status, headers: head.headers, body };
           // Before the body's first bytes (they follow in this read): a stream started here gets them directly.
           request.onAnswer?.(response);
