@@ -10,8 +10,8 @@
  * learns nothing of other tenants' models) -> request rate limit -> prompt tokens charged (429; on a
  * bound, the count settled after the first event: prompt-charge.ts) -> the completion cache
  * (deterministic, non-streamed, tier opt-in) -> admission, node, relay. A streamed request on the node:http
- * fast path is sent to its node while the rate limit and prompt tokens are decided, and refused before
- * any byte reaches the client when they say no (admission-overlap.ts).
+ * fast path is sent to its node first, the rate limit and prompt tokens decided after the turn that writes it, and
+ * refused before any byte reaches the client when they say no (admission-overlap.ts).
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { TokenCounter } from '../../../../shared/src/llm/token-counter.js';
