@@ -46,16 +46,15 @@ new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) gcs.push([perfOriginNs + entry.startTime * 1e6, entry.duration, entry.detail?.kind ?? 0]);
 }).observe({ entryTypes: ['gc'] });
 
-const emit = http.Server.prototype.emit;
-http.Server.prototype.emit = function (event, req) {
-  if (event === 'request' && req.method === 'POST') {
+/** Starts a request's marks at `socket` (its first write after the node's headers is the first event). */
+function beginRequest(socket, headerCount) {
+  {
     // [13]: the first write of any kind (a node's answer, when the probe is loaded into the node); [14]: header count.
-    const mark = [nowNs(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, req.rawHeaders.length / 2];
+    const mark = [nowNs(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, headerCount];
     const cost = [costOf()];
     marks.push(mark);
     costs.push(cost);
     current = mark;
-    const socket = req.socket;
     const write = socket.write;
     // The first write after the node's headers is the first event (the status line goes with it).
     socket.write = function (...args) {
@@ -72,6 +71,30 @@ http.Server.prototype.emit = function (event, req) {
       return write.apply(this, args);
     };
   }
+}
+
+// The raw HTTP/1.1 front door (shared/src/http/raw-http1) reads its sockets itself and emits no 'request': a
+// request starts at the socket read whose bytes begin with `POST ` (its head; the body comes with it or after).
+// That is earlier than node:http's 'request' event, which comes after node:http has parsed the head.
+const rawSockets = new WeakSet();
+const emit = http.Server.prototype.emit;
+http.Server.prototype.emit = function (event, req) {
+  if (event === 'connection' && process.env.TTFT_MARKS_PER_PID !== '1') {
+    const socket = req;
+    const socketEmit = socket.emit;
+    socket.emit = function (name, chunk) {
+      if (name === 'data' && Buffer.isBuffer(chunk) && chunk[0] === 0x50 && chunk.toString('latin1', 0, 5) === 'POST ') {
+        rawSockets.add(socket);
+        let headers = 0;
+        const end = chunk.indexOf('\r\n\r\n');
+        for (let at = chunk.indexOf('\r\n'); at >= 0 && at < end; at = chunk.indexOf('\r\n', at + 2)) headers += 1;
+        beginRequest(socket, headers);
+      }
+      return socketEmit.apply(this, arguments);
+    };
+  }
+  // A request node:http parsed on a socket the raw reader handed over is already marked at its read.
+  if (event === 'request' && req.method === 'POST' && !rawSockets.has(req.socket)) beginRequest(req.socket, req.rawHeaders.length / 2);
   return emit.apply(this, arguments);
 };
 

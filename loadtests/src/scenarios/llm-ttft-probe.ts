@@ -5,6 +5,7 @@
  * go one at a time, alternating direct to the node and through the gateway (keep-alive connections on
  * both, as in the bench), so both see the same box. Same stack and pinning as `llm`.
  * LLM_TTFT_PROBE_PAIRS (default 150) sets the pairs; LLM_TTFT_PROBE_GAP_MS (default 0) idles between streams.
+ * LLM_TTFT_PROBE_PROMPT_CHARS sends a prompt of about that many characters (default: a 31-character one).
  * LLM_TTFT_PROBE_GATEWAY_CORE=1 pins the gateway on core 1 with everything else (default 0: alone).
  * LLM_TTFT_PROBE_PROFILE_DIR=<dir> runs the gateway with --cpu-prof there; LLM_TTFT_PROBE_NODE_FLAGS adds
  * Node flags (space-separated, e.g. `--cpu-prof-interval 50`).
@@ -61,6 +62,19 @@ function firstEventUs(agent: Agent, port: number, headers: Record<string, string
   });
 }
 
+/** The probe's prompt: the short default, or about `chars` characters of English-like words (LLM_TTFT_PROBE_PROMPT_CHARS). */
+function probePrompt(chars: number): string {
+  if (!(chars > 0)) return 'tell me a story about a gateway';
+  const words = ['the', 'gateway', 'relays', 'a', 'stream', 'of', 'tokens', 'from', 'its', 'node', 'to', 'the', 'client', 'and', 'meters', 'them'];
+  const out: string[] = [];
+  let length = 0;
+  for (let i = 0; length < chars; i++) {
+    out.push(words[i % words.length]!);
+    length += words[i % words.length]!.length + 1;
+  }
+  return out.join(' ');
+}
+
 /**
  * Nanoseconds the process's main thread (its event loop) spent runnable but waiting for a CPU
  * (/proc/PID/task/PID/schedstat's second field): on a shared core, what the gateway's wake-ups wait
@@ -100,7 +114,7 @@ export async function runLlmTtftProbeScenario(options: BenchOptions): Promise<nu
     stack.push(gateway);
     await waitForFleetSize(`http://127.0.0.1:${gateway.port}/metrics`, 1);
     if (support.ok) pinProcess(gateway.pid, gatewayCore);
-    const body = JSON.stringify({ model: 'llm_engine', prompt: 'tell me a story about a gateway', stream: true, max_tokens: 2 });
+    const body = JSON.stringify({ model: 'llm_engine', prompt: probePrompt(Number(process.env.LLM_TTFT_PROBE_PROMPT_CHARS ?? 0)), stream: true, max_tokens: 2 });
     const targets = {
       direct: { port: node.httpPort, headers: {}, agent: new Agent({ keepAlive: true, maxSockets: 1 }), samples: [] as number[] },
       gateway: { port: gateway.port, headers: { authorization: `Bearer ${key}` }, agent: new Agent({ keepAlive: true, maxSockets: 1 }), samples: [] as number[] },
@@ -146,7 +160,7 @@ export async function runLlmTtftProbeScenario(options: BenchOptions): Promise<nu
     const sortedDiffs = [...diffs].sort((a, b) => a - b);
     const medianDiff = sortedDiffs[sortedDiffs.length >> 1]!;
     const text = [
-      `first-token latency at one stream, ${pairs} pairs (direct / gateway alternating, 2-token streams, ${gapMs} ms between streams)`,
+      `first-token latency at one stream, ${pairs} pairs (direct / gateway alternating, 2-token streams, ${gapMs} ms between streams, a ${JSON.parse(body).prompt.length}-character prompt)`,
       support.ok ? `gateway ${gatewayCore === 0 ? 'alone on core 0' : `on core ${gatewayCore}`}; node, engine double, Redis and this load generator on core 1` : `NOT pinned: ${support.why}`,
       `direct TTFT p50 / p90 / p99: ${(d.p50Us / 1000).toFixed(2)} / ${(d.p90Us / 1000).toFixed(2)} / ${(d.p99Us / 1000).toFixed(2)} ms`,
       `gateway TTFT p50 / p90 / p99: ${(g.p50Us / 1000).toFixed(2)} / ${(g.p90Us / 1000).toFixed(2)} / ${(g.p99Us / 1000).toFixed(2)} ms`,

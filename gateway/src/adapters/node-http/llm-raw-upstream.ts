@@ -18,6 +18,7 @@ import type { LlmUpstream, LlmUpstreamRequest, LlmUpstreamResponse, NodeView } f
 import { markNotAccepted } from '../../core/routing/upstream-errors.js';
 import type { NodeBreakers } from '../grpc/node-breakers.js';
 import { RawAnswerBody } from './raw-answer-body.js';
+import { AnswerHeadMemo } from './raw-answer-head.js';
 import { MalformedAnswer, RawAnswerReader } from './raw-answer-reader.js';
 import { RawRequestBytes, UnsafeRequest } from './raw-request-bytes.js';
 import { RawSocketPool } from './raw-socket-pool.js';
@@ -35,6 +36,8 @@ function cancelled(): TesseraError {
 export function createLlmRawUpstream(options: LlmRawUpstreamOptions = {}): LlmUpstream & { close(): void } {
   const pool = new RawSocketPool(options.maxIdlePerNode ?? 64);
   const requests = new RawRequestBytes();
+  // Nodes answer every stream with the same head but its Date: read once, then from the memo (raw-answer-head.ts).
+  const heads = new AnswerHeadMemo();
 
   function call(node: NodeView, address: string, request: LlmUpstreamRequest, bytes: Buffer, fresh: boolean): Promise<LlmUpstreamResponse> {
     return new Promise<LlmUpstreamResponse>((resolve, reject) => {
@@ -63,7 +66,7 @@ export function createLlmRawUpstream(options: LlmRawUpstreamOptions = {}): LlmUp
         },
         data: (slice) => body.deliver(slice),
         end: () => release(),
-      });
+      }, heads);
       const timer = setTimeout(() => {
         fail(TesseraError.deadlineExceeded(`node '${node.id}' did not answer within ${request.headersTimeoutMs} ms`));
         socket.destroy();

@@ -6,7 +6,9 @@
  * so a huge chunk-size claim never makes the reader buffer). Anything that breaks HTTP/1.1 throws a
  * `MalformedAnswer`; the caller then destroys the socket, never reusing it.
  */
-import { HTTP_FIELD_VALUE, HTTP_TOKEN } from '../../../../shared/src/http/index.js';
+import { MalformedAnswer, readAnswerHead, type AnswerHeadMemo } from './raw-answer-head.js';
+
+export { MalformedAnswer } from './raw-answer-head.js';
 
 /** Most bytes of a status line plus headers (and of a chunked body's trailers). */
 export const MAX_ANSWER_HEAD_BYTES = 16 * 1024;
@@ -14,8 +16,6 @@ export const MAX_ANSWER_HEAD_BYTES = 16 * 1024;
 export const MAX_CHUNK_BYTES = 8 * 1024 * 1024;
 /** Most bytes of a chunk-size line (size plus extensions). */
 const MAX_CHUNK_LINE_BYTES = 256;
-
-export class MalformedAnswer extends Error {}
 
 export interface AnswerHead {
   readonly status: number;
@@ -32,8 +32,6 @@ export interface AnswerEvents {
 }
 
 type State = 'head' | 'length' | 'chunk-line' | 'chunk-data' | 'chunk-crlf' | 'trailers' | 'to-close' | 'done';
-
-const STATUS_LINE = /^HTTP\/1\.[01] ([2-5]\d\d)(?: [^\r\n]*)?$/;
 
 /** The value of an ASCII hex digit, or -1. */
 function hexValue(byte: number): number {
@@ -52,7 +50,11 @@ export class RawAnswerReader {
   /** Whether the connection may carry another request after this answer. */
   reusable = true;
 
-  constructor(private readonly events: AnswerEvents) {}
+  /** `memo`: where the last head's reading is kept, for heads that repeat (raw-answer-head.ts); absent: each read in full. */
+  constructor(
+    private readonly events: AnswerEvents,
+    private readonly memo?: AnswerHeadMemo,
+  ) {}
 
   get ended(): boolean {
     return this.state === 'done';
@@ -169,39 +171,28 @@ export class RawAnswerReader {
   }
 
   private onHead(text: string): void {
-    const lines = text.split('\r\n');
-    const status = STATUS_LINE.exec(lines[0]!);
-    if (status === null) throw new MalformedAnswer('the answer does not start with an HTTP/1.1 status line');
-    const headers: Record<string, string> = {};
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      const colon = line.indexOf(':');
-      const name = colon > 0 ? line.slice(0, colon) : '';
-      if (!HTTP_TOKEN.test(name)) throw new MalformedAnswer('a header line of the answer is malformed');
-      const lower = name.toLowerCase();
-      const value = line.slice(colon + 1).trim();
-      if (!HTTP_FIELD_VALUE.test(value)) throw new MalformedAnswer(`the answer's header '${lower}' has a byte a field value cannot hold`);
-      headers[lower] = headers[lower] === undefined ? value : `${headers[lower]}, ${value}`;
-    }
-    const code = Number(status[1]);
-    this.reusable = !/(?:^|,)\s*close\s*(?:,|$)/i.test(headers.connection ?? '') && lines[0]!.startsWith('HTTP/1.1');
-    const chunked = headers['transfer-encoding'];
-    const length = headers['content-length'];
-    if (chunked !== undefined && length !== undefined) throw new MalformedAnswer('the answer has both Transfer-Encoding and Content-Length');
-    this.events.head({ status: code, headers });
-    if (chunked !== undefined) {
-      if (chunked.toLowerCase() !== 'chunked') throw new MalformedAnswer(`the answer's Transfer-Encoding '${chunked}' is not chunked`);
-      this.state = 'chunk-line';
-    } else if (length !== undefined) {
-      if (!/^\d{1,15}$/.test(length)) throw new MalformedAnswer(`the answer's Content-Length '${length}' is not a length`);
-      this.left = Number(length);
-      this.state = 'length';
-      if (this.left === 0) this.finish(false);
-    } else if (code === 204 || code === 304) {
-      this.finish(false);
-    } else {
-      this.state = 'to-close';
-      this.reusable = false;
+    const head = this.memo === undefined ? readAnswerHead(text) : this.memo.read(text);
+    this.reusable = head.persistent;
+    this.events.head({ status: head.status, headers: head.headers });
+    const framing = head.framing;
+    switch (framing.kind) {
+      case 'invalid':
+        throw new MalformedAnswer(framing.message);
+      case 'chunked':
+        this.state = 'chunk-line';
+        break;
+      case 'length':
+        this.left = framing.length;
+        this.state = 'length';
+        if (this.left === 0) this.finish(false);
+        break;
+      case 'none':
+        this.finish(false);
+        break;
+      case 'to-close':
+        this.state = 'to-close';
+        this.reusable = false;
+        break;
     }
   }
 

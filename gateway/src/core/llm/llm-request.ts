@@ -26,6 +26,9 @@ export interface LlmApiRequest {
 
 type Body = Record<string, unknown>;
 
+/** One decoder for every body (`decode` without `stream` keeps no state between calls). */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 
 const present = (body: Body, key: string): boolean => Object.hasOwn(body, key) && body[key] !== null && body[key] !== undefined;
@@ -93,7 +96,7 @@ function completionPrompt(body: Body): string {
 export function parseLlmApiRequest(kind: LlmApiKind, raw: Uint8Array): LlmApiRequest {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+    parsed = JSON.parse(STRICT_UTF8.decode(raw));
   } catch {
     throw OpenAIApiError.invalid('the request body is not valid UTF-8 JSON');
   }

@@ -10,8 +10,8 @@
  * learns nothing of other tenants' models) -> request rate limit -> prompt tokens charged (429; on a
  * bound, the count settled after the first event: prompt-charge.ts) -> the completion cache
  * (deterministic, non-streamed, tier opt-in) -> admission, node, relay. A streamed request on the node:http
- * fast path is sent to its node while the rate limit and prompt tokens are decided, and refused before
- * any byte reaches the client when they say no (admission-overlap.ts).
+ * fast path is sent to its node first, the rate limit and prompt tokens decided after the turn that writes it, and
+ * refused before any byte reaches the client when they say no (admission-overlap.ts).
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { TokenCounter } from '../../../../shared/src/llm/token-counter.js';
@@ -29,6 +29,9 @@ import { parseLlmApiRequest, type LlmApiKind } from './llm-request.js';
 import { OpenAIApiError, openAIErrorAnswer } from './openai-error.js';
 import { admitPrompt, type PromptCharge } from './prompt-charge.js';
 import { forwardWhileAdmitting, RecentRefusals, UndecidedSends } from './admission-overlap.js';
+
+/** One decoder for every body (`decode` without `stream` keeps no state between calls). */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** What the routes use of the app's dependencies. */
 export type LlmRouteDeps = Pick<GatewayAppDeps, 'config' | 'tenants' | 'rateLimiter' | 'metrics' | 'logger' | 'tracer'> & {
@@ -132,7 +135,9 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
       const charge = await admitNoting(exchange, auth, request.model, promptText, bytes, forward.counter);
       return forwardSettling(forward, exchange, request, charge);
     }
-    const admission = admitNoting(exchange, auth, request.model, promptText, bytes, forward.counter);
+    // Decided after this turn's work, which sends the node its request when a node and a socket are ready: the
+    // limits' CPU (and any wait for Redis) then runs while the node works, not before its request leaves.
+    const admission = new Promise<PromptCharge>((resolve) => setImmediate(() => resolve(admitNoting(exchange, auth, request.model, promptText, bytes, forward.counter))));
     // The tenant's next stream may go before its decision once this one's is known, either way.
     admission.then(() => undecided.end(tenant), () => undecided.end(tenant));
     const startStream = exchange.startStream;
@@ -231,7 +236,7 @@ export function createLlmService(deps: LlmRouteDeps): LlmService {
     const raw = await readTierBody((max) => exchange.readBody(max), config.maxBodyBytes, auth.tier);
     let body: unknown;
     try {
-      body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+      body = JSON.parse(STRICT_UTF8.decode(raw));
     } catch {
       throw TesseraError.invalidArg('failed to parse the request JSON buffer');
     }
