@@ -25,9 +25,12 @@ const plain = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 const contenders: [string, (b: Buffer) => unknown][] = [['reference', () => inferResponseFromProto(decodeMessage(ModelInferResponseSchema, plain))]];
 const baseTree = process.env.BASE_TREE;
 if (baseTree !== undefined) {
-  const base = (await import(`${baseTree}/gateway/src/adapters/grpc/infer-response-reader.ts`)) as { readInferResponse: (b: Uint8Array) => never };
+  const base = (await import(`${baseTree}/gateway/src/adapters/grpc/infer-response-reader.ts`)) as { readInferResponse?: (b: Uint8Array) => never; readNodeAnswer?: (b: Uint8Array) => unknown };
   const baseCodec = (await import(`${baseTree}/shared/src/grpc/index.ts`)) as { inferResponseFromProto: (m: never) => unknown };
-  contenders.push(['two-step (base)', (b) => baseCodec.inferResponseFromProto(base.readInferResponse(b))]);
+  // A tree from before the one-pass reader has the two steps; a later one, its own readNodeAnswer.
+  const { readInferResponse, readNodeAnswer: baseRead } = base;
+  if (readInferResponse !== undefined) contenders.push(['two-step (base)', (b) => baseCodec.inferResponseFromProto(readInferResponse(b))]);
+  else if (baseRead !== undefined) contenders.push(['one pass (base)', (b) => baseRead(b)]);
 }
 contenders.push(['one pass (this tree)', (b) => readNodeAnswer(b)]);
 
