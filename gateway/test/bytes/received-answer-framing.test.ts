@@ -1,14 +1,13 @@
 /**
- * The node's answer as the h2 transport reads it (infer-response-reader.ts, inferResponseFromProto,
- * rememberReceivedResponse) framed into an HTTP binary answer (core/app/encoded-on-read.ts): its binary
+ * The node's answer as the h2 transport reads it (infer-response-reader.ts, rememberReceivedResponse) framed into an HTTP binary answer (core/app/encoded-on-read.ts): its binary
  * sections are views of the received message up to the body's one copy, and the answer's bytes are the
  * ones a fresh response of the same tensors gives, with the client's id in them.
  */
 import { describe, expect, it } from 'vitest';
-import { encodeInferResponseFramed, inferResponseFromProto, rememberReceivedResponse } from '../../../shared/src/grpc/index.js';
+import { encodeInferResponseFramed, rememberReceivedResponse } from '../../../shared/src/grpc/index.js';
 import { encodeInferResponse } from '../../../shared/src/kserve/index.js';
 import { encodeBytesElements, type InferResponse } from '../../../shared/src/tensors/index.js';
-import { readInferResponse } from '../../src/adapters/grpc/infer-response-reader.js';
+import { readNodeAnswer } from '../../src/adapters/grpc/infer-response-reader.js';
 import { EncodedOnRead } from '../../src/core/app/encoded-on-read.js';
 import { withResponseId } from '../../src/core/cache/index.js';
 
@@ -26,7 +25,7 @@ const options = { binaryOutputDefault: true, outputBinary: new Map<string, boole
 describe("the node's received answer framed for HTTP", () => {
   it('keeps the outputs as views of the message and frames the bytes a fresh response gives', () => {
     const message = Buffer.concat(encodeInferResponseFramed(response, Infinity).chunks).subarray(5);
-    const decoded = inferResponseFromProto(readInferResponse(message));
+    const decoded = readNodeAnswer(message);
     rememberReceivedResponse(decoded, message);
     for (const output of decoded.outputs) expect(output.data.buffer).toBe(message.buffer);
     for (const id of ['', 'req-2']) {

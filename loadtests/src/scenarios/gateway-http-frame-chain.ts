@@ -3,15 +3,15 @@
  * the node:http fast path writes, called as the gateway calls them (h2-transport.ts, infer-route.ts,
  * the cache's bypass): gateway-http-frame-micro.ts times them.
  */
-import { readInferResponse } from '../../../gateway/src/adapters/grpc/infer-response-reader.js';
+import { readNodeAnswer } from '../../../gateway/src/adapters/grpc/infer-response-reader.js';
 import { EncodedOnRead } from '../../../gateway/src/core/app/encoded-on-read.js';
 import { bypassRunOf, withResponseId } from '../../../gateway/src/core/cache/index.js';
-import { inferResponseFromProto, rememberReceivedResponse } from '../../../shared/src/grpc/index.js';
+import { rememberReceivedResponse } from '../../../shared/src/grpc/index.js';
 
 const options = { binaryOutputDefault: true, outputBinary: new Map<string, boolean>() };
 
 export function frameHttpMiss(message: Buffer, id: string): unknown {
-  const decoded = inferResponseFromProto(readInferResponse(message));
+  const decoded = readNodeAnswer(message);
   rememberReceivedResponse(decoded, message);
   const produced = new EncodedOnRead(decoded, options, 100);
   const cached = bypassRunOf(produced);

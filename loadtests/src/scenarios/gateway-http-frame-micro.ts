@@ -1,7 +1,7 @@
 /**
  * An HTTP binary miss's answer framing, from the node's ModelInferResponse bytes (as the h2 transport
  * receives them) to the body and headers the node:http fast path writes, in one process: the h2
- * transport's read and checks (readInferResponse, inferResponseFromProto), the KServe body
+ * transport's read and checks in one pass (readNodeAnswer), the KServe body
  * (EncodedOnRead), the client's id (withResponseId) and the answer's header copy. `simple`'s answer
  * (two INT32 [1,16] outputs) and a 4 KB FP32 one ([1,1024]), client id '' and 'req-1', in alternating
  * batches so both builds see the same moments of a shared box. Prints ns per answer (median of the

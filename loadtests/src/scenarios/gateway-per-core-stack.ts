@@ -9,8 +9,8 @@
  *   nginx (one worker, access log on)          proxies to the node's HTTP port over keep-alive
  *
  * The node serves `simple` and `identity_fp32` (FP32 [1024] -> the same: a 4 KB tensor each way).
- * Fixed ports (nginx, the gRPC front door): BENCH_PORT_BASE + 1 and + 80 (default base 21000), so
- * parallel runs on one box each keep to their own range.
+ * Fixed ports (the gRPC front door, nginx, Redis): BENCH_PORT_BASE + 1, + 80 and + 90 to + 94 (default
+ * base 21000), so parallel runs on one box each keep to their own range.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -230,7 +230,8 @@ export interface PerCoreStack {
 export async function startPerCoreStack(work: string, log: (message: string) => void): Promise<PerCoreStack> {
   const stack = new ProcessStack();
   try {
-    const redis = await startRedisServer();
+    // Inside the run's own port range, as every fixed port here: parallel runs on one box never meet.
+    const redis = await startRedisServer({ portFrom: portBase() + 90 });
     stack.push(redis);
     const repo = await writeRepository(work);
     const node = await launchNode({ modelRepository: repo, extraArgs: ['--redis-url', redis.url, '--node-id', 'bench-node1', '--advertise-host', FLEET_HOST] });

@@ -15,6 +15,7 @@ export * from './unsent-budget.js';
 export * from './infer-response-encoder.js';
 export * from './forwarded-response.js';
 export * from './infer-request-scan.js';
+export * from './wire-cursor.js';
 export * from './grpc-js-internals.js';
 export * from './grpc-listener.js';
 export * from './h2-unary-call.js';

@@ -16,6 +16,8 @@ export interface RedisServerOptions {
   readonly startTimeoutMs?: number;
   /** Extra command-line arguments, e.g. `['--maxmemory', '10mb']`; default none. */
   readonly extraArgs?: readonly string[];
+  /** Ports to try first, from this one up (a bench keeping to its own range); default: free ports the kernel names. */
+  readonly portFrom?: number;
 }
 
 export interface RedisServer {
@@ -45,7 +47,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
 
   let lastError: unknown;
   for (let attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
-    const port = await freePort();
+    const port = options.portFrom === undefined ? await freePort() : options.portFrom + attempt;
     try {
       const child = await spawnRedis(binary, port, extraArgs, startTimeoutMs);
       return new RedisServerHandle(binary, port, extraArgs, startTimeoutMs, child);

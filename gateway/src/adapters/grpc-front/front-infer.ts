@@ -16,6 +16,7 @@ import type { InferRequest, InferResponse } from '../../../../shared/src/tensors
 import type { DirectInfer, DirectInferRequest } from '../../core/app/index.js';
 import { BodyOverLimitError, cancellationOf, type Cancellation, type HeaderReader, type HttpAnswer } from '../../core/http/index.js';
 import { metadataHeaders, requireModelName, versionOf } from './call-bridge.js';
+import type { PlainInferRequest } from './plain-infer-request.js';
 import { receivedBytesOf } from './received-bytes.js';
 
 export const MODEL_INFER_PATH = '/inference.GRPCInferenceService/ModelInfer';
@@ -37,6 +38,9 @@ export async function frontInfer(
   return { ok: true, response: inferResponseToProto(response), answer };
 }
 
+/** A ModelInferRequest as the front door read it: protobuf's message, or a plain one read and checked in one pass. */
+export type FrontInferMessage = ModelInferRequest | PlainInferRequest;
+
 /**
  * `msg` (which arrived as `received`, when known) through the pipeline with `headers` as its request
  * headers: the pipeline's HTTP answer, a KServe binary body on success. Both front paths call this:
@@ -46,7 +50,7 @@ export async function frontInfer(
  */
 export function frontInferAnswer(
   serveInfer: DirectInfer,
-  msg: ModelInferRequest,
+  msg: FrontInferMessage,
   received: Uint8Array | undefined,
   headers: RequestMetadata,
   cancel: Cancellation,
@@ -54,9 +58,11 @@ export function frontInferAnswer(
 ): Promise<HttpAnswer> {
   const model = requireModelName(msg.modelName, 'ModelInfer');
   const version = versionOf(msg.modelVersion);
-  const decoded = inferRequestFromProto(msg);
-  // A message whose last field lies about its length would swallow what the transport appends.
-  if (received !== undefined) checkForwardableFraming(received);
+  const plain = !('$typeName' in msg);
+  const decoded = plain ? msg.request : inferRequestFromProto(msg);
+  // A message whose last field lies about its length would swallow what the transport appends (a plain
+  // read took every field whole, up to the message's end: nothing to check again).
+  if (received !== undefined && !plain) checkForwardableFraming(received);
   // One object with every field named, not a rest copy and two spreads per call: the version as routes
   // know it ('007' is '7', as the HTTP path takes it from the URL) and the bytes the message arrived as.
   const request: InferRequest = {

@@ -41,6 +41,7 @@ import type { DirectInfer } from '../../core/app/index.js';
 import type { HttpAnswer } from '../../core/http/index.js';
 import { answerMetadataValues, errorMessageOf, grpcCodeOfHttp, H2StreamHeaderReader } from './call-bridge.js';
 import { MODEL_INFER_PATH, answerInferResponse, frontInferAnswer } from './front-infer.js';
+import { readPlainInferRequest } from './plain-infer-request.js';
 
 export interface FrontInferFastPathOptions extends UnaryFastPathLimits {
   readonly logger?: Logger | undefined;
@@ -121,7 +122,8 @@ async function run(
 ): Promise<void> {
   try {
     // Decoded before anything else, as grpc-js's deserializer does: undecodable bytes are INVALID_ARGUMENT even unauthenticated.
-    const msg = decodeModelInferRequest(message);
+    // A plain request is read and checked in one pass; any other goes protobuf's way, its checks in frontInferAnswer.
+    const msg = readPlainInferRequest(message) ?? decodeModelInferRequest(message);
     const answer = await frontInferAnswer(serveInfer, msg, message, new H2StreamHeaderReader(streamHeaders, deadlineAt), call, MODEL_INFER_PATH);
     const metadata = frozenWhenCacheOnly(answerMetadataValues(answer.headers));
     if (answer.status !== 200) {

@@ -36,7 +36,6 @@ import {
   encodeForwardedInferRequestFramed,
   encodeInferRequestFramed,
   frameGrpcMessage,
-  inferResponseFromProto,
   rememberReceivedResponse,
 } from '../../../../shared/src/grpc/index.js';
 import { silentLogger } from '../../../../shared/src/logging/index.js';
@@ -53,7 +52,7 @@ import { guardedCall } from './guarded-call.js';
 import { NodeConnection, type BackoffOptions, type NodeConnectionOptions } from './h2-node-connection.js';
 import { streamInferCall } from './h2-stream-infer.js';
 import { unaryCall } from './h2-unary-call.js';
-import { readInferResponse } from './infer-response-reader.js';
+import { readNodeAnswer } from './infer-response-reader.js';
 import { modelMetadataToTritonJson } from './metadata-json.js';
 import { createNodeBreakers } from './node-breakers.js';
 import type { NodeBreakerOptions, NodeBreakers } from './node-breakers.js';
@@ -149,14 +148,14 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
   });
 
   /** One unary call; rejects with an UpstreamError (TesseraError + notAccepted/load). */
-  async function call<O>(
+  async function call<O, R = O>(
     node: NodeView,
     method: UnaryMethod<never, O>,
     request: EncodedRequest,
     opts: UpstreamCallOptions,
     /** Reads the answer's message; default the method's own deserializer (protobuf-es). */
-    read: (message: Buffer) => O = (message) => method.responseDeserialize(message),
-  ): Promise<{ response: O; load: NodeLoad | undefined; message: Buffer }> {
+    read: (message: Buffer) => R = (message) => method.responseDeserialize(message) as unknown as R,
+  ): Promise<{ response: R; load: NodeLoad | undefined; message: Buffer }> {
     const connection = connectionFor(node);
     if (request.messageBytes > maxSendBytes) {
       throw upstreamError(
@@ -188,11 +187,11 @@ export function createH2Transport(options: H2TransportOptions = {}): GrpcTranspo
         const sent = withCallParameters(request, opts);
         // A gRPC client's request goes as received, the gateway's fields appended (front-infer.ts).
         const encoded = sent.forwardable === undefined ? encodeInferRequestFramed(sent, CORKED_VIEW_BYTES) : encodeForwardedInferRequestFramed(sent.forwardable, sent);
-        const { response, load, message } = await call(node, service.modelInfer, encoded, opts, readInferResponse);
-        const decoded = decodeNodeAnswer(node.id, () => inferResponseFromProto(response));
+        // Read and checked in one pass (infer-response-reader.ts); a failure is the node's (decodeNodeAnswer).
+        const { response, load, message } = await call(node, service.modelInfer, encoded, opts, readNodeAnswer);
         // So the gRPC front door can forward the node's bytes instead of encoding them again.
-        rememberReceivedResponse(decoded, message);
-        return { response: decoded, ...(load ? { load } : {}) };
+        rememberReceivedResponse(response, message);
+        return { response, ...(load ? { load } : {}) };
       });
     },
 

@@ -1,0 +1,147 @@
+/**
+ * A client's ModelInferRequest read in one pass from its bytes into the InferRequest the pipeline takes,
+ * for the plain requests of the hot path: model name, version and id; inputs with a name, a datatype
+ * and a shape; requested outputs by name; data in raw_input_contents (views of the message). Each
+ * input is checked as inferRequestFromProto checks it (one raw entry per input, no name twice, bytes
+ * that fill the shape). Anything else, or any check that fails, answers undefined: the caller takes the
+ * reference path (decodeModelInferRequest, then inferRequestFromProto in frontInferAnswer), which
+ * names the error in the order it always has.
+ *
+ * Why: the two-step read built a protobuf-shaped message (BigInt dimensions, strings per character)
+ * only to build the tensors from it, on every gRPC call (issue 17: the request decode was +9.5 µs of a
+ * gRPC miss over an HTTP one).
+ */
+import {
+  addDimension,
+  NotPlain,
+  readPackedDimensions,
+  RememberedStrings,
+  WireCursor,
+  type ShapeRead,
+} from '../../../../shared/src/grpc/index.js';
+import { countBytesElements, datatypeByteSize, type Datatype, type InferRequest, type RequestedOutput, type Tensor } from '../../../../shared/src/tensors/index.js';
+
+/** What the front door reads of a plain request: its names as sent, and the request itself. */
+export interface PlainInferRequest {
+  readonly modelName: string;
+  readonly modelVersion: string;
+  readonly id: string;
+  readonly request: InferRequest;
+}
+
+/** Slot 0: the model name, 1: its version, 2-9: inputs' names, 10-15: requested outputs' names. */
+const remembered = new RememberedStrings(16);
+const OUTPUT_SLOTS = 10;
+
+interface InputHead extends ShapeRead {
+  name: string;
+  datatype: Datatype | undefined;
+}
+
+function readInput(c: WireCursor, end: number, index: number): InputHead {
+  const input: InputHead = { name: '', datatype: undefined, shape: [], elements: 1 };
+  const outer = c.end;
+  c.end = end;
+  while (c.pos < end) {
+    const tag = c.varint();
+    const field = Math.floor(tag / 8);
+    const wire = tag & 7;
+    if (field === 1 && wire === 2) input.name = c.string(remembered, index < OUTPUT_SLOTS - 2 ? 2 + index : remembered.slots);
+    else if (field === 2 && wire === 2) input.datatype = c.datatype();
+    else if (field === 3 && wire === 2) readPackedDimensions(c, input);
+    else if (field === 3 && wire === 0) addDimension(input, c.varint());
+    else throw new NotPlain();
+  }
+  c.end = outer;
+  return input;
+}
+
+function readOutput(c: WireCursor, end: number, index: number): RequestedOutput {
+  let name = '';
+  const outer = c.end;
+  c.end = end;
+  while (c.pos < end) {
+    if (c.varint() !== 0x0a) throw new NotPlain(); // field 1, length-delimited: the name alone
+    name = c.string(remembered, OUTPUT_SLOTS + index);
+  }
+  c.end = outer;
+  return { name };
+}
+
+/** `head` over `data` when `data` fills its shape exactly and its datatype is known; else not plain. */
+function checkedTensor(head: InputHead, data: Uint8Array): Tensor {
+  const datatype = head.datatype;
+  if (datatype === undefined) throw new NotPlain();
+  const size = datatypeByteSize(datatype);
+  if (size === null) {
+    let found: number;
+    try {
+      found = countBytesElements(data, 'input', head.elements);
+    } catch {
+      throw new NotPlain();
+    }
+    if (found !== head.elements) throw new NotPlain();
+  } else if (data.length !== head.elements * size) throw new NotPlain();
+  return { name: head.name, datatype, shape: head.shape, data };
+}
+
+function readPlain(bytes: Uint8Array): PlainInferRequest {
+  let modelName = '';
+  let modelVersion = '';
+  let id = '';
+  const heads: InputHead[] = [];
+  const outputs: RequestedOutput[] = [];
+  const raw: Uint8Array[] = [];
+  const c = new WireCursor(bytes, 0, bytes.length);
+  while (c.pos < bytes.length) {
+    const tag = c.varint();
+    const field = Math.floor(tag / 8);
+    if ((tag & 7) !== 2) throw new NotPlain();
+    if (field === 1) modelName = c.string(remembered, 0);
+    else if (field === 2) modelVersion = c.string(remembered, 1);
+    else if (field === 3) id = c.string();
+    else if (field === 5 || field === 6) {
+      const start = c.delimited();
+      const end = c.pos;
+      c.pos = start;
+      if (field === 5) heads.push(readInput(c, end, heads.length));
+      else outputs.push(readOutput(c, end, outputs.length));
+    } else if (field === 7) {
+      const start = c.delimited();
+      raw.push(bytes.subarray(start, c.pos));
+    } else throw new NotPlain();
+  }
+  // One raw entry per input, in order (an input without one would need typed contents).
+  if (raw.length !== heads.length) throw new NotPlain();
+  const inputs: Tensor[] = [];
+  for (let i = 0; i < heads.length; i++) {
+    const head = heads[i]!;
+    // A name given twice (the reference's error); a few inputs: compared in a loop, no set per request.
+    for (let j = 0; j < i; j++) if (heads[j]!.name === head.name) throw new NotPlain();
+    inputs.push(checkedTensor(head, raw[i]!));
+  }
+  // The object inferRequestFromProto builds for such a message.
+  const request: InferRequest = {
+    id,
+    modelName,
+    inputs,
+    parameters: {},
+    ...(modelVersion !== '' ? { modelVersion } : {}),
+    ...(outputs.length > 0 ? { outputs } : {}),
+  };
+  return { modelName, modelVersion, id, request };
+}
+
+/**
+ * The plain request in `bytes` (a whole ModelInferRequest message), checked, or undefined for the
+ * reference path. The inputs' data are plain Uint8Array views of the message, as protobuf-es gives.
+ */
+export function readPlainInferRequest(bytes: Uint8Array): PlainInferRequest | undefined {
+  const plain = Buffer.isBuffer(bytes) ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes;
+  try {
+    return readPlain(plain);
+  } catch (error) {
+    if (error instanceof NotPlain) return undefined;
+    throw error;
+  }
+}
