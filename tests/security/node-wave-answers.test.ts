@@ -22,10 +22,10 @@ function row(seed: number): Float32Array {
   return new Float32Array(WIDTH).map((_, i) => seed * 10_000 + i);
 }
 
-function request(seed: number, binary: boolean): InferRequest {
+function request(seed: number, binary: boolean, id = `wave-${seed}`): InferRequest {
   const values = row(seed);
   return {
-    id: `wave-${seed}`,
+    id,
     modelName: 'doubler',
     inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, WIDTH], data: new Uint8Array(values.buffer) }],
     outputs: [{ name: 'OUTPUT0', binaryData: binary }],
@@ -88,6 +88,26 @@ describe('the answers of one wave', () => {
         expect(answer.response.id).toBe(`wave-${seeds[i]}`);
         expect(Buffer.from(answer.response.outputs[0]!.data).equals(expectedBytes(seeds[i]!))).toBe(true);
       });
+    } finally {
+      await client.close();
+    }
+  });
+
+  // Answers without an id are sent as a remembered head (answer-head-memo.ts) and the caller's rows: two
+  // waves in a row, with and without ids mixed, so remembered and fresh heads go out side by side.
+  it('over gRPC with remembered answer heads: each caller still gets exactly its own rows and its own id', async () => {
+    const client = createGrpcInferClient('127.0.0.1', grpcPort);
+    try {
+      for (const first of [200, 300]) {
+        const seeds = Array.from({ length: WAVE }, (_, i) => first + i);
+        const ids = seeds.map((seed) => (seed % 2 === 0 ? '' : `wave-${seed}`));
+        const answers = await Promise.all(seeds.map((seed, i) => client.infer(request(seed, true, ids[i]))));
+        answers.forEach((answer, i) => {
+          expect(answer.response.id).toBe(ids[i]);
+          expect(answer.response.outputs[0]!.shape).toEqual([1, WIDTH]);
+          expect(Buffer.from(answer.response.outputs[0]!.data).equals(expectedBytes(seeds[i]!))).toBe(true);
+        });
+      }
     } finally {
       await client.close();
     }

@@ -146,11 +146,11 @@ export class ModelStatsCollector implements BatcherObserver {
   /** A request's first response went out `ns` after the request reached the model. */
   recordFirstResponse(ns: number): void {
     const ms = ns / 1e6;
-    FIRST_RESPONSE_BUCKETS_MS.forEach((le, i) => {
-      if (ms <= le) this.firstResponse.buckets[i] = (this.firstResponse.buckets[i] ?? 0) + 1;
-    });
-    this.firstResponse.count += 1;
-    this.firstResponse.sumMs += ms;
+    const histogram = this.firstResponse;
+    // A plain loop: this runs once per inference, and the callback form made a closure each time.
+    for (let i = 0; i < FIRST_RESPONSE_BUCKETS_MS.length; i++) if (ms <= FIRST_RESPONSE_BUCKETS_MS[i]!) histogram.buckets[i] = (histogram.buckets[i] ?? 0) + 1;
+    histogram.count += 1;
+    histogram.sumMs += ms;
   }
 
   recordFailure(reason: FailureReason, requestNs: number): void {

@@ -135,7 +135,7 @@ function averageCeiling(a: CeilingResult, b: CeilingResult, batch: number): { pe
   return { perSec: (x.perSec + y.perSec) / 2, cpuUs: (x.cpuUs + y.cpuUs) / 2 };
 }
 
-async function pinnedCeiling(modelPath: string, quick: boolean): Promise<CeilingResult> {
+export async function pinnedCeiling(modelPath: string, quick: boolean): Promise<CeilingResult> {
   const args = ['--import', 'tsx', CEILING_CLI, modelPath, MLP_INPUT, String(MLP_WIDTH), '1', CEILING_SIZES.join(','), quick ? '200' : '500', quick ? '600' : '1500'];
   const [cmd, cmdArgs] = pinnedCommand(NODE_CORE, process.execPath, args);
   const child = spawn(cmd, cmdArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -146,7 +146,7 @@ async function pinnedCeiling(modelPath: string, quick: boolean): Promise<Ceiling
   return JSON.parse(out) as CeilingResult;
 }
 
-const mlpRequest = (): InferRequest => ({
+export const mlpRequest = (): InferRequest => ({
   id: '',
   modelName: MLP_MODEL,
   inputs: [fp32Tensor(MLP_INPUT, MLP_WIDTH)],
@@ -161,7 +161,7 @@ const simpleRequest = (): InferRequest => ({
   parameters: {},
 });
 
-async function writeRepository(root: string, baseRepo: string, setup: MlpSetup): Promise<string> {
+export async function writeRepository(root: string, baseRepo: string, setup: MlpSetup): Promise<string> {
   const repo = join(root, `per-core-${setup.id}`);
   await rm(repo, { recursive: true, force: true });
   await mkdir(join(repo, MLP_MODEL, '1'), { recursive: true });
@@ -175,7 +175,7 @@ async function writeRepository(root: string, baseRepo: string, setup: MlpSetup):
   return repo;
 }
 
-interface Case {
+export interface Case {
   /** Record batch sizes over time during the warm-up (so the measurement is not disturbed). */
   readonly timeline?: boolean;
   readonly node: RunningNode;
@@ -190,7 +190,7 @@ interface Case {
 const only = process.env.BENCH_PER_CORE_ONLY === undefined ? undefined : new RegExp(process.env.BENCH_PER_CORE_ONLY);
 const wanted = (name: string, protocol: Protocol): boolean => only === undefined || only.test(`${name} ${protocol}`);
 
-type MeasuredPoint = Omit<PerCorePoint, 'ceilingPerSec' | 'ceilingCpuUs' | 'servedOverCeiling' | 'beyondOrtUs'>;
+export type MeasuredPoint = Omit<PerCorePoint, 'ceilingPerSec' | 'ceilingCpuUs' | 'servedOverCeiling' | 'beyondOrtUs'>;
 
 /**
  * Load comes from nghttp2's h2load where it is installed (lib/load/h2load-loop.ts says why);
@@ -268,7 +268,7 @@ async function measure(c: Case, options: BenchOptions): Promise<MeasuredPoint> {
   }
 }
 
-async function measureWithH2load(c: Case, options: BenchOptions): Promise<MeasuredPoint> {
+export async function measureWithH2load(c: Case, options: BenchOptions): Promise<MeasuredPoint> {
   // One checked call first: h2load counts HTTP statuses only, not the answer or its grpc-status.
   const client = c.protocol === 'http' ? createHttpInferClient('127.0.0.1', c.node.httpPort, 1) : createGrpcInferClient('127.0.0.1', c.node.grpcPort);
   try {

@@ -33,6 +33,17 @@ describe('concatBatch / splitBatch', () => {
     expect(empty?.data.length).toBe(0);
   });
 
+  it('gives pieces of one size one shape array, and each piece its own rows', () => {
+    const joined = int32('a', [4, 2], [1, 2, 3, 4, 5, 6, 7, 8]);
+    const [a, b, c, d] = splitBatch(joined, [1, 1, 2, 0]);
+    expect(a?.shape).toBe(b?.shape);
+    expect(a?.shape).toEqual([1, 2]);
+    expect(c?.shape).toEqual([2, 2]);
+    expect(d?.shape).toEqual([0, 2]);
+    expect(listOf(tensorToTypedArray(b as Tensor))).toEqual([3, 4]);
+    expect(listOf(tensorToTypedArray(c as Tensor))).toEqual([5, 6, 7, 8]);
+  });
+
   it('handles BYTES rows of different byte lengths', () => {
     const joined = concatBatch([strings([1, 2], ['a', 'bcd']), strings([2, 2], ['', 'xy', 'long text', 'z'])]);
     expect(joined.shape).toEqual([3, 2]);

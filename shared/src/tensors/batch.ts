@@ -83,11 +83,19 @@ export function splitBatch(tensor: Tensor, sizes: readonly number[]): Tensor[] {
         })();
   const pieces: Tensor[] = [];
   let row = 0;
+  // Pieces of the same size share one shape array (read-only, as a Tensor's shape is): a wave of 64 one-row
+  // requests made 64 equal arrays per output.
+  let shapeRows = -1;
+  let shape: readonly number[] = [];
   for (const s of sizes) {
+    if (s !== shapeRows) {
+      shapeRows = s;
+      shape = [s, ...inner];
+    }
     pieces.push({
       name: tensor.name,
       datatype: tensor.datatype,
-      shape: [s, ...inner],
+      shape,
       data: tensor.data.subarray(rowStart(row), rowStart(row + s)),
     });
     row += s;

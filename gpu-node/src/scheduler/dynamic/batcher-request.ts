@@ -47,6 +47,39 @@ export function batchSignature(
     .join(';');
 }
 
+/**
+ * batchSignature for a run of one-input requests: the key of the last shape seen, made again only when
+ * the name or a dimension differs. Clients send the same shape request after request, and each key
+ * otherwise cost a slice, a join and a template string per request.
+ */
+export class SignatureMemo {
+  private name: string | undefined = undefined;
+  private shape: number[] = [];
+  private key = '';
+
+  constructor(
+    private readonly raggedInputs: ReadonlySet<string>,
+    private readonly hasBatchDim: boolean,
+  ) {}
+
+  of(inputs: readonly InputShape[]): string {
+    if (inputs.length !== 1) return batchSignature(inputs, this.raggedInputs, this.hasBatchDim);
+    const input = inputs[0]!;
+    if (input.name === this.name && sameDims(input.shape, this.shape, this.hasBatchDim ? 1 : 0)) return this.key;
+    this.key = inputKey(input, this.raggedInputs, this.hasBatchDim);
+    this.name = input.name;
+    this.shape = [...input.shape];
+    return this.key;
+  }
+}
+
+/** Equal from dimension `from` on (the batch dimension does not enter the key). */
+function sameDims(shape: readonly number[], known: readonly number[], from: number): boolean {
+  if (shape.length !== known.length) return false;
+  for (let i = from; i < shape.length; i++) if (shape[i] !== known[i]) return false;
+  return true;
+}
+
 function inputKey(input: InputShape, raggedInputs: ReadonlySet<string>, hasBatchDim: boolean): string {
   if (raggedInputs.has(input.name)) return `${input.name}:*`;
   const dims = hasBatchDim ? input.shape.slice(1) : input.shape;
@@ -64,5 +97,10 @@ function nonNegativeNumber(value: ParameterValue | undefined): number {
  * frontends reject malformed values (e.g. negative gRPC int64) before a request gets here.
  */
 export function schedulingParameters(parameters: Parameters): { priority: number; timeoutUs: number } {
-  return { priority: nonNegativeNumber(parameters['priority']), timeoutUs: nonNegativeNumber(parameters['timeout']) };
+  return { priority: schedulingParameter(parameters, 'priority'), timeoutUs: schedulingParameter(parameters, 'timeout') };
+}
+
+/** One of them, without the pair object (read once per request on the hot path). */
+export function schedulingParameter(parameters: Parameters, name: 'priority' | 'timeout'): number {
+  return nonNegativeNumber(parameters[name]);
 }

@@ -71,4 +71,36 @@ describe('DynamicBatchScheduler', () => {
     await scheduler.stop();
     await expect(scheduler.enqueue(request())).rejects.toMatchObject({ code: 'UNAVAILABLE' });
   });
+
+  it('answers each request of a batch with its own result and queue time, and a cancelled one alone with CANCELLED', async () => {
+    const config = create(ModelConfigSchema, {
+      name: 'm',
+      maxBatchSize: 4,
+      input: [{ name: 'x', dims: [4n] }],
+      schedulingChoice: { case: 'dynamicBatching', value: { maxQueueDelayMicroseconds: 300n, preferredBatchSize: [3] } },
+    });
+    const clock = new FakeClock();
+    const { instance, batches, finish } = backendInstance();
+    const scheduler = new DynamicBatchScheduler(config, [instance], undefined, { clock });
+    const leaving = new AbortController();
+    const first = track(scheduler.enqueue(request()));
+    await clock.advance(100);
+    const second = track(scheduler.enqueue({ ...request(), signal: leaving.signal }));
+    await clock.advance(100);
+    const third = track(scheduler.enqueue(request({ priority: 0 })));
+    await flushPromises();
+    expect(batches).toHaveLength(1);
+    expect(batches[0]).toHaveLength(3);
+    leaving.abort();
+    await flushPromises();
+    expect(second.status).toBe('rejected');
+    expect(second.error).toMatchObject({ code: 'CANCELLED' });
+    expect(first.status).toBe('pending');
+    expect(third.status).toBe('pending');
+    finish.shift()!();
+    await flushPromises();
+    expect(first.value).toEqual({ result: { outputs: [] }, queueNs: 200_000, timing });
+    expect(third.value).toEqual({ result: { outputs: [] }, queueNs: 0, timing });
+    await scheduler.stop();
+  });
 });

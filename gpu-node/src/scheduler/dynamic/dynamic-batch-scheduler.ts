@@ -8,18 +8,12 @@ import type { ModelConfig } from '../../../../shared/src/gen/model_config_pb.js'
 import type { ExecutionObserver, ScheduledRequest, ScheduledResult, Scheduler } from '../scheduler.js';
 import { batcherOptionsFromConfig } from './batcher-options.js';
 import type { BatcherObserver } from './batcher-observer.js';
-import { schedulingParameters } from './batcher-request.js';
+import { schedulingParameter } from './batcher-request.js';
 import { realClock } from './clock.js';
 import type { Clock } from './clock.js';
 import { DynamicBatcher } from './dynamic-batcher.js';
 import type { BatchExecutor } from './dynamic-batcher.js';
 import type { InstanceGateFactory } from './instance-gate.js';
-
-interface Payload {
-  readonly execution: ExecutionRequest;
-  readonly batchSize: number;
-  readonly enqueuedUs: number;
-}
 
 export interface DynamicBatchSchedulerExtras {
   readonly clock?: Clock;
@@ -32,7 +26,7 @@ export interface DynamicBatchSchedulerExtras {
 }
 
 export class DynamicBatchScheduler implements Scheduler {
-  private readonly batcher: DynamicBatcher<Payload, ScheduledResult>;
+  private readonly batcher: DynamicBatcher<ExecutionRequest, ScheduledResult>;
   private readonly clock: Clock;
   private readonly onStopped: (() => void) | undefined;
   private stopping: Promise<void> | undefined;
@@ -47,18 +41,18 @@ export class DynamicBatchScheduler implements Scheduler {
     this.clock = clock;
     this.onStopped = extras.onStopped;
     const executors = instances.map(
-      (instance): BatchExecutor<Payload, ScheduledResult> => ({
-        async execute(payloads) {
+      (instance): BatchExecutor<ExecutionRequest, ScheduledResult> => ({
+        async execute(executions, queued) {
           const startUs = clock.now();
-          const batch = await instance.execute(payloads.map((p) => p.execution));
+          const batch = await instance.execute(executions);
           observer?.executionFinished(
-            payloads.reduce((sum, p) => sum + p.batchSize, 0),
+            queued.reduce((sum, q) => sum + q.batchSize, 0),
             batch.timing,
           );
           return {
             results: batch.results.map((result, i) => ({
               result,
-              queueNs: Math.round((startUs - (payloads[i]?.enqueuedUs ?? startUs)) * 1000),
+              queueNs: Math.round((startUs - (queued[i]?.enqueuedUs ?? startUs)) * 1000),
               timing: batch.timing,
             })),
             timing: batch.timing,
@@ -77,15 +71,16 @@ export class DynamicBatchScheduler implements Scheduler {
 
   /** `id` is optional: when the core passes the client's request id, queue-full errors name it. */
   enqueue(request: ScheduledRequest & { readonly id?: string }): Promise<ScheduledResult> {
-    const { priority, timeoutUs } = schedulingParameters(request.execution.parameters);
+    const execution = request.execution;
+    // The execution is the payload itself; the batcher keeps the request's batch size and enqueue time.
     return this.batcher.enqueue({
       id: request.id ?? '',
-      payload: { execution: request.execution, batchSize: request.batchSize, enqueuedUs: this.clock.now() },
+      payload: execution,
       batchSize: request.batchSize,
-      inputs: request.execution.inputs,
-      priority,
-      timeoutUs,
-      ...(request.signal !== undefined ? { signal: request.signal } : {}),
+      inputs: execution.inputs,
+      priority: schedulingParameter(execution.parameters, 'priority'),
+      timeoutUs: schedulingParameter(execution.parameters, 'timeout'),
+      signal: request.signal,
     });
   }
 

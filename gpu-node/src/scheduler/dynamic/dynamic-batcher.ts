@@ -21,7 +21,7 @@ import type { BatchFormingSettings } from './batch-former.js';
 import type { DynamicBatcherOptions } from './batcher-options.js';
 import { notify } from './batcher-observer.js';
 import type { BatcherObserver, BatchInfo } from './batcher-observer.js';
-import { batchSignature } from './batcher-request.js';
+import { SignatureMemo } from './batcher-request.js';
 import type { BatcherRequest } from './batcher-request.js';
 import { realClock } from './clock.js';
 import type { CancelTimer, Clock } from './clock.js';
@@ -30,10 +30,20 @@ import { OrderedRelease } from './ordered-release.js';
 import { PriorityQueue } from './priority-queue.js';
 import type { QueueEntry } from './priority-queue.js';
 
+/** What the batcher knows of each request of a batch besides its payload. */
+export interface QueuedRequest {
+  readonly batchSize: number;
+  /** When it entered the queue (the batcher's clock, µs). */
+  readonly enqueuedUs: number;
+}
+
 /** One model instance as the batcher uses it; a BackendInstance satisfies this directly. */
 export interface BatchExecutor<P, R> {
-  /** Runs a batch; one result per request, in the order given. */
-  execute(requests: readonly P[]): Promise<{ readonly results: readonly R[]; readonly timing?: ExecutionTiming }>;
+  /**
+   * Runs a batch; one result per request, in the order given. `queued` (same order) says when each
+   * entered the queue, so a payload need not carry it.
+   */
+  execute(requests: readonly P[], queued: readonly QueuedRequest[]): Promise<{ readonly results: readonly R[]; readonly timing?: ExecutionTiming }>;
 }
 
 export interface DynamicBatcherDeps<P, R> {
@@ -101,6 +111,7 @@ export class DynamicBatcher<P, R> {
   private readonly idleSinceUs: number[];
   private readonly gate: InstanceGate | undefined;
   private readonly queue: PriorityQueue<Entry<P, R>>;
+  private readonly signatures: SignatureMemo;
   private readonly ordered = new OrderedRelease();
   private running = 0;
   private stopping = false;
@@ -120,6 +131,7 @@ export class DynamicBatcher<P, R> {
     this.busy = deps.instances.map(() => false);
     this.idleSinceUs = deps.instances.map(() => -Infinity);
     this.queue = new PriorityQueue(deps.options);
+    this.signatures = new SignatureMemo(deps.options.raggedInputs, deps.options.maxBatchSize > 0);
     this.gate = deps.gate?.(() => this.pump());
   }
 
@@ -152,7 +164,7 @@ export class DynamicBatcher<P, R> {
         request.id,
         request.payload,
         Math.max(1, request.batchSize),
-        batchSignature(request.inputs, this.options.raggedInputs, this.options.maxBatchSize > 0),
+        this.signatures.of(request.inputs),
         now,
         admission.level,
         admission.deadlineUs,
@@ -334,7 +346,7 @@ export class DynamicBatcher<P, R> {
     notify(this.observer, 'batchStarted', { instance, requests: batch.requests, batchSize: batch.batchSize });
     let execution: ReturnType<BatchExecutor<P, R>['execute']>;
     try {
-      execution = this.instances[instance]!.execute(entries.map((e) => e.payload));
+      execution = this.instances[instance]!.execute(entries.map((e) => e.payload), entries);
     } catch (err) {
       execution = Promise.reject(err);
     }

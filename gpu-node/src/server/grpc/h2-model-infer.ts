@@ -26,7 +26,6 @@ import { GrpcStatus, grpcStatusOf, toTesseraError } from '../../../../shared/src
 import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb.js';
 import {
   decodeModelInferRequest,
-  encodeInferResponseFramed,
   inferRequestFromProto,
   plainUnaryTimeoutMs,
   serveH2Unary,
@@ -41,6 +40,7 @@ import {
 import { TRACEPARENT_HEADER } from '../../../../shared/src/tracing/index.js';
 import type { NodeCore } from '../../server-api/index.js';
 import { allowedBy, type Restriction } from '../restricted-apis.js';
+import { AnswerHeadMemo } from './answer-head-memo.js';
 import { GRPC_DECOUPLED_REFUSAL, loadTrailerValues, traceParentFrom } from './infer-handlers.js';
 
 export const MODEL_INFER_PATH = `/${GRPCInferenceService.typeName}/${GRPCInferenceService.method.modelInfer.name}`;
@@ -60,11 +60,12 @@ export interface ModelInferFastPathOptions extends UnaryFastPathLimits {
 
 /** Takes a node:http2 stream (grpc-js's server) or a raw front stream (raw-h2-front.ts) alike. */
 export function modelInferFastPath(core: NodeCore, options: ModelInferFastPathOptions): StreamTaker<UnaryStream> {
+  const heads = new AnswerHeadMemo(OUTPUT_VIEW_BYTES);
   return (stream, headers) => {
     const timeoutMs = plainUnaryTimeoutMs(headers, MODEL_INFER_PATH);
     if (timeoutMs === undefined) return false;
     if (options.restriction !== undefined && !allowedBy(options.restriction, headers[options.restriction.header])) return false;
-    const infer = new FastModelInfer(core, options, headers, timeoutMs);
+    const infer = new FastModelInfer(core, options, headers, timeoutMs, heads);
     serveH2Unary(stream, infer, (message, call) => void infer.run(message, call));
     return true;
   };
@@ -84,6 +85,7 @@ class FastModelInfer implements H2UnaryOptions {
     private readonly fastPath: ModelInferFastPathOptions,
     private readonly headers: IncomingHttpHeaders,
     readonly timeoutMs: number,
+    private readonly heads: AnswerHeadMemo,
   ) {
     this.maxReceiveBytes = fastPath.maxReceiveBytes;
   }
@@ -106,7 +108,7 @@ class FastModelInfer implements H2UnaryOptions {
         inferRequestFromProto(msg),
         traced === undefined ? { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL } : { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL, traceParent: traced },
       );
-      answer = encodeInferResponseFramed(response, OUTPUT_VIEW_BYTES);
+      answer = this.heads.encode(response);
     } catch (error) {
       const tessera = toTesseraError(error);
       call.fail(grpcStatusOf(tessera.code), tessera.message);

@@ -22,11 +22,11 @@ import type { InferResponse } from '../../../../shared/src/tensors/index.js';
 import { extractTraceContext, type TraceContext } from '../../../../shared/src/tracing/index.js';
 import type { InferOptions, NodeCore } from '../../server-api/index.js';
 import { callSignal, toServiceError, type SurfaceCall } from './call-status.js';
+import { loadFields, type LoadTrailerValues } from './load-trailer-values.js';
 import { unary } from './unary.js';
 
 /** Trailing metadata keys a gateway routes on (the model's load right after this request). */
-export const QUEUE_DEPTH_KEY = 'tessera-queue-depth';
-export const INFLIGHT_KEY = 'tessera-inflight';
+export { QUEUE_DEPTH_KEY, INFLIGHT_KEY } from './load-trailer-values.js';
 /** Triton's answer to ModelInfer on a decoupled model (UNIMPLEMENTED). */
 export const GRPC_DECOUPLED_REFUSAL = "ModelInfer RPC doesn't support models with decoupled transaction policy";
 /** Response parameter on every ModelStreamInfer answer: whether it is the request's last. */
@@ -39,14 +39,15 @@ export const STREAM_ERROR_HEADER = 'triton_grpc_error';
 export { MAX_UNSENT_STREAM_BYTES } from '../../../../shared/src/grpc/index.js';
 
 /** The trailing load headers (QUEUE_DEPTH_KEY, INFLIGHT_KEY) for `modelName`, as header values. */
-export function loadTrailerValues(core: NodeCore, modelName: string): Record<string, string> {
-  let load = { queued: 0, inflight: 0 };
+export function loadTrailerValues(core: NodeCore, modelName: string): LoadTrailerValues {
+  let load;
   try {
     load = core.modelLoad(modelName);
   } catch {
     // Unknown or unloaded model: it carries no load, and the answer's status already says why.
+    return loadFields(0, 0);
   }
-  return { [QUEUE_DEPTH_KEY]: String(load.queued), [INFLIGHT_KEY]: String(load.inflight) };
+  return loadFields(load.queued, load.inflight);
 }
 
 export function loadTrailer(core: NodeCore, modelName: string): Metadata {
