@@ -26,6 +26,8 @@ let arrivalOrder: LlmInstance;
 let shortestFirst: LlmInstance;
 /** Decode steps cut into runs of at most 3 rows (newcomers prefilled between them), over length buckets. */
 let splitRuns: LlmInstance;
+/** One bucket, steps cut into runs of at most 4 rows: rows sorted into length lanes (length-lanes.ts), moving between them. */
+let laned: LlmInstance;
 let reference: ReferenceDecoder;
 
 beforeAll(async () => {
@@ -40,6 +42,7 @@ beforeAll(async () => {
   arrivalOrder = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { prefill_order: 'arrival' } }));
   shortestFirst = await startLlm(await repo.source({ maxNumSeqs: 8, parameters: { prefill_order: 'shortest_first', prefill_aging_ms: '30', max_num_batched_tokens: '64' } }));
   splitRuns = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { decode_run_rows: '3', length_buckets: '16,32' } }));
+  laned = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { decode_run_rows: '4', length_buckets: 'none' } }));
   reference = await referenceDecoder(source.versionDir);
 }, 60_000);
 
@@ -52,6 +55,7 @@ afterAll(async () => {
   await shortestFirst?.close();
   await arrivalOrder?.close();
   await splitRuns?.close();
+  await laned?.close();
   await reference?.release();
   await repo?.remove();
 });
@@ -168,5 +172,16 @@ describe('continuous batching is exact under greedy decoding', () => {
     // batch-engine.test.ts holds a run to check that order).
     expect(stats.stepRuns).toBeGreaterThan(stats.steps * 2);
     expect(stats.stepSequences).toBeLessThanOrEqual(stats.stepRuns * 3);
+  }, 120_000);
+
+  it('32 at once over one bucket in length lanes: rows moving between lanes keep their tokens, some cancelled mid-way', async () => {
+    await runConcurrently(32, 11, 3, laned);
+    const stats = await laned.engineStats();
+    expect(stats).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
+    // Rows moved between lanes (newcomers sorted in, lanes rebalanced as others left), each lane a run.
+    expect(stats.bucketMoves).toBeGreaterThan(8);
+    expect(stats.copies.bucketFloats).toBeGreaterThan(0);
+    expect(stats.stepRuns).toBeGreaterThan(stats.steps * 2);
+    expect(stats.stepSequences).toBeLessThanOrEqual(stats.stepRuns * 4);
   }, 120_000);
 });
