@@ -26,8 +26,6 @@ let arrivalOrder: LlmInstance;
 let shortestFirst: LlmInstance;
 /** Decode steps cut into runs of at most 3 rows (newcomers prefilled between them), over length buckets. */
 let splitRuns: LlmInstance;
-/** One bucket, steps cut into runs of at most 4 rows: rows sorted into length lanes (length-lanes.ts), moving between them. */
-let laned: LlmInstance;
 let reference: ReferenceDecoder;
 
 beforeAll(async () => {
@@ -42,7 +40,6 @@ beforeAll(async () => {
   arrivalOrder = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { prefill_order: 'arrival' } }));
   shortestFirst = await startLlm(await repo.source({ maxNumSeqs: 8, parameters: { prefill_order: 'shortest_first', prefill_aging_ms: '30', max_num_batched_tokens: '64' } }));
   splitRuns = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { decode_run_rows: '3', length_buckets: '16,32' } }));
-  laned = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { decode_run_rows: '4', length_buckets: 'none' } }));
   reference = await referenceDecoder(source.versionDir);
 }, 60_000);
 
@@ -55,7 +52,6 @@ afterAll(async () => {
   await shortestFirst?.close();
   await arrivalOrder?.close();
   await splitRuns?.close();
-  await laned?.close();
   await reference?.release();
   await repo?.remove();
 });
@@ -175,13 +171,20 @@ describe('continuous batching is exact under greedy decoding', () => {
   }, 120_000);
 
   it('32 at once over one bucket in length lanes: rows moving between lanes keep their tokens, some cancelled mid-way', async () => {
-    await runConcurrently(32, 11, 3, laned);
-    const stats = await laned.engineStats();
-    expect(stats).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
-    // Rows moved between lanes (newcomers sorted in, lanes rebalanced as others left), each lane a run.
-    expect(stats.bucketMoves).toBeGreaterThan(8);
-    expect(stats.copies.bucketFloats).toBeGreaterThan(0);
-    expect(stats.stepRuns).toBeGreaterThan(stats.steps * 2);
-    expect(stats.stepSequences).toBeLessThanOrEqual(stats.stepRuns * 4);
+    // One bucket, steps cut into runs of at most 4 rows: rows sorted into length lanes (length-lanes.ts), moving between them.
+    // Started here, not in beforeAll, so the shared hook's time does not grow.
+    const laned = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { decode_run_rows: '4', length_buckets: 'none' } }));
+    try {
+      await runConcurrently(32, 11, 3, laned);
+      const stats = await laned.engineStats();
+      expect(stats).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
+      // Rows moved between lanes (newcomers sorted in, lanes rebalanced as others left), each lane a run.
+      expect(stats.bucketMoves).toBeGreaterThan(8);
+      expect(stats.copies.bucketFloats).toBeGreaterThan(0);
+      expect(stats.stepRuns).toBeGreaterThan(stats.steps * 2);
+      expect(stats.stepSequences).toBeLessThanOrEqual(stats.stepRuns * 4);
+    } finally {
+      await laned.close();
+    }
   }, 120_000);
 });
