@@ -4,7 +4,10 @@
  * - `anchor`: the bare onnxruntime figure: one sequence decoded greedily with an exact-size cache, no
  *   engine, no node (one intra-op thread): tokens/s.
  * - `copy`: the engine itself (no HTTP) running 32 streams of 8..256 tokens: what its steps copy and how
- *   long that takes beside the model's own time (`COPY_PROMPTS=bench`: with the llm-batching bench's prompts).
+ *   long that takes beside the model's own time (`COPY_PROMPTS=bench`: with the llm-batching bench's prompts),
+ *   and how much of what its runs fed was padding. `COPY_REQUESTS` (default 4) requests per stream;
+ *   `COPY_MODE=static`: instead, as many whole-request batches of 32 sent together, every row kept to its
+ *   batch's longest (the bench's static baseline), tokens counted up to each row's own length.
  * - `prefill`: bare onnxruntime (one thread): CPU per prefill run of B prompts of L tokens (best of 5
  *   rounds of 3), i.e. what batching prompts into one run saves per prompt.
  * - `ttft`: the engine itself (no HTTP, no main-thread work of other streams): time to first token of
@@ -87,33 +90,57 @@ async function copy(): Promise<object> {
   const random = mulberry32(11);
   // COPY_PROMPTS=bench: the llm-batching bench's prompts (3-10 words, ~20-75 byte tokens), which reach the group cap; the fixed short ones do not.
   const benchPrompts = process.env['COPY_PROMPTS'] === 'bench';
+  const requests = Number(process.env['COPY_REQUESTS'] ?? 4);
+  const staticBatches = process.env['COPY_MODE'] === 'static';
   let tokens = 0;
   const cpuBefore = process.cpuUsage();
   const threadsBefore = await readThreadCpu(process.pid);
   const startMs = performance.now();
   const text = (s: string) => ({ name: 'text_input', datatype: 'BYTES' as const, shape: [1], data: encodeBytesElements([s]) });
+  const send = (prompt: string, maxTokens: number) =>
+    instance.execute([
+      {
+        inputs: [text(prompt), { name: 'sampling_parameters', datatype: 'BYTES', shape: [1], data: encodeBytesElements([JSON.stringify({ max_tokens: maxTokens, ignore_eos: true })]) }],
+        requestedOutputs: [],
+        parameters: {},
+        onResponse: () => {},
+      },
+    ]);
+  // COPY_STEADY_S: streams restart until then, and the engine is read over [5 s, then] only (32 rows, no drain).
+  const steadyS = Number(process.env['COPY_STEADY_S'] ?? 0);
+  const stopMs = startMs + steadyS * 1000;
+  const snapshot = async () => ({ threads: await readThreadCpu(process.pid), stats: await instance.engineStats() });
+  const steady = steadyS > 0 && !staticBatches ? (async () => {
+    await new Promise((r) => setTimeout(r, 5000));
+    const from = await snapshot();
+    await new Promise((r) => setTimeout(r, stopMs - performance.now()));
+    return { from, to: await snapshot() };
+  })() : undefined;
   const client = async (): Promise<void> => {
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; steadyS > 0 ? performance.now() < stopMs : i < requests; i++) {
       const maxTokens = 8 + Math.floor(random() * 249);
       tokens += maxTokens;
-      await instance.execute([
-        {
-          inputs: [text(benchPrompts ? promptFor(random) : `client prompt ${i}`), { name: 'sampling_parameters', datatype: 'BYTES', shape: [1], data: encodeBytesElements([JSON.stringify({ max_tokens: maxTokens, ignore_eos: true })]) }],
-          requestedOutputs: [],
-          parameters: {},
-          onResponse: () => {},
-        },
-      ]);
+      await send(benchPrompts ? promptFor(random) : `client prompt ${i}`, maxTokens);
     }
   };
-  await Promise.all(Array.from({ length: 32 }, client));
+  const batch = async (): Promise<void> => {
+    const rows = Array.from({ length: 32 }, (_, i) => ({ prompt: benchPrompts ? promptFor(random) : `client prompt ${i}`, length: 8 + Math.floor(random() * 249) }));
+    const longest = Math.max(...rows.map((r) => r.length));
+    for (const r of rows) tokens += r.length;
+    await Promise.all(rows.map((r) => send(r.prompt, longest)));
+  };
+  if (staticBatches) for (let b = 0; b < requests; b++) await batch();
+  else await Promise.all(Array.from({ length: 32 }, client));
   const wallS = (performance.now() - startMs) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
+  const window = await steady;
+  const windowed = window === undefined ? {} : steadyFigures(window.from, window.to);
   const engineCpuS = busiestThreadCpuS(threadsBefore, await readThreadCpu(process.pid));
   const stats = await instance.engineStats();
   await instance.close();
   const floats = stats.copies;
   return {
+    ...windowed,
     tokens,
     tokensPerSecond: tokens / wallS,
     // The probe's whole CPU (engine thread included) per token: steadier than tokens/s on a shared core.
@@ -137,6 +164,13 @@ async function copy(): Promise<object> {
     bucketMoves: stats.bucketMoves,
     steps: stats.steps,
     meanSequencesPerStep: stats.stepSequences / stats.steps,
+    // Of the cached positions decode runs fed, the share that was padding (rows × run capacity against own lengths).
+    decodePaddingShare: 1 - stats.stepCachedPositions / stats.stepPaddedPositions,
+    paddedPositionsPerRow: stats.stepPaddedPositions / stats.stepSequences,
+    cachedPositionsPerRow: stats.stepCachedPositions / stats.stepSequences,
+    stepModelUsPerRow: stats.stepModelNs / stats.stepSequences / 1000,
+    prefillWallS: stats.prefillNs / 1e9,
+    engineCpuS,
     stepCopyUsPerStep: stats.stepCopyNs / stats.steps / 1000,
     stepModelUsPerStep: stats.stepModelNs / stats.steps / 1000,
     copyShareOfStep: stats.stepCopyNs / (stats.stepCopyNs + stats.stepModelNs),
@@ -149,6 +183,24 @@ async function copy(): Promise<object> {
       growth: (floats.growFloats * 4) / stats.steps,
       bucketMoves: (floats.bucketFloats * 4) / stats.steps,
     },
+  };
+}
+
+type Snapshot = { threads: ThreadCpu[]; stats: Awaited<ReturnType<LlmInstance['engineStats']>> };
+
+/** The engine between two snapshots: thread CPU per token (each row of a run and each prefill is a token), rows per step, padding. */
+function steadyFigures(from: Snapshot, to: Snapshot): object {
+  const delta = (key: 'steps' | 'stepSequences' | 'prefills' | 'stepRuns' | 'stepPaddedPositions' | 'stepCachedPositions' | 'bucketMoves') => to.stats[key] - from.stats[key];
+  const tokens = delta('stepSequences') + delta('prefills');
+  return {
+    steadyTokens: tokens,
+    steadyEngineThreadCpuUsPerToken: (busiestThreadCpuS(from.threads, to.threads) * 1e6) / tokens,
+    steadySequencesPerStep: delta('stepSequences') / delta('steps'),
+    steadyRunsPerStep: delta('stepRuns') / delta('steps'),
+    steadyPaddingShare: 1 - delta('stepCachedPositions') / delta('stepPaddedPositions'),
+    steadyPaddedPositionsPerRow: delta('stepPaddedPositions') / delta('stepSequences'),
+    steadyCachedPositionsPerRow: delta('stepCachedPositions') / delta('stepSequences'),
+    steadyMovesPerStep: delta('bucketMoves') / delta('steps'),
   };
 }
 

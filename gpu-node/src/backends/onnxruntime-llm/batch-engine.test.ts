@@ -146,19 +146,40 @@ describe('BatchEngine order of work', () => {
     expect(log.slice(0, 9)).toEqual([
       'prefill of 4 rows of 2',
       'emit 1,2,3,4',
-      'decode of 2 at capacity 64',
+      'decode of 2 at capacity 32',
       'emit 1,2',
       // Prefilled before the step's second run, not after the whole step.
       'prefill of 2',
       'emit 5',
-      'decode of 2 at capacity 64',
-      'emit 3,4',
-      // Next step: five rows in balanced runs of 1, 2 and 2.
-      'decode of 1 at capacity 64',
+      'decode of 2 at capacity 32',
+      // Rows 3 and 4 moved to the second length lane, last row first (length-lanes.ts).
+      'emit 4,3',
+      // Next step: five rows in balanced runs of 1, 2 and 2, shortest first: request 5, a token behind, alone.
+      'decode of 1 at capacity 32',
     ]);
-    expect(log.slice(9, 14)).toEqual(['emit 1:length', 'decode of 2 at capacity 64', 'emit 2:length,3:length', 'decode of 2 at capacity 64', 'emit 4:length,5']);
+    expect(log.slice(9, 14)).toEqual(['emit 5', 'decode of 2 at capacity 32', 'emit 4:length,3:length', 'decode of 2 at capacity 32', 'emit 1:length,2:length']);
     for (const id of [1, 2, 3, 4, 5]) expect(events.filter((e) => e.id === id).reduce((n, e) => n + e.tokens, 0)).toBe(3);
     expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, prefillsBetweenRuns: 1 });
+  });
+
+  it('with one bucket, runs each step over length lanes: a run is padded to its own longest row, not the step\'s', async () => {
+    const log: string[] = [];
+    const events: SequenceEvent[] = [];
+    const engine = engineWith(log, () => Promise.resolve(), events, undefined, 2048, { lengthBuckets: [], decodeRunRows: 1, contextLength: 256 });
+    engine.add({ id: 1, promptIds: [1, 2], params: GREEDY, priority: 0 });
+    engine.add({ id: 2, promptIds: Array.from({ length: 70 }, () => 1), params: GREEDY, priority: 0 });
+    await drain(engine);
+    expect(log.slice(0, 6)).toEqual([
+      'prefill of 2 rows of 70',
+      'emit 1,2',
+      // Request 1 (2 cached positions) in the first lane, request 2 (70) in the second: capacities 32 and 96
+      // (one cache for both would run each at 96).
+      'decode of 1 at capacity 32',
+      'emit 1',
+      'decode of 1 at capacity 96',
+      'emit 2',
+    ]);
+    expect(engine.stats()).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0, bucketMoves: 1 });
   });
 
   it('traces where a newcomer\'s first token went: the run in flight and its kind, runs queued ahead, its own prefill', async () => {

@@ -1,7 +1,8 @@
 /**
  * Continuous batching for one model instance: every decode step runs over all active sequences, one
  * model run per length bucket (length-bucket.ts: sequences grouped by cached length, each bucket's cache
- * padded only to its own longest). The requests waiting when the engine gets to them are prefilled
+ * padded only to its own longest; with one bucket and cut runs, the buckets are length lanes sorted at
+ * each step so each run holds rows of similar length: length-lanes.ts). The requests waiting when the engine gets to them are prefilled
  * together, one run per group of up to `maxBatchedTokens` padded tokens (`busyPrefillTokens` while other
  * work waits for the run: prefill-cap.ts; prefill-batch.ts: right-padded rows, each computing what it would
  * alone), their first tokens go out at once, and they join the next step; requests that arrive during a step
@@ -17,6 +18,7 @@ import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { DecoderLayout } from './decoder-layout.js';
 import { KvCache, type CopyCounters } from './kv-cache.js';
 import { bucketIndexOf, bucketLimits } from './length-bucket.js';
+import { laneCount, nextLaneMove } from './length-lanes.js';
 import type { EngineStats } from './engine-stats.js';
 import { chunkFeeds, paddedTokens, prefillFeeds, presentRow } from './prefill-batch.js';
 import { DEFAULT_PREFILL_AGING_MS, DEFAULT_PREFILL_ORDER, joinsGroup, nextToPrefill, type PrefillPolicy, type WaitingKey } from './prefill-order.js';
@@ -64,6 +66,8 @@ export class BatchEngine {
   private readonly waiting: Sequence[] = [];
   private readonly buckets: Bucket[];
   private readonly limits: readonly number[];
+  /** Whether the buckets are length lanes of one bucket (length-lanes.ts). */
+  private readonly laned: boolean;
   private active = 0;
   /** Events not yet emitted (emitted after each admission round and each step). */
   private pending: SequenceEvent[] = [];
@@ -74,7 +78,7 @@ export class BatchEngine {
   private running = false;
   /** The engine's counters (EngineStats: what each one counts). */
   private readonly counts = {
-    steps: 0, stepSequences: 0, stepCopyNs: 0, stepModelNs: 0, stepRuns: 0, stepFetchedBytes: 0, bucketMoves: 0, prefillsBetweenRuns: 0, prefills: 0,
+    steps: 0, stepSequences: 0, stepCopyNs: 0, stepModelNs: 0, stepRuns: 0, stepFetchedBytes: 0, stepPaddedPositions: 0, stepCachedPositions: 0, bucketMoves: 0, prefillsBetweenRuns: 0, prefills: 0,
     prefillRuns: 0, prefillTokens: 0, prefillPaddedTokens: 0, prefillChunks: 0, admissionWaitNs: 0, prefillNs: 0, firstTokenNs: 0,
     eventMessages: 0, events: 0,
   };
@@ -93,7 +97,10 @@ export class BatchEngine {
     private readonly options: EngineOptions,
     private readonly emit: (events: SequenceEvent[]) => void,
   ) {
-    this.limits = bucketLimits(options.lengthBuckets, options.contextLength);
+    // One bucket with its rows in length lanes (length-lanes.ts): lanes are buckets of the same limit.
+    const lanes = laneCount(options.lengthBuckets, options.decodeRunRows ?? 0, options.maxNumSeqs);
+    this.laned = lanes > 1;
+    this.limits = lanes > 1 ? new Array<number>(lanes).fill(options.contextLength) : bucketLimits(options.lengthBuckets, options.contextLength);
     this.buckets = this.limits.map((limit) => ({
       limit,
       cache: new KvCache(layout, options.maxNumSeqs, limit, runner.lastPositionOutputs === undefined),
@@ -398,11 +405,12 @@ export class BatchEngine {
   }
 
   /**
-   * One decode step: a run per non-empty bucket (in order of length), each cut into runs of at most
-   * `decodeRunRows` rows; requests that arrived meanwhile are prefilled between runs; then sequences that
-   * outgrew their bucket move to the next.
+   * One decode step: length lanes sorted first; a run per non-empty bucket (in order of length), each cut
+   * into runs of at most `decodeRunRows` rows; requests that arrived meanwhile are prefilled between runs;
+   * then sequences that outgrew their bucket move to the next.
    */
   private async step(): Promise<void> {
+    this.sortLanes();
     let ran = false;
     for (const bucket of this.buckets) {
       const rows = bucket.rows.length;
@@ -413,8 +421,8 @@ export class BatchEngine {
       const runs = subRunRanges(rows, this.options.decodeRunRows ?? 0);
       for (const [from, to] of runs) {
         await this.stepRows(bucket, from, to);
-        // A cut step's tokens go out run by run, not once the whole step is done.
-        if (runs.length > 1) this.flush();
+        // A cut step's tokens (runs or lanes) go out run by run, not once the whole step is done.
+        if (runs.length > 1 || this.laned) this.flush();
         // A sequence admitted here into a bucket not yet run this step is stepped with it: its prefill gave
         // it its next token, so that is its next step, not a second one. One admitted into this bucket sits
         // past `rows` and waits for the next step.
@@ -452,6 +460,8 @@ export class BatchEngine {
     this.counts.stepRuns += 1;
     this.counts.stepFetchedBytes += this.decodeFeeds.fetchedBytes(cache, rows);
     this.counts.stepSequences += rows;
+    this.counts.stepPaddedPositions += rows * cache.capacity;
+    for (let r = from; r < to; r++) this.counts.stepCachedPositions += (cache.lengths[r] as number) - 1;
     for (let r = from; r < to; r++) this.advance(bucket.rows[r] as Sequence, logits, (r - from) * this.vocab, events);
   }
 
@@ -459,17 +469,27 @@ export class BatchEngine {
   private moveOutgrown(): void {
     for (let b = this.buckets.length - 2; b >= 0; b--) {
       const from = this.buckets[b] as Bucket;
-      const to = this.buckets[b + 1] as Bucket;
-      for (let r = from.rows.length - 1; r >= 0; r--) {
-        const length = from.cache.lengths[r] as number;
-        if (length < from.limit) continue;
-        const s = from.rows[r] as Sequence;
-        const row = to.cache.addRow(from.cache.rowSources(r), length, from.cache.capacity, 'bucket');
-        to.rows[row] = s;
-        this.removeRow(from, r);
-        this.counts.bucketMoves += 1;
-      }
+      for (let r = from.rows.length - 1; r >= 0; r--) if ((from.cache.lengths[r] as number) >= from.limit) this.moveRow(from, r, this.buckets[b + 1] as Bucket);
     }
+  }
+
+  /** With length lanes, rows move until each lane holds its run's share of the step, shortest first (length-lanes.ts). */
+  private sortLanes(): void {
+    if (!this.laned) return;
+    // Each move settles a row; the bound only guards against a plan that would not end.
+    for (let moves = 0; moves < 4 * this.options.maxNumSeqs; moves++) {
+      const move = nextLaneMove(this.buckets.map((b) => b.cache.lengths), this.options.decodeRunRows ?? 0);
+      if (move === undefined) return;
+      this.moveRow(this.buckets[move.from] as Bucket, move.row, this.buckets[move.to] as Bucket);
+    }
+  }
+
+  /** A row's sequence and cache move to another bucket (a copy of its cached positions, counted as a bucket move). */
+  private moveRow(from: Bucket, r: number, to: Bucket): void {
+    const row = to.cache.addRow(from.cache.rowSources(r), from.cache.lengths[r] as number, from.cache.capacity, 'bucket');
+    to.rows[row] = from.rows[r] as Sequence;
+    this.removeRow(from, r);
+    this.counts.bucketMoves += 1;
   }
 
   /** Samples the sequence's next token from its logits row and records what that means. */

@@ -51,6 +51,7 @@ describe('cache accounting', () => {
     ['arrival', { prefill_order: 'arrival' }],
     ['shortest_first, aging 20 ms', { prefill_order: 'shortest_first', prefill_aging_ms: '20' }],
     ['shortest_first, decode runs of at most 2 rows', { decode_run_rows: '2' }],
+    ['shortest_first, one bucket in length lanes of 2 rows', { decode_run_rows: '2', length_buckets: 'none' }],
   ])('is back to empty after a soak of finished, cancelled and refused requests (prefill order %s)', async (_, order) => {
     // Room for about three sequences of 100 tokens, at most 4 running and 6 waiting.
     // A prefill budget of two typical prompts: requests admitted together are prefilled in padded runs of 1-2 rows,

@@ -18,7 +18,10 @@ export interface EngineStats {
   readonly stepRuns: number;
   /** Bytes of outputs fetched out of onnxruntime by decode runs (onnxruntime-node copies each into a fresh array): logits and presents, full or last position. */
   readonly stepFetchedBytes: number;
-  /** Sequences moved into a longer bucket. */
+  /** Cached positions the decode runs fed (rows × the run's capacity, summed) and of those the rows' own (their lengths): the rest is padding. */
+  readonly stepPaddedPositions: number;
+  readonly stepCachedPositions: number;
+  /** Sequences moved into another bucket or length lane. */
   readonly bucketMoves: number;
   /** Prefills done between the bucket runs of a step (requests that arrived during it). */
   readonly prefillsBetweenRuns: number;

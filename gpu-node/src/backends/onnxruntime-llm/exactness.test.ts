@@ -169,4 +169,22 @@ describe('continuous batching is exact under greedy decoding', () => {
     expect(stats.stepRuns).toBeGreaterThan(stats.steps * 2);
     expect(stats.stepSequences).toBeLessThanOrEqual(stats.stepRuns * 3);
   }, 120_000);
+
+  it('32 at once over one bucket in length lanes: rows moving between lanes keep their tokens, some cancelled mid-way', async () => {
+    // One bucket, steps cut into runs of at most 4 rows: rows sorted into length lanes (length-lanes.ts), moving between them.
+    // Started here, not in beforeAll, so the shared hook's time does not grow.
+    const laned = await startLlm(await repo.source({ maxNumSeqs: 32, parameters: { decode_run_rows: '4', length_buckets: 'none' } }));
+    try {
+      await runConcurrently(32, 11, 3, laned);
+      const stats = await laned.engineStats();
+      expect(stats).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
+      // Rows moved between lanes (newcomers sorted in, lanes rebalanced as others left), each lane a run.
+      expect(stats.bucketMoves).toBeGreaterThan(8);
+      expect(stats.copies.bucketFloats).toBeGreaterThan(0);
+      expect(stats.stepRuns).toBeGreaterThan(stats.steps * 2);
+      expect(stats.stepSequences).toBeLessThanOrEqual(stats.stepRuns * 4);
+    } finally {
+      await laned.close();
+    }
+  }, 120_000);
 });

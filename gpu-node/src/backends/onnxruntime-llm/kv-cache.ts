@@ -36,8 +36,12 @@ export interface CopyCounters {
 /** Re-layouts of every cache of this thread and the bytes of the new arrays they allocated (the GC samples report them). */
 export const kvRelayouts = { count: 0, newBytes: 0 };
 
-/** Capacity moves in steps of this many positions. */
-const CAPACITY_STEP = 32;
+/**
+ * Capacity moves in steps of this many positions. Every position above a run's longest row is padding each row pays
+ * (~0.76 µs per row and position on bench_decoder); 16 halves the 32 of before for about twice the re-layouts
+ * (~100 KB more copied a step at 32 streams: docs/benchmarks.md, issue 21, 2026-11-28a).
+ */
+const CAPACITY_STEP = 16;
 
 export class KvCache {
   /** One buffer per past input, in `pastNames` order. */

@@ -18,7 +18,8 @@
  * - `prefill_order` (default `shortest_first`) and `prefill_aging_ms` (default 1000): the order of waiting prefills
  *   within a priority level (prefill-order.ts);
  * - `decode_run_rows` (default DEFAULT_DECODE_RUN_ROWS): most rows of one decode run; a step is cut into runs of
- *   at most this many rows with newcomers prefilled between them (decode-split.ts); 0 = one run per bucket;
+ *   at most this many rows with newcomers prefilled between them (decode-split.ts); 0 = one run per bucket; with one
+ *   bucket, each run holds rows of similar length (length-lanes.ts);
  * - `busy_prefill_tokens` (default DEFAULT_BUSY_PREFILL_TOKENS): the prefill run cap while other work would wait
  *   for the run (prefill-cap.ts); `max_num_batched_tokens` applies when the run is the only work;
  * - `busy_prefill_group_tokens` (default DEFAULT_BUSY_PREFILL_GROUP_TOKENS): on a busy engine, most padded tokens of
