@@ -7,7 +7,9 @@
  *   gateway would wait for the 100 MB forever), a head that never ends (over the head bound);
  * - a node that answers and never ends: the client leaving closes the node's connection;
  * - a second answer nobody asked for, in the same write or later on the idle socket: the next request
- *   gets its own answer on a fresh connection, never the unasked one.
+ *   gets its own answer on a fresh connection, never the unasked one;
+ * - a head one Date value away from the last (the upstream remembers its node's last head, raw-answer-head.ts)
+ *   whose value hides a framing line: read afresh and refused, never taken for the remembered head.
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,6 +145,23 @@ describe('a hostile node behind the raw HTTP/1.1 upstream (gateway + scripted TC
     expect(third).toContain('answer-3');
     expect(third).not.toContain('unasked');
     expect(state.connections).toBe(connections + 3);
+  });
+
+  it('reads afresh a head that differs from the last only in a Date value hiding a framing line', async () => {
+    const head = (date: string): string => `HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nDate: ${date}\r\ntransfer-encoding: chunked\r\n\r\n`;
+    // As long as an IMF-fixdate, so the two heads have the same length and the same bytes around the value.
+    const smuggling = 'x\r\nContent-Length: 5\r\nY: 1234';
+    expect(smuggling.length).toBe('Sat, 28 Nov 2026 01:52:00 GMT'.length);
+    const first = state.requests + 1;
+    script = (socket, n) => socket.write(head(n === first ? 'Sat, 28 Nov 2026 01:52:00 GMT' : smuggling) + chunk(openAIChunk('first')) + '0\r\n\r\n');
+    const good = await complete(true);
+    expect(good.status).toBe(200);
+    expect(await good.text()).toContain('"first"');
+    const closed = state.closed;
+    const response = await complete(true);
+    expect(response.status).toBeGreaterThanOrEqual(500);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/both Transfer-Encoding and Content-Length/);
+    await waitFor(() => state.closed === closed + 1, { what: 'the gateway closes the connection', timeoutMs: 10_000 });
   });
 
   it('answers an error to a node whose answer head carries a bare LF or NUL inside a header value', async () => {
