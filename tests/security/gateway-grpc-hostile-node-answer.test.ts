@@ -13,8 +13,6 @@
  */
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { status } from '@grpc/grpc-js';
-import { createServer, type Http2Server } from 'node:http2';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelInferResponseSchema, type ModelInferResponse } from '../../shared/src/gen/grpc_service_pb.js';
 import { silentLogger } from '../../shared/src/logging/index.js';
@@ -22,41 +20,20 @@ import { loadGatewayConfig } from '../../gateway/src/config/index.js';
 import { sha256Hex } from '../../gateway/src/core/auth/index.js';
 import { startGateway, type RunningGateway } from '../../gateway/src/entry-node.js';
 import { frontClient, simpleProto, type FrontClient } from '../../gateway/test/grpc-front/front-client.js';
+import { answerOf, int32, startScriptedGrpcNode, type ScriptedGrpcNode } from '../../gateway/test/support/scripted-grpc-node.js';
 
 const KEY = 'tsk_grpc-hostile-node-answer';
-const MODEL_INFER = '/inference.GRPCInferenceService/ModelInfer';
 
-type Output = { name: string; datatype: string; shape: bigint[] };
-const answerOf = (outputs: Output[], raw: Uint8Array[]): Uint8Array =>
-  toBinary(ModelInferResponseSchema, create(ModelInferResponseSchema, { modelName: 'simple', modelVersion: '1', outputs, rawOutputContents: raw }));
-const int32 = (name: string, dims: bigint[]): Output => ({ name, datatype: 'INT32', shape: dims });
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
 describe('a hostile node answer to a gRPC client (gateway gRPC front door + an HTTP/2 node that answers what it is told)', () => {
-  let node: Http2Server;
+  let node: ScriptedGrpcNode | undefined;
   let gateway: RunningGateway;
   let client: FrontClient;
   let answer: Uint8Array = new Uint8Array(0);
 
   beforeAll(async () => {
-    node = createServer();
-    node.on('stream', (stream, headers) => {
-      stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
-      if (headers[':path'] === MODEL_INFER) {
-        const frame = Buffer.alloc(5 + answer.length);
-        frame.writeUInt32BE(answer.length, 1);
-        frame.set(answer, 5);
-        stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
-        stream.resume();
-        stream.end(frame);
-        return;
-      }
-      stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '12' }));
-      stream.resume();
-      stream.end();
-    });
-    await new Promise<void>((resolve) => node.listen(0, '127.0.0.1', resolve));
-    const nodePort = (node.address() as AddressInfo).port;
+    node = await startScriptedGrpcNode(() => answer);
     const config = loadGatewayConfig(
       JSON.stringify({
         tiers: { standard: { queueTimeoutMs: 20_000 } },
@@ -65,7 +42,7 @@ describe('a hostile node answer to a gRPC client (gateway gRPC front door + an H
       }),
     );
     // One server under many node ids: the broken answers spread over as many breakers, none of which opens.
-    const nodes = Array.from({ length: 16 }, (_, i) => ({ id: `hostile-grpc-${i}`, grpc: `127.0.0.1:${nodePort}`, http: null }));
+    const nodes = Array.from({ length: 16 }, (_, i) => ({ id: `hostile-grpc-${i}`, grpc: node!.address, http: null }));
     gateway = await startGateway({ config, redisUrl: null, nodes, port: 0, grpcPort: 0, host: '127.0.0.1', logger: silentLogger });
     client = frontClient(gateway.grpcTarget!);
   }, 30_000);
@@ -73,7 +50,7 @@ describe('a hostile node answer to a gRPC client (gateway gRPC front door + an H
   afterAll(async () => {
     client?.close();
     await gateway?.close({ graceMs: 500 });
-    await new Promise<void>((resolve) => (node === undefined ? resolve() : node.close(() => resolve())));
+    await node?.close();
   });
 
   /** One ModelInfer of `simple` with request id `id` (inputs differ per `offset`: their own cache entry). */
