@@ -9,15 +9,10 @@
  *     --import tsx loadtests/src/perf/infer-request-read-cost.ts
  */
 import { create, toBinary } from '@bufbuild/protobuf';
-import { PerformanceObserver } from 'node:perf_hooks';
 import { ModelInferRequestSchema } from '../../../shared/src/gen/grpc_service_pb.js';
 import { checkForwardableFraming, decodeModelInferRequest, inferRequestFromProto } from '../../../shared/src/grpc/index.js';
 import { readPlainInferRequest } from '../../../gateway/src/adapters/grpc-front/plain-infer-request.js';
-
-const gc = (globalThis as { gc?: () => void }).gc;
-if (gc === undefined) throw new Error('run with --expose-gc');
-let collections = 0;
-new PerformanceObserver((list) => void (collections += list.getEntries().length)).observe({ entryTypes: ['gc'] });
+import { runReadCostRounds, type ReadContender } from './read-cost-rounds.js';
 
 const bytes = Buffer.from(
   toBinary(
@@ -31,7 +26,7 @@ const bytes = Buffer.from(
   ),
 );
 
-const contenders: [string, (b: Buffer) => unknown][] = [
+const contenders: ReadContender[] = [
   [
     'two-step',
     (b) => {
@@ -44,27 +39,4 @@ const contenders: [string, (b: Buffer) => unknown][] = [
   ['one pass', (b) => readPlainInferRequest(b)!.request],
 ];
 
-const rounds = Number(process.env.ROUNDS ?? 5);
-const calls = Number(process.env.CALLS ?? 20000);
-const results = new Map<string, { us: number[]; bytes: number[] }>();
-const keep: unknown[] = new Array(calls);
-for (let round = 0; round < rounds; round++) {
-  for (const [label, read] of contenders) {
-    for (let i = 0; i < 2000; i++) read(bytes); // warm
-    gc();
-    const before = collections;
-    const heap0 = process.memoryUsage().heapUsed;
-    const t = process.hrtime.bigint();
-    for (let i = 0; i < calls; i++) keep[i] = read(bytes);
-    const us = Number(process.hrtime.bigint() - t) / calls / 1000;
-    const perCall = (process.memoryUsage().heapUsed - heap0) / calls;
-    const entry = results.get(label) ?? { us: [], bytes: [] };
-    entry.us.push(us);
-    if (collections === before) entry.bytes.push(perCall);
-    results.set(label, entry);
-    console.log(round, label, us.toFixed(3), 'µs', collections === before ? `${perCall.toFixed(0)} bytes` : '(collection inside: bytes left out)');
-    keep.fill(undefined);
-  }
-}
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-for (const [label, { us, bytes: b }] of results) console.log(`${label}: median ${median(us).toFixed(3)} µs, ${median(b).toFixed(0)} bytes per request (${b.length} clean windows)`);
+runReadCostRounds(contenders, bytes, 'request');
