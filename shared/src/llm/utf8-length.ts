@@ -5,5 +5,5 @@
  * characters here (docs/benchmarks.md, issue 20, 2026-11-28a), and a prompt's bound is taken on every LLM request.
  */
 export function utf8Length(text: string): number {
-  return text.length === 0 ? 0 : Buffer.byteLength(text, 'utf8');
+  return Buffer.byteLength(text, 'utf8');
 }

@@ -26,8 +26,8 @@ export interface LlmApiRequest {
 
 type Body = Record<string, unknown>;
 
-/** One decoder for every body (`decode` without `stream` keeps no state between calls). */
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** One decoder for every LLM body, here and in llm-service.ts (`decode` without `stream` keeps no state between calls). */
+export const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 

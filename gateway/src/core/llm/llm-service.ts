@@ -25,13 +25,10 @@ import { authenticateRequest } from '../app/request-cycle.js';
 import { completionCacheKey, completionCacheTtl } from './completion-cache.js';
 import { DEFAULT_MAX_PROMPT_CHARS, type LlmDeps } from './llm-deps.js';
 import { forwardLlm, SSE_HEADERS, type LlmForwardDeps, type LlmForwardRequest, type StreamedAnswer, type WholeAnswer } from './llm-forward.js';
-import { parseLlmApiRequest, type LlmApiKind } from './llm-request.js';
+import { parseLlmApiRequest, STRICT_UTF8, type LlmApiKind } from './llm-request.js';
 import { OpenAIApiError, openAIErrorAnswer } from './openai-error.js';
 import { admitPrompt, type PromptCharge } from './prompt-charge.js';
 import { forwardWhileAdmitting, RecentRefusals, UndecidedSends } from './admission-overlap.js';
-
-/** One decoder for every body (`decode` without `stream` keeps no state between calls). */
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** What the routes use of the app's dependencies. */
 export type LlmRouteDeps = Pick<GatewayAppDeps, 'config' | 'tenants' | 'rateLimiter' | 'metrics' | 'logger' | 'tracer'> & {
