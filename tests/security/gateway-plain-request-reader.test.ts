@@ -1,6 +1,6 @@
 /**
  * Issue 17: the gateway's gRPC front door reads a client's plain ModelInferRequest itself, in one pass
- * (gateway/src/adapters/grpc-front/plain-infer-request.ts), before authentication. Whatever bytes a
+ * (shared/src/grpc/plain-infer-request.ts), before authentication. Whatever bytes a
  * client sends, the reader must give the request protobuf-es and inferRequestFromProto give, or
  * nothing (the reference path then answers, with its own error): never another request, a crash of
  * another kind, a hang, or an input's data past the message's end.
@@ -8,7 +8,7 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readPlainInferRequest } from '../../gateway/src/adapters/grpc-front/plain-infer-request.js';
+import { readPlainInferRequest } from '../../shared/src/grpc/plain-infer-request.js';
 import { ModelInferRequestSchema } from '../../shared/src/gen/grpc_service_pb.js';
 import { decodeMessage, inferRequestFromProto } from '../../shared/src/grpc/index.js';
 

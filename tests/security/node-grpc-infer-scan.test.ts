@@ -1,6 +1,7 @@
 /**
- * Issue 18: the node's gRPC ModelInfer fast path scans plain requests by hand (shared/src/grpc/
- * infer-request-scan.ts) and keeps raw_input_contents as views of the received bytes. Hostile bytes
+ * Issue 18: the node's gRPC ModelInfer fast path reads plain requests in one pass (shared/src/grpc/
+ * plain-infer-request.ts, names remembered by their bytes; anything it declines goes to the scan,
+ * infer-request-scan.ts, and the codec's checks) and keeps raw_input_contents as views of the received bytes. Hostile bytes
  * sent to a real `tessera-node` process must get the caller's statuses, never INTERNAL, a crash or a
  * hang: lengths that lie (a raw entry, an input message or a packed shape longer than what follows),
  * a dimension past 2^53, a shape promising more bytes than sent. And the views must not leak between
@@ -110,6 +111,23 @@ describe('gRPC ModelInfer scan: hostile bytes', () => {
     const answer = await call(bytes);
     expect(answer.status).toBe('3');
     expect(answer.message).toMatch(/unexpected total byte size 8/);
+  });
+
+  it('an input named twice in an otherwise plain request: INVALID_ARGUMENT naming it (the one-pass reader declines it)', async () => {
+    const raw = field(7, new Array(8).fill(0));
+    const bytes = Uint8Array.from([...model, ...input([1, 2]), ...input([1, 2]), ...raw, ...raw]);
+    const answer = await call(bytes);
+    expect(answer.status).toBe('3');
+    expect(answer.message).toBe("input 'INPUT0' is given more than once");
+  });
+
+  it('a model name one byte off the last one read is read as sent, not as the remembered one', async () => {
+    expect((await call(plainRequest([1, 2]))).status).toBe('0');
+    const data = new Uint8Array(new Float32Array([1, 2]).buffer);
+    const framed = encodeInferRequestFramed({ id: '', modelName: 'gooe', inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, 2], data }], parameters: {} }, 1 << 30);
+    const answer = await call(Buffer.concat(framed.chunks).subarray(5));
+    expect(answer.status).not.toBe('0');
+    expect(answer.message).toMatch(/'gooe'/);
   });
 
   it('the node still answers a plain request after all of that', async () => {

@@ -2,7 +2,7 @@
  * The gateway front door's read of a client's ModelInferRequest for `simple` (two INT32 [1, 16] inputs,
  * raw contents, two requested outputs) into the InferRequest the pipeline takes, in turns: the
  * two-step read (decodeModelInferRequest's plain scan, inferRequestFromProto, the framing check) and
- * the one-pass reader (gateway/src/adapters/grpc-front/plain-infer-request.ts). µs and bytes allocated
+ * the one-pass reader (shared/src/grpc/plain-infer-request.ts). µs and bytes allocated
  * per request (heap growth with no collection inside the window: the semi-space is large).
  *
  *   taskset -c 0 node --expose-gc --min-semi-space-size=128 --max-semi-space-size=128 \
@@ -11,7 +11,7 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import { ModelInferRequestSchema } from '../../../shared/src/gen/grpc_service_pb.js';
 import { checkForwardableFraming, decodeModelInferRequest, inferRequestFromProto } from '../../../shared/src/grpc/index.js';
-import { readPlainInferRequest } from '../../../gateway/src/adapters/grpc-front/plain-infer-request.js';
+import { readPlainInferRequest } from '../../../shared/src/grpc/plain-infer-request.js';
 import { runReadCostRounds, type ReadContender } from './read-cost-rounds.js';
 
 const bytes = Buffer.from(

@@ -104,7 +104,10 @@ async function main(): Promise<void> {
         for (let round = 1; round <= rounds; round++) {
           const ceiling = await pinnedCeiling(modelPath, true);
           const order = round % 2 === 1 ? (['A', 'B'] as const) : (['B', 'A'] as const);
-          for (const protocol of PROTOCOLS)
+          // The protocols take turns too: with HTTP always first, gRPC's windows always sat furthest from the
+          // round's ceiling, and a box that drifts within a round read as gRPC's cost (issue 18, 2026-11-28b).
+          const protocols = round % 2 === 1 ? PROTOCOLS : ([...PROTOCOLS].reverse() as (typeof PROTOCOLS)[number][]);
+          for (const protocol of protocols)
             for (const build of order) {
               const node = nodes[build]!;
               const point = await measureWithH2load({ node, name: `mlp_large ${setup.id}`, protocol, concurrency: CONCURRENCY, request: mlpRequest(), outputBytes: MLP_WIDTH * 4 }, options);

@@ -33,6 +33,19 @@ export interface UnaryStream {
   cork(): void;
   write(chunk: Uint8Array): boolean;
   end(chunk: Uint8Array): unknown;
+  /**
+   * The raw front's stream (raw-stream.ts) tells one receiver of its events directly: the call then adds no
+   * listener closures. node:http2's streams have no such method and get listeners.
+   */
+  attach?(sink: UnaryStreamSink): void;
+}
+
+/** What an `attach`ing stream tells: the call itself (the raw front's StreamSink has this shape). */
+export interface UnaryStreamSink {
+  onStreamData(chunk: Buffer): void;
+  onStreamEnd(): void;
+  onStreamClose(): void;
+  onWantTrailers(): void;
 }
 
 /** Told of a call's abort: an object with a method, as an EventTarget listener may be. */
@@ -136,8 +149,9 @@ export function plainUnaryTimeoutMs(headers: IncomingHttpHeaders, path: string):
  * it with `fail` or `reply`. Framing problems, an oversized body and the deadline are answered here.
  */
 export function serveH2Unary(stream: UnaryStream, options: H2UnaryOptions, onMessage: (message: Buffer, call: H2UnaryCall) => void): void {
-  // An 'error' with no listener would throw; every error is followed by 'close', which cancels.
-  stream.on('error', ignore);
+  // An 'error' with no listener would throw; every error is followed by 'close', which cancels. The raw
+  // front's stream emits none.
+  if (stream.attach === undefined) stream.on('error', ignore);
   const call = new UnaryCall(stream, options, onMessage);
   const { timeoutMs } = options;
   if (timeoutMs <= 0) {
@@ -146,10 +160,18 @@ export function serveH2Unary(stream: UnaryStream, options: H2UnaryOptions, onMes
   }
   // setTimeout fires at once for delays past 2^31-1 ms; a deadline weeks away needs no timer.
   if (timeoutMs < MAX_TIMER_MS) call.timer = setTimeout(expireCall, timeoutMs, call).unref();
-  // `on`, not `once`: each fires once anyway, and `once` wraps every listener in another closure.
-  stream.on('close', () => call.closed());
-  stream.on('data', call.onData);
-  stream.on('end', () => call.ended());
+  // The raw front's stream tells the call itself: no closures, no listener entries.
+  if (stream.attach !== undefined) stream.attach(call);
+  else listenTo(stream, call);
+}
+
+/** node:http2's stream: the call's listeners. `on`, not `once`: each fires once anyway, and `once` wraps every listener in another closure. */
+function listenTo(stream: UnaryStream, call: UnaryCall): void {
+  const onData = (chunk: Buffer): void => call.onStreamData(chunk);
+  call.dataListener = onData;
+  stream.on('close', () => call.onStreamClose());
+  stream.on('data', onData);
+  stream.on('end', () => call.onStreamEnd());
 }
 
 /** An OK answer's headers: one frozen object, so the raw front encodes its block once (hpack-encoder.ts). */
@@ -186,9 +208,13 @@ const expireCall = (call: UnaryCall): void => call.expire();
  * One call's state and its answers in one object: methods on the prototype instead of a dozen
  * closures per call (the gateway's cache hit is GC-bound: docs/benchmarks.md, issue 17, 2026-11-26d).
  */
-class UnaryCall implements H2UnaryCall, H2CallWatch {
+class UnaryCall implements H2UnaryCall, H2CallWatch, UnaryStreamSink {
   readonly watch: H2CallWatch = this;
   timer: NodeJS.Timeout | undefined = undefined;
+  /** node:http2's 'data' listener (listenTo), taken off past the size limit; undefined on an attaching stream. */
+  dataListener: ((chunk: Buffer) => void) | undefined = undefined;
+  /** Set past the size limit: the rest of the body is dropped, not kept. */
+  private dropping = false;
   private controller: AbortController | undefined = undefined;
   private abortReason: TesseraError | undefined = undefined;
   /** The first abort handler, and any further ones: one watcher (the node's batcher) is the rule. */
@@ -269,7 +295,7 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
     this.trailers = trailers;
     try {
       stream.respond(hasFields(headers) ? withFields(madeReplyHeaders, headers, REPLY_HEADERS) : REPLY_HEADERS, WAIT_FOR_TRAILERS);
-      stream.on('wantTrailers', () => this.sendTrailers());
+      if (stream.attach === undefined) stream.on('wantTrailers', () => this.onWantTrailers());
       // One write for a small answer; a large output goes uncopied after the bytes before it. Corked
       // (end() uncorks): uncorked, the stream sends the first chunk alone and the rest only once it is
       // out, so the answer left as two DATA frames in two segments, and a waiting client woke twice.
@@ -286,7 +312,7 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
     this.fail(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded');
   }
 
-  closed(): void {
+  onStreamClose(): void {
     if (this.done) return;
     this.finish();
     this.abort(
@@ -296,8 +322,9 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
     );
   }
 
-  // A property, not a method: the stream calls it as a listener, and removes it past the limit.
-  readonly onData = (chunk: Buffer): void => {
+  onStreamData(chunk: Buffer): void {
+    // Past the limit, or answered already (the deadline passed mid-body): the rest is not kept.
+    if (this.dropping || this.done) return;
     const options = this.options;
     this.received += chunk.length;
     const received = this.received;
@@ -305,7 +332,8 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
     const first = this.first ?? chunk;
     const declared = first.length >= GRPC_PREFIX_BYTES ? first.readUInt32BE(1) : received - GRPC_PREFIX_BYTES;
     if (declared > options.maxReceiveBytes || received > options.maxReceiveBytes + GRPC_PREFIX_BYTES) {
-      this.stream.off('data', this.onData);
+      this.dropping = true;
+      if (this.dataListener !== undefined) this.stream.off('data', this.dataListener);
       const size = declared > options.maxReceiveBytes ? declared : received - GRPC_PREFIX_BYTES;
       // grpc-js's words, "vs" without a dot (its send-side message has one).
       this.fail(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${size} vs ${options.maxReceiveBytes})`);
@@ -315,9 +343,9 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
     }
     if (this.first === undefined) this.first = chunk;
     else (this.more ??= []).push(chunk);
-  };
+  }
 
-  ended(): void {
+  onStreamEnd(): void {
     if (this.done) return;
     const { first, more } = this;
     const body = first === undefined ? EMPTY_BODY : more === undefined ? first : Buffer.concat([first, ...more], this.received);
@@ -330,7 +358,7 @@ class UnaryCall implements H2UnaryCall, H2CallWatch {
     this.onMessage(cut.message, this);
   }
 
-  private sendTrailers(): void {
+  onWantTrailers(): void {
     writeUnlessGone(this.stream, () => this.stream.sendTrailers(withFields(madeOkTrailers, this.trailers ?? {}, OK_TRAILER)));
   }
 

@@ -17,6 +17,7 @@ export * from './forwarded-response.js';
 export * from './infer-request-scan.js';
 export * from './wire-cursor.js';
 export * from './plain-tensor.js';
+export * from './plain-infer-request.js';
 export * from './grpc-js-internals.js';
 export * from './grpc-listener.js';
 export * from './h2-unary-call.js';

@@ -93,6 +93,18 @@ describe('inferRequestFromProto', () => {
     ).toMatch(/more than once/);
   });
 
+  it('finds a repeated input name among a few inputs (compared in turn) and among many (a set), and none where there is none', () => {
+    const named = (names: readonly string[]): Init => ({
+      inputs: names.map((name) => ({ name, datatype: 'BYTES', shape: [0n] })),
+      rawInputContents: names.map(() => new Uint8Array()),
+    });
+    const many = Array.from({ length: 12 }, (_, i) => `in${i}`);
+    expect(errorOf(() => decode(named(['a', 'b', 'a']))).message).toBe("input 'a' is given more than once");
+    expect(errorOf(() => decode(named([...many, 'in3']))).message).toBe("input 'in3' is given more than once");
+    expect(decode(named(many)).inputs.map((t) => t.name)).toEqual(many);
+    expect(decode(named(['a', 'b', 'c'])).inputs.map((t) => t.name)).toEqual(['a', 'b', 'c']);
+  });
+
   it('decodes parameters, classification and rejects shared memory', () => {
     const p = (parameterChoice: MessageInitShape<typeof InferParameterSchema>['parameterChoice']) =>
       create(InferParameterSchema, { parameterChoice });

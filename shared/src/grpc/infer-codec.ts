@@ -116,11 +116,14 @@ export function inferRequestFromProto(msg: ModelInferRequest): InferRequest {
         `got ${msg.rawInputContents.length}`,
     );
   }
-  const seen = new Set<string>();
-  const inputs = msg.inputs.map((input, i) => {
+  // A few inputs are checked for repeats against the ones before (no Set per request); many, with a Set.
+  const seen = msg.inputs.length > FEW_INPUTS ? new Set<string>() : undefined;
+  const inputs: Tensor[] = [];
+  for (let i = 0; i < msg.inputs.length; i++) {
+    const input = msg.inputs[i]!;
     const what = `input '${input.name}'`;
-    if (seen.has(input.name)) throw TesseraError.invalidArg(`${what} is given more than once`);
-    seen.add(input.name);
+    if (seen === undefined ? repeatsEarlierName(msg.inputs, i) : seen.has(input.name)) throw TesseraError.invalidArg(`${what} is given more than once`);
+    seen?.add(input.name);
     rejectSharedMemory(input.parameters, what);
     if (useRaw && input.contents !== undefined) {
       throw TesseraError.invalidArg(
@@ -129,18 +132,29 @@ export function inferRequestFromProto(msg: ModelInferRequest): InferRequest {
       );
     }
     const missing = (): string => `unable to find data for input tensor '${input.name}' for model '${msg.modelName}'`;
-    return tensorFromProto(input, useRaw ? msg.rawInputContents[i] : undefined, what, missing);
-  });
-  const outputs = msg.outputs.map((output) => requestedOutputFromProto(output.name, output.parameters));
-  const request: InferRequest = {
+    inputs.push(tensorFromProto(input, useRaw ? msg.rawInputContents[i] : undefined, what, missing));
+  }
+  const outputs: RequestedOutput[] = [];
+  for (const output of msg.outputs) outputs.push(requestedOutputFromProto(output.name, output.parameters));
+  // The optional fields are set in place, not spread in: a spread makes an object to copy from.
+  const request: { -readonly [K in keyof InferRequest]: InferRequest[K] } = {
     id: msg.id,
     modelName: msg.modelName,
     inputs,
     parameters: requestParametersFromProto(msg.parameters),
-    ...(msg.modelVersion !== '' ? { modelVersion: msg.modelVersion } : {}),
-    ...(outputs.length > 0 ? { outputs } : {}),
   };
+  if (msg.modelVersion !== '') request.modelVersion = msg.modelVersion;
+  if (outputs.length > 0) request.outputs = outputs;
   return request;
+}
+
+/** Up to this many inputs, repeats are found by comparing each name with the ones before it. */
+const FEW_INPUTS = 8;
+
+function repeatsEarlierName(inputs: readonly { readonly name: string }[], at: number): boolean {
+  const name = inputs[at]!.name;
+  for (let j = 0; j < at; j++) if (inputs[j]!.name === name) return true;
+  return false;
 }
 
 /** Keys starting with this prefix are the server's; a client may not set them (as over HTTP). */

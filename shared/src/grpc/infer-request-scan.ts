@@ -18,6 +18,8 @@ import {
 import { decodeMessage } from './service-definition.js';
 
 const WIRE_LEN = 2;
+/** Buffer's native Latin-1 reader; it takes any Uint8Array as `this`. */
+const latin1Slice = Buffer.prototype.latin1Slice as (this: Uint8Array, start: number, end: number) => string;
 const TWO_53 = 2 ** 53;
 
 /** A cursor over `bytes` up to `end`; a read returns -1 when the bytes do not allow it (the scan gives up). */
@@ -63,12 +65,9 @@ class Scanner {
   /** ASCII text up to `end`, or undefined when a byte is not ASCII (UTF-8 decoding is left to protobuf-es). */
   ascii(end: number): string | undefined {
     const bytes = this.bytes;
-    let text = '';
-    for (let i = this.pos; i < end; i++) {
-      const byte = bytes[i]!;
-      if (byte >= 0x80) return undefined;
-      text += String.fromCharCode(byte);
-    }
+    for (let i = this.pos; i < end; i++) if (bytes[i]! >= 0x80) return undefined;
+    // ASCII bytes read as Latin-1 are the same text: one string made natively, not one per character added.
+    const text = latin1Slice.call(bytes, this.pos, end);
     this.pos = end;
     return text;
   }

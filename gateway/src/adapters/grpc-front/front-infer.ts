@@ -16,7 +16,7 @@ import type { InferRequest, InferResponse } from '../../../../shared/src/tensors
 import type { DirectInfer, DirectInferRequest } from '../../core/app/index.js';
 import { BodyOverLimitError, cancellationOf, type Cancellation, type HeaderReader, type HttpAnswer } from '../../core/http/index.js';
 import { metadataHeaders, requireModelName, versionOf } from './call-bridge.js';
-import type { PlainInferRequest } from './plain-infer-request.js';
+import type { PlainInferRequest } from '../../../../shared/src/grpc/plain-infer-request.js';
 import { receivedBytesOf } from './received-bytes.js';
 
 export const MODEL_INFER_PATH = '/inference.GRPCInferenceService/ModelInfer';

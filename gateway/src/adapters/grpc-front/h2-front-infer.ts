@@ -41,7 +41,7 @@ import type { DirectInfer } from '../../core/app/index.js';
 import type { HttpAnswer } from '../../core/http/index.js';
 import { answerMetadataValues, errorMessageOf, grpcCodeOfHttp, H2StreamHeaderReader } from './call-bridge.js';
 import { MODEL_INFER_PATH, answerInferResponse, frontInferAnswer } from './front-infer.js';
-import { readPlainInferRequest } from './plain-infer-request.js';
+import { readPlainInferRequest } from '../../../../shared/src/grpc/plain-infer-request.js';
 
 export interface FrontInferFastPathOptions extends UnaryFastPathLimits {
   readonly logger?: Logger | undefined;

@@ -23,11 +23,12 @@
  */
 import type { IncomingHttpHeaders } from 'node:http2';
 import { GrpcStatus, grpcStatusOf, toTesseraError } from '../../../../shared/src/errors/index.js';
-import { GRPCInferenceService } from '../../../../shared/src/gen/grpc_service_pb.js';
+import { GRPCInferenceService, type ModelInferRequest } from '../../../../shared/src/gen/grpc_service_pb.js';
 import {
   decodeModelInferRequest,
   inferRequestFromProto,
   plainUnaryTimeoutMs,
+  readPlainInferRequest,
   serveH2Unary,
   type EncodedInferResponse,
   type H2Metadata,
@@ -94,18 +95,28 @@ class FastModelInfer implements H2UnaryOptions {
     return loadTrailerValues(this.core, this.model);
   }
 
+  /** The reference decode; the model is known (for the failure's load trailers) before its checks run. */
+  private decoded(message: Buffer): ModelInferRequest {
+    const msg = decodeModelInferRequest(message);
+    this.model = msg.modelName;
+    return msg;
+  }
+
   async run(message: Buffer, call: H2UnaryCall): Promise<void> {
     const { core, headers } = this;
     let answer: EncodedInferResponse;
     try {
-      const msg = decodeModelInferRequest(message);
-      this.model = msg.modelName;
+      // A plain request is read and checked in one pass into the request (no proto-shaped message); any
+      // other, or one a check refuses, goes protobuf's way, whose checks name the error as they always have.
+      const plain = readPlainInferRequest(message);
+      const request = plain?.request ?? inferRequestFromProto(this.decoded(message));
+      this.model = request.modelName;
       // Trace headers are read only when a traceparent came: an untraced call makes no reader closure.
       const traced = headers[TRACEPARENT_HEADER] === undefined ? undefined : traceParentFrom((name) => firstHeader(headers, name)).traceParent;
       // The call itself is the cancellation: no AbortController unless a backend reads a signal (call-cancellation.ts).
       const signal = call;
       const response = await core.infer(
-        inferRequestFromProto(msg),
+        request,
         traced === undefined ? { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL } : { signal, decoupledRefusal: GRPC_DECOUPLED_REFUSAL, traceParent: traced },
       );
       answer = this.heads.encode(response);

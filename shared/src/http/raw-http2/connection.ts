@@ -266,7 +266,7 @@ export class RawH2Connection implements StreamOwner {
     const padding = payload.length - body.length;
     if (padding > 0) this.credit(stream, padding);
     if (body.length > 0) {
-      stream.emit('data', body);
+      stream.deliverData(body);
       if (!stream.manualCredit) this.credit(stream, body.length);
     }
     if ((flags & Flag.END_STREAM) !== 0) this.endRemote(stream);
@@ -385,7 +385,7 @@ export class RawH2Connection implements StreamOwner {
 
   private endRemote(stream: RawH2Stream): void {
     stream.remoteEnded = true;
-    stream.emit('end');
+    stream.deliverEnd();
     if (stream.localEnded && stream.outbound.length === 0) this.closeStream(stream, H2Error.NO_ERROR);
   }
 
@@ -396,7 +396,7 @@ export class RawH2Connection implements StreamOwner {
     stream.outbound.length = 0;
     this.streams.delete(stream.id);
     if (this.streams.size === 0) this.idleSince = performance.now();
-    stream.emit('close');
+    stream.deliverClose();
     if (this.goingAway && this.streams.size === 0 && !this.dead) this.output.end();
   }
 

@@ -1,8 +1,9 @@
 import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ModelInferRequestSchema } from '../../../../shared/src/gen/grpc_service_pb.js';
-import { decodeMessage, inferRequestFromProto } from '../../../../shared/src/grpc/index.js';
+import { ModelInferRequestSchema } from '../gen/grpc_service_pb.js';
+import { inferRequestFromProto } from './infer-codec.js';
+import { decodeMessage } from './service-definition.js';
 import { readPlainInferRequest } from './plain-infer-request.js';
 
 type Init = MessageInitShape<typeof ModelInferRequestSchema>;
