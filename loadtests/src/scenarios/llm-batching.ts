@@ -73,6 +73,11 @@ const TTFT_IDLE_WINDOW_S = Number(process.env['LLM_TTFT_IDLE_WINDOW_S'] ?? TTFT_
  * continuous round at the top concurrency (default 24 s, 3x the usual window; --quick the usual window).
  */
 const STATIC_BATCHES = process.env['LLM_STATIC_BATCHES'];
+/**
+ * LLM_WHOLE_RUN_ROWS: decode_run_rows of the whole-request baselines' twin (default 0: one run per step; until
+ * 2026-11-28b it inherited the model's 16, two runs of 16 per step for a batch of 32, ~18% more engine CPU per token).
+ */
+const WHOLE_RUN_ROWS = process.env['LLM_WHOLE_RUN_ROWS'] ?? '0';
 const CONTINUOUS_WINDOW_S = process.env['LLM_CONTINUOUS_WINDOW_S'];
 const PARTS = ['all', 'figures', 'ttft'] as const;
 type Part = (typeof PARTS)[number];
@@ -156,13 +161,15 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
   const ARRIVAL = `${CONTINUOUS}_arrival`;
   // The whole-request baselines prefill a batch of 32 as the engine did before busy_prefill_group_tokens (grouped
   // up to busy_prefill_tokens), on a twin: the cap that shortens a newcomer's wait must not slow the baseline.
+  // Nor must decode_run_rows: no request joins a batch formed once, so its steps run as one run of all its rows
+  // (as a dynamic batcher runs its batch), not cut into runs that each read the weights again.
   const WHOLE = `${CONTINUOUS}_whole`;
   const concurrencies = options.concurrencies ?? (options.quick ? [1, 8, 32] : [1, 2, 4, 8, 16, 32]);
   const repo = await mkdtemp(join(tmpdir(), 'tessera-llm-bench-'));
   await writeModel(repo, files, CONTINUOUS, 32);
   await writeModel(repo, files, ONE_AT_A_TIME, 1);
   await writeModel(repo, files, ARRIVAL, 32, { prefill_order: 'arrival' });
-  await writeModel(repo, files, WHOLE, 32, { busy_prefill_group_tokens: String(DEFAULT_BUSY_PREFILL_TOKENS) });
+  await writeModel(repo, files, WHOLE, 32, { busy_prefill_group_tokens: String(DEFAULT_BUSY_PREFILL_TOKENS), decode_run_rows: WHOLE_RUN_ROWS });
 
   const all = part === 'all';
   const anchorBefore = all ? await runProbe('anchor', join(repo, CONTINUOUS)) : undefined;
@@ -223,7 +230,7 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
       part,
       date: new Date().toISOString(),
       perCore: perCore.ok ? 'node on core 0, load on core 1' : `not pinned: ${perCore.why}`,
-      windows: { warmupS: options.warmupS, durationS: options.durationS, ttftBusyDurationS: ttftWindowS, ttftIdleDurationS: options.quick ? options.durationS : TTFT_IDLE_WINDOW_S, throughputRounds: rounds.throughput, ttftRounds: rounds.ttft, continuousWindowS: rounds.continuousWindowS, staticBatchesPerRound: rounds.staticBatches },
+      windows: { warmupS: options.warmupS, durationS: options.durationS, ttftBusyDurationS: ttftWindowS, ttftIdleDurationS: options.quick ? options.durationS : TTFT_IDLE_WINDOW_S, throughputRounds: rounds.throughput, ttftRounds: rounds.ttft, continuousWindowS: rounds.continuousWindowS, staticBatchesPerRound: rounds.staticBatches, wholeDecodeRunRows: WHOLE_RUN_ROWS },
       outputTokens: '8..256 uniform (ignore_eos), greedy',
       anchor: { before: anchorBefore, after: anchorAfter },
       curve,
@@ -261,7 +268,7 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
     const summary = [
       `# llm-batching, ${CONTINUOUS} (${result.date}, part ${part})`,
       '',
-      `${result.perCore}; output ${result.outputTokens}; windows ${options.warmupS} s warm-up + ${options.durationS} s (continuous at ${top} streams: ${rounds.continuousWindowS} s; whole-request baselines: ${rounds.staticBatches} whole batches a round, in mirrored pairs), ${rounds.throughput} throughput round(s) in turns; ${rounds.ttft} TTFT round(s) of ${result.windows.ttftIdleDurationS} s idle and ${ttftWindowS} s beside long generations, in turns.`,
+      `${result.perCore}; output ${result.outputTokens}; windows ${options.warmupS} s warm-up + ${options.durationS} s (continuous at ${top} streams: ${rounds.continuousWindowS} s; whole-request baselines: ${rounds.staticBatches} whole batches a round, in mirrored pairs, decode_run_rows ${WHOLE_RUN_ROWS}), ${rounds.throughput} throughput round(s) in turns; ${rounds.ttft} TTFT round(s) of ${result.windows.ttftIdleDurationS} s idle and ${ttftWindowS} s beside long generations, in turns.`,
       '',
       '```',
       table,
