@@ -78,6 +78,8 @@ const STATIC_BATCHES = process.env['LLM_STATIC_BATCHES'];
  * 2026-11-28b it inherited the model's 16, two runs of 16 per step for a batch of 32, ~18% more engine CPU per token).
  */
 const WHOLE_RUN_ROWS = process.env['LLM_WHOLE_RUN_ROWS'] ?? '0';
+/** LLM_CONTINUOUS_RUN_ROWS: decode_run_rows of the continuous model and its arrival twin (default: the model's config). */
+const CONTINUOUS_RUN_ROWS = process.env['LLM_CONTINUOUS_RUN_ROWS'];
 const CONTINUOUS_WINDOW_S = process.env['LLM_CONTINUOUS_WINDOW_S'];
 const PARTS = ['all', 'figures', 'ttft'] as const;
 type Part = (typeof PARTS)[number];
@@ -166,9 +168,10 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
   const WHOLE = `${CONTINUOUS}_whole`;
   const concurrencies = options.concurrencies ?? (options.quick ? [1, 8, 32] : [1, 2, 4, 8, 16, 32]);
   const repo = await mkdtemp(join(tmpdir(), 'tessera-llm-bench-'));
-  await writeModel(repo, files, CONTINUOUS, 32);
+  const ownRuns: Record<string, string> = CONTINUOUS_RUN_ROWS === undefined ? {} : { decode_run_rows: CONTINUOUS_RUN_ROWS };
+  await writeModel(repo, files, CONTINUOUS, 32, ownRuns);
   await writeModel(repo, files, ONE_AT_A_TIME, 1);
-  await writeModel(repo, files, ARRIVAL, 32, { prefill_order: 'arrival' });
+  await writeModel(repo, files, ARRIVAL, 32, { prefill_order: 'arrival', ...ownRuns });
   await writeModel(repo, files, WHOLE, 32, { busy_prefill_group_tokens: String(DEFAULT_BUSY_PREFILL_TOKENS), decode_run_rows: WHOLE_RUN_ROWS });
 
   const all = part === 'all';
@@ -230,7 +233,7 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
       part,
       date: new Date().toISOString(),
       perCore: perCore.ok ? 'node on core 0, load on core 1' : `not pinned: ${perCore.why}`,
-      windows: { warmupS: options.warmupS, durationS: options.durationS, ttftBusyDurationS: ttftWindowS, ttftIdleDurationS: options.quick ? options.durationS : TTFT_IDLE_WINDOW_S, throughputRounds: rounds.throughput, ttftRounds: rounds.ttft, continuousWindowS: rounds.continuousWindowS, staticBatchesPerRound: rounds.staticBatches, wholeDecodeRunRows: WHOLE_RUN_ROWS },
+      windows: { warmupS: options.warmupS, durationS: options.durationS, ttftBusyDurationS: ttftWindowS, ttftIdleDurationS: options.quick ? options.durationS : TTFT_IDLE_WINDOW_S, throughputRounds: rounds.throughput, ttftRounds: rounds.ttft, continuousWindowS: rounds.continuousWindowS, staticBatchesPerRound: rounds.staticBatches, wholeDecodeRunRows: WHOLE_RUN_ROWS, continuousDecodeRunRows: CONTINUOUS_RUN_ROWS ?? 'config' },
       outputTokens: '8..256 uniform (ignore_eos), greedy',
       anchor: { before: anchorBefore, after: anchorAfter },
       curve,
@@ -268,7 +271,7 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
     const summary = [
       `# llm-batching, ${CONTINUOUS} (${result.date}, part ${part})`,
       '',
-      `${result.perCore}; output ${result.outputTokens}; windows ${options.warmupS} s warm-up + ${options.durationS} s (continuous at ${top} streams: ${rounds.continuousWindowS} s; whole-request baselines: ${rounds.staticBatches} whole batches a round, in mirrored pairs, decode_run_rows ${WHOLE_RUN_ROWS}), ${rounds.throughput} throughput round(s) in turns; ${rounds.ttft} TTFT round(s) of ${result.windows.ttftIdleDurationS} s idle and ${ttftWindowS} s beside long generations, in turns.`,
+      `${result.perCore}; output ${result.outputTokens}; windows ${options.warmupS} s warm-up + ${options.durationS} s (continuous at ${top} streams: ${rounds.continuousWindowS} s; whole-request baselines: ${rounds.staticBatches} whole batches a round, in mirrored pairs, decode_run_rows ${WHOLE_RUN_ROWS}; continuous decode_run_rows ${CONTINUOUS_RUN_ROWS ?? "the model's"}), ${rounds.throughput} throughput round(s) in turns; ${rounds.ttft} TTFT round(s) of ${result.windows.ttftIdleDurationS} s idle and ${ttftWindowS} s beside long generations, in turns.`,
       '',
       '```',
       table,
