@@ -10,7 +10,7 @@ import { mirroredBatchLengths, pairedBatchLengths } from './static-batch-draw.js
 const sum = (values: readonly number[]) => values.reduce((s, v) => s + v, 0);
 
 describe('mirrored whole-request batches', () => {
-  it('draws the first batch of a pair exactly as the unpaired baseline did, and mirrors each row in the second', () => {
+  it("draws a pair's first batch with the baseline's own length draw, and mirrors each row in the second", () => {
     const [first, mirror] = mirroredBatchLengths(mulberry32(3), 32);
     const plain = mulberry32(3);
     expect(first).toEqual(Array.from({ length: 32 }, () => outputLength(plain)));
