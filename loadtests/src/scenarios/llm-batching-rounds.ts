@@ -30,6 +30,10 @@ export interface RoundSettings {
   readonly extras: boolean;
   /** A drawn pause before each probe (LLM_PROBE_GAP_MS). */
   readonly probeGapMs: number;
+  /** Whole batches per round of each whole-request setup (even: mirrored pairs). */
+  readonly staticBatches: number;
+  /** The measured part of each continuous round at the top concurrency, s (longer than durationS: the figure's numerator). */
+  readonly continuousWindowS: number;
 }
 
 export interface ThroughputRounds {
@@ -47,6 +51,7 @@ function inTurns<T>(rounds: number, order: readonly T[]): T[][] {
 export async function throughputRounds(node: RunningNode, models: RoundModels, settings: RoundSettings, rounds: number): Promise<ThroughputRounds> {
   const out: ThroughputRounds = { continuous: [], oneAtATime: [], static: [], shrinking: [] };
   const window = { warmupS: settings.warmupS, durationS: settings.durationS };
+  const continuousWindow = { warmupS: settings.warmupS, durationS: settings.continuousWindowS };
   const top = settings.top;
   // One draw of batches across rounds, so each round's batches are new ones.
   const staticDraw = mulberry32(3);
@@ -57,10 +62,10 @@ export async function throughputRounds(node: RunningNode, models: RoundModels, s
     for (const setup of order) {
       const firstBatch = out[setup].length === 0 ? 1 : 0;
       const label = (text: string) => `${text}${rounds > 1 ? `, round ${round + 1}` : ''}`;
-      if (setup === 'continuous') out.continuous.push(await measure(node, label('continuous batching'), top, window, (until) => closedLoop(node.httpBase, models.continuous, top, until, top + 1000 * round, undefined, false, true)));
+      if (setup === 'continuous') out.continuous.push(await measure(node, label('continuous batching'), top, continuousWindow, (until) => closedLoop(node.httpBase, models.continuous, top, until, top + 1000 * round, undefined, false, true)));
       if (setup === 'oneAtATime') out.oneAtATime.push(await measure(node, label('one sequence at a time'), top, window, (until) => closedLoop(node.httpBase, models.oneAtATime, top, until, top + 1000 * round, undefined, false, true)));
-      if (setup === 'static') out.static.push(await measureWholeBatches(node, models.whole, label('whole-request batches, static (rows kept to the longest)'), top, window, 'static', staticDraw, firstBatch));
-      if (setup === 'shrinking') out.shrinking.push(await measureWholeBatches(node, models.whole, label('whole-request batches, shrinking (finished rows leave)'), top, window, 'shrinking', shrinkingDraw, firstBatch));
+      if (setup === 'static') out.static.push(await measureWholeBatches(node, models.whole, label('whole-request batches, static (rows kept to the longest)'), top, settings.staticBatches, 'static', staticDraw, firstBatch));
+      if (setup === 'shrinking') out.shrinking.push(await measureWholeBatches(node, models.whole, label('whole-request batches, shrinking (finished rows leave)'), top, settings.staticBatches, 'shrinking', shrinkingDraw, firstBatch));
     }
     round += 1;
   }

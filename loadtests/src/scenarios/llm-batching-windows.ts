@@ -9,6 +9,7 @@ import type { RunningNode } from '../lib/processes/node-process.js';
 import type { RateUnit } from '../lib/sampling/bootstrap.js';
 import { mulberry32 } from '../../../gpu-node/src/example-models/prng.js';
 import { wholeRequestBatch, windowFigures, type StreamRecord, type WindowFigures } from './llm-stream-client.js';
+import { pairedBatchLengths } from './static-batch-draw.js';
 
 export interface Measured extends WindowFigures {
   readonly label: string;
@@ -75,30 +76,37 @@ export function summarize(node: RunningNode, label: string, concurrency: number,
 }
 
 /**
- * Whole-request batches measured over whole batches (`warmupBatches` batches of warm-up, then batches until
- * the duration has passed, CPU read at batch boundaries): a batch's first steps carry all its rows and its
- * last ones few useful rows, so a fixed window cut through a batch would flatter or punish the baseline.
+ * Whole-request batches measured over a fixed count of whole batches (`warmupBatches` batches of warm-up first,
+ * CPU read at batch boundaries): a batch's first steps carry all its rows and its last ones few useful rows, so a
+ * window cut through a batch would flatter or punish the baseline. The batches come in mirrored pairs
+ * (static-batch-draw.ts), so a round's useful tokens are exactly their expected count and its rate does not
+ * hang on which lengths a round drew; each pair is one unit of the bootstrap (its two batches are not independent).
  */
 export async function measureWholeBatches(
   node: RunningNode,
   model: string,
   label: string,
   size: number,
-  options: Pick<BenchOptions, 'durationS'>,
+  batches: number,
   mode: 'static' | 'shrinking',
   random = mulberry32(3),
   warmupBatches = 1,
 ): Promise<Measured> {
+  const plan = pairedBatchLengths(random, size, batches);
   for (let b = 0; b < warmupBatches; b++) await wholeRequestBatch(node.httpBase, model, size, random, mode);
   const before = await readThreadCpu(node.pid);
   const fromMs = performance.now();
   const records: StreamRecord[] = [];
   const units: RateUnit[] = [];
-  while (performance.now() - fromMs < options.durationS * 1000) {
-    const batchFromMs = performance.now();
-    const batch = await wholeRequestBatch(node.httpBase, model, size, random, mode);
-    records.push(...batch);
-    units.push({ tokens: batch.reduce((s, r) => s + (r.ok ? r.tokens : 0), 0), seconds: (performance.now() - batchFromMs) / 1000 });
+  for (let b = 0; b < plan.length; b += 2) {
+    const pairFromMs = performance.now();
+    let tokens = 0;
+    for (const lengths of plan.slice(b, b + 2)) {
+      const batch = await wholeRequestBatch(node.httpBase, model, size, random, mode, lengths);
+      records.push(...batch);
+      tokens += batch.reduce((s, r) => s + (r.ok ? r.tokens : 0), 0);
+    }
+    units.push({ tokens, seconds: (performance.now() - pairFromMs) / 1000 });
   }
   const toMs = performance.now();
   const after = await readThreadCpu(node.pid);

@@ -66,6 +66,21 @@ const TTFT_IDLE_WINDOW_S = Number(process.env['LLM_TTFT_IDLE_WINDOW_S'] ?? TTFT_
  * shrinking baseline, arrival order or engine probes), ttft (the TTFT rounds alone). LLM_BATCHING_ROUNDS: rounds
  * of the throughput setups at the top concurrency, in turns (default 3, --quick 1).
  */
+/**
+ * LLM_STATIC_BATCHES: whole batches per round of each whole-request baseline (default 8, --quick 2; even: they run in
+ * mirrored pairs, static-batch-draw.ts). The quiet readings of 2026-11-28a rested on 1-2 batches a round, so the
+ * draw of lengths moved the static rate by up to ~10% a round. LLM_CONTINUOUS_WINDOW_S: the measured part of each
+ * continuous round at the top concurrency (default 24 s, 3x the usual window; --quick the usual window).
+ */
+const STATIC_BATCHES = process.env['LLM_STATIC_BATCHES'];
+/**
+ * LLM_WHOLE_RUN_ROWS: decode_run_rows of the whole-request baselines' twin (default 0: one run per step; until
+ * 2026-11-28b it inherited the model's 16, two runs of 16 per step for a batch of 32, ~18% more engine CPU per token).
+ */
+const WHOLE_RUN_ROWS = process.env['LLM_WHOLE_RUN_ROWS'] ?? '0';
+/** LLM_CONTINUOUS_RUN_ROWS: decode_run_rows of the continuous model and its arrival twin (default: the model's config). */
+const CONTINUOUS_RUN_ROWS = process.env['LLM_CONTINUOUS_RUN_ROWS'];
+const CONTINUOUS_WINDOW_S = process.env['LLM_CONTINUOUS_WINDOW_S'];
 const PARTS = ['all', 'figures', 'ttft'] as const;
 type Part = (typeof PARTS)[number];
 const PROBE = fileURLToPath(new URL('./llm-engine-probe.ts', import.meta.url));
@@ -113,8 +128,13 @@ export async function runLlmBatchingScenario(options: BenchOptions): Promise<num
     return 1;
   }
   const rounds = { throughput: roundCount('LLM_BATCHING_ROUNDS', options.quick ? 1 : 3), ttft: roundCount('LLM_TTFT_ROUNDS', options.quick ? 1 : 4) };
-  if (typeof rounds.throughput === 'string' || typeof rounds.ttft === 'string') {
-    process.stderr.write(`llm-batching: ${[rounds.throughput, rounds.ttft].filter((r) => typeof r === 'string').join('; ')}\n`);
+  const staticBatches = STATIC_BATCHES === undefined ? (options.quick ? 2 : 8) : Number(STATIC_BATCHES);
+  const continuousWindowS = CONTINUOUS_WINDOW_S === undefined ? (options.quick ? options.durationS : 24) : Number(CONTINUOUS_WINDOW_S);
+  const problems = [rounds.throughput, rounds.ttft].filter((r) => typeof r === 'string');
+  if (!(Number.isSafeInteger(staticBatches) && staticBatches >= 2 && staticBatches <= 100 && staticBatches % 2 === 0)) problems.push(`LLM_STATIC_BATCHES must be an even whole number from 2 to 100, got '${STATIC_BATCHES}'`);
+  if (!(continuousWindowS > 0 && continuousWindowS <= 3600)) problems.push(`LLM_CONTINUOUS_WINDOW_S must be a number of seconds in (0, 3600], got '${CONTINUOUS_WINDOW_S}'`);
+  if (typeof rounds.throughput === 'string' || typeof rounds.ttft === 'string' || problems.length > 0) {
+    process.stderr.write(`llm-batching: ${problems.join('; ')}\n`);
     return 1;
   }
   let exitCode = 0;
@@ -124,7 +144,7 @@ export async function runLlmBatchingScenario(options: BenchOptions): Promise<num
       process.stderr.write(`llm-batching: unknown model '${name}' in LLM_BATCHING_MODELS (${Object.keys(MODELS).join(', ')})\n`);
       return 1;
     }
-    exitCode = Math.max(exitCode, await benchModel(name, files, options, perCore, part, { throughput: rounds.throughput, ttft: rounds.ttft }));
+    exitCode = Math.max(exitCode, await benchModel(name, files, options, perCore, part, { throughput: rounds.throughput, ttft: rounds.ttft, staticBatches, continuousWindowS }));
   }
   return exitCode;
 }
@@ -137,19 +157,22 @@ function roundCount(name: string, fallback: number): number | string {
   return Number.isSafeInteger(value) && value >= 1 && value <= 100 ? value : `${name} must be a whole number from 1 to 100, got '${text}'`;
 }
 
-async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: BenchOptions, perCore: ReturnType<typeof perCoreSupport>, part: Part, rounds: { throughput: number; ttft: number }): Promise<number> {
+async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: BenchOptions, perCore: ReturnType<typeof perCoreSupport>, part: Part, rounds: { throughput: number; ttft: number; staticBatches: number; continuousWindowS: number }): Promise<number> {
   const RESULTS_DIR = join(options.outRoot ?? DEFAULT_RESULTS_ROOT, localDate(new Date()), CONTINUOUS);
   const ONE_AT_A_TIME = `${CONTINUOUS}_seq1`;
   const ARRIVAL = `${CONTINUOUS}_arrival`;
   // The whole-request baselines prefill a batch of 32 as the engine did before busy_prefill_group_tokens (grouped
   // up to busy_prefill_tokens), on a twin: the cap that shortens a newcomer's wait must not slow the baseline.
+  // Nor must decode_run_rows: no request joins a batch formed once, so its steps run as one run of all its rows
+  // (as a dynamic batcher runs its batch), not cut into runs that each read the weights again.
   const WHOLE = `${CONTINUOUS}_whole`;
   const concurrencies = options.concurrencies ?? (options.quick ? [1, 8, 32] : [1, 2, 4, 8, 16, 32]);
   const repo = await mkdtemp(join(tmpdir(), 'tessera-llm-bench-'));
-  await writeModel(repo, files, CONTINUOUS, 32);
+  const ownRuns: Record<string, string> = CONTINUOUS_RUN_ROWS === undefined ? {} : { decode_run_rows: CONTINUOUS_RUN_ROWS };
+  await writeModel(repo, files, CONTINUOUS, 32, ownRuns);
   await writeModel(repo, files, ONE_AT_A_TIME, 1);
-  await writeModel(repo, files, ARRIVAL, 32, { prefill_order: 'arrival' });
-  await writeModel(repo, files, WHOLE, 32, { busy_prefill_group_tokens: String(DEFAULT_BUSY_PREFILL_TOKENS) });
+  await writeModel(repo, files, ARRIVAL, 32, { prefill_order: 'arrival', ...ownRuns });
+  await writeModel(repo, files, WHOLE, 32, { busy_prefill_group_tokens: String(DEFAULT_BUSY_PREFILL_TOKENS), decode_run_rows: WHOLE_RUN_ROWS });
 
   const all = part === 'all';
   const anchorBefore = all ? await runProbe('anchor', join(repo, CONTINUOUS)) : undefined;
@@ -164,7 +187,7 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
 
     const top = Math.max(...concurrencies);
     const models = { continuous: CONTINUOUS, oneAtATime: ONE_AT_A_TIME, whole: WHOLE, arrival: ARRIVAL };
-    const settings = { warmupS: options.warmupS, durationS: options.durationS, top, extras: all, probeGapMs: PROBE_GAP_MS };
+    const settings = { warmupS: options.warmupS, durationS: options.durationS, top, extras: all, probeGapMs: PROBE_GAP_MS, staticBatches: rounds.staticBatches, continuousWindowS: rounds.continuousWindowS };
     const curve: Measured[] = [];
     // The curve below the top concurrency (the top is measured in the throughput rounds).
     if (all) for (const c of concurrencies.filter((c) => c < top)) curve.push(await measure(node, 'continuous batching', c, options, (until) => closedLoop(node.httpBase, CONTINUOUS, c, until, c, undefined, false, true)));
@@ -210,7 +233,7 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
       part,
       date: new Date().toISOString(),
       perCore: perCore.ok ? 'node on core 0, load on core 1' : `not pinned: ${perCore.why}`,
-      windows: { warmupS: options.warmupS, durationS: options.durationS, ttftBusyDurationS: ttftWindowS, ttftIdleDurationS: options.quick ? options.durationS : TTFT_IDLE_WINDOW_S, throughputRounds: rounds.throughput, ttftRounds: rounds.ttft },
+      windows: { warmupS: options.warmupS, durationS: options.durationS, ttftBusyDurationS: ttftWindowS, ttftIdleDurationS: options.quick ? options.durationS : TTFT_IDLE_WINDOW_S, throughputRounds: rounds.throughput, ttftRounds: rounds.ttft, continuousWindowS: rounds.continuousWindowS, staticBatchesPerRound: rounds.staticBatches, wholeDecodeRunRows: WHOLE_RUN_ROWS, continuousDecodeRunRows: CONTINUOUS_RUN_ROWS ?? 'config' },
       outputTokens: '8..256 uniform (ignore_eos), greedy',
       anchor: { before: anchorBefore, after: anchorAfter },
       curve,
@@ -248,7 +271,7 @@ async function benchModel(CONTINUOUS: string, files: DecoderFiles, options: Benc
     const summary = [
       `# llm-batching, ${CONTINUOUS} (${result.date}, part ${part})`,
       '',
-      `${result.perCore}; output ${result.outputTokens}; windows ${options.warmupS} s warm-up + ${options.durationS} s, ${rounds.throughput} throughput round(s) in turns; ${rounds.ttft} TTFT round(s) of ${result.windows.ttftIdleDurationS} s idle and ${ttftWindowS} s beside long generations, in turns.`,
+      `${result.perCore}; output ${result.outputTokens}; windows ${options.warmupS} s warm-up + ${options.durationS} s (continuous at ${top} streams: ${rounds.continuousWindowS} s; whole-request baselines: ${rounds.staticBatches} whole batches a round, in mirrored pairs, decode_run_rows ${WHOLE_RUN_ROWS}; continuous decode_run_rows ${CONTINUOUS_RUN_ROWS ?? "the model's"}), ${rounds.throughput} throughput round(s) in turns; ${rounds.ttft} TTFT round(s) of ${result.windows.ttftIdleDurationS} s idle and ${ttftWindowS} s beside long generations, in turns.`,
       '',
       '```',
       table,

@@ -68,6 +68,13 @@ describe('whole-request baselines', () => {
     expect(shrinking.map((r) => r.tokens).sort()).toEqual([...own].sort());
     expect(Math.min(...own)).toBeGreaterThanOrEqual(outputLength(() => 0));
   });
+
+  it('runs a planned batch (a mirrored pair\'s lengths) to its longest, counting each row\'s own tokens', async () => {
+    asked.length = 0;
+    const planned = await wholeRequestBatch(base, 'm', 4, mulberry32(5), 'static', [9, 30, 12, 17]);
+    expect(asked).toEqual([30, 30, 30, 30]);
+    expect(planned.map((r) => r.tokens)).toEqual([9, 30, 12, 17]);
+  });
 });
 
 describe('closed loop cut at the window end', () => {

@@ -128,9 +128,10 @@ export async function closedLoop(httpBase: string, model: string, clients: numbe
  *   first tokens count (streamOnce's usefulTokens).
  * - `shrinking`: each request asks for its own length, so on this engine a finished row leaves the
  *   batch and the later steps run over fewer rows: stronger than static batching.
+ * `lengths` (one per row) replaces the rows' drawn lengths (static-batch-draw.ts: mirrored pairs).
  */
-export async function wholeRequestBatch(httpBase: string, model: string, size: number, random: () => number, mode: 'static' | 'shrinking'): Promise<StreamRecord[]> {
-  const batch = Array.from({ length: size }, () => ({ prompt: promptFor(random), length: outputLength(random) }));
+export async function wholeRequestBatch(httpBase: string, model: string, size: number, random: () => number, mode: 'static' | 'shrinking', lengths?: readonly number[]): Promise<StreamRecord[]> {
+  const batch = Array.from({ length: size }, (_, i) => ({ prompt: promptFor(random), length: lengths?.[i] ?? outputLength(random) }));
   const longest = Math.max(...batch.map((r) => r.length));
   return Promise.all(batch.map((r) => (mode === 'static' ? streamOnce(httpBase, model, r.prompt, longest, r.length) : streamOnce(httpBase, model, r.prompt, r.length))));
 }
