@@ -1,13 +1,21 @@
 /**
- * The body of a raw HTTP/1.1 answer (llm-raw-upstream.ts): a Readable for whoever iterates it, and a
- * direct reader (h2-direct-body.ts's DirectBody) for the native relay, which then gets each slice of
- * the node's socket in one call. Back-pressure pauses the socket itself (TCP then holds the node back).
- * Destroyed before its clean end (client gone, a relay that stopped, a broken answer), it destroys the
- * socket: a connection is reused only after its answer ended cleanly.
+ * The body of an answer the gateway reads itself: a raw HTTP/1.1 answer (llm-raw-upstream.ts) or a raw
+ * HTTP/2 stream (llm-h2-upstream.ts). A Readable for whoever iterates it, and a direct reader
+ * (h2-direct-body.ts's DirectBody) for the native relay, which then gets each slice in one call.
+ * Back-pressure pauses the answer's flow: the socket itself (TCP then holds the node back), or the stream's
+ * flow-control credit (HTTP/2 then does). Destroyed before its clean end (client gone, a relay that stopped,
+ * a broken answer), it destroys the flow: a socket is reused only after its answer ended cleanly, a stream is reset.
  */
-import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { registerDirectBody } from './h2-direct-body.js';
+
+/** What carries the answer's bytes (a `net.Socket` is one). */
+export interface AnswerFlow {
+  pause(): unknown;
+  resume(): unknown;
+  destroy(): unknown;
+  readonly destroyed: boolean;
+}
 
 export class RawAnswerBody extends Readable {
   private consumer: ((chunk: Buffer) => boolean) | undefined;
@@ -21,7 +29,7 @@ export class RawAnswerBody extends Readable {
   /** A failure that came before anyone listened (the head and a broken chunk in one read). */
   private pendingError: Error | undefined;
 
-  constructor(private readonly socket: Socket) {
+  constructor(private readonly flow: AnswerFlow) {
     super();
     registerDirectBody(this, {
       start: (onChunk) => {
@@ -47,7 +55,7 @@ export class RawAnswerBody extends Readable {
     if (!flowing) this.pauseSocket();
   }
 
-  /** The answer ended by its framing; the socket is no longer this body's. */
+  /** The answer ended by its framing; the flow is no longer this body's. */
   finish(): void {
     this.cleanEnd = true;
     // Ended before anyone reads (the whole answer came with the head): the end waits for a reader, so
@@ -57,7 +65,7 @@ export class RawAnswerBody extends Readable {
   }
 
   /**
-   * The answer broke (or was cut, or aborted): the socket goes now; the error reaches the reader, or
+   * The answer broke (or was cut, or aborted): the flow goes now; the error reaches the reader, or
    * waits for one (an 'error' nobody listens to would end the process).
    */
   fail(error: Error): void {
@@ -65,7 +73,7 @@ export class RawAnswerBody extends Readable {
     if (this.listenerCount('error') > 0) this.destroy(error);
     else {
       this.pendingError = error;
-      this.socket.destroy();
+      this.flow.destroy();
     }
   }
 
@@ -99,15 +107,15 @@ export class RawAnswerBody extends Readable {
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    if (!this.cleanEnd) this.socket.destroy();
+    if (!this.cleanEnd) this.flow.destroy();
     callback(error);
   }
 
   private pauseSocket(): void {
-    if (!this.cleanEnd) this.socket.pause();
+    if (!this.cleanEnd) this.flow.pause();
   }
 
   private resumeSocket(): void {
-    if (!this.cleanEnd && !this.socket.destroyed) this.socket.resume();
+    if (!this.cleanEnd && !this.flow.destroyed) this.flow.resume();
   }
 }
