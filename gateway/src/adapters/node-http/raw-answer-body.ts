@@ -21,6 +21,9 @@ export class RawAnswerBody extends Readable {
   private consumer: ((chunk: Buffer) => boolean) | undefined;
   /** Bytes that came before anyone read (with the head): kept aside, not through the Readable's buffer. */
   private held: Buffer[] = [];
+  private heldBytes = 0;
+  /** The flow was paused because held bytes reached the mark: the first reader resumes it. */
+  private heldPaused = false;
   /** The answer ended while nobody read yet (finish): the Readable ends once someone does. */
   private endPending = false;
   /** Someone reads: the direct reader started, or the Readable was asked for data. */
@@ -37,7 +40,10 @@ export class RawAnswerBody extends Readable {
         this.reading = true;
         // What came with the head, before the relay started, goes first.
         const held = this.takeHeld();
-        if (held !== undefined && !onChunk(held)) this.pauseSocket();
+        if (held !== undefined) {
+          if (!onChunk(held)) this.pauseSocket();
+          else if (this.heldPaused) this.resumeSocket();
+        }
         if (this.endPending) this.endReadable(true);
         this.failIfPending();
       },
@@ -49,6 +55,12 @@ export class RawAnswerBody extends Readable {
   deliver(bytes: Buffer): void {
     if (!this.reading) {
       this.held.push(bytes);
+      this.heldBytes += bytes.length;
+      // Nobody reads yet: past the Readable's own mark the flow pauses, as it would for a reader that stopped.
+      if (this.heldBytes >= this.readableHighWaterMark && !this.heldPaused) {
+        this.heldPaused = true;
+        this.pauseSocket();
+      }
       return;
     }
     const flowing = this.consumer !== undefined ? this.consumer(bytes) : this.push(bytes);
@@ -96,6 +108,7 @@ export class RawAnswerBody extends Readable {
     const held = this.held;
     if (held.length === 0) return undefined;
     this.held = [];
+    this.heldBytes = 0;
     return held.length === 1 ? held[0] : Buffer.concat(held);
   }
 
