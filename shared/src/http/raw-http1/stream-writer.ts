@@ -18,13 +18,8 @@ const LAST_CHUNK = Buffer.from('0\r\n\r\n', 'latin1');
  * header node:http's writeHead would refuse, or on a Content-Length (a chunked answer has none).
  */
 export function renderStreamHead(status: number, headers: Readonly<Record<string, string>>, keepAliveMs: number, close: boolean): string {
-  const memo = lastStreamHead;
-  if (memo !== undefined && memo.status === status && memo.keepAliveMs === keepAliveMs && memo.close === close && sameFields(memo.fields, headers)) {
-    return `${memo.beforeDate}${httpDate()}${memo.afterDate}`;
-  }
   let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
   let chunked = false;
-  const fields: string[] = [];
   for (const name in headers) {
     const value = headers[name] as string;
     if (!HTTP_TOKEN.test(name) || !HTTP_FIELD_VALUE.test(value)) throw new TypeError(`invalid answer header ${JSON.stringify(name)}`);
@@ -35,40 +30,11 @@ export function renderStreamHead(status: number, headers: Readonly<Record<string
       chunked = true;
     }
     head += `${name}: ${value}\r\n`;
-    fields.push(name, value);
   }
-  let after = '\r\n';
-  if (close) after += 'Connection: close\r\n';
-  else after += keepAliveMs > 0 ? `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(keepAliveMs / 1000)}\r\n` : 'Connection: keep-alive\r\n';
-  after += chunked ? '\r\n' : 'Transfer-Encoding: chunked\r\n\r\n';
-  lastStreamHead = { status, keepAliveMs, close, fields, beforeDate: `${head}Date: `, afterDate: after };
-  return `${head}Date: ${httpDate()}${after}`;
-}
-
-/**
- * The last head rendered, its fields checked: streamed answers (an LLM's SSE) repeat the same head but for its Date,
- * so one whose every name and value equals the last's, in order, is that rendering with today's Date; anything
- * else is checked and rendered in full (a changed value is never taken from the memo).
- */
-interface StreamHeadMemo {
-  readonly status: number;
-  readonly keepAliveMs: number;
-  readonly close: boolean;
-  /** Names and values, alternating, in order. */
-  readonly fields: readonly string[];
-  readonly beforeDate: string;
-  readonly afterDate: string;
-}
-
-let lastStreamHead: StreamHeadMemo | undefined;
-
-function sameFields(fields: readonly string[], headers: Readonly<Record<string, string>>): boolean {
-  let at = 0;
-  for (const name in headers) {
-    if (fields[at] !== name || fields[at + 1] !== headers[name]) return false;
-    at += 2;
-  }
-  return at === fields.length;
+  head += `Date: ${httpDate()}\r\n`;
+  if (close) head += 'Connection: close\r\n';
+  else head += keepAliveMs > 0 ? `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(keepAliveMs / 1000)}\r\n` : 'Connection: keep-alive\r\n';
+  return chunked ? `${head}\r\n` : `${head}Transfer-Encoding: chunked\r\n\r\n`;
 }
 
 /** `bytes` framed as one chunk in one buffer, optionally followed by the last chunk. */
