@@ -14,7 +14,7 @@ import type { TesseraError } from '../../shared/src/errors/index.js';
 import { CLIENT_PREFACE, FRAME_HEAD_BYTES, Flag, FrameType, H2Error, encodeFrame, encodeHeaderBlock, rstStreamFrame, settingsFrame } from '../../shared/src/http/raw-http2/index.js';
 import { createStaticNodeDirectory } from '../../gateway/src/adapters/fleet/index.js';
 import { createLlmH2Upstream } from '../../gateway/src/adapters/node-http/llm-h2-upstream.js';
-import type { LlmUpstream, LlmUpstreamResponse } from '../../gateway/src/core/ports/index.js';
+import type { FleetChange, LlmUpstream, LlmUpstreamResponse } from '../../gateway/src/core/ports/index.js';
 
 type Failure = TesseraError & { notAccepted?: boolean };
 type Answer = (socket: Socket, streamId: number) => void;
@@ -87,8 +87,10 @@ describe('a hostile node behind the raw HTTP/2 LLM upstream (the real upstream +
 
   const fallback: LlmUpstream = { send: () => Promise.reject(new Error('the fallback was used')) };
   const node = () => createStaticNodeDirectory([{ id: 'n', httpAddress: '127.0.0.1:1', llmH2Address: address }]).all()[0]!;
+  let fleetListener: ((change: FleetChange) => void) | undefined;
+  const fleetEvents = { onChange: (listener: (change: FleetChange) => void) => ((fleetListener = listener), () => (fleetListener = undefined)) };
   const send = (options: { signal?: AbortSignal; headersTimeoutMs?: number } = {}): Promise<LlmUpstreamResponse> => {
-    upstream ??= createLlmH2Upstream({ fallback });
+    upstream ??= createLlmH2Upstream({ fallback, fleetEvents });
     return upstream.send(node(), {
       method: 'POST',
       path: '/v1/completions',
@@ -199,5 +201,15 @@ describe('a hostile node behind the raw HTTP/2 LLM upstream (the real upstream +
     controller.abort();
     expect(String(await reading)).toMatch(/aborted by the gateway/);
     await expect.poll(() => received.some((f) => f.type === FrameType.RST_STREAM && f.payload.readUInt32BE(0) === H2Error.CANCEL)).toBe(true);
+  });
+
+  it('a node that leaves the fleet has its connection closed (GOAWAY): connections stay as many as the fleet has nodes', async () => {
+    expect(await readAll((await send()).body)).toBe(event.toString());
+    expect(received.some((f) => f.type === FrameType.GOAWAY)).toBe(false);
+    fleetListener?.({ type: 'leave', nodeId: 'n' });
+    await expect.poll(() => received.some((f) => f.type === FrameType.GOAWAY)).toBe(true);
+    // Back in the fleet: a fresh connection serves it.
+    expect(await readAll((await send()).body)).toBe(event.toString());
+    expect(sockets.length).toBe(2);
   });
 });

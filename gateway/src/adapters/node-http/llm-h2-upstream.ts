@@ -29,7 +29,7 @@ import {
   type RequestBlock,
   type ResponseFields,
 } from '../../../../shared/src/http/raw-http2/index.js';
-import type { LlmUpstream, LlmUpstreamRequest, LlmUpstreamResponse, NodeView } from '../../core/ports/index.js';
+import type { FleetChangeSource, LlmUpstream, LlmUpstreamRequest, LlmUpstreamResponse, NodeView } from '../../core/ports/index.js';
 import { markNotAccepted } from '../../core/routing/upstream-errors.js';
 import { ConnectBackoff, NodeConnection, type NodeSession } from '../grpc/h2-node-connection.js';
 import type { NodeBreakers } from '../grpc/node-breakers.js';
@@ -41,6 +41,8 @@ export interface LlmH2UpstreamOptions {
   readonly breakers?: NodeBreakers;
   /** Streams one node may carry at once (sizes the connection's flow-control window); default 256. */
   readonly maxStreamsPerNode?: number;
+  /** Fleet changes: a node's connection is closed when it leaves (its streams finish). Default: none. */
+  readonly fleetEvents?: FleetChangeSource;
 }
 
 /** Per-stream receive window: what a paused stream may leave buffered at the gateway. */
@@ -196,20 +198,26 @@ export function createLlmH2Upstream(options: LlmH2UpstreamOptions): LlmUpstream 
   // Room for every stream's window at once: a paused stream must not starve its neighbours.
   const connectionWindow = Math.max(1 << 20, maxStreams * STREAM_WINDOW_BYTES * 2);
 
-  function connectionFor(address: string): NodeConnection {
-    let connection = connections.get(address);
-    if (connection === undefined) {
-      connection = new NodeConnection(address, { windowBytes: connectionWindow, limits: { streamWindowBytes: STREAM_WINDOW_BYTES } });
-      connections.set(address, connection);
-    }
+  // One per node id, replaced when its address changes and closed when it leaves: as many as the fleet has nodes.
+  function connectionFor(nodeId: string, address: string): NodeConnection {
+    const existing = connections.get(nodeId);
+    if (existing?.address === address) return existing;
+    existing?.close();
+    const connection = new NodeConnection(address, { windowBytes: connectionWindow, limits: { streamWindowBytes: STREAM_WINDOW_BYTES } });
+    connections.set(nodeId, connection);
     return connection;
   }
+  const unsubscribe = options.fleetEvents?.onChange((change) => {
+    if (change.type !== 'leave') return;
+    connections.get(change.nodeId)?.close();
+    connections.delete(change.nodeId);
+  });
 
   function call(node: NodeView, address: string, request: LlmUpstreamRequest): Promise<LlmUpstreamResponse> {
     return new Promise<LlmUpstreamResponse>((resolve, reject) => {
       if (request.signal.aborted) return reject(cancelled());
       const block = blockOf(address, request, request.body?.length ?? 0);
-      new LlmH2Stream(node.id, request, resolve, reject).start(connectionFor(address), block);
+      new LlmH2Stream(node.id, request, resolve, reject).start(connectionFor(node.id, address), block);
     });
   }
 
@@ -220,6 +228,7 @@ export function createLlmH2Upstream(options: LlmH2UpstreamOptions): LlmUpstream 
       return options.breakers === undefined ? call(node, address, request) : options.breakers.run(node.id, () => call(node, address, request));
     },
     close() {
+      unsubscribe?.();
       for (const connection of connections.values()) connection.destroy('the gateway closed');
       connections.clear();
     },
