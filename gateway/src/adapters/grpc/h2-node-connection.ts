@@ -117,6 +117,14 @@ export class NodeConnection {
     if (this.current !== undefined) this.retire(this.current);
   }
 
+  /** Closes at once: calls in flight end with `reason` (a gateway shutting down), new calls fail. */
+  destroy(reason: string): void {
+    this.closed = true;
+    const current = this.current;
+    this.current = undefined;
+    current?.client.destroy(reason);
+  }
+
   private open(): NodeSession {
     const socket = net.connect(hostAndPort(this.address));
     socket.unref();

@@ -13,6 +13,7 @@ import type { Logger } from '../../../../shared/src/logging/index.js';
 import { rememberLastTarget, type RawAnswer, type RawHttp1Handler, type RawRequest } from '../../../../shared/src/http/raw-http1/index.js';
 import { BodyOverLimitError } from '../../core/http/index.js';
 import { matchLlmPostPath, type DirectLlm, type DirectLlmAnswer, type LlmPostTarget } from '../../core/llm/index.js';
+import { ClientGone } from './client-gone.js';
 import { relayToRawStream } from './llm-raw-relay.js';
 
 const INTERNAL_ERROR: DirectLlmAnswer = { status: 500, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ error: 'internal error' }) };
@@ -30,7 +31,7 @@ export function createRawLlmHandler(serveLlm: DirectLlm, logger: Logger): RawHtt
 
 async function serve(serveLlm: DirectLlm, logger: Logger, request: RawRequest, reply: RawAnswer, target: LlmPostTarget): Promise<void> {
   const { head, body } = request;
-  const client = new AbortController();
+  const client = new ClientGone();
   // Replaced by the relay's own hook once a stream is being written.
   let relayGone: (() => void) | undefined;
   reply.watchClient(() => {
@@ -46,7 +47,7 @@ async function serve(serveLlm: DirectLlm, logger: Logger, request: RawRequest, r
         headers: { get: (name) => head.headers.get(name) ?? null },
         // The whole body is here (within the front door's bound); a tier's smaller bound is checked as on node:http.
         readBody: (maxBytes) => (body.byteLength > maxBytes ? Promise.reject(new BodyOverLimitError(maxBytes, String(head.contentLength))) : Promise.resolve(body)),
-        signal: client.signal,
+        signal: client,
         abort: () => client.abort(),
         // An admitted stream starts in the turn the node's head comes: head and first event in one write.
         startStream: (stream, headers, recordRequest) => {

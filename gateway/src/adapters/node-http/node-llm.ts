@@ -36,7 +36,7 @@ export function createNodeLlm(options: NodeLlmOptions): { readonly deps: LlmDeps
   const breakers = options.breakers === undefined ? {} : { breakers: options.breakers };
   const http1 = createLlmHttpUpstream({ ...breakers, maxSockets: config.llm.maxStreamsPerNode });
   // Nodes advertising an HTTP/2 address for their LLM routes get one multiplexed session; others HTTP/1.1.
-  const multiplexed = config.llm.nodeHttp2 ? createLlmH2Upstream({ ...breakers, fallback: http1, maxStreamsPerNode: config.llm.maxStreamsPerNode }) : http1;
+  const multiplexed = config.llm.nodeHttp2 ? createLlmH2Upstream({ ...breakers, fallback: http1, maxStreamsPerNode: config.llm.maxStreamsPerNode, ...(options.fleetEvents === undefined ? {} : { fleetEvents: options.fleetEvents }) }) : http1;
   // A node with few streams in flight gets raw HTTP/1.1 writes (its request leaves inside the call).
   const raw = config.llm.nodeRawBelowStreams > 0 ? createLlmRawUpstream(breakers) : undefined;
   const upstream = raw === undefined ? multiplexed : createLlmUpstreamChoice({ raw, multiplexed, rawBelowStreams: config.llm.nodeRawBelowStreams });

@@ -1,18 +1,29 @@
 /**
- * The body of a raw HTTP/1.1 answer (llm-raw-upstream.ts): a Readable for whoever iterates it, and a
- * direct reader (h2-direct-body.ts's DirectBody) for the native relay, which then gets each slice of
- * the node's socket in one call. Back-pressure pauses the socket itself (TCP then holds the node back).
- * Destroyed before its clean end (client gone, a relay that stopped, a broken answer), it destroys the
- * socket: a connection is reused only after its answer ended cleanly.
+ * The body of an answer the gateway reads itself: a raw HTTP/1.1 answer (llm-raw-upstream.ts) or a raw
+ * HTTP/2 stream (llm-h2-upstream.ts). A Readable for whoever iterates it, and a direct reader
+ * (h2-direct-body.ts's DirectBody) for the native relay, which then gets each slice in one call.
+ * Back-pressure pauses the answer's flow: the socket itself (TCP then holds the node back), or the stream's
+ * flow-control credit (HTTP/2 then does). Destroyed before its clean end (client gone, a relay that stopped,
+ * a broken answer), it destroys the flow: a socket is reused only after its answer ended cleanly, a stream is reset.
  */
-import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { registerDirectBody } from './h2-direct-body.js';
+
+/** What carries the answer's bytes (a `net.Socket` is one). */
+export interface AnswerFlow {
+  pause(): unknown;
+  resume(): unknown;
+  destroy(): unknown;
+  readonly destroyed: boolean;
+}
 
 export class RawAnswerBody extends Readable {
   private consumer: ((chunk: Buffer) => boolean) | undefined;
   /** Bytes that came before anyone read (with the head): kept aside, not through the Readable's buffer. */
   private held: Buffer[] = [];
+  private heldBytes = 0;
+  /** The flow was paused because held bytes reached the mark: the first reader resumes it. */
+  private heldPaused = false;
   /** The answer ended while nobody read yet (finish): the Readable ends once someone does. */
   private endPending = false;
   /** Someone reads: the direct reader started, or the Readable was asked for data. */
@@ -21,7 +32,7 @@ export class RawAnswerBody extends Readable {
   /** A failure that came before anyone listened (the head and a broken chunk in one read). */
   private pendingError: Error | undefined;
 
-  constructor(private readonly socket: Socket) {
+  constructor(private readonly flow: AnswerFlow) {
     super();
     registerDirectBody(this, {
       start: (onChunk) => {
@@ -29,7 +40,10 @@ export class RawAnswerBody extends Readable {
         this.reading = true;
         // What came with the head, before the relay started, goes first.
         const held = this.takeHeld();
-        if (held !== undefined && !onChunk(held)) this.pauseSocket();
+        if (held !== undefined) {
+          if (!onChunk(held)) this.pauseSocket();
+          else if (this.heldPaused) this.resumeSocket();
+        }
         if (this.endPending) this.endReadable(true);
         this.failIfPending();
       },
@@ -41,13 +55,19 @@ export class RawAnswerBody extends Readable {
   deliver(bytes: Buffer): void {
     if (!this.reading) {
       this.held.push(bytes);
+      this.heldBytes += bytes.length;
+      // Nobody reads yet: past the Readable's own mark the flow pauses, as it would for a reader that stopped.
+      if (this.heldBytes >= this.readableHighWaterMark && !this.heldPaused) {
+        this.heldPaused = true;
+        this.pauseSocket();
+      }
       return;
     }
     const flowing = this.consumer !== undefined ? this.consumer(bytes) : this.push(bytes);
     if (!flowing) this.pauseSocket();
   }
 
-  /** The answer ended by its framing; the socket is no longer this body's. */
+  /** The answer ended by its framing; the flow is no longer this body's. */
   finish(): void {
     this.cleanEnd = true;
     // Ended before anyone reads (the whole answer came with the head): the end waits for a reader, so
@@ -57,7 +77,7 @@ export class RawAnswerBody extends Readable {
   }
 
   /**
-   * The answer broke (or was cut, or aborted): the socket goes now; the error reaches the reader, or
+   * The answer broke (or was cut, or aborted): the flow goes now; the error reaches the reader, or
    * waits for one (an 'error' nobody listens to would end the process).
    */
   fail(error: Error): void {
@@ -65,7 +85,7 @@ export class RawAnswerBody extends Readable {
     if (this.listenerCount('error') > 0) this.destroy(error);
     else {
       this.pendingError = error;
-      this.socket.destroy();
+      this.flow.destroy();
     }
   }
 
@@ -88,6 +108,7 @@ export class RawAnswerBody extends Readable {
     const held = this.held;
     if (held.length === 0) return undefined;
     this.held = [];
+    this.heldBytes = 0;
     return held.length === 1 ? held[0] : Buffer.concat(held);
   }
 
@@ -99,15 +120,15 @@ export class RawAnswerBody extends Readable {
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    if (!this.cleanEnd) this.socket.destroy();
+    if (!this.cleanEnd) this.flow.destroy();
     callback(error);
   }
 
   private pauseSocket(): void {
-    if (!this.cleanEnd) this.socket.pause();
+    if (!this.cleanEnd) this.flow.pause();
   }
 
   private resumeSocket(): void {
-    if (!this.cleanEnd && !this.socket.destroyed) this.socket.resume();
+    if (!this.cleanEnd && !this.flow.destroyed) this.flow.resume();
   }
 }

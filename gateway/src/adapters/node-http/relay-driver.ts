@@ -6,7 +6,7 @@
  * which is the sink's business.
  *
  * Back-pressure: a write that answers false pauses the node's answer (an HTTP/2 or raw answer is read below
- * its Readable, h2-direct-body.ts: onData's false stops its reading) until the sink calls `resume` (the
+ * its Readable, h2-direct-body.ts: onData's false pauses its flow) until the sink calls `resume` (the
  * client drained), so what the gateway holds per stream stays within the sockets' buffers.
  */
 import { Readable } from 'node:stream';

@@ -9,7 +9,7 @@
 import type { Logger } from '../../../../shared/src/logging/logger-interface.js';
 import { noopTracer } from '../../../../shared/src/tracing/index.js';
 import type { AuthContext } from '../auth/index.js';
-import type { HeaderReader } from '../http/index.js';
+import type { CancelSignal, HeaderReader } from '../http/index.js';
 import type { GatewayRoute } from '../ports/index.js';
 import { authenticateRequest, failureAnswer, finishRequest } from '../app/request-cycle.js';
 import { beginRequest, REQUEST_ID_HEADER, type RequestFacts } from '../app/request-telemetry.js';
@@ -23,7 +23,7 @@ export interface DirectLlmRequest {
   readonly headers: HeaderReader;
   readBody(maxBytes: number): Promise<Uint8Array>;
   /** Aborts when the client goes away. */
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
   /** Aborts `signal`, when the caller owns its controller (passed on as LlmForwardRequest.abort, which says why). */
   readonly abort?: () => void;
   /**

@@ -8,6 +8,7 @@
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { TokenCounter } from '../../../../shared/src/llm/token-counter.js';
 import type { AuthContext } from '../auth/index.js';
+import type { CancelSignal } from '../http/cancellation.js';
 import type { GatewayMetrics, LlmUpstream, LlmUpstreamResponse, RateLimiter } from '../ports/index.js';
 import { isNotAccepted } from '../routing/upstream-errors.js';
 import { countPiece, countPieceBytes } from './piece-count.js';
@@ -40,7 +41,7 @@ export interface LlmForwardRequest {
   /** Absolute deadline of the wait for a node. */
   readonly deadline: number;
   /** The client's disconnect. */
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
   /**
    * Aborts `signal` (its owner's controller), when the caller has one: the node's request then rides on
    * the client's own signal, and a relay that stops it (budget spent) aborts that one; without it,
@@ -135,7 +136,7 @@ const noop = (): void => undefined;
  * AbortSignal per stream: each costs an EventTarget and its listeners, docs/benchmarks.md issue 20),
  * else a controller of its own that follows the client's.
  */
-function upstreamAbortOf(request: LlmForwardRequest): { signal: AbortSignal; abort: () => void; detach: () => void } {
+function upstreamAbortOf(request: LlmForwardRequest): { signal: CancelSignal; abort: () => void; detach: () => void } {
   if (request.abort !== undefined) return { signal: request.signal, abort: request.abort, detach: noop };
   const controller = new AbortController();
   const onClientGone = (): void => controller.abort();

@@ -12,6 +12,7 @@
  */
 import { TesseraError } from '../../../../shared/src/errors/index.js';
 import { AdmissionQueue, systemClock } from '../admission/index.js';
+import type { CancelSignal } from '../http/cancellation.js';
 import type { AdmissionObserver, BreakerView, Clock, FleetChangeSource, NodeDirectory, NodeView, TimerHandle } from '../ports/index.js';
 import { outstanding } from '../routing/node-load.js';
 
@@ -41,7 +42,7 @@ export interface LeaseRequest {
   readonly share: number;
   /** Absolute deadline of the wait in the queue (ms since the epoch). */
   readonly deadline: number;
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
 }
 
 export const DEFAULT_MAX_STREAMS_PER_NODE = 256;

@@ -17,7 +17,7 @@ import { TesseraError } from '../../../../shared/src/errors/index.js';
 import type { TokenCounter } from '../../../../shared/src/llm/token-counter.js';
 import { noopTracer, type TraceContext } from '../../../../shared/src/tracing/index.js';
 import { AuthRejected, mayUseModel, requireModel, type AuthContext } from '../auth/index.js';
-import { readTierBody, type HeaderReader, type HttpAnswer } from '../http/index.js';
+import { readTierBody, type CancelSignal, type HeaderReader, type HttpAnswer } from '../http/index.js';
 import type { GatewayRoute } from '../ports/index.js';
 import type { GatewayAppDeps } from '../app/gateway-deps.js';
 import { applyRateLimit, requestDeadline } from '../app/rate-limit.js';
@@ -42,7 +42,7 @@ export interface LlmExchange {
   /** The whole body, or INVALID_ARG past `maxBytes`. */
   readBody(maxBytes: number): Promise<Uint8Array>;
   /** Aborts when the client goes away. */
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
   /** Aborts `signal`, when the caller owns its controller (passed on as LlmForwardRequest.abort, which says why). */
   readonly abort?: () => void;
   readonly traceParent: TraceContext | undefined;

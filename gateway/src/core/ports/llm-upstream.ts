@@ -4,6 +4,7 @@
  * as the node sends it. Node: node:http with keep-alive (adapters/node-http/llm-http-upstream.ts);
  * Workers: fetch.
  */
+import type { CancelSignal } from '../http/cancellation.js';
 import type { NodeView } from './node-directory.js';
 
 export interface LlmUpstreamRequest {
@@ -14,7 +15,7 @@ export interface LlmUpstreamRequest {
   /** Extra request headers (content type, traceparent). */
   readonly headers?: Readonly<Record<string, string>>;
   /** Aborting closes the connection to the node (the node's model sees its request cancelled). */
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
   /** Most ms to wait for the answer's status line; the body may take as long as it takes. */
   readonly headersTimeoutMs: number;
   /**

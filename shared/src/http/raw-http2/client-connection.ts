@@ -82,6 +82,7 @@ export class RawH2ClientConnection {
   private readonly turn: Uint8Array[] = [];
   private turnBytes = 0;
   private readonly flushAtTurnEnd = (): void => this.flushTurn();
+  private readonly streamWindow: number;
 
   constructor(
     private readonly socket: Socket,
@@ -91,6 +92,7 @@ export class RawH2ClientConnection {
     this.decoder = new HpackDecoder(limits.maxHeaderListBytes);
     // The connection window starts at 65,535 whatever SETTINGS say (RFC 9113 §6.9.2); we only ever widen it.
     this.receiveWindow = Math.max(limits.windowBytes, DEFAULT_WINDOW);
+    this.streamWindow = limits.streamWindowBytes ?? limits.windowBytes;
     this.control = new RateBudget(limits.controlBurst, limits.controlPerSecond);
     socket.setNoDelay(true);
     this.frames = new FrameReader(
@@ -117,7 +119,7 @@ export class RawH2ClientConnection {
     this.write(
       settingsFrame([
         [Setting.ENABLE_PUSH, 0],
-        [Setting.INITIAL_WINDOW_SIZE, limits.windowBytes],
+        [Setting.INITIAL_WINDOW_SIZE, this.streamWindow],
         [Setting.MAX_HEADER_LIST_SIZE, limits.maxHeaderListBytes],
       ]),
     );
@@ -157,6 +159,21 @@ export class RawH2ClientConnection {
     if (stream.closed) return;
     if (stream.id !== 0) this.write(rstStreamFrame(stream.id, code));
     this.closeStream(stream, { code, refused: stream.id === 0, sent: stream.id !== 0, by: 'local', reason });
+  }
+
+  /**
+   * Back-pressure for a stream's reader: while held, the answer bytes it receives are not credited back, so
+   * the peer sends at most one stream window more; `releaseCredit` credits what it held back (the connection's
+   * window is credited either way: one paused stream must not stall the others).
+   */
+  holdCredit(stream: RawH2ClientStream): void {
+    stream.creditHeld = true;
+  }
+
+  releaseCredit(stream: RawH2ClientStream): void {
+    if (!stream.creditHeld) return;
+    stream.creditHeld = false;
+    this.creditStream(stream, 0);
   }
 
   /** Sends a PING; `done` runs when its ACK arrives, or with an error when the connection ends first. */
@@ -370,7 +387,7 @@ export class RawH2ClientConnection {
     stream.id = this.nextStreamId;
     this.nextStreamId += 2;
     stream.sendWindow = this.peerInitialWindow;
-    stream.receiveWindow = this.limits.windowBytes;
+    stream.receiveWindow = this.streamWindow;
     this.streams.set(stream.id, stream);
     this.writeHeaderBlock(stream.id, stream.request.block, stream.outbound.length === 0);
     if (stream.outbound.length > 0) this.flush(stream);
@@ -422,7 +439,7 @@ export class RawH2ClientConnection {
 
   private creditStream(stream: RawH2ClientStream, bytes: number): void {
     stream.uncredited += bytes;
-    if (stream.uncredited >= this.limits.windowBytes / 2) {
+    if (!stream.creditHeld && stream.uncredited >= this.streamWindow / 2 && !stream.closed) {
       this.write(windowUpdateFrame(stream.id, stream.uncredited));
       stream.receiveWindow += stream.uncredited;
       stream.uncredited = 0;

@@ -3,8 +3,13 @@
  * refusal it answers with when a request would pass one (nothing of that request is sent).
  */
 export interface RawH2ClientLimits {
-  /** Our receive window, per stream and for the connection. */
+  /** Our receive window for the connection, and per stream unless `streamWindowBytes` says otherwise. */
   readonly windowBytes: number;
+  /**
+   * Our receive window per stream when it differs from the connection's: a small one bounds what a stream
+   * whose reader paused (`holdCredit`) may leave buffered here, a wide connection window keeps the others going.
+   */
+  readonly streamWindowBytes?: number;
   /** SETTINGS_MAX_HEADER_LIST_SIZE we announce, and the bound on one answer header block's bytes. */
   readonly maxHeaderListBytes: number;
   /** Request bytes waiting for the peer's windows, all streams together; a request past it is refused. */

@@ -112,6 +112,8 @@ export class RawH2ClientStream {
   sendWindow = 0;
   receiveWindow = 0;
   uncredited = 0;
+  /** Its reader paused: what it receives is not credited back, so the peer stops after one window. */
+  creditHeld = false;
   /** Request bytes not yet sent, in order; the last one carries END_STREAM. */
   readonly outbound: Uint8Array[];
   queuedBytes = 0;
