@@ -99,4 +99,31 @@ describe('encodeForwardedInferResponseFramed', () => {
     expect(receivedResponseOf(r)).toBe(bytes);
     expect(receivedResponseOf({ ...r })).toBeUndefined();
   });
+
+  it('keeps the record on the response itself, unseen by keys, spreads and JSON (no weak table the scavenger would promote)', () => {
+    const r: InferResponse = { id: 'x', modelName: 'm', modelVersion: '', outputs: [] };
+    const keys = Object.keys(r);
+    const json = JSON.stringify(r);
+    const bytes = new Uint8Array([0x0a, 0x01, 0x6d]);
+    rememberReceivedResponse(r, bytes);
+    // One own symbol-keyed property, not enumerable: the WeakMap entry it replaces kept its value alive
+    // through every minor collection (a promoted copy of each answer's bytes per miss).
+    const symbols = Object.getOwnPropertySymbols(r);
+    expect(symbols).toHaveLength(1);
+    expect(Object.getOwnPropertyDescriptor(r, symbols[0]!)?.enumerable).toBe(false);
+    expect(Object.keys(r)).toEqual(keys);
+    expect(JSON.stringify(r)).toBe(json);
+    expect(receivedResponseOf(Object.assign({}, r))).toBeUndefined();
+    expect(receivedResponseOf(Object.create(r) as InferResponse)).toBeUndefined();
+    // Remembered again (a response decoded twice), the later bytes win, as a WeakMap's set did.
+    const later = new Uint8Array([0x0a, 0x01, 0x6e]);
+    rememberReceivedResponse(r, later);
+    expect(receivedResponseOf(r)).toBe(later);
+  });
+
+  it('takes no record on a frozen response, which is then encoded from its fields', () => {
+    const r: InferResponse = Object.freeze({ id: '', modelName: 'm', modelVersion: '', outputs: [] });
+    rememberReceivedResponse(r, new Uint8Array([0x0a, 0x01, 0x6d]));
+    expect(receivedResponseOf(r)).toBeUndefined();
+  });
 });

@@ -15,17 +15,24 @@ import { ProtobufWriter, lenFieldSize } from './protobuf-writer.js';
 
 const ID_FIELD = 3; // ModelInferResponse.id in grpc_service.proto
 
-/** Weak: a record lives as long as the decoded response, never longer. */
-const received = new WeakMap<InferResponse, Uint8Array>();
+/**
+ * The record is a non-enumerable own property of the decoded response, not a WeakMap entry: V8's
+ * scavenger keeps a WeakMap's values alive until a full collection, so an entry per answer promoted
+ * every answer's bytes to the old space (issue 17, 2026-11-28b). Non-enumerable: spreads, Object.assign
+ * and JSON skip it, so a changed copy of the response has no record, as with the WeakMap.
+ */
+const RECEIVED = Symbol('tessera.receivedResponseBytes');
+type Recorded = InferResponse & { readonly [RECEIVED]?: Uint8Array };
 
 /** Records that `response` was decoded from `message` (one whole ModelInferResponse, decoded without error). */
 export function rememberReceivedResponse(response: InferResponse, message: Uint8Array): void {
-  received.set(response, message);
+  // A frozen or sealed response takes no record: it is encoded from its fields, as any unrecorded one.
+  if (Object.isExtensible(response)) Object.defineProperty(response, RECEIVED, { value: message, configurable: true });
 }
 
 /** The bytes `response` was decoded from, when it was recorded and is unchanged since. */
 export function receivedResponseOf(response: InferResponse): Uint8Array | undefined {
-  return received.get(response);
+  return Object.hasOwn(response, RECEIVED) ? (response as Recorded)[RECEIVED] : undefined;
 }
 
 /**

@@ -278,6 +278,20 @@ describe('on our own HTTP/2 client', () => {
       expect(streams[0]!.rstCode).toBe(constants.NGHTTP2_CANCEL);
     });
 
+    it("listens to the caller's signal only while the call runs, and fails at once on one already aborted", async () => {
+      behaviour = ok;
+      // A CancelSignal that records its listeners, as the front's call watch is (h2-unary-call.ts).
+      const added: unknown[] = [];
+      const removed: unknown[] = [];
+      const watch = { aborted: false, addEventListener: (_t: 'abort', l: () => void) => void added.push(l), removeEventListener: (_t: 'abort', l: () => void) => void removed.push(l) };
+      const t = transport();
+      await t.infer(view('n', address), simpleRequest(0), { deadline: soon(), signal: watch });
+      expect(added).toHaveLength(1);
+      expect(removed).toEqual(added);
+      const aborted = { ...watch, aborted: true };
+      expect(await failure(t.infer(view('n', address), simpleRequest(0), { deadline: soon(), signal: aborted }))).toMatchObject({ code: 'CANCELLED' });
+    });
+
     it('a graceful GOAWAY: calls the node took finish, calls above its last stream id fail as never accepted, the next call reconnects', async () => {
       const held: ServerHttp2Stream[] = [];
       behaviour = (stream) => {

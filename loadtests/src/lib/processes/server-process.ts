@@ -5,6 +5,7 @@
  * "port":N`) and the bench's bare Hono server, which print such lines on stderr or stdout.
  * Stopping sends SIGTERM (the servers' graceful shutdown), then SIGKILL after `killAfterMs`.
  */
+import { appendFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
@@ -80,7 +81,10 @@ export function launchServer(options: ServerProcessOptions): Promise<RunningServ
       reject(new Error(`${options.name} did not start within ${startTimeoutMs} ms:\n${log.join('\n')}`));
     }, startTimeoutMs);
 
+    const logFile = process.env.BENCH_GATEWAY_LOG || undefined;
     const onLine = (line: string): void => {
+      // BENCH_GATEWAY_LOG=FILE: the gateway's output lines appended there too (e.g. its --trace-gc lines); the log above keeps 50.
+      if (logFile !== undefined && options.name === 'tessera-gateway') appendFileSync(logFile, `${line}\n`);
       log.push(line);
       if (log.length > 50) log.shift();
       const port = started ? undefined : parsePortLine(line, options.startedMsg);
