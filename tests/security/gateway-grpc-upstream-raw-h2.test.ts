@@ -10,15 +10,14 @@
  * The node is a real `net` server on loopback that reads the client's frames and answers each request
  * stream with the frames a case writes; the transport is the gateway's real one.
  */
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { create, toBinary } from '@bufbuild/protobuf';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TesseraError } from '../../shared/src/errors/index.js';
+import { startFrameWritingNode, type Answer, type ClientFrame, type FrameWritingNode } from './support/frame-writing-node.js';
 import { ModelInferResponseSchema, ModelStreamInferResponseSchema } from '../../shared/src/gen/grpc_service_pb.js';
 import { frameGrpcMessage } from '../../shared/src/grpc/index.js';
 import {
-  CLIENT_PREFACE,
-  FRAME_HEAD_BYTES,
   Flag,
   FrameType,
   H2Error,
@@ -27,7 +26,6 @@ import {
   encodeHeaderBlock,
   goawayFrame,
   pushInteger,
-  settingsFrame,
 } from '../../shared/src/http/raw-http2/index.js';
 import { createStaticNodeDirectory } from '../../gateway/src/adapters/fleet/index.js';
 import { createH2Transport } from '../../gateway/src/adapters/grpc/h2-transport.js';
@@ -37,14 +35,6 @@ import type { InferResponse } from '../../shared/src/tensors/index.js';
 import { simpleRequest } from '../../gateway/test/support/test-node-requests.js';
 
 type Failure = TesseraError & { notAccepted?: boolean };
-type Answer = (socket: Socket, streamId: number) => void;
-
-interface ClientFrame {
-  readonly type: number;
-  readonly flags: number;
-  readonly streamId: number;
-  readonly payload: Buffer;
-}
 
 const headers = (streamId: number, fields: Record<string, string>, flags: number): Buffer =>
   encodeFrame(FrameType.HEADERS, flags | Flag.END_HEADERS, streamId, encodeHeaderBlock(fields));
@@ -64,7 +54,7 @@ const ok: Answer = (socket, id) => {
 };
 
 describe('a hostile node behind the raw HTTP/2 gRPC upstream (the real transport + a loopback TCP node writing frames)', () => {
-  let server: Server;
+  let peer: FrameWritingNode;
   let address: string;
   let answer: Answer = ok;
   /** SETTINGS the node announces. */
@@ -75,32 +65,8 @@ describe('a hostile node behind the raw HTTP/2 gRPC upstream (the real transport
   let transport: GrpcTransport;
 
   beforeAll(async () => {
-    server = createServer((socket) => {
-      sockets.push(socket);
-      socket.on('error', () => undefined);
-      socket.write(settingsFrame(settings));
-      let pending = Buffer.alloc(0);
-      let prefaceRead = false;
-      socket.on('data', (chunk: Buffer) => {
-        pending = Buffer.concat([pending, chunk]);
-        if (!prefaceRead) {
-          if (pending.length < CLIENT_PREFACE.length) return;
-          prefaceRead = true;
-          pending = pending.subarray(CLIENT_PREFACE.length);
-        }
-        while (pending.length >= FRAME_HEAD_BYTES) {
-          const length = pending.readUIntBE(0, 3);
-          if (pending.length < FRAME_HEAD_BYTES + length) break;
-          const frame = { type: pending[3]!, flags: pending[4]!, streamId: pending.readUInt32BE(5) & 0x7fffffff, payload: pending.subarray(9, 9 + length) };
-          pending = pending.subarray(FRAME_HEAD_BYTES + length);
-          received.push(frame);
-          if (frame.type === FrameType.SETTINGS && (frame.flags & Flag.ACK) === 0) socket.write(encodeFrame(FrameType.SETTINGS, Flag.ACK, 0, Buffer.alloc(0)));
-          if (frame.type === FrameType.HEADERS) answer(socket, frame.streamId);
-        }
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    peer = await startFrameWritingNode({ answer: () => answer, settings: () => settings, received, sockets });
+    address = peer.address;
   });
 
   afterEach(async () => {
@@ -111,7 +77,7 @@ describe('a hostile node behind the raw HTTP/2 gRPC upstream (the real transport
     settings = [];
   });
 
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => peer.close());
 
   const node = () => createStaticNodeDirectory([{ id: 'n', grpcAddress: address }]).all()[0]!;
   const start = (windowBytes?: number, options: H2TransportOptions = {}): GrpcTransport =>

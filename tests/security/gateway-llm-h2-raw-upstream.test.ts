@@ -8,23 +8,16 @@
  * The node is a real `net` server on loopback that reads the client's frames and answers each request stream
  * with the frames a case writes; the upstream is the gateway's real one.
  */
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TesseraError } from '../../shared/src/errors/index.js';
-import { CLIENT_PREFACE, FRAME_HEAD_BYTES, Flag, FrameType, H2Error, encodeFrame, encodeHeaderBlock, rstStreamFrame, settingsFrame } from '../../shared/src/http/raw-http2/index.js';
+import { startFrameWritingNode, type Answer, type ClientFrame, type FrameWritingNode } from './support/frame-writing-node.js';
+import { Flag, FrameType, H2Error, encodeFrame, encodeHeaderBlock, rstStreamFrame } from '../../shared/src/http/raw-http2/index.js';
 import { createStaticNodeDirectory } from '../../gateway/src/adapters/fleet/index.js';
 import { createLlmH2Upstream } from '../../gateway/src/adapters/node-http/llm-h2-upstream.js';
 import type { FleetChange, LlmUpstream, LlmUpstreamResponse } from '../../gateway/src/core/ports/index.js';
 
 type Failure = TesseraError & { notAccepted?: boolean };
-type Answer = (socket: Socket, streamId: number) => void;
-
-interface ClientFrame {
-  readonly type: number;
-  readonly flags: number;
-  readonly streamId: number;
-  readonly payload: Buffer;
-}
 
 const STREAM_WINDOW = 64 * 1024;
 const FRAME = 16 * 1024;
@@ -39,7 +32,7 @@ const ok: Answer = (socket, id) => {
 };
 
 describe('a hostile node behind the raw HTTP/2 LLM upstream (the real upstream + a loopback TCP node writing frames)', () => {
-  let server: Server;
+  let peer: FrameWritingNode;
   let address: string;
   let answer: Answer = ok;
   const received: ClientFrame[] = [];
@@ -47,32 +40,8 @@ describe('a hostile node behind the raw HTTP/2 LLM upstream (the real upstream +
   let upstream: (LlmUpstream & { close(): void }) | undefined;
 
   beforeAll(async () => {
-    server = createServer((socket) => {
-      sockets.push(socket);
-      socket.on('error', () => undefined);
-      socket.write(settingsFrame([]));
-      let pending = Buffer.alloc(0);
-      let prefaceRead = false;
-      socket.on('data', (chunk: Buffer) => {
-        pending = Buffer.concat([pending, chunk]);
-        if (!prefaceRead) {
-          if (pending.length < CLIENT_PREFACE.length) return;
-          prefaceRead = true;
-          pending = pending.subarray(CLIENT_PREFACE.length);
-        }
-        while (pending.length >= FRAME_HEAD_BYTES) {
-          const length = pending.readUIntBE(0, 3);
-          if (pending.length < FRAME_HEAD_BYTES + length) break;
-          const frame = { type: pending[3]!, flags: pending[4]!, streamId: pending.readUInt32BE(5) & 0x7fffffff, payload: pending.subarray(9, 9 + length) };
-          pending = pending.subarray(FRAME_HEAD_BYTES + length);
-          received.push(frame);
-          if (frame.type === FrameType.SETTINGS && (frame.flags & Flag.ACK) === 0) socket.write(encodeFrame(FrameType.SETTINGS, Flag.ACK, 0, Buffer.alloc(0)));
-          if (frame.type === FrameType.HEADERS) answer(socket, frame.streamId);
-        }
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    peer = await startFrameWritingNode({ answer: () => answer, received, sockets });
+    address = peer.address;
   });
 
   afterEach(() => {
@@ -83,7 +52,7 @@ describe('a hostile node behind the raw HTTP/2 LLM upstream (the real upstream +
     answer = ok;
   });
 
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => peer.close());
 
   const fallback: LlmUpstream = { send: () => Promise.reject(new Error('the fallback was used')) };
   const node = () => createStaticNodeDirectory([{ id: 'n', httpAddress: '127.0.0.1:1', llmH2Address: address }]).all()[0]!;
