@@ -6,11 +6,21 @@
 import type { MethodDefinition } from '@grpc/grpc-js';
 import { MalformedMessage } from '../../../../shared/src/grpc/index.js';
 
-const received = new WeakMap<object, Uint8Array>();
+/**
+ * A non-enumerable own property of the message, not a WeakMap entry: V8's scavenger keeps a WeakMap's values
+ * alive until a full collection, so an entry per request promoted every request's bytes to the old space (as
+ * the node's answers were: shared/src/grpc/forwarded-response.ts, docs/benchmarks.md issue 17, 2026-11-28b).
+ * Non-enumerable: spreads, Object.assign and JSON skip it, so a changed copy of the message has no record.
+ */
+const RECEIVED = Symbol('tessera.receivedRequestBytes');
+
+function record(message: object, bytes: Uint8Array): void {
+  if (Object.isExtensible(message)) Object.defineProperty(message, RECEIVED, { value: bytes, configurable: true });
+}
 
 /** The message's bytes as received, or undefined for a message this module did not see arrive. */
 export function receivedBytesOf(message: object): Uint8Array | undefined {
-  return received.get(message);
+  return Object.hasOwn(message, RECEIVED) ? (message as { [RECEIVED]?: Uint8Array })[RECEIVED] : undefined;
 }
 
 /** `definition` with ModelInfer's and ModelStreamInfer's request deserializers recording the bytes. */
@@ -25,7 +35,7 @@ export function recordingReceivedBytes<D extends object>(definition: D): D {
       ...method,
       requestDeserialize: (bytes: Buffer) => {
         const message = decode(bytes);
-        if (typeof message === 'object' && message !== null && !(message instanceof MalformedMessage)) received.set(message, bytes);
+        if (typeof message === 'object' && message !== null && !(message instanceof MalformedMessage)) record(message, bytes);
         return message;
       },
     };
