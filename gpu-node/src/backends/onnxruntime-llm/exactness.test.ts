@@ -164,9 +164,10 @@ describe('continuous batching is exact under greedy decoding', () => {
     await runConcurrently(32, 9, 3, splitRuns);
     const stats = await splitRuns.engineStats();
     expect(stats).toMatchObject({ active: 0, waiting: 0, reservedBytes: 0, allocatedBytes: 0 });
-    // Runs of at most 3 rows: far more runs than steps (which arrivals land between runs is up to timing;
-    // batch-engine.test.ts holds a run to check that order).
-    expect(stats.stepRuns).toBeGreaterThan(stats.steps * 2);
+    // Runs of at most 3 rows: more runs than steps. How many rows a step holds, and so how many runs it takes,
+    // is up to timing (a fast machine drains the tail in many one-run steps); batch-engine.test.ts holds a run
+    // to check the order, and the bound below checks the cut.
+    expect(stats.stepRuns).toBeGreaterThan(stats.steps);
     expect(stats.stepSequences).toBeLessThanOrEqual(stats.stepRuns * 3);
   }, 120_000);
 
@@ -181,7 +182,8 @@ describe('continuous batching is exact under greedy decoding', () => {
       // Rows moved between lanes (newcomers sorted in, lanes rebalanced as others left), each lane a run.
       expect(stats.bucketMoves).toBeGreaterThan(8);
       expect(stats.copies.bucketFloats).toBeGreaterThan(0);
-      expect(stats.stepRuns).toBeGreaterThan(stats.steps * 2);
+      // More runs than steps (the full steps take 8); the average depends on how many rows each step held (timing).
+      expect(stats.stepRuns).toBeGreaterThan(stats.steps);
       expect(stats.stepSequences).toBeLessThanOrEqual(stats.stepRuns * 4);
     } finally {
       await laned.close();
