@@ -26,6 +26,7 @@ import { parseDatatype } from '../tensors/datatype.js';
 import { elementCount, expectedByteSize, formatShape } from '../tensors/shape.js';
 import type { Datatype, InferRequest, InferResponse, Parameters as TensorParameters, RequestedOutput, Tensor } from '../tensors/index.js';
 import { parameterValueFromProto, parametersFromProto, parametersToProto, parameterValueToProto } from './parameter-codec.js';
+import { namesSeenFor, repeatsEarlierName } from './repeated-names.js';
 import { contentsToRaw } from './typed-contents.js';
 
 const SHARED_MEMORY_KEY = 'shared_memory_region';
@@ -117,13 +118,12 @@ export function inferRequestFromProto(msg: ModelInferRequest): InferRequest {
     );
   }
   // A few inputs are checked for repeats against the ones before (no Set per request); many, with a Set.
-  const seen = msg.inputs.length > FEW_INPUTS ? new Set<string>() : undefined;
+  const seen = namesSeenFor(msg.inputs.length);
   const inputs: Tensor[] = [];
   for (let i = 0; i < msg.inputs.length; i++) {
     const input = msg.inputs[i]!;
     const what = `input '${input.name}'`;
-    if (seen === undefined ? repeatsEarlierName(msg.inputs, i) : seen.has(input.name)) throw TesseraError.invalidArg(`${what} is given more than once`);
-    seen?.add(input.name);
+    if (repeatsEarlierName(msg.inputs, i, seen)) throw TesseraError.invalidArg(`${what} is given more than once`);
     rejectSharedMemory(input.parameters, what);
     if (useRaw && input.contents !== undefined) {
       throw TesseraError.invalidArg(
@@ -146,15 +146,6 @@ export function inferRequestFromProto(msg: ModelInferRequest): InferRequest {
   if (msg.modelVersion !== '') request.modelVersion = msg.modelVersion;
   if (outputs.length > 0) request.outputs = outputs;
   return request;
-}
-
-/** Up to this many inputs, repeats are found by comparing each name with the ones before it. */
-const FEW_INPUTS = 8;
-
-function repeatsEarlierName(inputs: readonly { readonly name: string }[], at: number): boolean {
-  const name = inputs[at]!.name;
-  for (let j = 0; j < at; j++) if (inputs[j]!.name === name) return true;
-  return false;
 }
 
 /** Keys starting with this prefix are the server's; a client may not set them (as over HTTP). */

@@ -14,6 +14,7 @@
  */
 import type { InferRequest, RequestedOutput, Tensor } from '../tensors/index.js';
 import { checkedTensor, readTensorHead, type TensorHead } from './plain-tensor.js';
+import { namesSeenFor, repeatsEarlierName } from './repeated-names.js';
 import { NotPlain, RememberedStrings, WireCursor } from './wire-cursor.js';
 
 /** What the front door reads of a plain request: its names as sent, and the request itself. */
@@ -69,11 +70,11 @@ function readPlain(bytes: Uint8Array): PlainInferRequest {
   // One raw entry per input, in order (an input without one would need typed contents).
   if (raw.length !== heads.length) throw new NotPlain();
   const inputs: Tensor[] = [];
+  const seen = namesSeenFor(heads.length);
   for (let i = 0; i < heads.length; i++) {
-    const head = heads[i]!;
-    // A name given twice (the reference's error); a few inputs: compared in a loop, no set per request.
-    for (let j = 0; j < i; j++) if (heads[j]!.name === head.name) throw new NotPlain();
-    inputs.push(checkedTensor(head, raw[i]!, 'input'));
+    // A name given twice: the reference path names the error.
+    if (repeatsEarlierName(heads, i, seen)) throw new NotPlain();
+    inputs.push(checkedTensor(heads[i]!, raw[i]!, 'input'));
   }
   // The object inferRequestFromProto builds for such a message; the optional fields set in place, not
   // spread in (a spread makes an object to copy from, and the copy a slower object).
